@@ -1,0 +1,1 @@
+//! RFC 6675 duplicate-ACK threshold loss detection (placeholder).

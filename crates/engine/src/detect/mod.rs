@@ -1,0 +1,2 @@
+//! Loss detection algorithms, one module each.
+pub mod dupthresh;

@@ -1,0 +1,115 @@
+//! `Event`: every decision the engine takes, for traces, plots and snapshot tests.
+
+use crate::time::Instant;
+
+/// One decision, stamped with the time of the input that caused it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    pub at: Instant,
+    pub kind: EventKind,
+}
+
+/// What was decided. Fields are stream offsets, bytes, or counts.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// The handshake completed; the negotiated options.
+    Established { mss: u64, sack: bool, timestamps: bool },
+    /// Fast recovery started (RFC 6675 §5 / RFC 6582): the recovery point and the new window.
+    EnterRecovery { recovery_point: u64, cwnd: u64, ssthresh: u64, pipe: u64 },
+    /// Fast recovery ended by an ACK at or beyond the recovery point.
+    ExitRecovery { snd_una: u64, cwnd: u64 },
+    /// The retransmission timer expired (RFC 6298 §5.4-5.6).
+    Rto { snd_una: u64, backoff: u32, rto_us: u64, cwnd: u64, ssthresh: u64 },
+    /// Loss recovery after a timeout finished (SND.UNA passed the recovery point).
+    ExitLoss { snd_una: u64, cwnd: u64 },
+    /// The SYN timed out and was sent again.
+    SynTimeout { backoff: u32 },
+    /// A segment was marked lost by the named detector.
+    MarkLost { start: u64, end: u64, by: LossDetector },
+    /// A DSACK arrived; `dubious` when it failed Linux's sanity checks and was ignored.
+    Dsack { start: u64, end: u64, dubious: bool },
+    /// A NewReno partial ACK (RFC 6582 §3.2 step 5).
+    PartialAck { snd_una: u64, cwnd: u64 },
+    /// A congestion reduction was undone (a later issue's spurious-timeout response).
+    Undo { cwnd: u64, ssthresh: u64 },
+}
+
+/// Which rule marked a segment lost.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LossDetector {
+    DupThresh,
+    Rto,
+}
+
+impl LossDetector {
+    pub fn name(self) -> &'static str {
+        match self {
+            LossDetector::DupThresh => "dupthresh",
+            LossDetector::Rto => "rto",
+        }
+    }
+}
+
+impl EventKind {
+    /// The trace name, e.g. `enter_recovery`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            EventKind::Established { .. } => "established",
+            EventKind::EnterRecovery { .. } => "enter_recovery",
+            EventKind::ExitRecovery { .. } => "exit_recovery",
+            EventKind::Rto { .. } => "rto",
+            EventKind::ExitLoss { .. } => "exit_loss",
+            EventKind::SynTimeout { .. } => "syn_timeout",
+            EventKind::MarkLost { .. } => "mark_lost",
+            EventKind::Dsack { .. } => "dsack",
+            EventKind::PartialAck { .. } => "partial_ack",
+            EventKind::Undo { .. } => "undo",
+        }
+    }
+
+    /// Calls `f` with each field's name and value (booleans as 0/1), for traces.
+    pub fn for_each_field(&self, mut f: impl FnMut(&'static str, u64)) {
+        match *self {
+            EventKind::Established { mss, sack, timestamps } => {
+                f("mss", mss);
+                f("sack", sack as u64);
+                f("timestamps", timestamps as u64);
+            }
+            EventKind::EnterRecovery { recovery_point, cwnd, ssthresh, pipe } => {
+                f("recovery_point", recovery_point);
+                f("cwnd", cwnd);
+                f("ssthresh", ssthresh);
+                f("pipe", pipe);
+            }
+            EventKind::ExitRecovery { snd_una, cwnd } | EventKind::ExitLoss { snd_una, cwnd } => {
+                f("snd_una", snd_una);
+                f("cwnd", cwnd);
+            }
+            EventKind::Rto { snd_una, backoff, rto_us, cwnd, ssthresh } => {
+                f("snd_una", snd_una);
+                f("backoff", backoff.into());
+                f("rto_us", rto_us);
+                f("cwnd", cwnd);
+                f("ssthresh", ssthresh);
+            }
+            EventKind::SynTimeout { backoff } => f("backoff", backoff.into()),
+            EventKind::MarkLost { start, end, .. } => {
+                f("start", start);
+                f("end", end);
+            }
+            EventKind::Dsack { start, end, dubious } => {
+                f("start", start);
+                f("end", end);
+                f("dubious", dubious as u64);
+            }
+            EventKind::PartialAck { snd_una, cwnd } => {
+                f("snd_una", snd_una);
+                f("cwnd", cwnd);
+            }
+            EventKind::Undo { cwnd, ssthresh } => {
+                f("cwnd", cwnd);
+                f("ssthresh", ssthresh);
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! # lossrec — a sans-IO TCP loss-recovery engine
+//!
+//! One TCP sender whose loss detection, tail probing, rate reduction, RTO management,
+//! spurious-timeout handling and congestion control are chosen per connection by
+//! [`Config`], and the matching [`Receiver`]. Nothing here reads a clock, sleeps, touches a
+//! socket or draws a random number: time and packets go in as arguments, decisions come out
+//! by polling.
+//!
+//! ## The I/O contract
+//!
+//! - [`Sender::new(config, now)`](Sender::new); [`write(now, bytes)`](Sender::write) makes
+//!   more application data available; [`close(now)`](Sender::close) says no more will come.
+//! - [`on_ack(now, &Ack)`](Sender::on_ack) for every ACK, in stream offsets;
+//!   [`on_timeout(now)`](Sender::on_timeout) once [`poll_timeout()`](Sender::poll_timeout)
+//!   has passed (`now` = the deadline).
+//! - [`poll_transmit(now)`](Sender::poll_transmit) → [`Transmit`] `{ range, why, … }`; call
+//!   until `None` after every input.
+//! - [`poll_event()`](Sender::poll_event), [`stats()`](Sender::stats), and
+//!   [`cwnd()`](Sender::cwnd), [`pipe()`](Sender::pipe), [`state()`](Sender::state) for
+//!   observation.
+//! - The [`Receiver`] mirrors it: [`on_segment`](Receiver::on_segment),
+//!   [`poll_ack`](Receiver::poll_ack), [`poll_timeout`](Receiver::poll_timeout).
+//!
+//! Sequence numbers are `u64` stream offsets from the first byte written; 32-bit wrapping
+//! exists only in `crates/wire`. A decision always uses the time of the event being
+//! processed: an ACK at its arrival, a timer at its deadline.
+//!
+//! ## Glossary: RFC variable → field
+//!
+//! | RFC | here |
+//! |---|---|
+//! | SND.UNA / HighACK (RFC 793, 6675) | [`Sender::snd_una`] |
+//! | SND.NXT / HighData | [`Sender::snd_nxt`] |
+//! | cwnd, ssthresh (RFC 5681), bytes | [`Sender::cwnd`], [`Sender::ssthresh`] |
+//! | pipe (RFC 6675 §4 SetPipe), bytes | [`Sender::pipe`] |
+//! | FlightSize (RFC 5681) | [`Sender::flight_size`] |
+//! | HighRxt, RescueRxt, RecoveryPoint (RFC 6675) | `Scoreboard::high_rxt`, `rescue_rxt`, `Sender::recovery_point` |
+//! | DupAcks (RFC 6675) | `Sender::dupacks` |
+//! | SRTT, RTTVAR, RTO (RFC 6298) | [`rtt::Rtt::srtt`], [`rtt::Rtt::rttvar`], [`rtt::Rtt::rto`] |
+//! | recover (RFC 6582) | `Sender::recovery_point` |
+
+pub mod cc;
+pub mod config;
+pub mod detect;
+pub mod event;
+pub mod packet;
+pub mod receiver;
+pub mod reduce;
+pub mod rtt;
+pub mod scoreboard;
+pub mod sender;
+pub mod stats;
+pub mod time;
+pub mod timer;
+
+pub use config::{Config, ConfigError, PRESETS};
+pub use event::{Event, EventKind};
+pub use packet::{Ack, ProbeKind, Range, SackBlocks, Segment, SynOptions, Timestamps, Transmit, Why};
+pub use receiver::{Receiver, ReceiverConfig};
+pub use sender::{RecoveryState, Sender};
+pub use stats::Stats;
+pub use time::{Duration, Instant};

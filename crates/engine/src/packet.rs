@@ -1,0 +1,283 @@
+//! What crosses the engine's boundary: segments the sender emits, ACKs it receives.
+//!
+//! All sequence numbers are `u64` stream offsets: byte 0 is the first byte the application
+//! wrote. The SYN and FIN are not in this space; `crates/wire` maps offsets onto 32-bit
+//! sequence numbers (`ISN + 1 + offset`).
+
+use core::fmt;
+
+/// A half-open range `[start, end)` of stream offsets.
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Range {
+    pub start: u64,
+    pub end: u64,
+}
+
+impl Range {
+    pub const fn new(start: u64, end: u64) -> Self {
+        Range { start, end }
+    }
+    pub const fn len(&self) -> u64 {
+        self.end.saturating_sub(self.start)
+    }
+    pub const fn is_empty(&self) -> bool {
+        self.end <= self.start
+    }
+    pub const fn contains(&self, seq: u64) -> bool {
+        self.start <= seq && seq < self.end
+    }
+    /// `other` lies entirely inside `self`.
+    pub const fn covers(&self, other: &Range) -> bool {
+        self.start <= other.start && other.end <= self.end
+    }
+    pub const fn overlaps(&self, other: &Range) -> bool {
+        self.start < other.end && other.start < self.end
+    }
+    pub fn intersect(&self, other: &Range) -> Option<Range> {
+        let r = Range::new(self.start.max(other.start), self.end.min(other.end));
+        (!r.is_empty()).then_some(r)
+    }
+}
+
+impl fmt::Debug for Range {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}..{}", self.start, self.end)
+    }
+}
+
+/// Most SACK blocks one TCP header can carry (RFC 2018 §3: 4 without timestamps, 3 with).
+pub const MAX_SACK_BLOCKS: usize = 4;
+
+/// The SACK blocks of one ACK, in the order the receiver sent them (fixed size: no allocation).
+#[derive(Copy, Clone, PartialEq, Eq, Default)]
+pub struct SackBlocks {
+    blocks: [Range; MAX_SACK_BLOCKS],
+    len: u8,
+}
+
+impl SackBlocks {
+    pub const fn new() -> Self {
+        SackBlocks { blocks: [Range::new(0, 0); MAX_SACK_BLOCKS], len: 0 }
+    }
+    /// Builds from a slice; blocks past the fourth are ignored, as they would not fit a header.
+    pub fn from_slice(blocks: &[Range]) -> Self {
+        let mut s = SackBlocks::new();
+        for b in blocks {
+            s.push(*b);
+        }
+        s
+    }
+    /// Appends a block; returns false (and drops it) when full.
+    pub fn push(&mut self, r: Range) -> bool {
+        if (self.len as usize) < MAX_SACK_BLOCKS {
+            self.blocks[self.len as usize] = r;
+            self.len += 1;
+            true
+        } else {
+            false
+        }
+    }
+    pub fn as_slice(&self) -> &[Range] {
+        &self.blocks[..self.len as usize]
+    }
+    pub fn iter(&self) -> core::slice::Iter<'_, Range> {
+        self.as_slice().iter()
+    }
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub fn truncate(&mut self, n: usize) {
+        self.len = self.len.min(n as u8);
+    }
+}
+
+impl fmt::Debug for SackBlocks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// RFC 7323 timestamp option. Values are each side's own clock in microseconds; the wire
+/// truncates them to 32 bits.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct Timestamps {
+    pub val: u64,
+    pub ecr: u64,
+}
+
+/// Options carried on a SYN or SYN-ACK.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SynOptions {
+    pub mss: u16,
+    pub sack_permitted: bool,
+    pub timestamps: bool,
+    pub window_scale: Option<u8>,
+}
+
+/// A segment in the data direction, as the receiver sees it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct Segment {
+    /// Payload as stream offsets; empty for a SYN or pure ACK.
+    pub range: Range,
+    /// Present on a SYN.
+    pub syn: Option<SynOptions>,
+    pub fin: bool,
+    pub psh: bool,
+    pub ts: Option<Timestamps>,
+}
+
+/// An acknowledgment in the reverse direction, as the sender sees it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct Ack {
+    /// Next stream offset expected (RCV.NXT).
+    pub cumulative: u64,
+    /// SACK blocks as sent, first block first; a DSACK, if any, is the first block.
+    pub sack: SackBlocks,
+    pub ts: Option<Timestamps>,
+    /// Receive window in bytes (already scaled).
+    pub window: u64,
+    /// Present on a SYN-ACK.
+    pub syn: Option<SynOptions>,
+}
+
+impl Ack {
+    /// A plain cumulative ACK with a large window.
+    pub fn cumulative(cumulative: u64) -> Self {
+        Ack { cumulative, window: u64::from(u32::MAX), ..Ack::default() }
+    }
+    /// The same ACK with these SACK blocks.
+    pub fn with_sack(mut self, blocks: &[Range]) -> Self {
+        self.sack = SackBlocks::from_slice(blocks);
+        self
+    }
+    /// The first block, if it reports a duplicate per RFC 2883 §4: it lies below the
+    /// cumulative ACK, or inside the second block.
+    pub fn dsack(&self) -> Option<Range> {
+        let first = *self.sack.as_slice().first()?;
+        if first.is_empty() {
+            return None;
+        }
+        let inside_second = self.sack.as_slice().get(1).is_some_and(|s| s.covers(&first));
+        (first.start < self.cumulative || inside_second).then_some(first)
+    }
+    /// The SACK blocks that report received data above the cumulative ACK (DSACK excluded).
+    pub fn sack_blocks(&self) -> &[Range] {
+        let s = self.sack.as_slice();
+        if self.dsack().is_some() {
+            &s[1..]
+        } else {
+            s
+        }
+    }
+}
+
+/// Why the sender emitted a segment. Every transmission says which rule sent it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Why {
+    /// A SYN (first or retransmitted) of the handshake.
+    Syn,
+    /// The third packet of the handshake: a pure ACK of the SYN-ACK.
+    HandshakeAck,
+    /// New data under the congestion window.
+    New,
+    /// New data sent on duplicate ACKs before recovery (RFC 3042).
+    LimitedTransmit,
+    /// A retransmission in fast recovery (dupthresh/FACK detection, NextSeg, NewReno partial ACK).
+    FastRetransmit,
+    /// A retransmission of a segment RACK marked lost.
+    RackRetransmit,
+    /// An early retransmission (RFC 5827).
+    EarlyRetransmit,
+    /// A tail loss probe.
+    Probe(ProbeKind),
+    /// A retransmission after a retransmission timeout (the head, then the slow-start repair).
+    RtoRetransmit,
+}
+
+/// What a tail loss probe carried.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ProbeKind {
+    New,
+    Retransmit,
+}
+
+impl Why {
+    /// The trace name: `new`, `fast_retransmit`, `rto`, …
+    pub fn name(self) -> &'static str {
+        match self {
+            Why::Syn => "syn",
+            Why::HandshakeAck => "handshake_ack",
+            Why::New => "new",
+            Why::LimitedTransmit => "limited_transmit",
+            Why::FastRetransmit => "fast_retransmit",
+            Why::RackRetransmit => "rack",
+            Why::EarlyRetransmit => "early_retransmit",
+            Why::Probe(ProbeKind::New) => "probe_new",
+            Why::Probe(ProbeKind::Retransmit) => "probe_retransmit",
+            Why::RtoRetransmit => "rto",
+        }
+    }
+    /// True when the segment carries data sent before.
+    pub fn is_retransmission(self) -> bool {
+        matches!(
+            self,
+            Why::FastRetransmit
+                | Why::RackRetransmit
+                | Why::EarlyRetransmit
+                | Why::Probe(ProbeKind::Retransmit)
+                | Why::RtoRetransmit
+        )
+    }
+}
+
+/// One segment the sender wants on the wire, and why.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Transmit {
+    pub range: Range,
+    pub why: Why,
+    pub syn: Option<SynOptions>,
+    pub fin: bool,
+    pub psh: bool,
+    pub ts: Option<Timestamps>,
+}
+
+impl Transmit {
+    /// The segment as the receiver will see it.
+    pub fn segment(&self) -> Segment {
+        Segment { range: self.range, syn: self.syn, fin: self.fin, psh: self.psh, ts: self.ts }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    fn r(a: u64, b: u64) -> Range {
+        Range::new(a, b)
+    }
+    #[test]
+    fn dsack_below_cumulative() {
+        let a = Ack::cumulative(4000).with_sack(&[r(3000, 3500)]);
+        assert_eq!(a.dsack(), Some(r(3000, 3500)));
+        assert!(a.sack_blocks().is_empty());
+    }
+    #[test]
+    fn dsack_inside_second_block() {
+        let a = Ack::cumulative(4000).with_sack(&[r(5000, 5500), r(4500, 5500)]);
+        assert_eq!(a.dsack(), Some(r(5000, 5500)));
+        assert_eq!(a.sack_blocks(), &[r(4500, 5500)]);
+    }
+    #[test]
+    fn ordinary_sack_is_not_dsack() {
+        let a = Ack::cumulative(4000).with_sack(&[r(4500, 5000), r(5500, 6000)]);
+        assert_eq!(a.dsack(), None);
+        assert_eq!(a.sack_blocks().len(), 2);
+    }
+    #[test]
+    fn sack_blocks_cap_at_four() {
+        let b: Vec<Range> = (0..6).map(|i| r(i * 10, i * 10 + 5)).collect();
+        assert_eq!(SackBlocks::from_slice(&b).len(), 4);
+    }
+}

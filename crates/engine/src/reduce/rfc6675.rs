@@ -1,0 +1,1 @@
+//! RFC 6675 §5 rate reduction (placeholder).

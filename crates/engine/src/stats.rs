@@ -1,0 +1,68 @@
+//! Counters named like Linux's SNMP/MIB counters (`nstat` names), so traces, scripts and
+//! Linux captures can be compared by name.
+
+/// Declares the counter struct and its name table together so they cannot drift apart.
+macro_rules! counters {
+    ($($(#[$m:meta])* $field:ident = $name:literal),+ $(,)?) => {
+        /// Per-connection counters.
+        #[derive(Clone, Debug, Default, PartialEq, Eq)]
+        pub struct Stats { $($(#[$m])* pub $field: u64),+ }
+        impl Stats {
+            /// Every counter's MIB name.
+            pub const NAMES: &'static [&'static str] = &[$($name),+];
+            /// `(MIB name, value)` for every counter.
+            pub fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+                [$(($name, self.$field)),+].into_iter()
+            }
+            /// A counter by its MIB name.
+            pub fn get(&self, name: &str) -> Option<u64> {
+                match name { $($name => Some(self.$field),)+ _ => None }
+            }
+        }
+    };
+}
+
+counters! {
+    /// Data segments sent, first transmissions and retransmissions (Linux `OutSegs` minus pure ACKs).
+    data_segs_out = "DataSegsOut",
+    /// Payload bytes sent including retransmissions.
+    data_bytes_out = "DataBytesOut",
+    /// Segments retransmitted for any reason (`RetransSegs`).
+    retrans_segs = "RetransSegs",
+    /// Retransmissions in fast recovery (`TCPFastRetrans`).
+    fast_retrans = "TCPFastRetrans",
+    /// Retransmissions in slow start after a timeout (`TCPSlowStartRetrans`).
+    slow_start_retrans = "TCPSlowStartRetrans",
+    /// Retransmission timeouts (`TCPTimeouts`).
+    timeouts = "TCPTimeouts",
+    /// SYN retransmissions (`TCPSynRetrans`).
+    syn_retrans = "TCPSynRetrans",
+    /// Fast recoveries entered with SACK (`TCPSackRecovery`).
+    sack_recovery = "TCPSackRecovery",
+    /// Fast recoveries entered without SACK, NewReno (`TCPRenoRecovery`).
+    reno_recovery = "TCPRenoRecovery",
+    /// Timeouts during fast recovery (`TCPSackRecoveryFail` / `TCPRenoRecoveryFail`).
+    recovery_fail = "TCPRecoveryFail",
+    /// Segments sent by limited transmit (RFC 3042).
+    limited_transmit = "TCPLimitedTransmit",
+    /// Tail loss probes sent (`TCPLossProbes`).
+    loss_probes = "TCPLossProbes",
+    /// Probes that repaired a loss (`TCPLossProbeRecovery`).
+    loss_probe_recovery = "TCPLossProbeRecovery",
+    /// Timeouts found to be spurious (`TCPSpuriousRTOs`).
+    spurious_rtos = "TCPSpuriousRTOs",
+    /// Congestion reductions undone (sum of Linux's undo counters).
+    undos = "TCPUndo",
+    /// DSACKs received (`TCPDSACKRecv`).
+    dsack_recv = "TCPDSACKRecv",
+    /// DSACKs ignored as dubious (`TCPDSACKIgnoredDubious`).
+    dsack_ignored_dubious = "TCPDSACKIgnoredDubious",
+    /// ACKs ignored because they acknowledge data never sent (`TCPAckBeyondSndNxt`).
+    ack_beyond_snd_nxt = "TCPAckBeyondSndNxt",
+    /// SACK blocks ignored as invalid: outside [SND.UNA, SND.NXT) or empty (`TCPSACKDiscard`).
+    sack_discard = "TCPSACKDiscard",
+    /// Segments split because a SACK edge fell inside them.
+    sack_splits = "TCPSackSplits",
+    /// Retransmissions that were themselves lost (`TCPLostRetransmit`).
+    lost_retransmit = "TCPLostRetransmit",
+}
