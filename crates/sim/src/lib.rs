@@ -22,9 +22,15 @@ impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // "scenario.toml:7:1: path.loss.p: must be in [0, 1]"
         write!(f, "{}", self.origin)?;
-        if let Some(l) = self.line { write!(f, ":{l}")?; }
-        if let Some(c) = self.column { write!(f, ":{c}")?; }
-        if let Some(k) = &self.field { write!(f, ": {k}")?; }
+        if let Some(l) = self.line {
+            write!(f, ":{l}")?;
+        }
+        if let Some(c) = self.column {
+            write!(f, ":{c}")?;
+        }
+        if let Some(k) = &self.field {
+            write!(f, ": {k}")?;
+        }
         write!(f, ": {}", self.message)
     }
 }
@@ -32,9 +38,13 @@ impl std::error::Error for ScenarioError {}
 
 impl Scenario {
     /// Parses TOML text; `origin` names it in errors (a file path, or `<dict>`).
-    pub fn from_toml_str(text: &str, origin: &str) -> Result<Scenario, ScenarioError> { todo!() }
+    pub fn from_toml_str(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
+        todo!()
+    }
     /// The seed given in the file (default 1).
-    pub fn seed(&self) -> u64 { todo!() }
+    pub fn seed(&self) -> u64 {
+        todo!()
+    }
 }
 
 /// What to collect besides the per-flow results.
@@ -85,8 +95,12 @@ pub struct RunOutput {
 
 impl RunOutput {
     /// The `--json` object; `wall_s` is measured by the caller (the simulator reads no clock).
-    pub fn to_json(&self, wall_s: f64) -> String { todo!() }
+    pub fn to_json(&self, wall_s: f64) -> String {
+        todo!()
+    }
 }
 
 /// Runs a scenario to completion.
-pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<RunOutput, ScenarioError> { todo!() }
+pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<RunOutput, ScenarioError> {
+    todo!()
+}
