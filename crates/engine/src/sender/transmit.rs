@@ -73,7 +73,9 @@ impl Sender {
                 self.new_data(now, room, Why::New)
             }
             RecoveryState::Open | RecoveryState::Disorder | RecoveryState::Cwr => {
-                let room = self.cwnd.saturating_sub(self.pipe());
+                // Outside recovery the window limits FlightSize (RFC 5681 §3.1); pipe
+                // governs only during loss recovery (RFC 6675 §5).
+                let room = self.cwnd.saturating_sub(self.sb.flight_size());
                 if let Some(t) = self.new_data(now, room, Why::New) {
                     return Some(t);
                 }
