@@ -43,6 +43,7 @@ pub mod cc;
 pub mod config;
 pub mod detect;
 pub mod event;
+pub mod info;
 pub mod packet;
 pub mod receiver;
 pub mod reduce;
@@ -55,6 +56,7 @@ pub mod timer;
 
 pub use config::{Config, ConfigError, PRESETS};
 pub use event::{Event, EventKind};
+pub use info::TcpInfo;
 pub use packet::{
     Ack, ProbeKind, Range, SackBlocks, Segment, SynOptions, Timestamps, Transmit, Why,
 };
