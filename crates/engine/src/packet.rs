@@ -188,8 +188,10 @@ impl Ack {
 /// Why the sender emitted a segment. Every transmission says which rule sent it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Why {
-    /// A SYN (first or retransmitted) of the handshake.
+    /// A SYN (first or retransmitted) of an active open.
     Syn,
+    /// A SYN-ACK (first or retransmitted) of a passive open.
+    SynAck,
     /// The third packet of the handshake: a pure ACK of the SYN-ACK.
     HandshakeAck,
     /// New data under the congestion window.
@@ -220,6 +222,7 @@ impl Why {
     pub fn name(self) -> &'static str {
         match self {
             Why::Syn => "syn",
+            Why::SynAck => "syn_ack",
             Why::HandshakeAck => "handshake_ack",
             Why::New => "new",
             Why::LimitedTransmit => "limited_transmit",

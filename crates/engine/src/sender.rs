@@ -15,7 +15,7 @@ use crate::cc::{Cc, CongestionOps, Window};
 use crate::config::{Config, ConfigError};
 use crate::detect::{dupthresh, newreno};
 use crate::event::{Event, EventKind, LossDetector};
-use crate::packet::{Ack, Range};
+use crate::packet::{Ack, Range, SynOptions, Timestamps};
 use crate::reduce::rfc6675;
 use crate::rtt::Rtt;
 use crate::scoreboard::Scoreboard;
@@ -50,11 +50,15 @@ impl RecoveryState {
     }
 }
 
-/// Connection set-up.
+/// Connection set-up (RFC 9293 §3.5).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Conn {
-    /// SYN to be (re)sent or outstanding. `first_sent`: when the first SYN left.
-    SynSent {
+    /// Passive open: waiting for the peer's SYN.
+    Listen,
+    /// Our SYN (active open) or SYN-ACK (passive open) is to be (re)sent or outstanding.
+    /// `first_sent`: when the first one left, for the handshake RTT sample.
+    Handshake {
+        passive: bool,
         first_sent: Option<Instant>,
         retransmitted: bool,
     },
@@ -89,6 +93,8 @@ pub struct Sender {
     cwnd: u64,
     ssthresh: u64,
     peer_window: u64,
+    /// Window scale the peer offered on its SYN (echoed on our SYN-ACK).
+    peer_window_scale: Option<u8>,
     max_window: u64,
     rtt: Rtt,
     cc: Cc,
@@ -125,6 +131,7 @@ impl Sender {
             cwnd: u64::from(config.initial_cwnd) * mss,
             ssthresh: u64::MAX,
             peer_window: u64::from(u32::MAX),
+            peer_window_scale: None,
             max_window: 0,
             rtt: Rtt::new(
                 config.rtt_estimator,
@@ -144,7 +151,8 @@ impl Sender {
             cfg: config,
         };
         if s.cfg.handshake {
-            s.conn = Conn::SynSent {
+            s.conn = Conn::Handshake {
+                passive: false,
                 first_sent: None,
                 retransmitted: false,
             };
@@ -153,6 +161,41 @@ impl Sender {
             s.emit(now, s.established_event());
         }
         Ok(s)
+    }
+
+    /// A sender that waits for the peer's SYN (passive open, as after `listen`/`accept`);
+    /// deliver it with [`Sender::on_syn`]. The handshake is always used.
+    pub fn new_passive(config: Config, now: Instant) -> Result<Sender, ConfigError> {
+        let mut s = Sender::new(
+            Config {
+                handshake: false,
+                ..config
+            },
+            now,
+        )?;
+        s.cfg.handshake = true;
+        s.events.clear();
+        s.conn = Conn::Listen;
+        Ok(s)
+    }
+
+    /// The peer's SYN arrived (passive open): negotiate options and answer with a SYN-ACK.
+    /// A repeated SYN (our SYN-ACK was lost) gets the SYN-ACK again; otherwise ignored.
+    pub fn on_syn(&mut self, _now: Instant, syn: &SynOptions, ts: Option<Timestamps>) {
+        match self.conn {
+            Conn::Listen => {
+                self.negotiate(syn, ts);
+                self.conn = Conn::Handshake {
+                    passive: true,
+                    first_sent: None,
+                    retransmitted: false,
+                };
+                self.syn_pending = true;
+            }
+            Conn::Handshake { passive: true, .. } => self.syn_pending = true,
+            _ => {}
+        }
+        self.check_invariants();
     }
 
     /// The application makes `bytes` more bytes available. Ignored after `close`.
@@ -297,19 +340,8 @@ impl Sender {
         }
     }
 
-    fn on_syn_ack(&mut self, now: Instant, ack: &Ack) {
-        let Conn::SynSent {
-            first_sent,
-            retransmitted,
-        } = self.conn
-        else {
-            return;
-        };
-        let Some(peer) = ack.syn else { return };
-        let first_sent = match first_sent {
-            Some(t) => t,
-            None => return, // a SYN-ACK before any SYN left: not ours
-        };
+    /// Options agreed with the peer's SYN or SYN-ACK.
+    fn negotiate(&mut self, peer: &SynOptions, ts: Option<Timestamps>) {
         // RFC 9293 §3.7.1: send no segment larger than the peer's MSS (536 if absent).
         let peer_mss = if peer.mss == 0 {
             536
@@ -318,15 +350,42 @@ impl Sender {
         };
         self.mss = u64::from(self.cfg.mss).min(peer_mss).max(1);
         self.sack_ok = self.cfg.sack && peer.sack_permitted;
-        self.ts_ok = self.cfg.timestamps && peer.timestamps && ack.ts.is_some();
-        if let Some(ts) = ack.ts {
+        self.ts_ok = self.cfg.timestamps && peer.timestamps && ts.is_some();
+        self.peer_window_scale = peer.window_scale;
+        if let Some(ts) = ts {
             self.ts_recent = ts.val;
+        }
+    }
+
+    /// Completes the handshake on the SYN-ACK (active open) or on the ACK of our SYN-ACK
+    /// (passive open).
+    fn on_handshake_ack(&mut self, now: Instant, ack: &Ack) {
+        let Conn::Handshake {
+            passive,
+            first_sent,
+            retransmitted,
+        } = self.conn
+        else {
+            return;
+        };
+        let Some(first_sent) = first_sent else { return }; // nothing of ours was sent yet
+        if passive {
+            if ack.syn.is_some() || ack.cumulative != 0 {
+                return; // only the ACK of our SYN-ACK completes a passive open
+            }
+            if let Some(ts) = ack.ts {
+                self.ts_recent = ts.val;
+            }
+        } else {
+            let Some(peer) = ack.syn else { return };
+            self.negotiate(&peer, ack.ts);
+            self.handshake_ack_pending = true;
         }
         self.peer_window = ack.window;
         self.max_window = ack.window;
         self.rtt.reset_backoff();
-        // Seed SRTT from the handshake as Linux does (`tcp_synack_rtt_meas`): from the SYN's
-        // send time unless it was retransmitted (Karn), else from the timestamp echo.
+        // Seed SRTT from the handshake as Linux does (`tcp_synack_rtt_meas`): from the first
+        // SYN's send time unless it was retransmitted (Karn), else from the timestamp echo.
         let sample = if !retransmitted {
             Some(now - first_sent)
         } else {
@@ -346,7 +405,6 @@ impl Sender {
             u64::from(self.cfg.initial_cwnd) * self.mss
         };
         self.conn = Conn::Established;
-        self.handshake_ack_pending = true;
         self.syn_pending = false;
         self.timer.stop();
         self.emit(now, self.established_event());
@@ -361,7 +419,7 @@ impl Sender {
 
     fn handle_ack(&mut self, now: Instant, ack: &Ack) {
         if !self.is_established() {
-            self.on_syn_ack(now, ack);
+            self.on_handshake_ack(now, ack);
             return;
         }
         if ack.syn.is_some() {
@@ -597,12 +655,10 @@ impl Sender {
 
     /// RFC 6298 §5.4-5.6 with RFC 5681 §3.1 and RFC 6675 §5.1.
     fn on_rto(&mut self, now: Instant) {
-        if let Conn::SynSent { .. } = self.conn {
+        if let Conn::Handshake { retransmitted, .. } = &mut self.conn {
+            *retransmitted = true;
             self.rtt.backoff();
             self.syn_pending = true;
-            if let Conn::SynSent { retransmitted, .. } = &mut self.conn {
-                *retransmitted = true;
-            }
             self.stats.syn_retrans += 1;
             self.emit(
                 now,
@@ -667,7 +723,7 @@ impl Sender {
             if self.sb.flight_size() > 0
                 || matches!(
                     self.conn,
-                    Conn::SynSent {
+                    Conn::Handshake {
                         first_sent: Some(_),
                         ..
                     }

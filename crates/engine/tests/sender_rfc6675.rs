@@ -281,3 +281,30 @@ fn dsack_recognised() {
     assert_eq!(s.stats().dsack_recv, 1);
     assert_eq!(s.stats().dsack_ignored_dubious, 1);
 }
+
+/// Passive open (as packetdrill's `listen`/`accept`): the peer's SYN, our SYN-ACK with
+/// the agreed options, the peer's ACK seeds SRTT and starts data.
+#[test]
+fn passive_open() {
+    let mut c = cfg();
+    c.timestamps = true;
+    let mut s = lossrec::Sender::new_passive(c, ms(0)).unwrap();
+    s.write(ms(0), 3 * MSS);
+    assert!(drain(&mut s, ms(0)).is_empty(), "nothing before the SYN");
+    let peer = lossrec::SynOptions {
+        mss: 1460,
+        sack_permitted: true,
+        timestamps: false,
+        window_scale: Some(7),
+    };
+    s.on_syn(ms(0), &peer, None);
+    let out = drain(&mut s, ms(0));
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].why, Why::SynAck);
+    let o = out[0].syn.unwrap();
+    assert!(o.sack_permitted && !o.timestamps, "timestamps not agreed: peer did not offer");
+    s.on_ack(ms(50), &ack(0));
+    assert!(s.is_established());
+    assert_eq!(s.rtt().srtt(), Some(std::time::Duration::from_millis(50)));
+    assert_eq!(sent(&mut s, ms(50)).len(), 3);
+}

@@ -31,31 +31,55 @@ impl Sender {
     }
 
     fn next_transmit(&mut self, now: Instant) -> Option<Transmit> {
-        if let Conn::SynSent { first_sent, .. } = &mut self.conn {
+        if let Conn::Handshake {
+            passive,
+            first_sent,
+            ..
+        } = &mut self.conn
+        {
             if !self.syn_pending {
                 return None;
             }
+            let passive = *passive;
             self.syn_pending = false;
             first_sent.get_or_insert(now);
             self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
-            let syn = SynOptions {
-                mss: self.cfg.mss,
-                sack_permitted: self.cfg.sack,
-                timestamps: self.cfg.timestamps,
-                window_scale: Some(WINDOW_SCALE),
+            // Active open offers what is configured; a SYN-ACK states what was agreed.
+            let syn = if passive {
+                SynOptions {
+                    mss: self.cfg.mss,
+                    sack_permitted: self.sack_ok,
+                    timestamps: self.ts_ok,
+                    window_scale: self.peer_window_scale.map(|_| WINDOW_SCALE),
+                }
+            } else {
+                SynOptions {
+                    mss: self.cfg.mss,
+                    sack_permitted: self.cfg.sack,
+                    timestamps: self.cfg.timestamps,
+                    window_scale: Some(WINDOW_SCALE),
+                }
             };
-            let ts = self.cfg.timestamps.then(|| Timestamps {
+            let ts = if passive {
+                self.ts_ok
+            } else {
+                self.cfg.timestamps
+            }
+            .then(|| Timestamps {
                 val: ts_clock(now),
-                ecr: 0,
+                ecr: self.ts_recent,
             });
             return Some(Transmit {
                 range: Range::new(0, 0),
-                why: Why::Syn,
+                why: if passive { Why::SynAck } else { Why::Syn },
                 syn: Some(syn),
                 fin: false,
                 psh: false,
                 ts,
             });
+        }
+        if self.conn == Conn::Listen {
+            return None;
         }
         if self.handshake_ack_pending {
             self.handshake_ack_pending = false;
