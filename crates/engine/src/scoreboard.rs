@@ -96,6 +96,8 @@ pub struct Scoreboard {
     rule1_from: u64,
     /// Blocks of the previous ACK, all already applied (Linux `recv_sack_cache`).
     sack_cache: [Range; CACHE],
+    /// Segments split because a SACK edge fell inside them.
+    splits: u64,
 }
 
 impl Scoreboard {
@@ -131,6 +133,10 @@ impl Scoreboard {
     }
     pub fn len(&self) -> usize {
         self.segs.len()
+    }
+    /// Segments split so far because a SACK edge fell inside them.
+    pub fn splits(&self) -> u64 {
+        self.splits
     }
     pub fn is_empty(&self) -> bool {
         self.segs.is_empty()
@@ -320,6 +326,7 @@ impl Scoreboard {
         self.segs[i].fin = false;
         self.segs[i].psh = false;
         self.segs.insert(i + 1, right);
+        self.splits += 1;
         if s.sacked {
             self.sacked_segs += 1;
             if s.end <= self.lost_upto {

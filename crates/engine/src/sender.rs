@@ -474,6 +474,7 @@ impl Sender {
                 }
             }
             self.sb.set_sack_cache(ack.sack_blocks());
+            self.stats.sack_splits = self.sb.splits();
         }
 
         let is_dup = if self.sack_ok {

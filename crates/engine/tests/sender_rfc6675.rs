@@ -122,7 +122,7 @@ fn islost_and_pipe_table() {
     let out = on_ack(&mut s, ms(11), sack(0, &[(MSS, 3 * MSS + 500)]));
     assert_eq!(s.state(), RecoveryState::Recovery);
     assert_eq!(out, vec![(0, Why::FastRetransmit)]);
-    assert_eq!(s.stats().sack_splits, 0);
+    assert_eq!(s.stats().sack_splits, 1);
     assert_eq!(s.scoreboard().sacked_bytes(), 2500);
     // pipe = 10000 − 2500 − 1000 (lost) + 1000 (rexmit) = 7500.
     assert_eq!(s.pipe(), 7500);
@@ -302,7 +302,10 @@ fn passive_open() {
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].why, Why::SynAck);
     let o = out[0].syn.unwrap();
-    assert!(o.sack_permitted && !o.timestamps, "timestamps not agreed: peer did not offer");
+    assert!(
+        o.sack_permitted && !o.timestamps,
+        "timestamps not agreed: peer did not offer"
+    );
     s.on_ack(ms(50), &ack(0));
     assert!(s.is_established());
     assert_eq!(s.rtt().srtt(), Some(std::time::Duration::from_millis(50)));
