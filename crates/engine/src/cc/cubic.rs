@@ -112,7 +112,7 @@ pub fn cbrt(x: f64) -> f64 {
     y = (2.0 * y + x / (y * y)) / 3.0;
     for _ in 0..2000 {
         let next = (2.0 * y + x / (y * y)) / 3.0;
-        if !(next < y) {
+        if next >= y {
             break;
         }
         y = next;

@@ -4,7 +4,8 @@
 //!   As in the RFCs, the increase is not clipped at ssthresh (Linux `tcp_slow_start` clips
 //!   and carries the rest into congestion avoidance).
 //! - Congestion avoidance: bytes_acked accumulates; each time it reaches cwnd it drops by
-//!   cwnd and cwnd grows by one SMSS (RFC 3465 §2.1, RFC 5681 §3.1).
+//!   cwnd and cwnd grows by one SMSS (RFC 3465 §2.1, RFC 5681 §3.1). The carried surplus
+//!   is kept below one window, so a stretch ACK yields one increase, not a burst of them.
 //! - ssthresh = max(FlightSize / 2, 2·SMSS) (RFC 5681 eq. 4).
 
 use super::{CongestionOps, Window};
@@ -45,6 +46,9 @@ impl Reno {
         if self.bytes_acked >= w.cwnd {
             self.bytes_acked -= w.cwnd;
             w.cwnd = w.cwnd.saturating_add(w.smss());
+            // A stretch ACK of more than cwnd must not buy increases on the following
+            // ACKs too (RFC 5681: at most SMSS per RTT): keep less than one window.
+            self.bytes_acked = self.bytes_acked.min(w.cwnd - 1);
         }
     }
 
