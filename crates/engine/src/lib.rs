@@ -55,9 +55,7 @@ pub mod timer;
 
 pub use config::{Config, ConfigError, PRESETS};
 pub use event::{Event, EventKind};
-pub use packet::{
-    Ack, ProbeKind, Range, SackBlocks, Segment, SynOptions, Timestamps, Transmit, Why,
-};
+pub use packet::{Ack, ProbeKind, Range, SackBlocks, Segment, SynOptions, Timestamps, Transmit, Why};
 pub use receiver::{Receiver, ReceiverConfig};
 pub use sender::{RecoveryState, Sender};
 pub use stats::Stats;

@@ -57,10 +57,7 @@ pub struct SackBlocks {
 
 impl SackBlocks {
     pub const fn new() -> Self {
-        SackBlocks {
-            blocks: [Range::new(0, 0); MAX_SACK_BLOCKS],
-            len: 0,
-        }
+        SackBlocks { blocks: [Range::new(0, 0); MAX_SACK_BLOCKS], len: 0 }
     }
     /// Builds from a slice; blocks past the fourth are ignored, as they would not fit a header.
     pub fn from_slice(blocks: &[Range]) -> Self {
@@ -149,11 +146,7 @@ pub struct Ack {
 impl Ack {
     /// A plain cumulative ACK with a large window.
     pub fn cumulative(cumulative: u64) -> Self {
-        Ack {
-            cumulative,
-            window: u64::from(u32::MAX),
-            ..Ack::default()
-        }
+        Ack { cumulative, window: u64::from(u32::MAX), ..Ack::default() }
     }
     /// The same ACK with these SACK blocks.
     pub fn with_sack(mut self, blocks: &[Range]) -> Self {
@@ -167,11 +160,7 @@ impl Ack {
         if first.is_empty() {
             return None;
         }
-        let inside_second = self
-            .sack
-            .as_slice()
-            .get(1)
-            .is_some_and(|s| s.covers(&first));
+        let inside_second = self.sack.as_slice().get(1).is_some_and(|s| s.covers(&first));
         (first.start < self.cumulative || inside_second).then_some(first)
     }
     /// The SACK blocks that report received data above the cumulative ACK (DSACK excluded).
@@ -258,13 +247,7 @@ pub struct Transmit {
 impl Transmit {
     /// The segment as the receiver will see it.
     pub fn segment(&self) -> Segment {
-        Segment {
-            range: self.range,
-            syn: self.syn,
-            fin: self.fin,
-            psh: self.psh,
-            ts: self.ts,
-        }
+        Segment { range: self.range, syn: self.syn, fin: self.fin, psh: self.psh, ts: self.ts }
     }
 }
 
