@@ -187,8 +187,7 @@ impl Receiver {
             return;
         }
         if let Some(opts) = seg.syn {
-            self.on_syn(opts, seg.ts);
-            if seg.range.is_empty() && !seg.fin {
+            if !self.on_syn(opts, seg.ts) || (seg.range.is_empty() && !seg.fin) {
                 return;
             }
         }
@@ -291,12 +290,13 @@ impl Receiver {
 
     /// A SYN: agree the options once and answer with a SYN-ACK, again for a duplicate SYN
     /// (our SYN-ACK was lost). After the handshake a SYN only gets an ordinary ACK
-    /// (RFC 5961 §4 challenge ACK) and changes nothing.
-    fn on_syn(&mut self, opts: SynOptions, ts: Option<Timestamps>) {
+    /// (RFC 5961 §4 challenge ACK), changes nothing, and the segment is discarded: returns
+    /// whether the rest of the segment is to be processed.
+    fn on_syn(&mut self, opts: SynOptions, ts: Option<Timestamps>) -> bool {
         match self.handshake {
             Handshake::Established => {
                 self.queue_ack(None);
-                return;
+                return false;
             }
             Handshake::Listen => {
                 self.sack_ok = self.cfg.sack && opts.sack_permitted;
@@ -332,6 +332,7 @@ impl Receiver {
             syn: self.syn_ack,
         };
         self.push(Queued { ack, dsack: false });
+        true
     }
 
     /// RFC 7323 §4.3 rule 2: TS.Recent ← SEG.TSval if SEG.TSval ≥ TS.Recent and
