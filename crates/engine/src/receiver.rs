@@ -201,8 +201,14 @@ impl Receiver {
             Handshake::SynReceived => self.handshake = Handshake::Established,
             Handshake::Established => {}
         }
+        if pure_ack {
+            // Carries nothing to acknowledge; answering it could start an ACK ping-pong.
+            // Its timestamp still counts (rule 2 only takes it at or below Last.ACK.sent).
+            self.update_ts_recent(seg);
+            return;
+        }
         let right_edge = self.data.rcv_nxt().saturating_add(self.rcv_wnd);
-        if seg.range.start >= right_edge && !(seg.range.is_empty() && seg.range.start == right_edge)
+        if seg.range.start > right_edge || (seg.range.start == right_edge && !seg.range.is_empty())
         {
             // RFC 9293 §3.10.7.4: an unacceptable segment is answered with an ACK.
             self.stats.dropped_out_of_window += 1;
@@ -210,9 +216,6 @@ impl Receiver {
             return;
         }
         self.update_ts_recent(seg);
-        if pure_ack {
-            return;
-        }
         let mut range = seg.range;
         let mut fin = seg.fin;
         if range.end > right_edge {
