@@ -9,10 +9,8 @@ pub enum Layer {
     Ethernet,
     /// IPv4 header or packet.
     Ipv4,
-    /// TCP header (fixed part).
+    /// TCP header.
     Tcp,
-    /// TCP options (RFC 9293 §3.1).
-    TcpOptions,
 }
 
 impl fmt::Display for Layer {
@@ -21,7 +19,6 @@ impl fmt::Display for Layer {
             Layer::Ethernet => "Ethernet",
             Layer::Ipv4 => "IPv4",
             Layer::Tcp => "TCP",
-            Layer::TcpOptions => "TCP options",
         })
     }
 }

@@ -149,9 +149,8 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<TcpOptions, WireError> {
                 o.sack_permitted = true;
             }
             KIND_SACK => {
-                // RFC 2018 §3: length 8n + 2 with n ≥ 1.
-                let n = body.len() / 8;
-                if body.len() % 8 != 0 || n == 0 || n > SackList::MAX {
+                // RFC 2018 §3: length 8n + 2 with 1 ≤ n ≤ 4.
+                if !matches!(len, 10 | 18 | 26 | 34) {
                     return Err(bad);
                 }
                 o.sack.clear();
