@@ -277,23 +277,35 @@ impl<'a> Sim<'a> {
     /// and see whether the flow is finished.
     fn after_sender(&mut self, i: u32) {
         let now = self.now();
+        // Events are drained after the input and after each transmission, so the trace shows
+        // a decision before the segments it caused.
+        self.drain_events(i);
         for _ in 0..MAX_BURST {
             let Some(ends) = self.flows[i as usize].ends.as_mut() else { return };
             match ends.sender.poll_transmit(now) {
-                Some(tx) => self.send_data(i, tx),
+                Some(tx) => {
+                    self.drain_events(i);
+                    self.send_data(i, tx);
+                }
                 None => break,
             }
         }
+        self.drain_events(i);
+        let Some(ends) = self.flows[i as usize].ends.as_ref() else { return };
+        let finished = ends.sender.is_finished();
+        self.arm_sender(i);
+        if finished && !matches!(self.sc.workload, Workload::Bulk { .. }) {
+            self.finish(i);
+        }
+    }
+
+    /// Moves the sender's pending events into the trace (dropping them when not tracing).
+    fn drain_events(&mut self, i: u32) {
         let Some(ends) = self.flows[i as usize].ends.as_mut() else { return };
         while let Some(ev) = ends.sender.poll_event() {
             if let Some(t) = self.trace.as_mut() {
                 t.event(i, &ev);
             }
-        }
-        let finished = ends.sender.is_finished();
-        self.arm_sender(i);
-        if finished && !matches!(self.sc.workload, Workload::Bulk { .. }) {
-            self.finish(i);
         }
     }
 
