@@ -89,7 +89,10 @@ impl Sender {
         match self.state {
             RecoveryState::Recovery => self.next_in_recovery(now),
             RecoveryState::Loss => {
-                let room = self.cwnd.saturating_sub(self.pipe());
+                // Every un-SACKed segment was marked lost at the timeout, so the
+                // scoreboard's pipe counts only what was resent since — with or without
+                // SACK (go-back-N without it).
+                let room = self.cwnd.saturating_sub(self.sb.pipe());
                 if let Some(seg) = self.sb.next_lost() {
                     return (seg.len() <= room)
                         .then(|| self.retransmit(now, seg, Why::RtoRetransmit));
