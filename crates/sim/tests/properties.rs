@@ -42,7 +42,7 @@ fn case() -> impl Strategy<Value = Case> {
         prop::option::of((0.0..0.3f64, 0u32..30)),
         (prop::sample::select(vec![0u32, 40, 200]), any::<bool>(), any::<bool>(), any::<bool>()),
         prop::sample::select(vec!["rfc", "linux-classic"]),
-        (1u32..4, 1u32..40, prop::sample::select(vec!["sequential", "concurrent"])),
+        (1u32..4, 1u32..80, prop::sample::select(vec!["sequential", "concurrent"])),
         any::<u64>(),
     )
         .prop_map(|((rtt_ms, rate_mbps, queue), (loss, ack_loss), reorder, (delayed_ack_ms, sack, timestamps, handshake), preset, (flows, segments, arrival), seed)| Case {
@@ -80,7 +80,7 @@ fn toml(c: &Case) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
     fn every_byte_is_delivered(c in case()) {
