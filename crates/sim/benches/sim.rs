@@ -22,7 +22,10 @@ fn timed<T>(mut f: impl FnMut() -> T) -> (T, f64) {
 
 fn main() {
     // `cargo bench` passes `--bench`; any other argument filters by name.
-    let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
     let want = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
     let opts = RunOptions::default();
     if want("bulk") {

@@ -13,8 +13,15 @@ fn main() {
         eprintln!("{e}");
         std::process::exit(1)
     });
-    let pcap_out = args.iter().position(|a| a == "--pcap").and_then(|i| args.get(i + 1));
-    let opts = RunOptions { seed: None, trace: args.iter().any(|a| a == "--trace"), pcap: pcap_out.is_some() };
+    let pcap_out = args
+        .iter()
+        .position(|a| a == "--pcap")
+        .and_then(|i| args.get(i + 1));
+    let opts = RunOptions {
+        seed: None,
+        trace: args.iter().any(|a| a == "--trace"),
+        pcap: pcap_out.is_some(),
+    };
     let t0 = std::time::Instant::now();
     let out = run(&sc, &opts).unwrap_or_else(|e| {
         eprintln!("{e}");

@@ -72,7 +72,9 @@ impl Flow {
             id,
             preset: ends.sender.config().preset.to_string(),
             bytes: delivered.clamp(self.message.start, self.message.end) - self.message.start,
-            fct_ms: self.completed_ns.map(|c| c.saturating_sub(self.message_ns) as f64 / 1e6),
+            fct_ms: self
+                .completed_ns
+                .map(|c| c.saturating_sub(self.message_ns) as f64 / 1e6),
             data_packets_sent: d(|s| s.data_segs_out),
             retransmits: d(|s| s.retrans_segs),
             fast_recoveries: d(|s| s.sack_recovery + s.reno_recovery),

@@ -159,7 +159,14 @@ struct JsonSim {
 impl RunOutput {
     /// The `--json` object; `wall_s` is measured by the caller (the simulator reads no clock).
     pub fn to_json(&self, wall_s: f64) -> String {
-        let out = JsonOut { seed: self.seed, flows: &self.flows, sim: JsonSim { events: self.events, wall_s } };
+        let out = JsonOut {
+            seed: self.seed,
+            flows: &self.flows,
+            sim: JsonSim {
+                events: self.events,
+                wall_s,
+            },
+        };
         serde_json::to_string(&out).expect("plain data serialises")
     }
 }

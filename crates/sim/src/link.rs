@@ -45,7 +45,13 @@ pub struct Link {
 
 impl Link {
     pub fn new(spec: LinkSpec) -> Link {
-        Link { spec, busy_until: 0, fifo: VecDeque::new(), queued_bytes: 0, queue_drops: 0 }
+        Link {
+            spec,
+            busy_until: 0,
+            fifo: VecDeque::new(),
+            queued_bytes: 0,
+            queue_drops: 0,
+        }
     }
 
     /// Serialisation time of `size` bytes, rounded up to a nanosecond.
@@ -129,7 +135,11 @@ mod tests {
     use super::*;
 
     fn link(rate_bps: u64, queue: QueueLimit) -> Link {
-        Link::new(LinkSpec { rate_bps, delay_ns: 0, queue })
+        Link::new(LinkSpec {
+            rate_bps,
+            delay_ns: 0,
+            queue,
+        })
     }
 
     #[test]
@@ -174,16 +184,27 @@ mod tests {
     #[test]
     fn spikes_hold_packets_until_the_stall_ends() {
         let ms = 1_000_000;
-        let s = SpikeSpec { start_ns: 100 * ms, period_ns: Some(1000 * ms), extra_ns: 30 * ms, count: None };
+        let s = SpikeSpec {
+            start_ns: 100 * ms,
+            period_ns: Some(1000 * ms),
+            extra_ns: 30 * ms,
+            count: None,
+        };
         assert_eq!(s.adjust(50 * ms), 50 * ms);
         assert_eq!(s.adjust(100 * ms), 130 * ms);
         assert_eq!(s.adjust(129 * ms), 130 * ms);
         assert_eq!(s.adjust(130 * ms), 130 * ms);
         assert_eq!(s.adjust(1110 * ms), 1130 * ms);
-        let once = SpikeSpec { period_ns: None, ..s };
+        let once = SpikeSpec {
+            period_ns: None,
+            ..s
+        };
         assert_eq!(once.adjust(110 * ms), 130 * ms);
         assert_eq!(once.adjust(1110 * ms), 1110 * ms);
-        let two = SpikeSpec { count: Some(2), ..s };
+        let two = SpikeSpec {
+            count: Some(2),
+            ..s
+        };
         assert_eq!(two.adjust(1110 * ms), 1130 * ms);
         assert_eq!(two.adjust(2110 * ms), 2110 * ms);
     }

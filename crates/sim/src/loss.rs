@@ -118,7 +118,12 @@ pub struct LossModel {
 
 impl LossModel {
     pub fn new(spec: LossSpec, rng: Stream) -> LossModel {
-        LossModel { spec, rng, bad: false, drops: 0 }
+        LossModel {
+            spec,
+            rng,
+            bad: false,
+            drops: 0,
+        }
     }
 
     pub fn is_none(&self) -> bool {
@@ -130,12 +135,18 @@ impl LossModel {
         let lost = match &self.spec {
             LossSpec::None => false,
             LossSpec::Bernoulli { p } => self.rng.chance(*p),
-            LossSpec::GilbertElliott { p_good_bad, p_bad_good, loss_good, loss_bad } => {
+            LossSpec::GilbertElliott {
+                p_good_bad,
+                p_bad_good,
+                loss_good,
+                loss_bad,
+            } => {
                 let flip = if self.bad { *p_bad_good } else { *p_good_bad };
                 if self.rng.chance(flip) {
                     self.bad = !self.bad;
                 }
-                self.rng.chance(if self.bad { *loss_bad } else { *loss_good })
+                self.rng
+                    .chance(if self.bad { *loss_bad } else { *loss_good })
             }
             LossSpec::DropList { packets, drops } => {
                 let mut lost = packets.binary_search(&pkt.index).is_ok();
@@ -150,7 +161,9 @@ impl LossModel {
                         ),
                         DropTarget::Seq(s, e) => Range::new(s, e),
                     };
-                    if target.overlaps(&pkt.range) && counts.bump(i as u32, pkt.range.start) == d.transmission {
+                    if target.overlaps(&pkt.range)
+                        && counts.bump(i as u32, pkt.range.start) == d.transmission
+                    {
                         lost = true;
                     }
                 }
@@ -198,8 +211,9 @@ mod tests {
     fn tail_drops_first_transmissions_of_the_last_segments() {
         let mut m = model(LossSpec::Tail { count: 2 });
         let mut c = TxCounts::default();
-        let lost: Vec<u64> =
-            (0..10).filter(|&i| m.drop(&pkt(i, i * 1000, i * 1000 + 1000, false), &mut c)).collect();
+        let lost: Vec<u64> = (0..10)
+            .filter(|&i| m.drop(&pkt(i, i * 1000, i * 1000 + 1000, false), &mut c))
+            .collect();
         assert_eq!(lost, vec![8, 9]);
         assert!(!m.drop(&pkt(10, 9000, 10_000, true), &mut c));
         // A short last segment: 9500 bytes are 10 segments, the last two start at 8000.
@@ -221,11 +235,17 @@ mod tests {
     fn drop_list_by_index_and_by_transmission() {
         let spec = LossSpec::DropList {
             packets: vec![1, 3],
-            drops: vec![SeqDrop { flow: None, target: DropTarget::Segment(5), transmission: 2 }],
+            drops: vec![SeqDrop {
+                flow: None,
+                target: DropTarget::Segment(5),
+                transmission: 2,
+            }],
         };
         let mut m = model(spec);
         let mut c = TxCounts::default();
-        let lost: Vec<bool> = (0..5).map(|i| m.drop(&pkt(i, 0, 1000, false), &mut c)).collect();
+        let lost: Vec<bool> = (0..5)
+            .map(|i| m.drop(&pkt(i, 0, 1000, false), &mut c))
+            .collect();
         assert_eq!(lost, vec![false, true, false, true, false]);
         assert!(!m.drop(&pkt(10, 5000, 6000, false), &mut c));
         assert!(m.drop(&pkt(11, 5000, 6000, true), &mut c));
@@ -237,7 +257,11 @@ mod tests {
     fn drop_rule_for_another_flow_is_ignored() {
         let spec = LossSpec::DropList {
             packets: vec![],
-            drops: vec![SeqDrop { flow: Some(1), target: DropTarget::Seq(0, 1), transmission: 1 }],
+            drops: vec![SeqDrop {
+                flow: Some(1),
+                target: DropTarget::Seq(0, 1),
+                transmission: 1,
+            }],
         };
         let mut m = model(spec);
         let mut c = TxCounts::default();
@@ -251,18 +275,26 @@ mod tests {
     fn bernoulli_rate() {
         let mut m = model(LossSpec::Bernoulli { p: 0.05 });
         let mut c = TxCounts::default();
-        let n = (0..100_000).filter(|&i| m.drop(&pkt(i, 0, 1, false), &mut c)).count();
+        let n = (0..100_000)
+            .filter(|&i| m.drop(&pkt(i, 0, 1, false), &mut c))
+            .count();
         assert!((4_500..5_500).contains(&n), "{n}");
     }
 
     #[test]
     fn gilbert_elliott_stationary_loss_and_bursts() {
         // π_bad = p_gb / (p_gb + p_bg) = 0.01 / 0.11; loss in bad = 1 → ≈ 9.1 %, mean burst 10.
-        let spec =
-            LossSpec::GilbertElliott { p_good_bad: 0.01, p_bad_good: 0.1, loss_good: 0.0, loss_bad: 1.0 };
+        let spec = LossSpec::GilbertElliott {
+            p_good_bad: 0.01,
+            p_bad_good: 0.1,
+            loss_good: 0.0,
+            loss_bad: 1.0,
+        };
         let mut m = model(spec);
         let mut c = TxCounts::default();
-        let lost: Vec<bool> = (0..200_000).map(|i| m.drop(&pkt(i, 0, 1, false), &mut c)).collect();
+        let lost: Vec<bool> = (0..200_000)
+            .map(|i| m.drop(&pkt(i, 0, 1, false), &mut c))
+            .collect();
         let rate = lost.iter().filter(|&&l| l).count() as f64 / lost.len() as f64;
         assert!((rate - 0.0909).abs() < 0.01, "{rate}");
         let bursts = lost.windows(2).filter(|w| !w[0] && w[1]).count();

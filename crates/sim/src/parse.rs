@@ -138,11 +138,22 @@ pub const DEFAULT_BULK_S: f64 = 10.0;
 /// Parses and validates a scenario.
 pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
     let doc = DeTable::parse(text).map_err(|e| toml_error(text, origin, None, &e))?;
-    let raw: Raw = toml::from_str(text).map_err(|e| toml_error(text, origin, Some(doc.get_ref()), &e))?;
-    Cx { text, origin, doc: doc.get_ref() }.build(raw)
+    let raw: Raw =
+        toml::from_str(text).map_err(|e| toml_error(text, origin, Some(doc.get_ref()), &e))?;
+    Cx {
+        text,
+        origin,
+        doc: doc.get_ref(),
+    }
+    .build(raw)
 }
 
-fn toml_error(text: &str, origin: &str, doc: Option<&DeTable<'_>>, e: &toml::de::Error) -> ScenarioError {
+fn toml_error(
+    text: &str,
+    origin: &str,
+    doc: Option<&DeTable<'_>>,
+    e: &toml::de::Error,
+) -> ScenarioError {
     let span = e.span();
     let (line, column) = match &span {
         Some(s) => {
@@ -155,7 +166,13 @@ fn toml_error(text: &str, origin: &str, doc: Option<&DeTable<'_>>, e: &toml::de:
         (Some(d), Some(s)) => path_at(d, s.start),
         _ => None,
     };
-    ScenarioError { origin: origin.into(), line, column, field, message: e.message().trim().to_string() }
+    ScenarioError {
+        origin: origin.into(),
+        line,
+        column,
+        field,
+        message: e.message().trim().to_string(),
+    }
 }
 
 /// Validation context: builds located errors.
@@ -206,7 +223,10 @@ impl Cx<'_> {
         if v.is_finite() && (0.0..=1e9).contains(&v) {
             Ok((v * 1e6).round() as u64)
         } else {
-            Err(self.err(field, format!("must be a duration from 0 to 1e9 ms, got {v}")))
+            Err(self.err(
+                field,
+                format!("must be a duration from 0 to 1e9 ms, got {v}"),
+            ))
         }
     }
 
@@ -224,7 +244,8 @@ impl Cx<'_> {
 
     fn build(&self, raw: Raw) -> R<Scenario> {
         let seed = raw.seed.unwrap_or(DEFAULT_SEED);
-        let max_time_s = self.positive("max_time_s", raw.max_time_s.unwrap_or(DEFAULT_MAX_TIME_S))?;
+        let max_time_s =
+            self.positive("max_time_s", raw.max_time_s.unwrap_or(DEFAULT_MAX_TIME_S))?;
         if max_time_s > 1e7 {
             return Err(self.err("max_time_s", "must be at most 1e7 s"));
         }
@@ -239,10 +260,24 @@ impl Cx<'_> {
             Some(l) => self.loss("path.ack_loss", l, false)?,
             None => LossSpec::None,
         };
-        let reorder = raw.path.reorder.as_ref().map(|r| self.reorder("path.reorder", r)).transpose()?;
-        let ack_reorder =
-            raw.path.ack_reorder.as_ref().map(|r| self.reorder("path.ack_reorder", r)).transpose()?;
-        let spikes = raw.path.delay_spikes.as_ref().map(|s| self.spikes(s)).transpose()?;
+        let reorder = raw
+            .path
+            .reorder
+            .as_ref()
+            .map(|r| self.reorder("path.reorder", r))
+            .transpose()?;
+        let ack_reorder = raw
+            .path
+            .ack_reorder
+            .as_ref()
+            .map(|r| self.reorder("path.ack_reorder", r))
+            .transpose()?;
+        let spikes = raw
+            .path
+            .delay_spikes
+            .as_ref()
+            .map(|s| self.spikes(s))
+            .transpose()?;
         let receiver = self.receiver(&raw.receiver, &sender)?;
         let workload = self.workload(&raw.workload)?;
         Ok(Scenario {
@@ -269,7 +304,10 @@ impl Cx<'_> {
                 Config::preset(name).map_err(|e| self.config("sender.preset", e))?
             }
             Some(v) => {
-                return Err(self.err("sender.preset", format!("expected a string, got {}", v.type_str())))
+                return Err(self.err(
+                    "sender.preset",
+                    format!("expected a string, got {}", v.type_str()),
+                ))
             }
         };
         for (axis, v) in t.iter().filter(|(k, _)| k.as_str() != "preset") {
@@ -277,13 +315,18 @@ impl Cx<'_> {
             let text = match v {
                 toml::Value::String(s) => s.clone(),
                 toml::Value::Integer(i) => i.to_string(),
-                toml::Value::Float(f) if f.fract() == 0.0 && f.abs() < 1e15 => (*f as i64).to_string(),
+                toml::Value::Float(f) if f.fract() == 0.0 && f.abs() < 1e15 => {
+                    (*f as i64).to_string()
+                }
                 toml::Value::Float(f) => f.to_string(),
                 toml::Value::Boolean(b) => b.to_string(),
                 other => {
                     return Err(self.err(
                         &field,
-                        format!("expected a string, number or boolean, got {}", other.type_str()),
+                        format!(
+                            "expected a string, number or boolean, got {}",
+                            other.type_str()
+                        ),
                     ))
                 }
             };
@@ -297,11 +340,18 @@ impl Cx<'_> {
         Ok(c)
     }
 
-    fn queue(&self, table: &str, packets: Option<u64>, bytes: Option<u64>, mss: u64) -> R<Option<QueueLimit>> {
+    fn queue(
+        &self,
+        table: &str,
+        packets: Option<u64>,
+        bytes: Option<u64>,
+        mss: u64,
+    ) -> R<Option<QueueLimit>> {
         match (packets, bytes) {
-            (Some(_), Some(_)) => {
-                Err(self.err(&format!("{table}.queue_bytes"), "give queue_packets or queue_bytes, not both"))
-            }
+            (Some(_), Some(_)) => Err(self.err(
+                &format!("{table}.queue_bytes"),
+                "give queue_packets or queue_bytes, not both",
+            )),
             (Some(p), None) => Ok(Some(QueueLimit::Packets(self.at_least(
                 &format!("{table}.queue_packets"),
                 p,
@@ -335,7 +385,10 @@ impl Cx<'_> {
         };
         let rev_default = match (rtt, p.delay_ms) {
             (Some(r), Some(_)) => r.checked_sub(fwd_delay).ok_or_else(|| {
-                self.err("path.delay_ms", "one-way delay_ms exceeds rtt_ms (the reverse delay would be negative)")
+                self.err(
+                    "path.delay_ms",
+                    "one-way delay_ms exceeds rtt_ms (the reverse delay would be negative)",
+                )
             })?,
             _ => fwd_delay,
         };
@@ -343,8 +396,15 @@ impl Cx<'_> {
         let queue = self
             .queue("path", p.queue_packets, p.queue_bytes, mss)?
             .unwrap_or(QueueLimit::Packets(DEFAULT_QUEUE_PACKETS));
-        let forward = LinkSpec { rate_bps: rate, delay_ns: fwd_delay, queue };
-        let mut reverse = LinkSpec { delay_ns: rev_default, ..forward };
+        let forward = LinkSpec {
+            rate_bps: rate,
+            delay_ns: fwd_delay,
+            queue,
+        };
+        let mut reverse = LinkSpec {
+            delay_ns: rev_default,
+            ..forward
+        };
         if let Some(r) = &p.reverse {
             if let Some(v) = r.delay_ms {
                 reverse.delay_ns = self.ms("path.reverse.delay_ms", v)?;
@@ -373,7 +433,10 @@ impl Cx<'_> {
         .into_iter()
         .filter_map(|(k, set)| set.then_some(k))
         .collect();
-        let model = l.model.as_deref().unwrap_or(if present.is_empty() { "none" } else { "" });
+        let model = l
+            .model
+            .as_deref()
+            .unwrap_or(if present.is_empty() { "none" } else { "" });
         let f = |k: &str| format!("{table}.{k}");
         let allowed: &[&str] = match model {
             "none" => &[],
@@ -389,16 +452,30 @@ impl Cx<'_> {
                 } else {
                     "none, bernoulli, gilbert-elliott, drop-list (ACK loss has no tail model)"
                 };
-                return Err(self.err(&f("model"), format!("unknown loss model `{other}`; valid: {valid}")));
+                return Err(self.err(
+                    &f("model"),
+                    format!("unknown loss model `{other}`; valid: {valid}"),
+                ));
             }
         };
         if let Some(k) = present.iter().find(|k| !allowed.contains(k)) {
-            let keys = if allowed.is_empty() { "none".to_string() } else { allowed.join(", ") };
-            return Err(self.err(&f(k), format!("not a key of model `{model}` here (its keys: {keys})")));
+            let keys = if allowed.is_empty() {
+                "none".to_string()
+            } else {
+                allowed.join(", ")
+            };
+            return Err(self.err(
+                &f(k),
+                format!("not a key of model `{model}` here (its keys: {keys})"),
+            ));
         }
-        let need = |k: &str, v: Option<f64>| v.ok_or_else(|| self.err(&f(k), format!("model `{model}` needs `{k}`")));
+        let need = |k: &str, v: Option<f64>| {
+            v.ok_or_else(|| self.err(&f(k), format!("model `{model}` needs `{k}`")))
+        };
         Ok(match model {
-            "bernoulli" => LossSpec::Bernoulli { p: self.prob(&f("p"), need("p", l.p)?)? },
+            "bernoulli" => LossSpec::Bernoulli {
+                p: self.prob(&f("p"), need("p", l.p)?)?,
+            },
             "gilbert-elliott" => LossSpec::GilbertElliott {
                 p_good_bad: self.prob(&f("p_good_bad"), need("p_good_bad", l.p_good_bad)?)?,
                 p_bad_good: self.prob(&f("p_bad_good"), need("p_bad_good", l.p_bad_good)?)?,
@@ -421,7 +498,9 @@ impl Cx<'_> {
                     .collect::<R<Vec<_>>>()?;
                 LossSpec::DropList { packets, drops }
             }
-            "tail" => LossSpec::Tail { count: self.at_least(&f("count"), l.count.unwrap_or(1), 1)? },
+            "tail" => LossSpec::Tail {
+                count: self.at_least(&f("count"), l.count.unwrap_or(1), 1)?,
+            },
             _ => LossSpec::None,
         })
     }
@@ -432,23 +511,37 @@ impl Cx<'_> {
             (None, Some(s)) => match s.as_slice() {
                 [a, b] if a < b => DropTarget::Seq(*a, *b),
                 _ => {
-                    return Err(self.err(&format!("{at}.seq"), "must be [start, end] with start < end (stream offsets)"))
+                    return Err(self.err(
+                        &format!("{at}.seq"),
+                        "must be [start, end] with start < end (stream offsets)",
+                    ))
                 }
             },
-            (Some(_), Some(_)) => return Err(self.err(&format!("{at}.seq"), "give `segment` or `seq`, not both")),
+            (Some(_), Some(_)) => {
+                return Err(self.err(&format!("{at}.seq"), "give `segment` or `seq`, not both"))
+            }
             (None, None) => return Err(self.err(at, "a drop rule needs `segment` or `seq`")),
         };
         let transmission = d.transmission.unwrap_or(1);
         if transmission == 0 {
-            return Err(self.err(&format!("{at}.transmission"), "transmissions count from 1 (the first)"));
+            return Err(self.err(
+                &format!("{at}.transmission"),
+                "transmissions count from 1 (the first)",
+            ));
         }
-        Ok(SeqDrop { flow: d.flow, target, transmission })
+        Ok(SeqDrop {
+            flow: d.flow,
+            target,
+            transmission,
+        })
     }
 
     fn reorder(&self, table: &str, r: &RawReorder) -> R<ReorderSpec> {
         let f = |k: &str| format!("{table}.{k}");
         let fraction = self.prob(&f("fraction"), r.fraction.unwrap_or(0.0))?;
-        let delay_ms = r.delay_ms.ok_or_else(|| self.err(table, "reordering needs `delay_ms`"))?;
+        let delay_ms = r
+            .delay_ms
+            .ok_or_else(|| self.err(table, "reordering needs `delay_ms`"))?;
         let delay_ns = self.ms(&f("delay_ms"), delay_ms)?;
         let delay_max_ns = match r.delay_max_ms {
             Some(m) => {
@@ -463,13 +556,23 @@ impl Cx<'_> {
         let mut packets = r.packets.clone().unwrap_or_default();
         packets.sort_unstable();
         packets.dedup();
-        Ok(ReorderSpec { packets, fraction, delay_ns, delay_max_ns })
+        Ok(ReorderSpec {
+            packets,
+            fraction,
+            delay_ns,
+            delay_max_ns,
+        })
     }
 
     fn spikes(&self, s: &RawSpikes) -> R<SpikeSpec> {
         let t = "path.delay_spikes";
-        let extra = s.extra_ms.ok_or_else(|| self.err(t, "delay spikes need `extra_ms`"))?;
-        let extra_ns = self.ms(&format!("{t}.extra_ms"), self.positive(&format!("{t}.extra_ms"), extra)?)?;
+        let extra = s
+            .extra_ms
+            .ok_or_else(|| self.err(t, "delay spikes need `extra_ms`"))?;
+        let extra_ns = self.ms(
+            &format!("{t}.extra_ms"),
+            self.positive(&format!("{t}.extra_ms"), extra)?,
+        )?;
         let start_ns = self.ms(&format!("{t}.start_ms"), s.start_ms.unwrap_or(0.0))?;
         let period_ns = match s.period_ms {
             Some(p) => {
@@ -485,7 +588,12 @@ impl Cx<'_> {
         if let Some(c) = s.count {
             self.at_least(&format!("{t}.count"), c, 1)?;
         }
-        Ok(SpikeSpec { start_ns, period_ns, extra_ns, count: s.count })
+        Ok(SpikeSpec {
+            start_ns,
+            period_ns,
+            extra_ns,
+            count: s.count,
+        })
     }
 
     fn receiver(&self, r: &RawReceiver, sender: &Config) -> R<ReceiverConfig> {
@@ -530,7 +638,12 @@ impl Cx<'_> {
         .collect();
         let allowed: &[&str] = match kind {
             "flows" => &["flows", "segments", "bytes", "arrival", "rate_per_s"],
-            "request-response" => &["requests", "response_bytes", "response_segments", "think_ms"],
+            "request-response" => &[
+                "requests",
+                "response_bytes",
+                "response_segments",
+                "think_ms",
+            ],
             "bulk" => &["flows", "duration_s"],
             other => {
                 return Err(self.err(
@@ -542,54 +655,88 @@ impl Cx<'_> {
         if let Some(k) = present.iter().find(|k| !allowed.contains(k)) {
             return Err(self.err(
                 &format!("workload.{k}"),
-                format!("not a key of workload `{kind}` (its keys: {})", allowed.join(", ")),
+                format!(
+                    "not a key of workload `{kind}` (its keys: {})",
+                    allowed.join(", ")
+                ),
             ));
         }
-        let size = |seg_key: &str, seg: Option<u64>, bytes_key: &str, bytes: Option<u64>| -> R<Size> {
-            match (seg, bytes) {
-                (Some(_), Some(_)) => {
-                    Err(self.err(&format!("workload.{bytes_key}"), format!("give {seg_key} or {bytes_key}, not both")))
+        let size =
+            |seg_key: &str, seg: Option<u64>, bytes_key: &str, bytes: Option<u64>| -> R<Size> {
+                match (seg, bytes) {
+                    (Some(_), Some(_)) => Err(self.err(
+                        &format!("workload.{bytes_key}"),
+                        format!("give {seg_key} or {bytes_key}, not both"),
+                    )),
+                    (Some(s), None) => Ok(Size::Segments(self.at_least(
+                        &format!("workload.{seg_key}"),
+                        s,
+                        1,
+                    )?)),
+                    (None, Some(b)) => Ok(Size::Bytes(self.at_least(
+                        &format!("workload.{bytes_key}"),
+                        b,
+                        1,
+                    )?)),
+                    (None, None) => Ok(Size::Segments(DEFAULT_SEGMENTS)),
                 }
-                (Some(s), None) => Ok(Size::Segments(self.at_least(&format!("workload.{seg_key}"), s, 1)?)),
-                (None, Some(b)) => Ok(Size::Bytes(self.at_least(&format!("workload.{bytes_key}"), b, 1)?)),
-                (None, None) => Ok(Size::Segments(DEFAULT_SEGMENTS)),
-            }
-        };
+            };
         let flows = self.at_least("workload.flows", w.flows.unwrap_or(1), 1)?;
         if flows > 10_000_000 {
             return Err(self.err("workload.flows", "must be at most 10000000"));
         }
         Ok(match kind {
             "flows" => {
-                let arrival = match w.arrival.as_deref().unwrap_or("sequential") {
-                    "sequential" => Arrival::Sequential,
-                    "concurrent" => Arrival::Concurrent,
-                    "poisson" => {
-                        let r = w
-                            .rate_per_s
-                            .ok_or_else(|| self.err("workload.arrival", "poisson arrivals need `rate_per_s`"))?;
-                        Arrival::Poisson { rate_per_s: self.positive("workload.rate_per_s", r)? }
-                    }
-                    other => {
-                        return Err(self.err(
+                let arrival =
+                    match w.arrival.as_deref().unwrap_or("sequential") {
+                        "sequential" => Arrival::Sequential,
+                        "concurrent" => Arrival::Concurrent,
+                        "poisson" => {
+                            let r = w.rate_per_s.ok_or_else(|| {
+                                self.err("workload.arrival", "poisson arrivals need `rate_per_s`")
+                            })?;
+                            Arrival::Poisson {
+                                rate_per_s: self.positive("workload.rate_per_s", r)?,
+                            }
+                        }
+                        other => return Err(self.err(
                             "workload.arrival",
-                            format!("unknown arrival `{other}`; valid: sequential, concurrent, poisson"),
-                        ))
-                    }
-                };
+                            format!(
+                                "unknown arrival `{other}`; valid: sequential, concurrent, poisson"
+                            ),
+                        )),
+                    };
                 if w.rate_per_s.is_some() && !matches!(arrival, Arrival::Poisson { .. }) {
-                    return Err(self.err("workload.rate_per_s", "only poisson arrivals take rate_per_s"));
+                    return Err(self.err(
+                        "workload.rate_per_s",
+                        "only poisson arrivals take rate_per_s",
+                    ));
                 }
-                Workload::Flows { flows, size: size("segments", w.segments, "bytes", w.bytes)?, arrival }
+                Workload::Flows {
+                    flows,
+                    size: size("segments", w.segments, "bytes", w.bytes)?,
+                    arrival,
+                }
             }
             "request-response" => Workload::RequestResponse {
                 requests: self.at_least("workload.requests", w.requests.unwrap_or(1), 1)?,
-                response: size("response_segments", w.response_segments, "response_bytes", w.response_bytes)?,
+                response: size(
+                    "response_segments",
+                    w.response_segments,
+                    "response_bytes",
+                    w.response_bytes,
+                )?,
                 think_ns: self.ms("workload.think_ms", w.think_ms.unwrap_or(0.0))?,
             },
             _ => {
-                let d = self.positive("workload.duration_s", w.duration_s.unwrap_or(DEFAULT_BULK_S))?;
-                Workload::Bulk { flows, duration_ns: self.ms("workload.duration_s", d * 1e3)? }
+                let d = self.positive(
+                    "workload.duration_s",
+                    w.duration_s.unwrap_or(DEFAULT_BULK_S),
+                )?;
+                Workload::Bulk {
+                    flows,
+                    duration_ns: self.ms("workload.duration_s", d * 1e3)?,
+                }
             }
         })
     }

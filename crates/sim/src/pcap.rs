@@ -14,7 +14,9 @@
 
 use crate::rng::mix64;
 use lossrec::{Ack, Transmit};
-use lossrec_wire::{seq, Payload, PcapWriter, SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestamps};
+use lossrec_wire::{
+    seq, Payload, PcapWriter, SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestamps,
+};
 use std::net::{Ipv4Addr, SocketAddrV4};
 
 /// The client (data sender) address.
@@ -52,7 +54,12 @@ pub struct Capture {
 impl Capture {
     pub fn new(seed: u64) -> Capture {
         let writer = PcapWriter::new(Vec::new()).expect("writing to a Vec cannot fail");
-        Capture { seed, writer, flows: Vec::new(), errors: 0 }
+        Capture {
+            seed,
+            writer,
+            flows: Vec::new(),
+            errors: 0,
+        }
     }
 
     fn flow(&mut self, id: u32) -> &mut WireFlow {
@@ -71,7 +78,10 @@ impl Capture {
 
     fn addrs(id: u32) -> (SocketAddrV4, SocketAddrV4) {
         let port = BASE_PORT.wrapping_add(id as u16);
-        (SocketAddrV4::new(SENDER_IP, port), SocketAddrV4::new(RECEIVER_IP, 80))
+        (
+            SocketAddrV4::new(SENDER_IP, port),
+            SocketAddrV4::new(RECEIVER_IP, 80),
+        )
     }
 
     fn write(&mut self, t_ns: u64, seg: &TcpSegment<'_>) {
@@ -86,7 +96,10 @@ impl Capture {
         let f = self.flow(id);
         f.ip_id_s = f.ip_id_s.wrapping_add(1);
         let mut options = TcpOptions {
-            timestamps: tx.ts.map(|t| Timestamps { val: t.val as u32, ecr: t.ecr as u32 }),
+            timestamps: tx.ts.map(|t| Timestamps {
+                val: t.val as u32,
+                ecr: t.ecr as u32,
+            }),
             ..TcpOptions::default()
         };
         let mut s = TcpSegment::new(src, dst, seq::wrap(f.isn_s, tx.range.start));
@@ -126,7 +139,10 @@ impl Capture {
         f.ip_id_r = f.ip_id_r.wrapping_add(1);
         let fin_acked = f.fin_at.is_some_and(|end| ack.cumulative >= end);
         let mut options = TcpOptions {
-            timestamps: ack.ts.map(|t| Timestamps { val: t.val as u32, ecr: t.ecr as u32 }),
+            timestamps: ack.ts.map(|t| Timestamps {
+                val: t.val as u32,
+                ecr: t.ecr as u32,
+            }),
             ..TcpOptions::default()
         };
         let mut s = TcpSegment::new(server, client, f.isn_r.wrapping_add(1));
@@ -150,7 +166,10 @@ impl Capture {
             s.window = (ack.window >> shift).min(65_535) as u16;
             let max = options.max_sack_blocks();
             for b in ack.sack.iter().take(max) {
-                options.sack.push(SackBlock::new(seq::wrap(f.isn_s, b.start), seq::wrap(f.isn_s, b.end)));
+                options.sack.push(SackBlock::new(
+                    seq::wrap(f.isn_s, b.start),
+                    seq::wrap(f.isn_s, b.end),
+                ));
             }
         }
         s.options = options;

@@ -62,7 +62,11 @@ impl EventQueue {
     }
     /// Schedules `ev` at `time` (nanoseconds).
     pub fn push(&mut self, time: u64, ev: Ev) {
-        self.heap.push(Entry { time, seq: self.counter, ev });
+        self.heap.push(Entry {
+            time,
+            seq: self.counter,
+            ev,
+        });
         self.counter += 1;
     }
     /// The earliest event, removed.
@@ -90,7 +94,10 @@ pub struct Slab<T> {
 
 impl<T: Copy + Default> Slab<T> {
     pub fn new() -> Self {
-        Slab { items: Vec::new(), free: Vec::new() }
+        Slab {
+            items: Vec::new(),
+            free: Vec::new(),
+        }
     }
     pub fn insert(&mut self, v: T) -> u32 {
         match self.free.pop() {

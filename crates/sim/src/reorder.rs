@@ -27,7 +27,11 @@ pub struct Reorder {
 
 impl Reorder {
     pub fn new(spec: ReorderSpec, rng: Stream) -> Reorder {
-        Reorder { spec, rng, delayed: 0 }
+        Reorder {
+            spec,
+            rng,
+            delayed: 0,
+        }
     }
 
     /// Extra delay in nanoseconds for the flow's packet number `index` (0 = not reordered).
@@ -52,7 +56,12 @@ mod tests {
 
     #[test]
     fn listed_packets_get_the_fixed_delay() {
-        let spec = ReorderSpec { packets: vec![2, 5], fraction: 0.0, delay_ns: 7, delay_max_ns: None };
+        let spec = ReorderSpec {
+            packets: vec![2, 5],
+            fraction: 0.0,
+            delay_ns: 7,
+            delay_max_ns: None,
+        };
         let mut r = Reorder::new(spec, Stream::new(1, 3));
         let d: Vec<u64> = (0..7).map(|i| r.extra(i)).collect();
         assert_eq!(d, vec![0, 0, 7, 0, 0, 7, 0]);
@@ -60,7 +69,12 @@ mod tests {
 
     #[test]
     fn fraction_and_uniform_delay() {
-        let spec = ReorderSpec { packets: vec![], fraction: 0.2, delay_ns: 10, delay_max_ns: Some(20) };
+        let spec = ReorderSpec {
+            packets: vec![],
+            fraction: 0.2,
+            delay_ns: 10,
+            delay_max_ns: Some(20),
+        };
         let mut r = Reorder::new(spec, Stream::new(1, 3));
         let d: Vec<u64> = (0..50_000).map(|i| r.extra(i)).collect();
         let n = d.iter().filter(|&&x| x > 0).count();

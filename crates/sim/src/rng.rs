@@ -33,7 +33,9 @@ pub struct Stream(Pcg64Mcg);
 impl Stream {
     /// The stream of component `id` in the run seeded with `seed`.
     pub fn new(seed: u64, id: u64) -> Stream {
-        Stream(Pcg64Mcg::seed_from_u64(mix64(seed) ^ mix64(id.wrapping_mul(0x2545_F491_4F6C_DD1D))))
+        Stream(Pcg64Mcg::seed_from_u64(
+            mix64(seed) ^ mix64(id.wrapping_mul(0x2545_F491_4F6C_DD1D)),
+        ))
     }
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()

@@ -69,8 +69,14 @@ impl<'a> Sim<'a> {
             rev: Link::new(sc.reverse),
             data_loss: LossModel::new(sc.loss.clone(), Stream::new(seed, component::DATA_LOSS)),
             ack_loss: LossModel::new(sc.ack_loss.clone(), Stream::new(seed, component::ACK_LOSS)),
-            data_reorder: sc.reorder.clone().map(|r| Reorder::new(r, Stream::new(seed, component::DATA_REORDER))),
-            ack_reorder: sc.ack_reorder.clone().map(|r| Reorder::new(r, Stream::new(seed, component::ACK_REORDER))),
+            data_reorder: sc
+                .reorder
+                .clone()
+                .map(|r| Reorder::new(r, Stream::new(seed, component::DATA_REORDER))),
+            ack_reorder: sc
+                .ack_reorder
+                .clone()
+                .map(|r| Reorder::new(r, Stream::new(seed, component::ACK_REORDER))),
             workload_rng: Stream::new(seed, component::WORKLOAD),
             flows: (0..n as u32).map(Flow::new).collect(),
             segs: Slab::new(),
@@ -90,9 +96,11 @@ impl<'a> Sim<'a> {
     pub fn run(mut self) -> Result<RunOutput, ScenarioError> {
         let n = self.flows.len() as u32;
         match self.sc.workload {
-            Workload::Flows { arrival: Arrival::Concurrent, .. } | Workload::Bulk { .. } => {
-                (0..n).for_each(|i| self.queue.push(0, Ev::FlowStart(i)))
+            Workload::Flows {
+                arrival: Arrival::Concurrent,
+                ..
             }
+            | Workload::Bulk { .. } => (0..n).for_each(|i| self.queue.push(0, Ev::FlowStart(i))),
             _ => self.queue.push(0, Ev::FlowStart(0)),
         }
         let (limit, bulk) = match self.sc.workload {
@@ -176,10 +184,16 @@ impl<'a> Sim<'a> {
             ends.sender.close(now);
         }
         self.after_sender(i);
-        if let Workload::Flows { flows, arrival: Arrival::Poisson { rate_per_s }, .. } = self.sc.workload {
+        if let Workload::Flows {
+            flows,
+            arrival: Arrival::Poisson { rate_per_s },
+            ..
+        } = self.sc.workload
+        {
             if u64::from(i) + 1 < flows {
                 let gap = poisson_gap(&mut self.workload_rng, rate_per_s);
-                self.queue.push(self.now.saturating_add(gap), Ev::FlowStart(i + 1));
+                self.queue
+                    .push(self.now.saturating_add(gap), Ev::FlowStart(i + 1));
             }
         }
     }
@@ -187,7 +201,9 @@ impl<'a> Sim<'a> {
     /// A request reached the server: finalise the previous response, write the next.
     fn request(&mut self, i: u32) {
         let now = self.now();
-        let Workload::RequestResponse { requests, .. } = self.sc.workload else { return };
+        let Workload::RequestResponse { requests, .. } = self.sc.workload else {
+            return;
+        };
         let bytes = self.sc.workload.first_write(self.mss);
         let f = &mut self.flows[i as usize];
         if f.done || f.ends.is_none() {
@@ -220,7 +236,10 @@ impl<'a> Sim<'a> {
             f.completed_ns = Some(self.now);
             if f.requests_left > 0 {
                 if let Workload::RequestResponse { think_ns, .. } = self.sc.workload {
-                    let at = self.now.saturating_add(think_ns).saturating_add(self.rev.spec.delay_ns);
+                    let at = self
+                        .now
+                        .saturating_add(think_ns)
+                        .saturating_add(self.rev.spec.delay_ns);
                     self.queue.push(at, Ev::Request(i));
                 }
             }
@@ -230,7 +249,9 @@ impl<'a> Sim<'a> {
 
     fn ack_arrive(&mut self, i: u32, ack: Ack) {
         let now = self.now();
-        let Some(ends) = self.flows[i as usize].ends.as_mut() else { return };
+        let Some(ends) = self.flows[i as usize].ends.as_mut() else {
+            return;
+        };
         if let Some(t) = self.trace.as_mut() {
             t.ack(self.now, i, &ack);
         }
@@ -281,7 +302,9 @@ impl<'a> Sim<'a> {
         // a decision before the segments it caused.
         self.drain_events(i);
         for _ in 0..MAX_BURST {
-            let Some(ends) = self.flows[i as usize].ends.as_mut() else { return };
+            let Some(ends) = self.flows[i as usize].ends.as_mut() else {
+                return;
+            };
             match ends.sender.poll_transmit(now) {
                 Some(tx) => {
                     self.drain_events(i);
@@ -291,7 +314,9 @@ impl<'a> Sim<'a> {
             }
         }
         self.drain_events(i);
-        let Some(ends) = self.flows[i as usize].ends.as_ref() else { return };
+        let Some(ends) = self.flows[i as usize].ends.as_ref() else {
+            return;
+        };
         let finished = ends.sender.is_finished();
         self.arm_sender(i);
         if finished && !matches!(self.sc.workload, Workload::Bulk { .. }) {
@@ -301,7 +326,9 @@ impl<'a> Sim<'a> {
 
     /// Moves the sender's pending events into the trace (dropping them when not tracing).
     fn drain_events(&mut self, i: u32) {
-        let Some(ends) = self.flows[i as usize].ends.as_mut() else { return };
+        let Some(ends) = self.flows[i as usize].ends.as_mut() else {
+            return;
+        };
         while let Some(ev) = ends.sender.poll_event() {
             if let Some(t) = self.trace.as_mut() {
                 t.event(i, &ev);
@@ -313,7 +340,9 @@ impl<'a> Sim<'a> {
     fn after_receiver(&mut self, i: u32) {
         let now = self.now();
         for _ in 0..MAX_BURST {
-            let Some(ends) = self.flows[i as usize].ends.as_mut() else { return };
+            let Some(ends) = self.flows[i as usize].ends.as_mut() else {
+                return;
+            };
             match ends.receiver.poll_ack(now) {
                 Some(ack) => self.send_ack(i, ack),
                 None => break,
@@ -454,7 +483,12 @@ impl<'a> Sim<'a> {
             _ => self.results[i as usize] = Some(f.result(u64::from(i), None)),
         }
         f.ends = None;
-        if let Workload::Flows { flows, arrival: Arrival::Sequential, .. } = self.sc.workload {
+        if let Workload::Flows {
+            flows,
+            arrival: Arrival::Sequential,
+            ..
+        } = self.sc.workload
+        {
             if u64::from(i) + 1 < flows {
                 self.queue.push(self.now, Ev::FlowStart(i + 1));
             }
@@ -473,7 +507,8 @@ impl<'a> Sim<'a> {
                 if rr {
                     if let Workload::RequestResponse { requests, .. } = self.sc.workload {
                         let index = requests - f.requests_left - 1;
-                        self.results[index as usize] = Some(f.result(index, Some(&f.message_stats)));
+                        self.results[index as usize] =
+                            Some(f.result(index, Some(&f.message_stats)));
                     }
                 } else {
                     self.results[f.id as usize] = Some(f.result(u64::from(f.id), None));

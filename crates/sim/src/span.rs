@@ -70,7 +70,11 @@ pub fn span_of(doc: &DeTable<'_>, path: &str) -> Option<Range<usize>> {
                 .map(|v| (v.span(), v)),
         };
         let Some((span, v)) = next else { break };
-        best = Some(if is_inline(v.get_ref()) { v.span() } else { span });
+        best = Some(if is_inline(v.get_ref()) {
+            v.span()
+        } else {
+            span
+        });
         value = Some(v);
     }
     best
@@ -193,8 +197,17 @@ mod tests {
     fn path_at_names_the_key() {
         let doc = DeTable::parse(DOC).unwrap();
         let off = |needle: &str| DOC.find(needle).unwrap();
-        assert_eq!(path_at(doc.get_ref(), off("100")).as_deref(), Some("path.rtt_ms"));
-        assert_eq!(path_at(doc.get_ref(), off("[1, 2]") + 1).as_deref(), Some("path.loss.drops[1].seq[0]"));
-        assert_eq!(path_at(doc.get_ref(), off("segment")).as_deref(), Some("path.loss.drops[0].segment"));
+        assert_eq!(
+            path_at(doc.get_ref(), off("100")).as_deref(),
+            Some("path.rtt_ms")
+        );
+        assert_eq!(
+            path_at(doc.get_ref(), off("[1, 2]") + 1).as_deref(),
+            Some("path.loss.drops[1].seq[0]")
+        );
+        assert_eq!(
+            path_at(doc.get_ref(), off("segment")).as_deref(),
+            Some("path.loss.drops[0].segment")
+        );
     }
 }

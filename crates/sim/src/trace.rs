@@ -48,7 +48,13 @@ fn seq(r: Range) -> (u64, u64) {
 
 impl Trace {
     fn head(&mut self, t_ns: u64, flow: u32, kind: &str) {
-        let _ = write!(self.out, "{{\"t_us\":{},\"flow\":{},\"kind\":\"{}\"", t_ns / 1_000, flow, kind);
+        let _ = write!(
+            self.out,
+            "{{\"t_us\":{},\"flow\":{},\"kind\":\"{}\"",
+            t_ns / 1_000,
+            flow,
+            kind
+        );
     }
     fn flag(&mut self, name: &str, set: bool) {
         if set {
@@ -72,13 +78,22 @@ impl Trace {
     pub fn drop_data(&mut self, t_ns: u64, flow: u32, range: Range, cause: DropCause) {
         self.head(t_ns, flow, "drop");
         let (s, e) = seq(range);
-        let _ = write!(self.out, ",\"dir\":\"data\",\"seq\":[{s},{e}],\"cause\":\"{}\"", cause.name());
+        let _ = write!(
+            self.out,
+            ",\"dir\":\"data\",\"seq\":[{s},{e}],\"cause\":\"{}\"",
+            cause.name()
+        );
         self.end();
     }
 
     pub fn drop_ack(&mut self, t_ns: u64, flow: u32, ack: &Ack, cause: DropCause) {
         self.head(t_ns, flow, "drop");
-        let _ = write!(self.out, ",\"dir\":\"ack\",\"ack\":{},\"cause\":\"{}\"", ack.cumulative, cause.name());
+        let _ = write!(
+            self.out,
+            ",\"dir\":\"ack\",\"ack\":{},\"cause\":\"{}\"",
+            ack.cumulative,
+            cause.name()
+        );
         self.flag("syn", ack.syn.is_some());
         self.end();
     }
@@ -142,15 +157,41 @@ mod tests {
         };
         t.send(1_500_000, 0, &tx);
         t.drop_data(2_000, 1, Range::new(5, 9), DropCause::Queue);
-        let ack = Ack::cumulative(4000).with_sack(&[Range::new(3000, 3500), Range::new(5000, 6000)]);
+        let ack =
+            Ack::cumulative(4000).with_sack(&[Range::new(3000, 3500), Range::new(5000, 6000)]);
         t.ack(3_000_999, 0, &ack);
         t.drop_ack(1, 0, &ack, DropCause::Loss);
-        t.recv(7_000, 2, &Segment { range: Range::new(1, 2), ..Segment::default() });
-        t.event(0, &Event { at: Instant::from_micros(42), kind: EventKind::Undo { cwnd: 5, ssthresh: 6 } });
+        t.recv(
+            7_000,
+            2,
+            &Segment {
+                range: Range::new(1, 2),
+                ..Segment::default()
+            },
+        );
+        t.event(
+            0,
+            &Event {
+                at: Instant::from_micros(42),
+                kind: EventKind::Undo {
+                    cwnd: 5,
+                    ssthresh: 6,
+                },
+            },
+        );
         let lines: Vec<&str> = t.out.lines().collect();
-        assert_eq!(lines[0], r#"{"t_us":1500,"flow":0,"kind":"send","seq":[0,1448],"why":"new","fin":true}"#);
-        assert_eq!(lines[2], r#"{"t_us":3000,"flow":0,"kind":"ack","ack":4000,"sack":[[5000,6000]],"dsack":[3000,3500]}"#);
-        assert_eq!(lines[5], r#"{"t_us":42,"flow":0,"kind":"event","name":"undo","cwnd":5,"ssthresh":6}"#);
+        assert_eq!(
+            lines[0],
+            r#"{"t_us":1500,"flow":0,"kind":"send","seq":[0,1448],"why":"new","fin":true}"#
+        );
+        assert_eq!(
+            lines[2],
+            r#"{"t_us":3000,"flow":0,"kind":"ack","ack":4000,"sack":[[5000,6000]],"dsack":[3000,3500]}"#
+        );
+        assert_eq!(
+            lines[5],
+            r#"{"t_us":42,"flow":0,"kind":"event","name":"undo","cwnd":5,"ssthresh":6}"#
+        );
         for l in lines {
             serde_json::from_str::<serde_json::Value>(l).unwrap();
         }

@@ -43,9 +43,20 @@ pub enum Arrival {
 /// A workload's parameters.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Workload {
-    Flows { flows: u64, size: Size, arrival: Arrival },
-    RequestResponse { requests: u64, response: Size, think_ns: u64 },
-    Bulk { flows: u64, duration_ns: u64 },
+    Flows {
+        flows: u64,
+        size: Size,
+        arrival: Arrival,
+    },
+    RequestResponse {
+        requests: u64,
+        response: Size,
+        think_ns: u64,
+    },
+    Bulk {
+        flows: u64,
+        duration_ns: u64,
+    },
 }
 
 impl Workload {
@@ -93,9 +104,19 @@ mod tests {
 
     #[test]
     fn connections_and_writes() {
-        let w = Workload::RequestResponse { requests: 5, response: Size::Segments(2), think_ns: 0 };
-        assert_eq!((w.connections(), w.first_write(1000), w.kind()), (1, 2000, "request-response"));
-        let w = Workload::Bulk { flows: 2, duration_ns: 1 };
+        let w = Workload::RequestResponse {
+            requests: 5,
+            response: Size::Segments(2),
+            think_ns: 0,
+        };
+        assert_eq!(
+            (w.connections(), w.first_write(1000), w.kind()),
+            (1, 2000, "request-response")
+        );
+        let w = Workload::Bulk {
+            flows: 2,
+            duration_ns: 1,
+        };
         assert_eq!((w.connections(), w.first_write(1000)), (2, BULK_BYTES));
     }
 }

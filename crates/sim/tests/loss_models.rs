@@ -17,8 +17,11 @@ fn tail_drops_exactly_the_last_k_first_transmissions() {
         let drops = data_drops(&l);
         assert_eq!(drops.len() as u64, 3 * k, "k={k}");
         for flow in 0..3u64 {
-            let mut got: Vec<(u64, u64)> =
-                drops.iter().filter(|d| d["flow"] == flow).map(|d| seq(d)).collect();
+            let mut got: Vec<(u64, u64)> = drops
+                .iter()
+                .filter(|d| d["flow"] == flow)
+                .map(|d| seq(d))
+                .collect();
             got.sort();
             let want: Vec<(u64, u64)> = (10 - k..10).map(|s| (s * 1448, s * 1448 + 1448)).collect();
             assert_eq!(got, want, "flow {flow}, k={k}");
@@ -26,7 +29,10 @@ fn tail_drops_exactly_the_last_k_first_transmissions() {
         // Every drop is of a first transmission: the preceding send of that range says `new`.
         let sends = data_sends(&l);
         for d in &drops {
-            let first = sends.iter().find(|s| s["flow"] == d["flow"] && s["seq"] == d["seq"]).unwrap();
+            let first = sends
+                .iter()
+                .find(|s| s["flow"] == d["flow"] && s["seq"] == d["seq"])
+                .unwrap();
             assert_ne!(first["why"], "rto");
         }
     }
@@ -41,7 +47,9 @@ fn tail_applies_to_every_response() {
     assert_eq!(out.flows.len(), 4);
     let l = lines(&out);
     let got: Vec<(u64, u64)> = data_drops(&l).iter().map(|d| seq(d)).collect();
-    let want: Vec<(u64, u64)> = (0..4).map(|r| ((3 * r + 2) * 1448, (3 * r + 3) * 1448)).collect();
+    let want: Vec<(u64, u64)> = (0..4)
+        .map(|r| ((3 * r + 2) * 1448, (3 * r + 3) * 1448))
+        .collect();
     assert_eq!(got, want);
     for f in &out.flows {
         assert_eq!(f.bytes, 3 * 1448);
@@ -75,8 +83,14 @@ fn drop_list_by_segment_and_transmission() {
     assert_all_delivered(&out, 10 * 1448);
     let l = lines(&out);
     let seg3 = (3 * 1448, 4 * 1448);
-    let sends: Vec<_> = data_sends(&l).into_iter().filter(|s| seq(s) == seg3).collect();
-    let drops: Vec<_> = data_drops(&l).into_iter().filter(|d| seq(d) == seg3).collect();
+    let sends: Vec<_> = data_sends(&l)
+        .into_iter()
+        .filter(|s| seq(s) == seg3)
+        .collect();
+    let drops: Vec<_> = data_drops(&l)
+        .into_iter()
+        .filter(|d| seq(d) == seg3)
+        .collect();
     assert!(sends.len() >= 3, "{}", sends.len());
     assert_eq!(drops.len(), 2);
     assert_eq!(data_drops(&l).len(), 2);
@@ -104,10 +118,16 @@ fn bernoulli_loss_rate_is_close_to_p() {
     let out = traced(&text);
     let l = lines(&out);
     let sent = data_sends(&l).len() as f64;
-    let lost = data_drops(&l).iter().filter(|d| d["cause"] == "loss").count() as f64;
+    let lost = data_drops(&l)
+        .iter()
+        .filter(|d| d["cause"] == "loss")
+        .count() as f64;
     assert!(sent > 4000.0, "{sent}");
     let rate = lost / sent;
-    assert!((rate - 0.05).abs() < 0.01, "rate {rate} over {sent} packets");
+    assert!(
+        (rate - 0.05).abs() < 0.01,
+        "rate {rate} over {sent} packets"
+    );
     assert_eq!(out.flows[0].fct_ms, None);
     assert!(out.flows[0].bytes > 0);
 }
@@ -121,10 +141,14 @@ fn gilbert_elliott_loss_is_bursty_at_the_stationary_rate() {
     let out = traced(&text);
     let l = lines(&out);
     let sends = data_sends(&l);
-    let dropped: std::collections::BTreeSet<(u64, u64)> =
-        data_drops(&l).iter().map(|d| (d["t_us"].as_u64().unwrap(), seq(d).0)).collect();
-    let lost: Vec<bool> =
-        sends.iter().map(|s| dropped.contains(&(s["t_us"].as_u64().unwrap(), seq(s).0))).collect();
+    let dropped: std::collections::BTreeSet<(u64, u64)> = data_drops(&l)
+        .iter()
+        .map(|d| (d["t_us"].as_u64().unwrap(), seq(d).0))
+        .collect();
+    let lost: Vec<bool> = sends
+        .iter()
+        .map(|s| dropped.contains(&(s["t_us"].as_u64().unwrap(), seq(s).0)))
+        .collect();
     let n = lost.len() as f64;
     let k = lost.iter().filter(|&&x| x).count() as f64;
     assert!(n > 3000.0, "{n}");
@@ -156,7 +180,10 @@ fn ack_drop_list_by_index() {
     let out = traced(&text);
     assert_all_delivered(&out, 10 * 1448);
     let l = lines(&out);
-    let drops: Vec<u64> = ack_drops(&l).iter().map(|d| d["ack"].as_u64().unwrap()).collect();
+    let drops: Vec<u64> = ack_drops(&l)
+        .iter()
+        .map(|d| d["ack"].as_u64().unwrap())
+        .collect();
     // The SYN-ACK is not counted: the first three ACKs after it are.
     assert_eq!(drops.len(), 3);
     assert!(kind(&l, "ack")[0]["syn"] == true);
@@ -168,6 +195,9 @@ fn drop_tail_queue_overflows_when_the_window_exceeds_it() {
     let out = traced(text);
     assert_all_delivered(&out, 40 * 1448);
     let l = lines(&out);
-    let q = data_drops(&l).iter().filter(|d| d["cause"] == "queue").count();
+    let q = data_drops(&l)
+        .iter()
+        .filter(|d| d["cause"] == "queue")
+        .count();
     assert!(q >= 10, "{q} queue drops");
 }

@@ -24,7 +24,15 @@ fn records(pcap: &[u8]) -> Vec<(u64, Vec<u8>)> {
 #[test]
 fn capture_matches_the_trace() {
     let text = "[path]\nrtt_ms = 30\n[path.loss]\nmodel = \"bernoulli\"\np = 0.05\n[path.ack_loss]\nmodel = \"bernoulli\"\np = 0.05\n[workload]\nflows = 3\nsegments = 40\narrival = \"concurrent\"\n";
-    let out = run(&scenario(text), &RunOptions { trace: true, pcap: true, ..RunOptions::default() }).unwrap();
+    let out = run(
+        &scenario(text),
+        &RunOptions {
+            trace: true,
+            pcap: true,
+            ..RunOptions::default()
+        },
+    )
+    .unwrap();
     let l = lines(&out);
     let recs = records(out.pcap.as_ref().unwrap());
     let sends = kind(&l, "send");
@@ -41,7 +49,10 @@ fn capture_matches_the_trace() {
         assert_eq!(syn.options.mss, Some(1448));
         assert!(syn.options.sack_permitted && syn.options.timestamps.is_some());
         let isn_s = syn.seq;
-        let (_, synack) = segs.iter().find(|(_, s)| s.flags.contains(TcpFlags::SYN | TcpFlags::ACK)).unwrap();
+        let (_, synack) = segs
+            .iter()
+            .find(|(_, s)| s.flags.contains(TcpFlags::SYN | TcpFlags::ACK))
+            .unwrap();
         assert_eq!(synack.ack, Some(isn_s.wrapping_add(1)));
         // Data frames in capture order are the trace's data sends of this flow.
         let data: Vec<(u64, u32, usize)> = segs
@@ -54,14 +65,25 @@ fn capture_matches_the_trace() {
             .filter(|s| s["flow"] == u64::from(flow))
             .map(|s| {
                 let (a, b) = seq(s);
-                (s["t_us"].as_u64().unwrap(), seq::wrap(isn_s, a), (b - a) as usize)
+                (
+                    s["t_us"].as_u64().unwrap(),
+                    seq::wrap(isn_s, a),
+                    (b - a) as usize,
+                )
             })
             .collect();
         assert_eq!(data, traced);
         // The last ACK acknowledges the FIN too.
-        let (_, last) = segs.iter().rev().find(|(_, s)| s.dst.port() == 10_000 + flow).unwrap();
+        let (_, last) = segs
+            .iter()
+            .rev()
+            .find(|(_, s)| s.dst.port() == 10_000 + flow)
+            .unwrap();
         assert_eq!(last.ack, Some(seq::wrap(isn_s, 40 * 1448).wrapping_add(1)));
-        let fins = segs.iter().filter(|(_, s)| s.flags.contains(TcpFlags::FIN)).count();
+        let fins = segs
+            .iter()
+            .filter(|(_, s)| s.flags.contains(TcpFlags::FIN))
+            .count();
         assert!(fins >= 1);
     }
 }
@@ -69,8 +91,18 @@ fn capture_matches_the_trace() {
 #[test]
 fn sack_blocks_are_in_sequence_space() {
     let text = "[path.loss]\nmodel = \"drop-list\"\npackets = [1]\n[workload]\nsegments = 6\n";
-    let out = run(&scenario(text), &RunOptions { pcap: true, ..RunOptions::default() }).unwrap();
-    let segs: Vec<_> = records(out.pcap.as_ref().unwrap()).iter().map(|(_, f)| decode_frame(f).unwrap().to_owned_parts()).collect();
+    let out = run(
+        &scenario(text),
+        &RunOptions {
+            pcap: true,
+            ..RunOptions::default()
+        },
+    )
+    .unwrap();
+    let segs: Vec<_> = records(out.pcap.as_ref().unwrap())
+        .iter()
+        .map(|(_, f)| decode_frame(f).unwrap().to_owned_parts())
+        .collect();
     let isn_s = segs[0].0;
     let sacked: Vec<(u32, u32)> = segs.iter().flat_map(|s| s.1.clone()).collect();
     assert!(!sacked.is_empty());
@@ -83,6 +115,14 @@ trait Parts {
 }
 impl Parts for lossrec_wire::TcpSegment<'_> {
     fn to_owned_parts(&self) -> (u32, Vec<(u32, u32)>) {
-        (self.seq, self.options.sack.as_slice().iter().map(|b| (b.left, b.right)).collect())
+        (
+            self.seq,
+            self.options
+                .sack
+                .as_slice()
+                .iter()
+                .map(|b| (b.left, b.right))
+                .collect(),
+        )
     }
 }

@@ -29,9 +29,11 @@ fn loss_model(max_p: f64) -> impl Strategy<Value = String> {
     prop_oneof![
         Just("model = \"none\"".to_string()),
         (0.0..max_p).prop_map(|p| format!("model = \"bernoulli\"\np = {p}")),
-        (0.0..0.2f64, 0.2..1.0f64, 0.0..0.6f64)
-            .prop_map(|(gb, bg, lb)| format!("model = \"gilbert-elliott\"\np_good_bad = {gb}\np_bad_good = {bg}\nloss_bad = {lb}")),
-        prop::collection::vec(0u64..60, 0..6).prop_map(|v| format!("model = \"drop-list\"\npackets = {v:?}")),
+        (0.0..0.2f64, 0.2..1.0f64, 0.0..0.6f64).prop_map(|(gb, bg, lb)| format!(
+            "model = \"gilbert-elliott\"\np_good_bad = {gb}\np_bad_good = {bg}\nloss_bad = {lb}"
+        )),
+        prop::collection::vec(0u64..60, 0..6)
+            .prop_map(|v| format!("model = \"drop-list\"\npackets = {v:?}")),
     ]
 }
 
@@ -40,28 +42,47 @@ fn case() -> impl Strategy<Value = Case> {
         (1u32..200, 1u32..100, 3u32..200),
         (loss_model(0.3), loss_model(0.3)),
         prop::option::of((0.0..0.3f64, 0u32..30)),
-        (prop::sample::select(vec![0u32, 40, 200]), any::<bool>(), any::<bool>(), any::<bool>()),
+        (
+            prop::sample::select(vec![0u32, 40, 200]),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+        ),
         prop::sample::select(vec!["rfc", "linux-classic"]),
-        (1u32..4, 1u32..80, prop::sample::select(vec!["sequential", "concurrent"])),
+        (
+            1u32..4,
+            1u32..80,
+            prop::sample::select(vec!["sequential", "concurrent"]),
+        ),
         any::<u64>(),
     )
-        .prop_map(|((rtt_ms, rate_mbps, queue), (loss, ack_loss), reorder, (delayed_ack_ms, sack, timestamps, handshake), preset, (flows, segments, arrival), seed)| Case {
-            rtt_ms,
-            rate_mbps,
-            queue,
-            loss,
-            ack_loss,
-            reorder,
-            delayed_ack_ms,
-            sack,
-            timestamps,
-            handshake,
-            preset,
-            flows,
-            segments,
-            arrival,
-            seed: seed >> 1,
-        })
+        .prop_map(
+            |(
+                (rtt_ms, rate_mbps, queue),
+                (loss, ack_loss),
+                reorder,
+                (delayed_ack_ms, sack, timestamps, handshake),
+                preset,
+                (flows, segments, arrival),
+                seed,
+            )| Case {
+                rtt_ms,
+                rate_mbps,
+                queue,
+                loss,
+                ack_loss,
+                reorder,
+                delayed_ack_ms,
+                sack,
+                timestamps,
+                handshake,
+                preset,
+                flows,
+                segments,
+                arrival,
+                seed: seed >> 1,
+            },
+        )
 }
 
 fn toml(c: &Case) -> String {
@@ -70,7 +91,9 @@ fn toml(c: &Case) -> String {
         c.seed, c.rtt_ms, c.rate_mbps, c.queue, c.loss, c.ack_loss
     );
     if let Some((fraction, delay)) = c.reorder {
-        s += &format!("[path.reorder]\nfraction = {fraction}\ndelay_ms = 0\ndelay_max_ms = {delay}\n");
+        s += &format!(
+            "[path.reorder]\nfraction = {fraction}\ndelay_ms = 0\ndelay_max_ms = {delay}\n"
+        );
     }
     s += &format!(
         "[receiver]\ndelayed_ack_ms = {}\nsack = {}\ntimestamps = {}\n[sender]\npreset = \"{}\"\nsack = {}\ntimestamps = {}\nhandshake = {}\n[workload]\nflows = {}\nsegments = {}\narrival = \"{}\"\n",

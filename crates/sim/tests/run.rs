@@ -15,7 +15,15 @@ fn fct_of_a_clean_flow_is_handshake_plus_data_time() {
     let fct = out.flows[0].fct_ms.unwrap();
     assert!((fct - want).abs() < 0.01, "fct {fct} want {want}");
     let f = &out.flows[0];
-    assert_eq!((f.data_packets_sent, f.retransmits, f.rtos, f.fast_recoveries), (10, 0, 0, 0));
+    assert_eq!(
+        (
+            f.data_packets_sent,
+            f.retransmits,
+            f.rtos,
+            f.fast_recoveries
+        ),
+        (10, 0, 0, 0)
+    );
 }
 
 #[test]
@@ -27,7 +35,8 @@ fn without_handshake_fct_starts_at_the_first_data() {
 
 #[test]
 fn tail_loss_costs_an_rto() {
-    let out = plain("[path]\nrtt_ms = 100\n[path.loss]\nmodel = \"tail\"\n[workload]\nsegments = 10\n");
+    let out =
+        plain("[path]\nrtt_ms = 100\n[path.loss]\nmodel = \"tail\"\n[workload]\nsegments = 10\n");
     let f = &out.flows[0];
     assert_eq!((f.rtos, f.retransmits), (1, 1));
     assert!(f.fct_ms.unwrap() > 1000.0);
@@ -37,21 +46,33 @@ fn tail_loss_costs_an_rto() {
 fn same_seed_same_bytes() {
     let text = "[path]\nrtt_ms = 30\nrate_mbps = 20\n[path.loss]\nmodel = \"bernoulli\"\np = 0.03\n[path.ack_loss]\nmodel = \"gilbert-elliott\"\np_good_bad = 0.05\np_bad_good = 0.5\n[path.reorder]\nfraction = 0.02\ndelay_ms = 1\ndelay_max_ms = 8\n[workload]\nflows = 6\nsegments = 40\narrival = \"concurrent\"\n";
     let sc = scenario(text);
-    let opts = RunOptions { trace: true, pcap: true, ..RunOptions::default() };
+    let opts = RunOptions {
+        trace: true,
+        pcap: true,
+        ..RunOptions::default()
+    };
     let a = run(&sc, &opts).unwrap();
     let b = run(&sc, &opts).unwrap();
     assert_eq!(a.trace, b.trace);
     assert_eq!(a.pcap, b.pcap);
     assert_eq!(a.to_json(0.5), b.to_json(0.5));
     // A different seed changes the losses.
-    let c = run(&sc, &RunOptions { seed: Some(2), ..opts }).unwrap();
+    let c = run(
+        &sc,
+        &RunOptions {
+            seed: Some(2),
+            ..opts
+        },
+    )
+    .unwrap();
     assert_ne!(a.trace, c.trace);
     assert_eq!(c.seed, 2);
 }
 
 #[test]
 fn tracing_does_not_change_results() {
-    let text = "[path.loss]\nmodel = \"bernoulli\"\np = 0.05\n[workload]\nflows = 4\nsegments = 30\n";
+    let text =
+        "[path.loss]\nmodel = \"bernoulli\"\np = 0.05\n[workload]\nflows = 4\nsegments = 30\n";
     let a = traced(text);
     let b = plain(text);
     assert_eq!(a.to_json(0.0), b.to_json(0.0));
@@ -69,8 +90,18 @@ fn json_has_exactly_the_contract_keys() {
     let mut fk = keys(&v["flows"][0]);
     fk.sort();
     let mut want = vec![
-        "id", "preset", "bytes", "fct_ms", "data_packets_sent", "retransmits", "fast_recoveries", "rtos",
-        "spurious_rtos", "tlp_probes", "undos", "final_cwnd",
+        "id",
+        "preset",
+        "bytes",
+        "fct_ms",
+        "data_packets_sent",
+        "retransmits",
+        "fast_recoveries",
+        "rtos",
+        "spurious_rtos",
+        "tlp_probes",
+        "undos",
+        "final_cwnd",
     ];
     want.sort();
     assert_eq!(fk, want);
@@ -80,7 +111,10 @@ fn json_has_exactly_the_contract_keys() {
     assert_eq!(v["flows"][0]["preset"], "rfc");
     // Key order as documented.
     let s = out.to_json(0.0);
-    assert!(s.starts_with("{\"seed\":1,\"flows\":[{\"id\":0,\"preset\":\"rfc\",\"bytes\":"), "{s}");
+    assert!(
+        s.starts_with("{\"seed\":1,\"flows\":[{\"id\":0,\"preset\":\"rfc\",\"bytes\":"),
+        "{s}"
+    );
 }
 
 #[test]
@@ -88,30 +122,49 @@ fn sequential_flows_start_one_after_another() {
     let out = traced("[workload]\nflows = 3\nsegments = 2\n");
     assert_all_delivered(&out, 2896);
     let l = lines(&out);
-    let syns: Vec<u64> =
-        kind(&l, "send").iter().filter(|s| s["why"] == "syn").map(|s| s["t_us"].as_u64().unwrap()).collect();
+    let syns: Vec<u64> = kind(&l, "send")
+        .iter()
+        .filter(|s| s["why"] == "syn")
+        .map(|s| s["t_us"].as_u64().unwrap())
+        .collect();
     assert_eq!(syns.len(), 3);
     assert!(syns[0] < syns[1] && syns[1] < syns[2]);
     // Each starts when the previous sender saw its last ACK.
-    let last_ack_flow0 = kind(&l, "ack").iter().filter(|a| a["flow"] == 0).map(|a| a["t_us"].as_u64().unwrap()).max();
+    let last_ack_flow0 = kind(&l, "ack")
+        .iter()
+        .filter(|a| a["flow"] == 0)
+        .map(|a| a["t_us"].as_u64().unwrap())
+        .max();
     assert_eq!(Some(syns[1]), last_ack_flow0);
 }
 
 #[test]
 fn concurrent_flows_share_the_bottleneck() {
     let one = plain("[path]\nrate_mbps = 2\n[workload]\nflows = 1\nsegments = 100\n");
-    let four = plain("[path]\nrate_mbps = 2\n[workload]\nflows = 4\nsegments = 100\narrival = \"concurrent\"\n");
+    let four = plain(
+        "[path]\nrate_mbps = 2\n[workload]\nflows = 4\nsegments = 100\narrival = \"concurrent\"\n",
+    );
     assert_all_delivered(&four, 100 * 1448);
-    let slowest = four.flows.iter().map(|f| f.fct_ms.unwrap()).fold(0.0, f64::max);
+    let slowest = four
+        .flows
+        .iter()
+        .map(|f| f.fct_ms.unwrap())
+        .fold(0.0, f64::max);
     assert!(slowest > 3.0 * one.flows[0].fct_ms.unwrap(), "{slowest}");
 }
 
 #[test]
 fn poisson_arrivals_spread_flows_out() {
-    let out = traced("[workload]\nflows = 20\nsegments = 2\narrival = \"poisson\"\nrate_per_s = 5\n");
+    let out =
+        traced("[workload]\nflows = 20\nsegments = 2\narrival = \"poisson\"\nrate_per_s = 5\n");
     assert_all_delivered(&out, 2896);
     let l = lines(&out);
-    let last_syn = kind(&l, "send").iter().filter(|s| s["why"] == "syn").map(|s| s["t_us"].as_u64().unwrap()).max().unwrap();
+    let last_syn = kind(&l, "send")
+        .iter()
+        .filter(|s| s["why"] == "syn")
+        .map(|s| s["t_us"].as_u64().unwrap())
+        .max()
+        .unwrap();
     // 19 gaps of mean 200 ms.
     assert!((1_500_000..8_000_000).contains(&last_syn), "{last_syn}");
 }
@@ -194,7 +247,12 @@ fn every_example_runs() {
         let sc = Scenario::from_path(&path).unwrap_or_else(|e| panic!("{e}"));
         let out = run(&sc, &RunOptions::default()).unwrap_or_else(|e| panic!("{e}"));
         assert!(!out.time_limit_hit, "{}", path.display());
-        assert!(out.flows.iter().all(|f| f.bytes > 0), "{}: {}", path.display(), out.to_json(0.0));
+        assert!(
+            out.flows.iter().all(|f| f.bytes > 0),
+            "{}: {}",
+            path.display(),
+            out.to_json(0.0)
+        );
         names.push(path.file_name().unwrap().to_string_lossy().into_owned());
     }
     names.sort();

@@ -75,7 +75,10 @@ fn unknown_key_names_line_and_field() {
     let e = err("seed = 1\n[path]\nrtt_ms = 100\ncolour = \"red\"\n");
     assert_eq!(at(&e), (Some(4), Some(1), Some("path.colour")));
     assert!(e.message.contains("unknown field `colour`"), "{e}");
-    assert!(e.to_string().starts_with("s.toml:4:1: path.colour: "), "{e}");
+    assert!(
+        e.to_string().starts_with("s.toml:4:1: path.colour: "),
+        "{e}"
+    );
 }
 
 #[test]
@@ -105,7 +108,10 @@ fn syntax_error_has_a_position() {
 fn probability_out_of_range() {
     let e = err("[path.loss]\nmodel = \"bernoulli\"\np = 1.5\n");
     assert_eq!(at(&e), (Some(3), Some(5), Some("path.loss.p")));
-    assert_eq!(e.to_string(), "s.toml:3:5: path.loss.p: must be in [0, 1], got 1.5");
+    assert_eq!(
+        e.to_string(),
+        "s.toml:3:5: path.loss.p: must be in [0, 1], got 1.5"
+    );
     let e = err("[path.loss]\nmodel = \"gilbert-elliott\"\np_good_bad = 0.1\np_bad_good = -0.1\n");
     assert_eq!(at(&e), (Some(4), Some(14), Some("path.loss.p_bad_good")));
 }
@@ -130,8 +136,13 @@ fn missing_and_foreign_model_keys() {
 fn drop_rules_are_checked() {
     let e = err("[path.loss]\nmodel = \"drop-list\"\n[[path.loss.drops]]\nsegment = 1\n[[path.loss.drops]]\nseq = [5, 2]\n");
     assert_eq!(at(&e), (Some(6), Some(7), Some("path.loss.drops[1].seq")));
-    let e = err("[path.loss]\nmodel = \"drop-list\"\n[[path.loss.drops]]\nsegment = 1\ntransmission = 0\n");
-    assert_eq!(at(&e), (Some(5), Some(16), Some("path.loss.drops[0].transmission")));
+    let e = err(
+        "[path.loss]\nmodel = \"drop-list\"\n[[path.loss.drops]]\nsegment = 1\ntransmission = 0\n",
+    );
+    assert_eq!(
+        at(&e),
+        (Some(5), Some(16), Some("path.loss.drops[0].transmission"))
+    );
     let e = err("[path.loss]\nmodel = \"drop-list\"\n");
     assert!(e.message.contains("needs `packets`"), "{e}");
 }
@@ -157,7 +168,10 @@ fn rate_must_be_positive() {
 fn unknown_preset_lists_the_valid_ones() {
     let e = err("[sender]\npreset = \"bbr\"\n");
     assert_eq!(at(&e), (Some(2), Some(10), Some("sender.preset")));
-    assert!(e.message.contains("unknown preset `bbr`") && e.message.contains("rfc"), "{e}");
+    assert!(
+        e.message.contains("unknown preset `bbr`") && e.message.contains("rfc"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -196,7 +210,10 @@ fn workload_keys_follow_the_kind() {
 #[test]
 fn spikes_need_extra_shorter_than_period() {
     let e = err("[path.delay_spikes]\nperiod_ms = 100\nextra_ms = 200\n");
-    assert_eq!(at(&e), (Some(2), Some(13), Some("path.delay_spikes.period_ms")));
+    assert_eq!(
+        at(&e),
+        (Some(2), Some(13), Some("path.delay_spikes.period_ms"))
+    );
 }
 
 #[test]

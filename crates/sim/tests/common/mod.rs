@@ -11,7 +11,14 @@ pub fn scenario(text: &str) -> Scenario {
 
 /// Runs with the trace on.
 pub fn traced(text: &str) -> RunOutput {
-    run(&scenario(text), &RunOptions { trace: true, ..RunOptions::default() }).unwrap()
+    run(
+        &scenario(text),
+        &RunOptions {
+            trace: true,
+            ..RunOptions::default()
+        },
+    )
+    .unwrap()
 }
 
 /// Runs without a trace.
@@ -21,7 +28,12 @@ pub fn plain(text: &str) -> RunOutput {
 
 /// The trace's lines as JSON values.
 pub fn lines(out: &RunOutput) -> Vec<Value> {
-    out.trace.as_deref().unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    out.trace
+        .as_deref()
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 /// Lines of one kind.
@@ -36,21 +48,35 @@ pub fn seq(l: &Value) -> (u64, u64) {
 
 /// Data `send` lines (non-empty payload).
 pub fn data_sends(lines: &[Value]) -> Vec<&Value> {
-    kind(lines, "send").into_iter().filter(|l| seq(l).0 < seq(l).1).collect()
+    kind(lines, "send")
+        .into_iter()
+        .filter(|l| seq(l).0 < seq(l).1)
+        .collect()
 }
 
 /// Data-direction drops.
 pub fn data_drops(lines: &[Value]) -> Vec<&Value> {
-    kind(lines, "drop").into_iter().filter(|l| l["dir"] == "data").collect()
+    kind(lines, "drop")
+        .into_iter()
+        .filter(|l| l["dir"] == "data")
+        .collect()
 }
 
 pub fn ack_drops(lines: &[Value]) -> Vec<&Value> {
-    kind(lines, "drop").into_iter().filter(|l| l["dir"] == "ack").collect()
+    kind(lines, "drop")
+        .into_iter()
+        .filter(|l| l["dir"] == "ack")
+        .collect()
 }
 
 /// Every flow of a non-bulk run finished and delivered `bytes`.
 pub fn assert_all_delivered(out: &RunOutput, bytes: u64) {
-    assert_eq!(out.unfinished_flows, 0, "unfinished flows: {}", out.to_json(0.0));
+    assert_eq!(
+        out.unfinished_flows,
+        0,
+        "unfinished flows: {}",
+        out.to_json(0.0)
+    );
     for f in &out.flows {
         assert_eq!(f.bytes, bytes, "{}", out.to_json(0.0));
         assert!(f.fct_ms.is_some());
