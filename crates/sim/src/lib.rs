@@ -23,7 +23,7 @@ use serde::Serialize;
 use std::fmt;
 
 pub mod bench;
-pub mod flow;
+mod flow;
 pub mod link;
 pub mod loss;
 mod parse;
@@ -33,7 +33,7 @@ pub mod reorder;
 pub mod rng;
 pub mod scenario;
 mod sim;
-pub mod span;
+mod span;
 pub mod trace;
 pub mod workload;
 

@@ -14,6 +14,8 @@ struct Case {
     loss: String,
     ack_loss: String,
     reorder: Option<(f64, u32)>,
+    spikes: Option<(u32, u32, u32)>,
+    request_response: bool,
     delayed_ack_ms: u32,
     sack: bool,
     timestamps: bool,
@@ -41,7 +43,11 @@ fn case() -> impl Strategy<Value = Case> {
     (
         (1u32..200, 1u32..100, 3u32..200),
         (loss_model(0.3), loss_model(0.3)),
-        prop::option::of((0.0..0.3f64, 0u32..30)),
+        (
+            prop::option::of((0.0..0.3f64, 0u32..30)),
+            prop::option::of((0u32..2000, 1u32..500, 1u32..5000)),
+            prop::bool::weighted(0.2),
+        ),
         (
             prop::sample::select(vec![0u32, 40, 200]),
             any::<bool>(),
@@ -60,7 +66,7 @@ fn case() -> impl Strategy<Value = Case> {
             |(
                 (rtt_ms, rate_mbps, queue),
                 (loss, ack_loss),
-                reorder,
+                (reorder, spikes, request_response),
                 (delayed_ack_ms, sack, timestamps, handshake),
                 preset,
                 (flows, segments, arrival),
@@ -72,6 +78,8 @@ fn case() -> impl Strategy<Value = Case> {
                 loss,
                 ack_loss,
                 reorder,
+                spikes,
+                request_response,
                 delayed_ack_ms,
                 sack,
                 timestamps,
@@ -95,9 +103,26 @@ fn toml(c: &Case) -> String {
             "[path.reorder]\nfraction = {fraction}\ndelay_ms = 0\ndelay_max_ms = {delay}\n"
         );
     }
+    if let Some((start, extra, gap)) = c.spikes {
+        s += &format!(
+            "[path.delay_spikes]\nstart_ms = {start}\nextra_ms = {extra}\nperiod_ms = {}\n",
+            extra + gap
+        );
+    }
+    let workload = if c.request_response {
+        format!(
+            "kind = \"request-response\"\nrequests = {}\nresponse_segments = {}\nthink_ms = 10\n",
+            c.flows, c.segments
+        )
+    } else {
+        format!(
+            "flows = {}\nsegments = {}\narrival = \"{}\"\n",
+            c.flows, c.segments, c.arrival
+        )
+    };
     s += &format!(
-        "[receiver]\ndelayed_ack_ms = {}\nsack = {}\ntimestamps = {}\n[sender]\npreset = \"{}\"\nsack = {}\ntimestamps = {}\nhandshake = {}\n[workload]\nflows = {}\nsegments = {}\narrival = \"{}\"\n",
-        c.delayed_ack_ms, c.sack, c.timestamps, c.preset, c.sack, c.timestamps, c.handshake, c.flows, c.segments, c.arrival
+        "[receiver]\ndelayed_ack_ms = {}\nsack = {}\ntimestamps = {}\n[sender]\npreset = \"{}\"\nsack = {}\ntimestamps = {}\nhandshake = {}\n[workload]\n{workload}",
+        c.delayed_ack_ms, c.sack, c.timestamps, c.preset, c.sack, c.timestamps, c.handshake
     );
     s
 }
@@ -132,5 +157,43 @@ proptest! {
         // Reproducible.
         let again = run(&sc, &opts).unwrap();
         prop_assert_eq!(out.trace, again.trace);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// Garbage and near-miss scenario text gives an error (with a position when the text is
+    /// not empty of content) or a scenario, never a panic.
+    #[test]
+    fn parser_never_panics(
+        key in prop::sample::select(vec![
+            "seed", "max_time_s", "path.rtt_ms", "path.rate_mbps", "path.queue_bytes",
+            "path.loss.p", "path.loss.model", "path.loss.count", "path.loss.packets",
+            "path.reorder.delay_ms", "path.delay_spikes.extra_ms", "receiver.delayed_ack_ms",
+            "sender.preset", "sender.mss", "sender.cc", "workload.kind", "workload.flows",
+            "workload.bytes", "workload.duration_s", "bogus.key",
+        ]),
+        value in prop_oneof![
+            any::<i64>().prop_map(|v| v.to_string()),
+            any::<f64>().prop_map(|v| format!("{v:?}")),
+            "[a-z\\-]{0,12}".prop_map(|v| format!("\"{v}\"")),
+            Just("[1, 2, 3]".to_string()),
+            Just("true".to_string()),
+            Just("{ a = 1 }".to_string()),
+        ],
+        junk in "[ -~\\n]{0,40}",
+    ) {
+        let (table, k) = key.rsplit_once('.').map_or(("", key), |(t, k)| (t, k));
+        let text = if table.is_empty() {
+            format!("{k} = {value}\n")
+        } else {
+            format!("[{table}]\n{k} = {value}\n")
+        };
+        if let Err(e) = lossrec_sim::Scenario::from_toml_str(&text, "p.toml") {
+            prop_assert!(e.line.is_some(), "{}: {}", text, e);
+        }
+        let _ = lossrec_sim::Scenario::from_toml_str(&junk, "junk.toml");
+        let _ = lossrec_sim::Scenario::from_toml_str(&format!("{text}{junk}"), "both.toml");
     }
 }
