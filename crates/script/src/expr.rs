@@ -562,7 +562,9 @@ fn binary(op: BinOp, a: Value, b: Value) -> Result<Value, String> {
 pub fn names(e: &Expr, out: &mut Vec<String>) {
     match e {
         Expr::Name(n) => {
-            if !out.contains(n) && !matches!(n.as_str(), "True" | "False") {
+            let constant = matches!(n.as_str(), "True" | "False")
+                || CA_STATES.iter().any(|(c, _)| c == n);
+            if !out.contains(n) && !constant {
                 out.push(n.clone())
             }
         }
