@@ -170,7 +170,10 @@ pub enum TcpOption {
     Mss(u16),
     SackOk,
     Wscale(u8),
-    Timestamp { val: u32, ecr: u32 },
+    Timestamp {
+        val: u32,
+        ecr: u32,
+    },
     /// Relative sequence numbers `start:end`.
     Sack(Vec<(u32, u32)>),
 }

@@ -2,6 +2,7 @@
 //! `tcpi_*` fields, MIB counters and `TCP_CA_*` constants, with Python's operators.
 
 use crate::ast::{BinOp, CmpOp, Expr, Stmt};
+pub use crate::eval::{eval, names};
 use crate::lex::{ParseError, Scanner};
 use lossrec::{Stats, TcpInfo};
 
@@ -43,7 +44,7 @@ struct Token {
 }
 
 const OPS: &[&str] = &[
-    "==", "!=", "<=", ">=", "//", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",",
+    "==", "!=", "<=", ">=", "//", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",", "=",
 ];
 
 fn tokenize(body: &str, line: usize, col: usize) -> Result<Vec<Token>, ParseError> {
@@ -62,7 +63,7 @@ fn tokenize(body: &str, line: usize, col: usize) -> Result<Vec<Token>, ParseErro
             })
         };
         let Some(c) = s.peek() else {
-            push(&mut out, Tok::End, String::new());
+            push(&mut out, Tok::End, "end of block".into());
             push(&mut out, Tok::Eof, "end of block".into());
             return Ok(out);
         };
@@ -81,7 +82,9 @@ fn tokenize(body: &str, line: usize, col: usize) -> Result<Vec<Token>, ParseErro
         } else if c.is_ascii_alphabetic() || c == '_' {
             let w = s.ident();
             push(&mut out, Tok::Name(w.clone()), w);
-        } else if c.is_ascii_digit() || (c == '.' && s.peek_at(1).is_some_and(|d| d.is_ascii_digit())) {
+        } else if c.is_ascii_digit()
+            || (c == '.' && s.peek_at(1).is_some_and(|d| d.is_ascii_digit()))
+        {
             let w = s.take_while(|c| c.is_ascii_alphanumeric() || c == '.');
             let tok = if let Some(hex) = w.strip_prefix("0x") {
                 i64::from_str_radix(hex, 16).ok().map(Tok::Int)
@@ -162,7 +165,7 @@ impl Parser {
         }
     }
     fn is_op(&self, op: &str) -> bool {
-        self.peek().tok == Tok::Op(leak(op))
+        matches!(&self.peek().tok, Tok::Op(o) if *o == op)
     }
     fn expect_op(&mut self, op: &'static str) -> Result<(), ParseError> {
         if self.is_op(op) {
@@ -177,10 +180,18 @@ impl Parser {
     fn text_between(&self, a: &Token, b: &Token) -> String {
         if a.line == b.line {
             let l = &self.src[a.line - self.first_line];
-            let off = if a.line == self.first_line { self.first_col } else { 1 };
+            let off = if a.line == self.first_line {
+                self.first_col
+            } else {
+                1
+            };
             let chars: Vec<char> = l.chars().collect();
             let (i, j) = (a.col - off, (b.col - off).min(chars.len()));
-            chars[i.min(j)..j].iter().collect::<String>().trim().to_string()
+            chars[i.min(j)..j]
+                .iter()
+                .collect::<String>()
+                .trim()
+                .to_string()
         } else {
             self.toks[self.index_of(a)..self.index_of(b)]
                 .iter()
@@ -245,7 +256,10 @@ impl Parser {
         };
         let end = self.peek().clone();
         if end.tok != Tok::End {
-            return Err(self.err(&end, format!("unexpected `{}` after the statement", end.text)));
+            return Err(self.err(
+                &end,
+                format!("unexpected `{}` after the statement", end.text),
+            ));
         }
         Ok(stmt)
     }
@@ -353,7 +367,11 @@ impl Parser {
                     }
                 }
                 self.next();
-                let ok = if n == "abs" { args.len() == 1 } else { !args.is_empty() };
+                let ok = if n == "abs" {
+                    args.len() == 1
+                } else {
+                    !args.is_empty()
+                };
                 if !ok {
                     return Err(self.err(&t, format!("wrong number of arguments to `{n}`")));
                 }
@@ -381,205 +399,5 @@ impl Parser {
             )),
             _ => Err(self.err(&t, format!("expected a value, found `{}`", t.text))),
         }
-    }
-}
-
-/// Operators are `'static` in tokens; compare through the table.
-fn leak(op: &str) -> &'static str {
-    OPS.iter().find(|o| **o == op).copied().unwrap_or("")
-}
-
-/// A value during evaluation (Python's int, float, bool, str).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Value {
-    Int(i64),
-    Float(f64),
-    Bool(bool),
-    Str(String),
-}
-
-impl core::fmt::Display for Value {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            Value::Int(v) => write!(f, "{v}"),
-            Value::Float(v) => write!(f, "{v}"),
-            Value::Bool(true) => f.write_str("True"),
-            Value::Bool(false) => f.write_str("False"),
-            Value::Str(s) => f.write_str(s),
-        }
-    }
-}
-
-impl Value {
-    fn num(&self) -> Result<f64, String> {
-        match self {
-            Value::Int(v) => Ok(*v as f64),
-            Value::Float(v) => Ok(*v),
-            Value::Bool(b) => Ok(f64::from(u8::from(*b))),
-            Value::Str(s) => Err(format!("`{s}` is a string, not a number")),
-        }
-    }
-    fn int(&self) -> Option<i64> {
-        match self {
-            Value::Int(v) => Some(*v),
-            Value::Bool(b) => Some(i64::from(*b)),
-            _ => None,
-        }
-    }
-    pub fn truthy(&self) -> bool {
-        match self {
-            Value::Int(v) => *v != 0,
-            Value::Float(v) => *v != 0.0,
-            Value::Bool(b) => *b,
-            Value::Str(s) => !s.is_empty(),
-        }
-    }
-}
-
-/// Evaluates `e`, looking names up with `lookup`.
-pub fn eval(e: &Expr, lookup: &dyn Fn(&str) -> Option<i64>) -> Result<Value, String> {
-    Ok(match e {
-        Expr::Int(v) => Value::Int(*v),
-        Expr::Float(v) => Value::Float(*v),
-        Expr::Str(s) => Value::Str(s.clone()),
-        Expr::Name(n) => match n.as_str() {
-            "True" => Value::Bool(true),
-            "False" => Value::Bool(false),
-            _ => Value::Int(lookup(n).ok_or_else(|| format!("`{n}` has no value"))?),
-        },
-        Expr::Neg(x) => match eval(x, lookup)? {
-            Value::Float(v) => Value::Float(-v),
-            v => Value::Int(v.int().ok_or("cannot negate a string")?.wrapping_neg()),
-        },
-        Expr::Not(x) => Value::Bool(!eval(x, lookup)?.truthy()),
-        Expr::And(a, b) => {
-            let a = eval(a, lookup)?;
-            if a.truthy() {
-                eval(b, lookup)?
-            } else {
-                a
-            }
-        }
-        Expr::Or(a, b) => {
-            let a = eval(a, lookup)?;
-            if a.truthy() {
-                a
-            } else {
-                eval(b, lookup)?
-            }
-        }
-        Expr::Binary(op, a, b) => binary(*op, eval(a, lookup)?, eval(b, lookup)?)?,
-        Expr::Compare(first, rest) => {
-            let mut left = eval(first, lookup)?;
-            for (op, e) in rest {
-                let right = eval(e, lookup)?;
-                let ok = match (&left, &right) {
-                    (Value::Str(a), Value::Str(b)) => compare(*op, a.cmp(b)),
-                    _ => {
-                        let (a, b) = (left.num()?, right.num()?);
-                        match a.partial_cmp(&b) {
-                            Some(o) => compare(*op, o),
-                            None => *op == CmpOp::Ne,
-                        }
-                    }
-                };
-                if !ok {
-                    return Ok(Value::Bool(false));
-                }
-                left = right;
-            }
-            Value::Bool(true)
-        }
-        Expr::Call(f, args) => {
-            let vals = args
-                .iter()
-                .map(|a| eval(a, lookup))
-                .collect::<Result<Vec<_>, _>>()?;
-            match f.as_str() {
-                "abs" => match &vals[0] {
-                    Value::Float(v) => Value::Float(v.abs()),
-                    v => Value::Int(v.int().ok_or("abs of a string")?.wrapping_abs()),
-                },
-                _ => {
-                    let mut best = vals[0].clone();
-                    for v in &vals[1..] {
-                        let better = if f == "min" {
-                            v.num()? < best.num()?
-                        } else {
-                            v.num()? > best.num()?
-                        };
-                        if better {
-                            best = v.clone();
-                        }
-                    }
-                    best
-                }
-            }
-        }
-    })
-}
-
-fn compare(op: CmpOp, o: core::cmp::Ordering) -> bool {
-    use core::cmp::Ordering::*;
-    match op {
-        CmpOp::Eq => o == Equal,
-        CmpOp::Ne => o != Equal,
-        CmpOp::Lt => o == Less,
-        CmpOp::Le => o != Greater,
-        CmpOp::Gt => o == Greater,
-        CmpOp::Ge => o != Less,
-    }
-}
-
-fn binary(op: BinOp, a: Value, b: Value) -> Result<Value, String> {
-    if let (Some(x), Some(y), false) = (a.int(), b.int(), op == BinOp::Div) {
-        let v = match op {
-            BinOp::Add => x.checked_add(y),
-            BinOp::Sub => x.checked_sub(y),
-            BinOp::Mul => x.checked_mul(y),
-            BinOp::FloorDiv | BinOp::Mod if y == 0 => return Err("division by zero".into()),
-            BinOp::FloorDiv => Some(x.div_euclid(y) - i64::from(y < 0 && x.rem_euclid(y) != 0)),
-            BinOp::Mod => Some(x - y * (x.div_euclid(y) - i64::from(y < 0 && x.rem_euclid(y) != 0))),
-            BinOp::Div => None,
-        };
-        return v.map(Value::Int).ok_or_else(|| "integer overflow".into());
-    }
-    let (x, y) = (a.num()?, b.num()?);
-    if y == 0.0 && matches!(op, BinOp::Div | BinOp::FloorDiv | BinOp::Mod) {
-        return Err("division by zero".into());
-    }
-    Ok(Value::Float(match op {
-        BinOp::Add => x + y,
-        BinOp::Sub => x - y,
-        BinOp::Mul => x * y,
-        BinOp::Div => x / y,
-        BinOp::FloorDiv => (x / y).floor(),
-        BinOp::Mod => x - y * (x / y).floor(),
-    }))
-}
-
-/// Every name an expression reads, in first-use order (for failure messages).
-pub fn names(e: &Expr, out: &mut Vec<String>) {
-    match e {
-        Expr::Name(n) => {
-            let constant = matches!(n.as_str(), "True" | "False")
-                || CA_STATES.iter().any(|(c, _)| c == n);
-            if !out.contains(n) && !constant {
-                out.push(n.clone())
-            }
-        }
-        Expr::Neg(x) | Expr::Not(x) => names(x, out),
-        Expr::Binary(_, a, b) | Expr::And(a, b) | Expr::Or(a, b) => {
-            names(a, out);
-            names(b, out);
-        }
-        Expr::Compare(a, rest) => {
-            names(a, out);
-            for (_, x) in rest {
-                names(x, out);
-            }
-        }
-        Expr::Call(_, args) => args.iter().for_each(|a| names(a, out)),
-        Expr::Int(_) | Expr::Float(_) | Expr::Str(_) => {}
     }
 }

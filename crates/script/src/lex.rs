@@ -73,7 +73,9 @@ impl Scanner {
         self.pos >= self.chars.len()
     }
     pub fn starts_with(&self, s: &str) -> bool {
-        s.chars().enumerate().all(|(i, c)| self.peek_at(i) == Some(c))
+        s.chars()
+            .enumerate()
+            .all(|(i, c)| self.peek_at(i) == Some(c))
     }
     pub fn bump(&mut self) -> Option<char> {
         let c = self.peek()?;

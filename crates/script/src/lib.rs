@@ -28,6 +28,7 @@
 //! engine's packets); [`summary`] gives `N passed, M failed`.
 
 mod ast;
+mod eval;
 mod expr;
 mod lex;
 mod parse;

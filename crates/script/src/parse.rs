@@ -29,7 +29,7 @@ pub fn parse(text: &str) -> Result<Script, Vec<ParseError>> {
         };
         if let Err(e) = res {
             // Multi-line constructs swallow the rest of the file when unterminated.
-            let fatal = ["unterminated `%{`", "unterminated `/*`", "unterminated shell"]
+            let fatal = ["unterminated `%{`", "unterminated `/*`"]
                 .iter()
                 .any(|p| e.message.starts_with(p));
             errors.push(e);
@@ -64,9 +64,8 @@ fn comment_line(s: &mut Scanner, script: &mut Script) -> Result<(), ParseError> 
         let word = s.take_while(|c| !c.is_whitespace());
         if let Some(name) = word.strip_prefix("preset=") {
             script.header.preset = Some((line, name.to_string()));
-        } else if let Some((axis, value)) = word
-            .strip_prefix("set=")
-            .and_then(|kv| kv.split_once('='))
+        } else if let Some((axis, value)) =
+            word.strip_prefix("set=").and_then(|kv| kv.split_once('='))
         {
             script
                 .header
@@ -174,7 +173,10 @@ fn time_val(s: &mut Scanner) -> Result<TimeVal, ParseError> {
     }
     if int.is_empty() && frac.is_empty() {
         let found = s.peek_word();
-        return Err(s.error_at(m, format!("expected a time (`0.100`, `+.1`, `*`), found `{found}`")));
+        return Err(s.error_at(
+            m,
+            format!("expected a time (`0.100`, `+.1`, `*`), found `{found}`"),
+        ));
     }
     if frac.len() > 6 {
         return Err(s.error_at(m, "time has more than six decimals (microseconds)"));
@@ -228,7 +230,10 @@ fn packet(s: &mut Scanner, dir: Direction) -> Result<Packet, ParseError> {
     }
     let len = s.number_max("length", u64::from(u32::MAX))? as u32;
     if !s.eat(")") {
-        return Err(s.error(format!("expected `)` after the length, found `{}`", s.peek_word())));
+        return Err(s.error(format!(
+            "expected `)` after the length, found `{}`",
+            s.peek_word()
+        )));
     }
     if end.wrapping_sub(start) != len {
         return Err(s.error_at(
@@ -271,7 +276,9 @@ fn packet(s: &mut Scanner, dir: Direction) -> Result<Packet, ParseError> {
                 let found = if word.is_empty() { s.peek_word() } else { word };
                 return Err(s.error_at(
                     m,
-                    format!("unexpected `{found}` in packet (expected `ack N`, `win N` or `<options>`)"),
+                    format!(
+                        "unexpected `{found}` in packet (expected `ack N`, `win N` or `<options>`)"
+                    ),
                 ));
             }
         };
@@ -290,7 +297,10 @@ fn options(s: &mut Scanner) -> Result<Options, ParseError> {
     if s.eat("...") {
         s.skip_spaces();
         if !s.eat(">") {
-            return Err(s.error(format!("expected `>` after `<...`, found `{}`", s.peek_word())));
+            return Err(s.error(format!(
+                "expected `>` after `<...`, found `{}`",
+                s.peek_word()
+            )));
         }
         return Ok(Options::Any);
     }
@@ -350,8 +360,8 @@ fn options(s: &mut Scanner) -> Result<Options, ParseError> {
                 return Err(s.error_at(
                     m,
                     format!(
-                        "unknown TCP option `{name}` (known: nop, eol, mss, sackOK, wscale, TS, sack)"
-                    ),
+                    "unknown TCP option `{name}` (known: nop, eol, mss, sackOK, wscale, TS, sack)"
+                ),
                 ))
             }
         };
@@ -388,7 +398,10 @@ fn syscall(s: &mut Scanner) -> Result<Syscall, ParseError> {
     let name = s.ident();
     s.skip_spaces();
     if !s.eat("(") {
-        return Err(s.error(format!("expected `(` after `{name}`, found `{}`", s.peek_word())));
+        return Err(s.error(format!(
+            "expected `(` after `{name}`, found `{}`",
+            s.peek_word()
+        )));
     }
     let open = s.mark();
     let mut depth = 0usize;
@@ -460,9 +473,12 @@ fn syscall(s: &mut Scanner) -> Result<Syscall, ParseError> {
 fn shell(s: &mut Scanner) -> Result<String, ParseError> {
     let m = s.mark();
     s.eat("`");
-    let body = s.take_while(|c| c != '`');
+    let body = s.take_while(|c| c != '`' && c != '\n');
     if !s.eat("`") {
-        return Err(s.error_at(m, "unterminated shell command (missing closing backquote)"));
+        return Err(s.error_at(
+            m,
+            "unterminated shell command (missing closing backquote on this line)",
+        ));
     }
     Ok(body.trim().to_string())
 }

@@ -65,7 +65,11 @@ impl fmt::Display for ScriptReport {
             }
             if let Some(a) = &x.actual {
                 for (i, l) in a.lines().enumerate() {
-                    let label = if i == 0 { "  actual:   " } else { "            " };
+                    let label = if i == 0 {
+                        "  actual:   "
+                    } else {
+                        "            "
+                    };
                     writeln!(f, "{label}{l}")?;
                 }
             }

@@ -201,7 +201,8 @@ impl<'a> Runner<'a> {
         let mut events = Vec::new();
         while let Some(e) = s.poll_event() {
             let mut fields = Vec::new();
-            e.kind.for_each_field(|k, v| fields.push(format!("{k}={v}")));
+            e.kind
+                .for_each_field(|k, v| fields.push(format!("{k}={v}")));
             events.push(format!("# {} {}", e.kind.name(), fields.join(" ")));
         }
         for e in events {
@@ -227,7 +228,11 @@ impl<'a> Runner<'a> {
 
     /// Fails if a queued transmission left before `before` (µs): no line expected it.
     fn check_unexpected(&self, line: usize, before: i64) -> Step {
-        let n = self.pending.iter().take_while(|x| usecs(x.at) < before).count();
+        let n = self
+            .pending
+            .iter()
+            .take_while(|x| usecs(x.at) < before)
+            .count();
         if n == 0 {
             return Ok(());
         }
@@ -266,7 +271,9 @@ impl<'a> Runner<'a> {
                 .sender
                 .as_ref()
                 .and_then(|s| s.poll_timeout())
-                .map_or("none".to_string(), |d| format!("{} sec", fmt_secs(usecs(d))));
+                .map_or("none".to_string(), |d| {
+                    format!("{} sec", fmt_secs(usecs(d)))
+                });
             let mut f = fail(
                 line,
                 format!(
@@ -281,7 +288,9 @@ impl<'a> Runner<'a> {
         let mut seen = Seen::of(first, self.passive);
         let mut used = 1;
         while seen.len < p.len {
-            let Some(next) = self.pending.get(used) else { break };
+            let Some(next) = self.pending.get(used) else {
+                break;
+            };
             if !seen.absorb(&Seen::of(next, self.passive)) {
                 break;
             }
@@ -295,6 +304,24 @@ impl<'a> Runner<'a> {
             f
         };
         if let Err((field, e, a)) = crate::wire::compare(p, &seen) {
+            // The expected packet went out later: the earlier ones are unexpected.
+            let later = self.pending.iter().skip(1).position(|x| {
+                let s = Seen::of(x, self.passive);
+                s.start == p.start && s.flags.syn == p.flags.syn
+            });
+            if let (Some(k), "tcp_seq") = (later, field.as_str()) {
+                let mut f = fail(
+                    line,
+                    format!(
+                        "unexpected outbound packet: the engine sent {} packet(s) before the one \
+                         this line expects",
+                        k + 1
+                    ),
+                );
+                f.expected = Some(format!("{when} {p}"));
+                f.actual = Some(self.pending_text(k + 1));
+                return Err(f);
+            }
             return Err(mismatch(format!(
                 "outbound packet mismatch in {field}: expected {e}, actual {a}"
             )));
@@ -327,7 +354,8 @@ impl<'a> Runner<'a> {
 
     fn inbound(&mut self, line: usize, p: &Packet) -> Step {
         self.log(self.now, p.to_string());
-        let unsupported = |what: &str| Err(fail(line, format!("unsupported at line {line}: {what}")));
+        let unsupported =
+            |what: &str| Err(fail(line, format!("unsupported at line {line}: {what}")));
         let f = p.flags;
         if f.rst || f.fin || f.urg || f.ece || f.cwr {
             return unsupported(&format!(
@@ -339,7 +367,9 @@ impl<'a> Runner<'a> {
             return unsupported("inbound data (the engine under test is a sender only)");
         }
         if matches!(p.options, Options::Any) {
-            return unsupported("`<...>` on an inbound packet (it must say which options it carries)");
+            return unsupported(
+                "`<...>` on an inbound packet (it must say which options it carries)",
+            );
         }
         let opts = match &p.options {
             Options::List(l) => l.clone(),
@@ -384,7 +414,10 @@ impl<'a> Runner<'a> {
             return unsupported("an inbound segment without `.` and `ack N`");
         };
         if ack_seq == 0 {
-            return Err(fail(line, "inbound `ack 0` acknowledges nothing: the SYN is sequence 0"));
+            return Err(fail(
+                line,
+                "inbound `ack 0` acknowledges nothing: the SYN is sequence 0",
+            ));
         }
         let mut cumulative = u64::from(ack_seq) - 1;
         // The FIN takes one sequence number after the last byte.
@@ -392,17 +425,17 @@ impl<'a> Runner<'a> {
         if self.fin_sent && cumulative == written + 1 {
             cumulative = written;
         }
-        let ts = match ts {
-            None => None,
-            Some((val, ecr)) => Some(Timestamps {
-                val: u64::from(val),
-                ecr: self.map_ecr(ecr),
-            }),
-        };
+        let ts = ts.map(|(val, ecr)| Timestamps {
+            val: u64::from(val),
+            ecr: self.map_ecr(ecr),
+        });
         let mut blocks = SackBlocks::new();
         for (a, b) in sack {
             if a == 0 || b == 0 {
-                return Err(fail(line, "a SACK edge of 0 lies before the first data byte"));
+                return Err(fail(
+                    line,
+                    "a SACK edge of 0 lies before the first data byte",
+                ));
             }
             blocks.push(Range::new(u64::from(a) - 1, u64::from(b) - 1));
         }
@@ -464,7 +497,12 @@ impl<'a> Runner<'a> {
             info.get(n)
                 .or_else(|| stats.get(n))
                 .map(|v| i64::try_from(v).unwrap_or(i64::MAX))
-                .or_else(|| expr::CA_STATES.iter().find(|(c, _)| *c == n).map(|(_, v)| *v))
+                .or_else(|| {
+                    expr::CA_STATES
+                        .iter()
+                        .find(|(c, _)| *c == n)
+                        .map(|(_, v)| *v)
+                })
         };
         for st in stmts {
             match st {
@@ -474,7 +512,8 @@ impl<'a> Runner<'a> {
                     text,
                     message,
                 } => {
-                    let v = expr::eval(e, &lookup).map_err(|m| fail(*l, format!("in `{text}`: {m}")))?;
+                    let v = expr::eval(e, &lookup)
+                        .map_err(|m| fail(*l, format!("in `{text}`: {m}")))?;
                     let mut names = Vec::new();
                     expr::names(e, &mut names);
                     let values = names

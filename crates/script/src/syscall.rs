@@ -23,10 +23,12 @@ fn unsupported(line: usize, what: String) -> Step {
 }
 
 fn fd_arg(c: &Syscall, line: usize) -> Result<i64, crate::report::Failure> {
-    c.args
-        .first()
-        .and_then(|a| a.parse().ok())
-        .ok_or_else(|| fail(line, format!("`{}` needs a file descriptor as its first argument", c.name)))
+    c.args.first().and_then(|a| a.parse().ok()).ok_or_else(|| {
+        fail(
+            line,
+            format!("`{}` needs a file descriptor as its first argument", c.name),
+        )
+    })
 }
 
 pub(crate) fn run(r: &mut Runner, line: usize, c: &Syscall) -> Step {
@@ -164,7 +166,10 @@ fn setsockopt(r: &mut Runner, line: usize, c: &Syscall) -> Step {
     let value = c.args.get(3).map(String::as_str).unwrap_or("");
     let (axis, v) = match opt {
         "TCP_CONGESTION" => ("cc", value.trim_matches('"').to_string()),
-        "TCP_MAXSEG" => ("mss", value.trim_matches(|c| c == '[' || c == ']').to_string()),
+        "TCP_MAXSEG" => (
+            "mss",
+            value.trim_matches(|c| c == '[' || c == ']').to_string(),
+        ),
         _ => return unsupported(line, format!("setsockopt option `{opt}`")),
     };
     if r.sender.is_some() {
@@ -180,12 +185,12 @@ fn setsockopt(r: &mut Runner, line: usize, c: &Syscall) -> Step {
 
 pub(crate) fn shell(r: &mut Runner, line: usize, cmd: &str) -> Step {
     r.log(r.now, format!("`{cmd}`"));
-    let assignments = sysctl::shell_assignments(cmd).or_else(|m| {
-        unsupported(line, m).map(|_| Vec::new())
-    })?;
+    let assignments =
+        sysctl::shell_assignments(cmd).or_else(|m| unsupported(line, m).map(|_| Vec::new()))?;
     for (k, v) in assignments {
         let what = format!("{k}={v}");
-        let effect = sysctl::sysctl(&k, &v).or_else(|m| unsupported(line, m).map(|_| Effect::Ignore("")))?;
+        let effect =
+            sysctl::sysctl(&k, &v).or_else(|m| unsupported(line, m).map(|_| Effect::Ignore("")))?;
         if let Effect::Ignore(why) = effect {
             r.log(r.now, format!("# {what} ignored: {why}"));
             continue;
@@ -193,7 +198,9 @@ pub(crate) fn shell(r: &mut Runner, line: usize, cmd: &str) -> Step {
         if r.sender.is_some() {
             return unsupported(
                 line,
-                format!("sysctl {what} after listen/connect (the engine's configuration is fixed then)"),
+                format!(
+                    "sysctl {what} after listen/connect (the engine's configuration is fixed then)"
+                ),
             );
         }
         sysctl::apply(&mut r.cfg, &what, &effect).or_else(|m| unsupported(line, m))?;

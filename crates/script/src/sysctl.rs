@@ -59,16 +59,16 @@ pub fn sysctl(key: &str, value: &str) -> Result<Effect, String> {
         "tcp_rto_min_us" => {
             let us = num()?;
             if us % 1000 != 0 {
-                return Err(format!("`{key}={value}`: min_rto_ms takes whole milliseconds"));
+                return Err(format!(
+                    "`{key}={value}`: min_rto_ms takes whole milliseconds"
+                ));
             }
             vec![("min_rto_ms", (us / 1000).to_string())]
         }
         "tcp_rto_max_ms" => vec![("max_rto_ms", num()?.to_string())],
         "tcp_congestion_control" => vec![("cc", value.to_string())],
         "tcp_fack" => return Ok(Effect::Ignore("tcp_fack has no effect since Linux 4.15")),
-        "tcp_no_metrics_save" => {
-            return Ok(Effect::Ignore("the engine keeps no route metrics"))
-        }
+        "tcp_no_metrics_save" => return Ok(Effect::Ignore("the engine keeps no route metrics")),
         "tcp_dsack" if value == "1" => {
             return Ok(Effect::Ignore("the engine always honours DSACK"))
         }
@@ -83,8 +83,9 @@ pub fn sysctl(key: &str, value: &str) -> Result<Effect, String> {
 pub fn apply(cfg: &mut Config, what: &str, effect: &Effect) -> Result<(), String> {
     if let Effect::Set(sets) = effect {
         for (axis, value) in sets {
-            cfg.set(axis, value)
-                .map_err(|e| format!("`{what}` needs {axis}={value}, which the engine lacks: {e}"))?;
+            cfg.set(axis, value).map_err(|e| {
+                format!("`{what}` needs {axis}={value}, which the engine lacks: {e}")
+            })?;
         }
     }
     Ok(())
@@ -104,7 +105,11 @@ pub fn shell_assignments(cmd: &str) -> Result<Vec<(String, String)>, String> {
             [] => {}
             [one] if one.ends_with("defaults.sh") => {}
             ["sysctl", rest @ ..] => {
-                let kvs: Vec<&str> = rest.iter().copied().filter(|w| !w.starts_with('-')).collect();
+                let kvs: Vec<&str> = rest
+                    .iter()
+                    .copied()
+                    .filter(|w| !w.starts_with('-'))
+                    .collect();
                 if kvs.is_empty() {
                     return Err(format!("`{}` sets nothing", part.trim()));
                 }

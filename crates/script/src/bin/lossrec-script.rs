@@ -47,7 +47,10 @@ fn parse_args(args: impl Iterator<Item = String>) -> Result<(Vec<PathBuf>, Scrip
             }
             "--tolerance-us" => {
                 let v = value("--tolerance-us")?;
-                opts.tolerance_us = Some(v.parse().map_err(|_| format!("--tolerance-us {v}: not a number"))?);
+                opts.tolerance_us = Some(
+                    v.parse()
+                        .map_err(|_| format!("--tolerance-us {v}: not a number"))?,
+                );
             }
             "--verbose" | "-v" => opts.verbose = true,
             "--help" | "-h" => return Err("help".into()),
