@@ -103,7 +103,17 @@ impl<'a> Runner<'a> {
 
     pub fn run(&mut self, script: &Script) {
         for ev in &script.events {
-            if let Err(f) = self.event(ev) {
+            // An engine bug (a debug invariant) must not abort a whole run of scripts.
+            let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.event(ev)));
+            let res = res.unwrap_or_else(|p| {
+                let msg = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                Err(fail(ev.line, format!("the engine panicked: {msg}")))
+            });
+            if let Err(f) = res {
                 self.report.fail(f);
                 return;
             }
@@ -274,14 +284,18 @@ impl<'a> Runner<'a> {
                 .map_or("none".to_string(), |d| {
                     format!("{} sec", fmt_secs(usecs(d)))
                 });
-            let mut f = fail(
-                line,
+            let msg = if hi == i64::MAX {
+                "expected outbound packet at any time (`*`), but the engine sent nothing and \
+                 has no deadline armed"
+                    .to_string()
+            } else {
                 format!(
                     "expected outbound packet at {when} sec, but the engine sent nothing by {} sec \
                      (its next deadline: {next})",
-                    if hi == i64::MAX { "then".to_string() } else { fmt_secs(hi) }
-                ),
-            );
+                    fmt_secs(hi)
+                )
+            };
+            let mut f = fail(line, msg);
             f.expected = Some(format!("{when} {p}"));
             return Err(f);
         };
