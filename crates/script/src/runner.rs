@@ -559,7 +559,6 @@ impl<'a> Runner<'a> {
                 }
             }
         }
-        let _ = line;
         Ok(())
     }
 }
