@@ -394,9 +394,8 @@ fn fin_rides_on_the_last_segment() {
 }
 
 /// Linux (and RFC 9293 §3.10.4) sends a bare FIN when `close` comes after the last data
-/// segment left; the engine only sets FIN on a data segment, so none is ever sent.
+/// segment left.
 #[test]
-#[ignore = "engine discrepancy: no bare FIN after close once all data was sent"]
 fn bare_fin_after_close() {
     let r = run("+0 write(4, ..., 2000) = 2000\n+0 > P. 1:2001(2000) ack 1\n+0 close(4) = 0\n+0 > F. 2001:2001(0) ack 1\n");
     assert!(r.passed, "{r}");
@@ -406,7 +405,6 @@ fn bare_fin_after_close() {
 /// tcp_snd_wnd_test): with 2048 bytes of window and more data queued, send two full
 /// segments, not a third 48-byte one.
 #[test]
-#[ignore = "engine discrepancy: sends a sub-MSS segment to fill the peer's window"]
 fn no_silly_window_segment() {
     let open = OPEN.replace(
         "+.1 < . 1:1(0) ack 1 win 257",
