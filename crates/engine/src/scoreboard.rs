@@ -12,6 +12,11 @@
 //! as one walks down the sequence space, the un-SACKed segments below a boundary
 //! (`lost_upto`) are exactly the lost ones, and the boundary only moves forward between
 //! timeouts — each ACK costs O(newly SACKed + newly lost) segments, not O(window).
+//! RFC 3517's variant of the byte rule and FACK's boundary (everything un-SACKed more
+//! than DupThresh·SMSS below SND.FACK) move the same boundary.
+//!
+//! For reordering detection (digest §8.4) each ACK also records the lowest newly
+//! delivered, never-retransmitted byte that lay below SND.FACK as the ACK arrived.
 
 use std::collections::VecDeque;
 
@@ -56,6 +61,9 @@ pub struct Acked {
     pub any_retransmitted: bool,
     /// Bytes acknowledged that had been SACKed before (already counted as delivered).
     pub was_sacked: u64,
+    /// The earliest last transmission among acknowledged segments that had been
+    /// retransmitted (for the timestamp check of RFC 3522 §2).
+    pub oldest_retrans_sent: Option<Instant>,
 }
 
 /// Which NextSeg rule (RFC 6675 §4) chose a retransmission.
@@ -98,6 +106,11 @@ pub struct Scoreboard {
     sack_cache: [Range; CACHE],
     /// Segments split because a SACK edge fell inside them.
     splits: u64,
+    /// SND.FACK when the current ACK arrived ([`Scoreboard::begin_ack`]).
+    ack_fack: u64,
+    /// Lowest byte this ACK delivered (SACKed or cumulatively acknowledged, never
+    /// retransmitted, not SACKed before) that lay below `ack_fack`.
+    reorder_low: Option<u64>,
 }
 
 impl Scoreboard {
@@ -150,6 +163,28 @@ impl Scoreboard {
     pub fn last(&self) -> Option<&SentSeg> {
         self.segs.back()
     }
+    /// The highest outstanding segment is SACKed.
+    pub fn last_sacked(&self) -> bool {
+        self.segs.back().is_some_and(|s| s.sacked)
+    }
+
+    /// Starts processing an ACK: remembers SND.FACK for reordering detection.
+    pub fn begin_ack(&mut self) {
+        self.ack_fack = self.high_sacked();
+        self.reorder_low = None;
+    }
+
+    /// The lowest never-retransmitted byte this ACK delivered below the SND.FACK it found
+    /// (Linux `tcp_check_sack_reordering`'s `low_seq`), if any.
+    pub fn reorder_low(&self) -> Option<u64> {
+        self.reorder_low
+    }
+
+    fn note_delivered(&mut self, start: u64, end: u64, ever_retrans: bool) {
+        if !ever_retrans && end <= self.ack_fack {
+            self.reorder_low = Some(self.reorder_low.map_or(start, |l| l.min(start)));
+        }
+    }
 
     /// RFC 6675 SetPipe, in bytes: un-SACKed bytes not deemed lost, plus retransmitted
     /// bytes still outstanding.
@@ -199,12 +234,16 @@ impl Scoreboard {
             return out;
         }
         debug_assert!(cumulative <= self.snd_nxt);
-        while let Some(front) = self.segs.front() {
+        while let Some(&front) = self.segs.front() {
             if front.start >= cumulative {
                 break;
             }
             if front.end > cumulative {
                 // Partial ACK of a segment: drop its acknowledged prefix.
+                let (start, sacked, ever) = (front.start, front.sacked, front.ever_retrans);
+                if !sacked {
+                    self.note_delivered(start, cumulative, ever);
+                }
                 let cut = cumulative - front.start;
                 self.uncount(0, cut);
                 self.segs[0].start = cumulative;
@@ -216,6 +255,14 @@ impl Scoreboard {
             out.bytes += s.len();
             if s.sacked {
                 out.was_sacked += s.len();
+            } else {
+                self.note_delivered(s.start, s.end, s.ever_retrans);
+            }
+            if s.ever_retrans {
+                out.oldest_retrans_sent = Some(
+                    out.oldest_retrans_sent
+                        .map_or(s.last_sent, |t| t.min(s.last_sent)),
+                );
             }
             out.any_retransmitted |= s.ever_retrans;
             out.rtt_sample_sent = (!s.ever_retrans).then_some(s.last_sent);
@@ -310,6 +357,7 @@ impl Scoreboard {
                 m.lost = false;
                 m.retrans = false;
                 self.high_sacked = self.high_sacked.max(s.end);
+                self.note_delivered(s.start, s.end, s.ever_retrans);
             }
             i += 1;
         }
@@ -337,13 +385,35 @@ impl Scoreboard {
 
     /// Advances the IsLost boundary (RFC 6675 §4) and marks newly lost segments.
     /// Calls `on_lost` with each; returns how many.
-    pub fn update_lost(&mut self, dupthresh: u32, mss: u64, mut on_lost: impl FnMut(Range)) -> u32 {
+    pub fn update_lost(&mut self, dupthresh: u32, mss: u64, on_lost: impl FnMut(Range)) -> u32 {
+        let byte_limit = u64::from(dupthresh.saturating_sub(1)).saturating_mul(mss);
+        self.update_lost_with(dupthresh, byte_limit, on_lost)
+    }
+
+    /// IsLost as RFC 3517 §4 words it: DupThresh discontiguous SACKed ranges, or
+    /// DupThresh·SMSS SACKed bytes, above the segment.
+    pub fn update_lost_3517(
+        &mut self,
+        dupthresh: u32,
+        mss: u64,
+        on_lost: impl FnMut(Range),
+    ) -> u32 {
+        let bytes = u64::from(dupthresh).saturating_mul(mss).saturating_sub(1);
+        self.update_lost_with(dupthresh, bytes, on_lost)
+    }
+
+    /// IsLost with the byte rule "more than `byte_limit` SACKed bytes above".
+    fn update_lost_with(
+        &mut self,
+        dupthresh: u32,
+        byte_limit: u64,
+        mut on_lost: impl FnMut(Range),
+    ) -> u32 {
         let mut marked = 0;
         if self.sacked_segs == self.sacked_below_segs {
             return 0; // nothing SACKed above the boundary: nothing new can be lost
         }
         let mut i = self.segs.partition_point(|s| s.start < self.lost_upto);
-        let byte_limit = u64::from(dupthresh.saturating_sub(1)) * mss;
         while i < self.segs.len() {
             let s = self.segs[i];
             if s.sacked {
@@ -361,6 +431,28 @@ impl Scoreboard {
                     marked += 1;
                     on_lost(s.range());
                 }
+            }
+            self.lost_upto = s.end;
+            i += 1;
+        }
+        marked
+    }
+
+    /// FACK (TLP draft §2.2, digest §6): every un-SACKed segment ending at or below
+    /// `limit` (SND.FACK − DupThresh·SMSS) is lost. Moves the same boundary as IsLost.
+    pub fn update_lost_fack(&mut self, limit: u64, mut on_lost: impl FnMut(Range)) -> u32 {
+        let mut marked = 0;
+        let mut i = self.segs.partition_point(|s| s.start < self.lost_upto);
+        while i < self.segs.len() && self.segs[i].end <= limit {
+            let s = self.segs[i];
+            if s.sacked {
+                self.sacked_below_bytes += s.len();
+                self.sacked_below_segs += 1;
+            } else if !s.lost {
+                self.segs[i].lost = true;
+                self.lost_bytes += s.len();
+                marked += 1;
+                on_lost(s.range());
             }
             self.lost_upto = s.end;
             i += 1;
@@ -431,6 +523,16 @@ impl Scoreboard {
 
     /// RFC 6675 NextSeg rules 3 and 4, used when no new data can be sent.
     pub fn next_seg_fallback(&mut self, recovery_point: u64) -> Option<(SentSeg, NextSegRule)> {
+        self.next_seg_fallback_with(recovery_point, true)
+    }
+
+    /// NextSeg rules 3 and 4, with rule 4 (the rescue retransmission) only if `rescue`
+    /// (RFC 3517 and Linux have no rule 4).
+    pub fn next_seg_fallback_with(
+        &mut self,
+        recovery_point: u64,
+        rescue: bool,
+    ) -> Option<(SentSeg, NextSegRule)> {
         let high = self.high_sacked();
         let mut i = self.segs.partition_point(|s| s.end <= self.high_rxt);
         while i < self.segs.len() && self.segs[i].start < high {
@@ -441,7 +543,7 @@ impl Scoreboard {
             i += 1;
         }
         // Rule 4: once per recovery, the highest outstanding un-SACKed segment.
-        if self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
+        if rescue && self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
             if let Some(s) = self.segs.iter().rev().find(|s| !s.sacked) {
                 self.rescue_rxt = Some(recovery_point);
                 return Some((*s, NextSegRule::Rescue));
