@@ -135,11 +135,11 @@ axis!(
         /// RFC 5681 with appropriate byte counting (RFC 3465, L = 2);
         /// ssthresh = max(FlightSize/2, 2·SMSS) (RFC 5681 eq. 4).
         Reno = "reno",
-        /// The same growth with Linux's `tcp_reno_ssthresh`: ssthresh = max(cwnd/2, 2·SMSS),
-        /// from cwnd rather than FlightSize (limited transmit does not raise it).
-        RenoLinux = "reno-linux",
         /// RFC 9438.
         Cubic = "cubic",
+        /// Reno's growth with Linux's `tcp_reno_ssthresh`: ssthresh = max(cwnd/2, 2·SMSS),
+        /// from cwnd rather than FlightSize (limited transmit does not raise it).
+        RenoLinux = "reno-linux",
     }
 );
 
@@ -602,7 +602,7 @@ mod tests {
         let e = c.set("cc", "vegas").unwrap_err().to_string();
         assert_eq!(
             e,
-            "bad value `vegas` for cc; valid: reno, reno-linux, cubic"
+            "bad value `vegas` for cc; valid: reno, cubic, reno-linux"
         );
         let e = c.set("colour", "red").unwrap_err().to_string();
         assert!(

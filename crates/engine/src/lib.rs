@@ -53,9 +53,10 @@ pub mod sender;
 pub mod stats;
 pub mod time;
 pub mod timer;
+pub mod vectors;
 
 pub use config::{Config, ConfigError, PRESETS};
-pub use event::{Event, EventKind};
+pub use event::{Event, EventKind, LossDetector, ReorderSignal};
 pub use info::TcpInfo;
 pub use packet::{
     Ack, ProbeKind, Range, SackBlocks, Segment, SynOptions, Timestamps, Transmit, Why,

@@ -19,6 +19,9 @@
 //! the difference is sent as soon as data arrives — the proportional part by construction,
 //! the reduction bound through its prr_delivered − prr_out term.
 //!
+//! Units are bytes, but the proportional part's CEIL rounds up to a whole SMSS, so that
+//! full-sized segments leave on the same ACKs as in the RFCs' segment-counted examples.
+//!
 //! The sender uses RFC 6675 pipe as `inflight` (RFC 9937 §6.2 allows it with RFC 6675 loss
 //! detection; with FACK the lost marks come from FACK, as Linux's in_flight).
 
@@ -144,8 +147,12 @@ impl Prr {
         let mut sndcnt = if a.pipe > ssthresh {
             // Proportional Rate Reduction.
             bound.proportional = true;
+            // CEIL in whole segments: the RFCs' examples and Linux count segments, and a
+            // byte-exact ceiling would let a full-sized segment go out one ACK late.
+            let mss = u128::from(a.mss.max(1));
             let target = (u128::from(self.prr_delivered) * u128::from(ssthresh))
-                .div_ceil(u128::from(self.recover_fs));
+                .div_ceil(u128::from(self.recover_fs) * mss)
+                * mss;
             (target.min(u128::from(u64::MAX)) as u64).saturating_sub(self.prr_out)
         } else {
             let banked = self.prr_delivered.saturating_sub(self.prr_out);
