@@ -391,13 +391,14 @@ impl Sender {
             self.cfg.loss_detection
         }
     }
-    /// The pipe recovery runs on: RFC 6675 pipe with SACK; without SACK, FlightSize less
-    /// what duplicate ACKs reported delivered (NewReno under `rfc6675` uses FlightSize).
+    /// The pipe recovery runs on: RFC 6675 pipe with SACK; without SACK the same count
+    /// with the bytes duplicate ACKs reported delivered in place of SACKed bytes (Linux's
+    /// in_flight for Reno; NewReno under `rfc6675` uses FlightSize instead).
     pub fn recovery_pipe(&self) -> u64 {
         if self.sack_ok {
             self.sb.pipe()
         } else {
-            self.sb.flight_size().saturating_sub(self.reno_sacked)
+            self.sb.pipe().saturating_sub(self.reno_sacked)
         }
     }
 

@@ -49,11 +49,7 @@ impl Sender {
         // Any ACK cancels a delayed early retransmit (Linux `tcp_ack` re-arms the RTO);
         // the checks below may arm a fresh one.
         self.cancel_delayed_early_retransmit();
-        let prior = Prior {
-            una: self.sb.snd_una(),
-            flight: self.sb.flight_size(),
-            sacked: self.sb.sacked_bytes(),
-        };
+        let prior = self.prior();
         let prior_window = self.peer_window;
         self.peer_window = ack.window;
         self.max_window = self.max_window.max(ack.window);
@@ -142,6 +138,20 @@ impl Sender {
                     );
                 }
             }
+        }
+    }
+
+    /// The state an ACK starts from. Without SACK, the bytes credited to duplicate ACKs
+    /// stand in for SACKed bytes (RFC 9937 §6).
+    pub(super) fn prior(&self) -> Prior {
+        Prior {
+            una: self.sb.snd_una(),
+            flight: self.sb.flight_size(),
+            sacked: if self.sack_ok {
+                self.sb.sacked_bytes()
+            } else {
+                self.reno_sacked
+            },
         }
     }
 

@@ -112,11 +112,7 @@ impl Sender {
         let enhanced = self.er_enhanced;
         if let Some(trigger) = self.early_retransmit_check() {
             let trigger = if enhanced { Trigger::Enhanced } else { trigger };
-            let prior = Prior {
-                una: self.sb.snd_una(),
-                flight: self.sb.flight_size(),
-                sacked: self.sb.sacked_bytes(),
-            };
+            let prior = self.prior();
             self.early_retransmit(now, trigger, prior);
         }
     }

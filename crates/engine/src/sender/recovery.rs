@@ -70,6 +70,7 @@ impl Sender {
         let partial = !self.sack_ok && acked > 0;
         if partial {
             // RFC 6582 §3.2 step 5: retransmit the first unacknowledged segment.
+            self.sb.mark_head_lost();
             self.fast_rexmit_pending = true;
             self.fast_rexmit_why = Why::FastRetransmit;
         }
@@ -184,8 +185,10 @@ impl Sender {
         self.cwnd = self.reducer.on_enter(&entry).max(self.mss);
         self.state = RecoveryState::Recovery;
         self.sb.start_recovery_episode();
+        // The head is lost (with SACK: IsLost may not say so yet; without SACK it is the
+        // segment the duplicates point at, as Linux's `tcp_mark_head_lost`).
+        self.sb.mark_head_lost();
         if self.sack_ok {
-            self.sb.mark_head_lost();
             self.stats.sack_recovery += 1;
         } else {
             self.stats.reno_recovery += 1;
