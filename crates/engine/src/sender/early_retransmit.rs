@@ -60,7 +60,7 @@ impl Sender {
             return false;
         };
         let rto = self.timer.deadline();
-        if !rto.is_some_and(|rto| rto > now + delay) {
+        if rto.is_none_or(|rto| rto <= now + delay) {
             return false;
         }
         self.er_saved_rto = rto;
