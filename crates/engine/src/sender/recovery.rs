@@ -66,11 +66,14 @@ impl Sender {
             self.exit_recovery(now);
             return;
         }
-        let newly_lost = self.mark_lost(now);
+        let mut newly_lost = self.mark_lost(now);
         let partial = !self.sack_ok && acked > 0;
         if partial {
-            // RFC 6582 §3.2 step 5: retransmit the first unacknowledged segment.
+            // RFC 6582 §3.2 step 5: the partial ACK says the next segment is lost too
+            // (not a SafeACK for PRR); retransmit it now.
+            let before = self.sb.lost_bytes();
             self.sb.mark_head_lost();
+            newly_lost += self.sb.lost_bytes() - before;
             self.fast_rexmit_pending = true;
             self.fast_rexmit_why = Why::FastRetransmit;
         }
