@@ -1,1 +1,128 @@
-//! placeholder
+//! `lossrec._core`: the Python face of the engine and simulator.
+//!
+//! Thin wrappers, no logic: every function converts arguments, calls `lossrec` or
+//! `lossrec_sim`, and converts the result. Errors become `lossrec._core.ScenarioError`
+//! (a `ValueError`) for scenario problems and plain `ValueError` for bad presets or
+//! arguments. The only clock read here is the wall time around a simulation, which the
+//! simulator itself never reads.
+
+use std::time::Instant;
+
+use lossrec::config::{Config, AXES, PRESETS};
+use lossrec_sim::{RunOptions, Scenario, ScenarioError};
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+
+mod benchmarks;
+
+create_exception!(
+    _core,
+    ScenarioErrorPy,
+    PyValueError,
+    "A scenario error; str() names file:line:column: field: message. Attributes: origin, line, column, field, message."
+);
+
+/// Converts a `ScenarioError` into a Python `ScenarioError` carrying its parts as attributes.
+pub(crate) fn scenario_err(py: Python<'_>, e: ScenarioError) -> PyErr {
+    let err = ScenarioErrorPy::new_err(e.to_string());
+    let v = err.value(py);
+    // Setting attributes on a fresh exception instance cannot fail in practice; if it did,
+    // the message (which carries every part) is still there.
+    let _ = v.setattr("origin", e.origin.clone());
+    let _ = v.setattr("line", e.line);
+    let _ = v.setattr("column", e.column);
+    let _ = v.setattr("field", e.field.clone());
+    let _ = v.setattr("message", e.message.clone());
+    err
+}
+
+fn parse(py: Python<'_>, text: &str, origin: &str) -> PyResult<Scenario> {
+    Scenario::from_toml_str(text, origin).map_err(|e| scenario_err(py, e))
+}
+
+/// Runs a scenario given as TOML text.
+///
+/// Returns `(json, trace, pcap)`: the `--json` object as text (with `wall_s` measured
+/// around the simulation), the JSON-lines trace if `trace`, the pcap bytes if `pcap`.
+/// The GIL is released while simulating.
+#[pyfunction]
+#[pyo3(signature = (text, origin = "<string>", seed = None, trace = false, pcap = false))]
+fn run_scenario<'py>(
+    py: Python<'py>,
+    text: &str,
+    origin: &str,
+    seed: Option<u64>,
+    trace: bool,
+    pcap: bool,
+) -> PyResult<(String, Option<String>, Option<Bound<'py, PyBytes>>)> {
+    let scenario = parse(py, text, origin)?;
+    let opts = RunOptions { seed, trace, pcap };
+    let (out, wall_s) = py.detach(|| {
+        let t0 = Instant::now();
+        let out = lossrec_sim::run(&scenario, &opts);
+        (out, t0.elapsed().as_secs_f64())
+    });
+    let out = out.map_err(|e| scenario_err(py, e))?;
+    let json = out.to_json(wall_s);
+    let pcap = out.pcap.as_deref().map(|b| PyBytes::new(py, b));
+    Ok((json, out.trace, pcap))
+}
+
+/// Parses and validates a scenario without running it; returns its seed.
+#[pyfunction]
+#[pyo3(signature = (text, origin = "<string>"))]
+fn validate_scenario(py: Python<'_>, text: &str, origin: &str) -> PyResult<u64> {
+    Ok(parse(py, text, origin)?.seed())
+}
+
+/// Every preset as `(name, summary, [(axis, value), ...])`, in listing order.
+#[pyfunction]
+fn presets() -> Vec<(&'static str, &'static str, Vec<(&'static str, String)>)> {
+    PRESETS
+        .iter()
+        .map(|p| (p.name, p.summary, p.config().axes()))
+        .collect()
+}
+
+/// The axis values of one preset; `ValueError` listing the valid names if unknown.
+#[pyfunction]
+fn preset(name: &str) -> PyResult<Vec<(&'static str, String)>> {
+    Config::preset(name)
+        .map(|c| c.axes())
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Every axis key a scenario or `--set` accepts.
+#[pyfunction]
+fn axes() -> Vec<&'static str> {
+    AXES.to_vec()
+}
+
+/// Runs a built-in benchmark: `"bulk"` or `"short_flows"`. Returns a dict of rates.
+#[pyfunction]
+#[pyo3(name = "bench")]
+fn run_bench<'py>(py: Python<'py>, which: &str) -> PyResult<Bound<'py, PyDict>> {
+    benchmarks::run(py, which)
+}
+
+/// True when this extension was built without optimisations (benchmarks are then slow).
+#[pyfunction]
+fn debug_build() -> bool {
+    cfg!(debug_assertions)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type::<ScenarioErrorPy>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(presets, m)?)?;
+    m.add_function(wrap_pyfunction!(preset, m)?)?;
+    m.add_function(wrap_pyfunction!(axes, m)?)?;
+    m.add_function(wrap_pyfunction!(run_bench, m)?)?;
+    m.add_function(wrap_pyfunction!(debug_build, m)?)?;
+    Ok(())
+}

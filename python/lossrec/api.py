@@ -1,0 +1,89 @@
+"""The Python API: ``run``, ``presets``, ``bench``."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, NamedTuple, Optional, Union
+
+from . import _core
+from .result import Result
+from .scenario import ScenarioLike, load
+
+#: The figures the project aims for, and the ns-3.37 reference measured on the dev machine.
+BENCH_TARGETS = {"bulk": {"data_packets_per_s": 1_500_000}, "short_flows": {"flows_per_s": 100_000}}
+BENCH_NS3 = {"bulk": {"data_packets_per_s": 17_000}, "short_flows": {"flows_per_s": 900}}
+BENCHMARKS = ("bulk", "short_flows")
+
+
+class Preset(NamedTuple):
+    name: str
+    summary: str
+    #: axis name → value text, in the engine's axis order.
+    axes: Dict[str, str]
+
+
+def run(
+    scenario: ScenarioLike,
+    seed: Optional[int] = None,
+    trace: bool = False,
+    pcap: Union[None, bool, str, "os.PathLike[str]"] = None,
+) -> Result:
+    """Runs a scenario and returns its :class:`Result`.
+
+    Args:
+        scenario: a path to a TOML file, a dict (serialised to TOML, named ``<dict>`` in
+            errors) or TOML text.
+        seed: overrides the scenario's seed.
+        trace: collect the JSON-lines trace (``Result.trace``).
+        pcap: ``True`` to collect a pcap (``Result.write_pcap``), or a path to write it to.
+
+    Raises:
+        ValueError (``lossrec.ScenarioError``): the scenario is invalid; the message names
+            ``file:line:column: field: message``.
+    """
+    text, origin = load(scenario)
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    want_pcap = pcap is not None and pcap is not False
+    js, tr, pc = _core.run_scenario(text, origin, seed, bool(trace), want_pcap)
+    res = Result(js, tr, pc)
+    if want_pcap and pcap is not True:
+        res.write_pcap(pcap)  # type: ignore[arg-type]
+    return res
+
+
+def validate(scenario: ScenarioLike) -> int:
+    """Parses and validates a scenario without running it; returns its seed."""
+    text, origin = load(scenario)
+    return _core.validate_scenario(text, origin)
+
+
+def presets() -> List[Preset]:
+    """Every preset with its axis values, in listing order."""
+    return [Preset(n, s, dict(axes)) for n, s, axes in _core.presets()]
+
+
+def preset_names() -> List[str]:
+    return [n for n, _, _ in _core.presets()]
+
+
+def check_preset(name: str) -> str:
+    """Returns ``name`` if it is a preset; raises ValueError listing the valid ones."""
+    _core.preset(name)
+    return name
+
+
+def bench(which: Optional[str] = None) -> Dict[str, Any]:
+    """Runs the built-in benchmarks.
+
+    ``which`` is ``"bulk"``, ``"short_flows"`` or ``None`` for both. Returns
+    ``{"bulk": {"data_packets_per_s", "events_per_s", "wall_s", "runs"},
+    "short_flows": {"flows_per_s", "wall_s", "runs"}}`` (only the requested key when
+    ``which`` is given). Build with optimisations (``pip install .`` or
+    ``maturin develop --release``) for meaningful numbers.
+    """
+    names = BENCHMARKS if which is None else (which,)
+    for n in names:
+        if n not in BENCHMARKS:
+            raise ValueError(f"unknown benchmark {n!r}; valid: {', '.join(BENCHMARKS)}")
+    return {n: dict(_core.bench(n)) for n in names}

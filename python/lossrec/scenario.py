@@ -1,0 +1,107 @@
+"""Scenario loading: a path, a dict or TOML text becomes ``(text, origin)`` for ``_core``.
+
+The Rust side parses and validates; errors name ``origin:line:column: field: message``.
+A dict is serialised with ``tomli_w`` and named ``<dict>`` in errors.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Mapping, Tuple, Union
+
+import tomli_w
+
+ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+
+
+def dict_to_toml(d: Mapping[str, Any]) -> str:
+    """Serialises a scenario dict to TOML text.
+
+    Tuples become arrays and ``None`` values are dropped (TOML has no null), so a dict
+    built in Python with optional keys left as ``None`` still round-trips.
+    """
+    if not isinstance(d, Mapping):
+        raise TypeError(f"a scenario dict must be a mapping, not {type(d).__name__}")
+    return tomli_w.dumps(_clean(d))
+
+
+def _clean(v: Any) -> Any:
+    if isinstance(v, Mapping):
+        out = {}
+        for k, x in v.items():
+            if not isinstance(k, str):
+                raise TypeError(f"scenario keys must be strings, got {k!r}")
+            if x is not None:
+                out[k] = _clean(x)
+        return out
+    if isinstance(v, (list, tuple)):
+        return [_clean(x) for x in v if x is not None]
+    if isinstance(v, os.PathLike):
+        return os.fspath(v)
+    if hasattr(v, "item") and callable(v.item):  # numpy scalars
+        return v.item()
+    return v
+
+
+def load(scenario: ScenarioLike) -> Tuple[str, str]:
+    """Returns ``(toml_text, origin)`` for a path, a dict, or TOML text.
+
+    A ``str`` is a path unless it contains a newline or ``=``, in which case it is TOML
+    text (origin ``<string>``). A missing or unreadable file raises ``ValueError`` naming it.
+    """
+    if isinstance(scenario, Mapping):
+        return dict_to_toml(scenario), "<dict>"
+    if isinstance(scenario, str) and ("\n" in scenario or "=" in scenario):
+        return scenario, "<string>"
+    if isinstance(scenario, (str, os.PathLike)):
+        path = Path(scenario)
+        try:
+            return path.read_text(encoding="utf-8"), str(path)
+        except FileNotFoundError:
+            raise ValueError(f"{path}: no such file") from None
+        except IsADirectoryError:
+            raise ValueError(f"{path}: is a directory, not a scenario file") from None
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+        except OSError as e:
+            raise ValueError(f"{path}: {e.strerror or e}") from None
+    raise TypeError(
+        f"scenario must be a path, a dict or TOML text, not {type(scenario).__name__}"
+    )
+
+
+def _toml_loads(text: str) -> Any:
+    try:
+        import tomllib  # Python >= 3.11
+    except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib.loads(text)
+
+
+def with_preset(text: str, preset: str) -> str:
+    """Returns scenario TOML with every flow run under ``preset``.
+
+    Every ``preset`` key in the file is replaced; if the file names none, a top-level
+    ``preset`` is set (the default every flow inherits).
+    """
+    data = _toml_loads(text)
+    found = _replace_key(data, "preset", preset)
+    if not found:
+        data["preset"] = preset
+    return tomli_w.dumps(data)
+
+
+def _replace_key(v: Any, key: str, value: Any) -> int:
+    n = 0
+    if isinstance(v, dict):
+        for k in list(v):
+            if k == key and isinstance(v[k], str):
+                v[k] = value
+                n += 1
+            else:
+                n += _replace_key(v[k], key, value)
+    elif isinstance(v, list):
+        for x in v:
+            n += _replace_key(x, key, value)
+    return n
