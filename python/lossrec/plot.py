@@ -211,7 +211,7 @@ def time_sequence(
     panels = _panels(traces, max_flows)
     if not panels:
         panels = [("(empty trace)", [])]
-    fig, axes = plt.subplots(len(panels), 1, figsize=(10, 3.2 * len(panels) + 0.6), squeeze=False)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(11.5, 3.2 * len(panels) + 0.6), squeeze=False)
     try:
         all_handles: Dict[str, Any] = {}
         for ax, (ptitle, recs) in zip(axes[:, 0], panels):
@@ -223,8 +223,10 @@ def time_sequence(
             ax.ticklabel_format(axis="y", style="plain", useOffset=False)
         axes[-1, 0].set_xlabel("time (ms)")
         if all_handles:
+            # Beside the first panel, so that it hides no data.
             axes[0, 0].legend(list(all_handles.values()), list(all_handles.keys()),
-                              fontsize=7, loc="upper left", ncol=2, framealpha=0.8)
+                              fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                              borderaxespad=0.0, framealpha=0.9)
         if title:
             fig.suptitle(title, fontsize=9)
         fig.tight_layout()

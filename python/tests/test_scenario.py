@@ -1,0 +1,61 @@
+"""Scenario loading and dict → TOML conversion."""
+
+from __future__ import annotations
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    import tomli as tomllib  # type: ignore[no-redef]
+
+import numpy as np
+import pytest
+
+from lossrec.scenario import dict_to_toml, load, with_preset
+
+
+def test_dict_to_toml_round_trips_nested_tables_and_arrays_of_tables():
+    d = {
+        "seed": 3,
+        "path": {"rate_mbps": 10.5, "rtt_ms": 100, "loss": {"model": "bernoulli", "p": 0.01}},
+        "flows": [{"preset": "rfc", "segments": 10}, {"preset": "linux-classic", "segments": 20}],
+    }
+    text = dict_to_toml(d)
+    assert tomllib.loads(text) == d
+    assert "[path.loss]" in text
+
+
+def test_dict_to_toml_drops_none_and_converts_tuples_and_numpy():
+    d = {"a": None, "b": (1, 2), "c": np.int64(5), "d": np.float64(0.5), "e": {"x": None, "y": True}}
+    assert tomllib.loads(dict_to_toml(d)) == {"b": [1, 2], "c": 5, "d": 0.5, "e": {"y": True}}
+
+
+def test_dict_to_toml_rejects_non_string_keys_and_non_mappings():
+    with pytest.raises(TypeError, match="strings"):
+        dict_to_toml({1: 2})
+    with pytest.raises(TypeError, match="mapping"):
+        dict_to_toml([1, 2])  # type: ignore[arg-type]
+
+
+def test_load_dict_path_and_text(tmp_path):
+    assert load({"seed": 1}) == ("seed = 1\n", "<dict>")
+    f = tmp_path / "s.toml"
+    f.write_text("seed = 2\n")
+    assert load(f) == ("seed = 2\n", str(f))
+    assert load(str(f)) == ("seed = 2\n", str(f))
+    assert load("seed = 4\n") == ("seed = 4\n", "<string>")
+
+
+def test_load_missing_file_names_it(tmp_path):
+    with pytest.raises(ValueError, match="none.toml: no such file"):
+        load(tmp_path / "none.toml")
+
+
+def test_with_preset_replaces_every_preset():
+    text = 'seed = 1\n[[flows]]\npreset = "rfc"\n[[flows]]\npreset = "linux-classic"\n'
+    out = tomllib.loads(with_preset(text, "linux-classic"))
+    assert [f["preset"] for f in out["flows"]] == ["linux-classic", "linux-classic"]
+
+
+def test_with_preset_sets_a_default_when_none_is_named():
+    out = tomllib.loads(with_preset("seed = 1\n", "rfc"))
+    assert out["preset"] == "rfc"
