@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, NamedTuple, Optional, Union
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 from . import _core
 from .result import Result
-from .scenario import ScenarioLike, load
+from .scenario import ScenarioLike, load, with_sender
 
 #: The figures the project aims for, and the ns-3.37 reference measured on the dev machine.
 BENCH_TARGETS = {"bulk": {"data_packets_per_s": 1_500_000}, "short_flows": {"flows_per_s": 100_000}}
@@ -27,6 +27,8 @@ def run(
     seed: Optional[int] = None,
     trace: bool = False,
     pcap: Union[None, bool, str, "os.PathLike[str]"] = None,
+    preset: Optional[str] = None,
+    sender: Optional[Mapping[str, Any]] = None,
 ) -> Result:
     """Runs a scenario and returns its :class:`Result`.
 
@@ -36,12 +38,17 @@ def run(
         seed: overrides the scenario's seed.
         trace: collect the JSON-lines trace (``Result.trace``).
         pcap: ``True`` to collect a pcap (``Result.write_pcap``), or a path to write it to.
+        preset: run the sender under this preset instead of the scenario's ``[sender]
+            preset`` (the scenario's other ``[sender]`` axes still apply).
+        sender: axis → value settings applied on top (like ``--set axis=value``).
 
     Raises:
         ValueError (``lossrec.ScenarioError``): the scenario is invalid; the message names
             ``file:line:column: field: message``.
     """
     text, origin = load(scenario)
+    if preset is not None or sender:
+        text, origin = override_sender(text, origin, preset, sender or {})
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     want_pcap = pcap is not None and pcap is not False
@@ -50,6 +57,35 @@ def run(
     if want_pcap and pcap is not True:
         res.write_pcap(pcap)  # type: ignore[arg-type]
     return res
+
+
+def override_sender(
+    text: str, origin: str, preset: Optional[str], sender: Mapping[str, Any]
+) -> Tuple[str, str]:
+    """Applies a preset and axis settings to scenario text; returns ``(text, origin)``.
+
+    The original text is validated first, so that its errors name the user's own lines;
+    the preset and axes are checked against the engine before rewriting.
+    """
+    if preset is not None:
+        check_preset(preset)
+    sets = [(str(k), _axis_text(v)) for k, v in sender.items()]
+    for axis, value in sets:
+        if axis == "preset":
+            raise ValueError("set the preset with preset=/--preset, not as an axis")
+        try:
+            _core.check_axis(axis, value)
+        except ValueError as e:
+            raise ValueError(f"--set {axis}={value}: {e}") from None
+    _core.validate_scenario(text, origin)
+    what = ([f"--preset {preset}"] if preset is not None else []) + [f"--set {a}={v}" for a, v in sets]
+    return with_sender(text, preset, sets), f"{origin} (with {' '.join(what)})"
+
+
+def _axis_text(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
 
 
 def validate(scenario: ScenarioLike) -> int:

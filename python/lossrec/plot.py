@@ -37,7 +37,7 @@ NEW = {"new", "limited_transmit"}
 #: ``send.why`` values that are loss probes.
 PROBES = {"probe_new", "probe_retransmit"}
 #: Handshake packets, drawn as small grey marks at their offset.
-HANDSHAKE = {"syn", "handshake_ack"}
+HANDSHAKE = {"syn", "syn_ack", "handshake_ack"}
 
 COLORS = {
     "new": "tab:blue",

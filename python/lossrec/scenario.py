@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Mapping, Tuple, Union
+from typing import Any, Mapping, Optional, Sequence, Tuple, Union
 
 import tomli_w
 
@@ -79,29 +79,28 @@ def _toml_loads(text: str) -> Any:
     return tomllib.loads(text)
 
 
-def with_preset(text: str, preset: str) -> str:
-    """Returns scenario TOML with every flow run under ``preset``.
+def with_sender(text: str, preset: Optional[str] = None, sets: Sequence[Tuple[str, str]] = ()) -> str:
+    """Returns scenario TOML with ``[sender] preset`` replaced and axes set.
 
-    Every ``preset`` key in the file is replaced; if the file names none, a top-level
-    ``preset`` is set (the default every flow inherits).
+    The file's other ``[sender]`` axis settings are kept, so ``--preset`` runs the same
+    scenario under another bundle with the file's explicit overrides on top; ``sets``
+    (``--set axis=value``) are applied last and win.
     """
     data = _toml_loads(text)
-    found = _replace_key(data, "preset", preset)
-    if not found:
-        data["preset"] = preset
+    sender = data.setdefault("sender", {})
+    if not isinstance(sender, dict):
+        raise ValueError("sender: expected a table")
+    if preset is not None:
+        sender["preset"] = preset
+    for axis, value in sets:
+        sender[axis] = value
     return tomli_w.dumps(data)
 
 
-def _replace_key(v: Any, key: str, value: Any) -> int:
-    n = 0
-    if isinstance(v, dict):
-        for k in list(v):
-            if k == key and isinstance(v[k], str):
-                v[k] = value
-                n += 1
-            else:
-                n += _replace_key(v[k], key, value)
-    elif isinstance(v, list):
-        for x in v:
-            n += _replace_key(x, key, value)
-    return n
+def parse_set(item: str) -> Tuple[str, str]:
+    """``"axis=value"`` → ``("axis", "value")``; ValueError naming the item otherwise."""
+    axis, sep, value = item.partition("=")
+    axis, value = axis.strip(), value.strip()
+    if not sep or not axis or not value:
+        raise ValueError(f"--set {item!r}: expected AXIS=VALUE, e.g. min_rto_ms=200")
+    return axis, value

@@ -108,3 +108,15 @@ def test_errors_have_no_traceback_in_a_real_process(cli_proc, tmp_path):
 def test_presets_in_a_real_process(cli_proc):
     r = cli_proc("presets")
     assert r.code == 0 and "linux-classic" in r.stdout
+
+
+def test_set_checks_axis_and_value_before_running(cli):
+    r = cli("run", "--set", "colour=red")
+    assert r.code == 2
+    assert "--set colour=red" in r.stderr and "unknown axis" in r.stderr and "min_rto_ms" in r.stderr
+    r = cli("run", "--set", "cc=vegas")
+    assert r.code == 2 and "reno, cubic" in r.stderr
+    r = cli("run", "--set", "cc")
+    assert r.code == 2 and "AXIS=VALUE" in r.stderr
+    r = cli("run", "--set", "preset=rfc")
+    assert r.code == 2 and "--preset" in r.stderr

@@ -10,7 +10,7 @@ except ModuleNotFoundError:  # Python < 3.11
 import numpy as np
 import pytest
 
-from lossrec.scenario import dict_to_toml, load, with_preset
+from lossrec.scenario import dict_to_toml, load, parse_set, with_sender
 
 
 def test_dict_to_toml_round_trips_nested_tables_and_arrays_of_tables():
@@ -50,12 +50,21 @@ def test_load_missing_file_names_it(tmp_path):
         load(tmp_path / "none.toml")
 
 
-def test_with_preset_replaces_every_preset():
-    text = 'seed = 1\n[[flows]]\npreset = "rfc"\n[[flows]]\npreset = "linux-classic"\n'
-    out = tomllib.loads(with_preset(text, "linux-classic"))
-    assert [f["preset"] for f in out["flows"]] == ["linux-classic", "linux-classic"]
+def test_with_sender_replaces_the_preset_and_keeps_other_axes():
+    text = 'seed = 1\n[sender]\npreset = "rfc"\nmin_rto_ms = 300\n[workload]\nkind = "bulk"\n'
+    out = tomllib.loads(with_sender(text, "linux-classic", [("cc", "reno")]))
+    assert out["sender"] == {"preset": "linux-classic", "min_rto_ms": 300, "cc": "reno"}
+    assert out["workload"] == {"kind": "bulk"}
 
 
-def test_with_preset_sets_a_default_when_none_is_named():
-    out = tomllib.loads(with_preset("seed = 1\n", "rfc"))
-    assert out["preset"] == "rfc"
+def test_with_sender_creates_the_table():
+    out = tomllib.loads(with_sender("seed = 1\n", "rfc"))
+    assert out == {"seed": 1, "sender": {"preset": "rfc"}}
+
+
+def test_parse_set():
+    assert parse_set("min_rto_ms=200") == ("min_rto_ms", "200")
+    assert parse_set(" cc = cubic ") == ("cc", "cubic")
+    for bad in ("cc", "=cubic", "cc="):
+        with pytest.raises(ValueError, match="AXIS=VALUE"):
+            parse_set(bad)

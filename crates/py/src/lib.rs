@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use lossrec::config::{Config, AXES, PRESETS};
+use lossrec::config::{Config, ConfigError, AXES, PRESETS};
 use lossrec_sim::{RunOptions, Scenario, ScenarioError};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -77,9 +77,12 @@ fn validate_scenario(py: Python<'_>, text: &str, origin: &str) -> PyResult<u64> 
     Ok(parse(py, text, origin)?.seed())
 }
 
+/// One preset: `(name, summary, [(axis, value), ...])`.
+type PresetRow = (&'static str, &'static str, Vec<(&'static str, String)>);
+
 /// Every preset as `(name, summary, [(axis, value), ...])`, in listing order.
 #[pyfunction]
-fn presets() -> Vec<(&'static str, &'static str, Vec<(&'static str, String)>)> {
+fn presets() -> Vec<PresetRow> {
     PRESETS
         .iter()
         .map(|p| (p.name, p.summary, p.config().axes()))
@@ -92,6 +95,17 @@ fn preset(name: &str) -> PyResult<Vec<(&'static str, String)>> {
     Config::preset(name)
         .map(|c| c.axes())
         .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Checks one `--set axis=value` against the engine's axes; `ValueError` listing what is
+/// valid if the axis or value is unknown. Relations between axes are checked with the
+/// whole scenario.
+#[pyfunction]
+fn check_axis(axis: &str, value: &str) -> PyResult<()> {
+    match Config::rfc().set(axis, value) {
+        Ok(()) | Err(ConfigError::Invalid(_)) => Ok(()),
+        Err(e) => Err(PyValueError::new_err(e.to_string())),
+    }
 }
 
 /// Every axis key a scenario or `--set` accepts.
@@ -122,6 +136,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(preset, m)?)?;
     m.add_function(wrap_pyfunction!(axes, m)?)?;
+    m.add_function(wrap_pyfunction!(check_axis, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add_function(wrap_pyfunction!(debug_build, m)?)?;
     Ok(())

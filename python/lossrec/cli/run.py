@@ -8,9 +8,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import click
 
-from .. import _core, api, default
+from .. import api, default
 from ..result import Result
-from ..scenario import load
+from ..scenario import parse_set
 from ..table import render
 from .common import handle_errors, main
 
@@ -62,7 +62,11 @@ def _note(msg: str) -> None:
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path),
               metavar="FILE.png", help="Draw a time-sequence graph (PNG, or SVG by suffix).")
 @click.option("--preset", metavar="NAME",
-              help="Default run: only this preset. With a scenario: run every flow under it.")
+              help="Default run: only this preset. With a scenario: run its sender under this "
+                   "preset (the file's other [sender] axes still apply).")
+@click.option("--set", "sets", metavar="AXIS=VALUE", multiple=True,
+              help="Set one sender axis on top of the preset (repeatable), e.g. --set min_rto_ms=200. "
+                   "`lossrec presets` lists the axes.")
 @handle_errors
 def run_cmd(
     scenario: Optional[Path],
@@ -72,6 +76,7 @@ def run_cmd(
     pcap_path: Optional[Path],
     plot_path: Optional[Path],
     preset: Optional[str],
+    sets: Sequence[str],
 ) -> None:
     """Run SCENARIO.toml, or without one, a tail loss under every preset.
 
@@ -83,6 +88,7 @@ def run_cmd(
     """
     if preset is not None:
         api.check_preset(preset)
+    sender = dict(parse_set(item) for item in sets)
     want_trace = trace_path is not None or plot_path is not None
     want_pcap = pcap_path is not None
 
@@ -90,7 +96,8 @@ def run_cmd(
         names = [preset] if preset else api.preset_names()
         runs: Dict[str, Result] = {}
         for name in names:
-            runs[name] = api.run(default.scenario(name), seed=seed, trace=want_trace, pcap=want_pcap)
+            runs[name] = api.run(default.scenario(name), seed=seed, trace=want_trace,
+                                 pcap=want_pcap, sender=sender)
         _write_default_outputs(runs, trace_path, pcap_path, plot_path)
         if as_json:
             click.echo(json.dumps({n: r.json for n, r in runs.items()}, indent=2))
@@ -104,14 +111,7 @@ def run_cmd(
             click.echo(render(["preset"] + [h for h, _ in DEFAULT_COLUMNS], rows))
         return
 
-    text, origin = load(scenario)
-    if preset is not None:
-        _core.validate_scenario(text, origin)  # errors name the user's file and line
-        from ..scenario import with_preset
-
-        text, origin = with_preset(text, preset), f"{origin} (--preset {preset})"
-    js, tr, pc = _core.run_scenario(text, origin, seed, want_trace, want_pcap)
-    r = Result(js, tr, pc)
+    r = api.run(scenario, seed=seed, trace=want_trace, pcap=want_pcap, preset=preset, sender=sender)
     if trace_path is not None:
         r.write_trace(trace_path)
         _note(f"wrote {trace_path} ({len(r.trace_records):,} records)")
@@ -124,7 +124,7 @@ def run_cmd(
         plot.time_sequence(r.trace_records, plot_path, title=str(scenario))
         _note(f"wrote {plot_path}")
     if as_json:
-        click.echo(js)
+        click.echo(json.dumps(r.json, indent=2))
     else:
         click.echo(_flow_table(r))
 
