@@ -42,8 +42,7 @@ class Result:
         json: the run's ``--json`` object as a dict.
         seed: the seed the run used.
         flows: a DataFrame, one row per flow, columns as in the JSON ``flows`` entries.
-        sim: the run-level figures (everything in ``json`` except ``flows``:
-            events, data_packets, wall_s, ...).
+        sim: the run-level figures, the JSON's ``sim`` object (``events``, ``wall_s``, ...).
         trace: the JSON-lines trace as a DataFrame (only with ``trace=True``).
         trace_records: the same as a list of dicts.
         trace_jsonl: the same as the raw text.
@@ -61,7 +60,7 @@ class Result:
 
     @property
     def sim(self) -> Dict[str, Any]:
-        return {k: v for k, v in self.json.items() if k != "flows"}
+        return dict(self.json.get("sim") or {})
 
     @property
     def flows(self) -> pd.DataFrame:

@@ -49,14 +49,14 @@ def _flow(i, **kw):
 
 
 def test_result_from_json():
-    js = json.dumps({"seed": 7, "wall_s": 0.01, "events": 100, "data_packets": 22,
-                     "flows": [_flow(0), _flow(1, preset="linux-classic", fct_ms=None)]})
+    js = json.dumps({"seed": 7, "flows": [_flow(0), _flow(1, preset="linux-classic", fct_ms=None)],
+                     "sim": {"events": 100, "wall_s": 0.01}})
     r = Result(js)
     assert r.seed == 7
     assert isinstance(r.flows, pd.DataFrame)
     assert list(r.flows.columns) == list(FLOW_FIELDS)
     assert r.flows["preset"].tolist() == ["rfc", "linux-classic"]
-    assert r.sim == {"seed": 7, "wall_s": 0.01, "events": 100, "data_packets": 22}
+    assert r.sim == {"events": 100, "wall_s": 0.01}
     assert "seed=7" in repr(r)
 
 

@@ -17,7 +17,7 @@ from lossrec.result import FLOW_FIELDS
 TRACE_KINDS = {"send", "drop", "recv", "ack", "event"}
 SEND_WHY = {"new", "fast_retransmit", "rto", "probe_new", "probe_retransmit", "rack",
             "early_retransmit", "limited_transmit", "syn", "handshake_ack"}
-RUN_FIELDS = {"seed", "flows", "events", "data_packets", "wall_s"}
+RUN_FIELDS = {"seed", "flows", "sim"}
 
 
 def tail_loss(preset="rfc"):
@@ -26,6 +26,7 @@ def tail_loss(preset="rfc"):
 
 def check_run_json(obj):
     assert RUN_FIELDS <= set(obj), set(obj)
+    assert {"events", "wall_s"} <= set(obj["sim"])
     assert obj["flows"], "no flows"
     for f in obj["flows"]:
         assert set(FLOW_FIELDS) <= set(f), set(FLOW_FIELDS) - set(f)
@@ -66,7 +67,7 @@ def test_same_seed_same_result(cli):
     a = json.loads(cli("run", "--json", "--seed", "5").stdout)
     b = json.loads(cli("run", "--json", "--seed", "5").stdout)
     for run in (*a.values(), *b.values()):
-        run.pop("wall_s")
+        run["sim"].pop("wall_s")
     assert a == b
     assert all(run["seed"] == 5 for run in a.values())
 
@@ -174,7 +175,7 @@ def test_python_run_with_dict_returns_dataframe(tmp_path):
     assert res.flows.loc[0, "preset"] == "linux-classic"
     assert {"kind", "t_us", "flow"} <= set(res.trace.columns)
     assert (tmp_path / "x.pcap").stat().st_size > 24
-    assert {"events", "data_packets", "wall_s"} <= set(res.sim)
+    assert {"events", "wall_s"} <= set(res.sim)
     plain = lossrec.run(tail_loss())
     with pytest.raises(lossrec.NotRequestedError):
         plain.trace

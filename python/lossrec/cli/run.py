@@ -138,9 +138,9 @@ def _flow_table(r: Result) -> str:
 
 def origin_line(r: Result) -> str:
     s = r.sim
-    parts = [f"seed {r.seed}", f"{len(r.json.get('flows', []))} flow(s)"]
-    if "data_packets" in s:
-        parts.append(f"{s['data_packets']:,} data packets")
+    flows = r.json.get("flows", [])
+    parts = [f"seed {r.seed}", f"{len(flows)} flow(s)",
+             f"{sum(f.get('data_packets_sent', 0) for f in flows):,} data packets"]
     if "events" in s:
         parts.append(f"{s['events']:,} events")
     if "wall_s" in s:
