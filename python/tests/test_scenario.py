@@ -68,3 +68,27 @@ def test_parse_set():
     for bad in ("cc", "=cubic", "cc="):
         with pytest.raises(ValueError, match="AXIS=VALUE"):
             parse_set(bad)
+
+
+# Property: any dict of TOML-representable values survives dict → TOML → dict.
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_keys = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_-0123456789", min_size=1, max_size=8)
+_scalars = st.one_of(
+    st.booleans(),
+    st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=12),
+)
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_keys, inner, max_size=4)),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(_keys, _values, max_size=6))
+def test_dict_to_toml_round_trip_property(d):
+    assert tomllib.loads(dict_to_toml(d)) == d
