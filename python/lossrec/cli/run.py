@@ -83,8 +83,10 @@ def run_cmd(
     \b
     The default run: one 10-segment flow, 10 Mb/s, 100 ms RTT, whose last segment is
     lost once, under each preset side by side. Its --json output is an object keyed by
-    preset name whose values are each run's JSON object ({"seed", "flows": [...], ...}).
-    With a scenario, --json prints that run's JSON object.
+    preset name whose values are each run's JSON object.
+    Its --trace file holds every preset's records, each with a "preset" field, and
+    --pcap writes FILE-<preset>.pcap per preset. With a scenario, --json prints that
+    run's JSON object: {"seed", "flows": [...], "sim": {"events", "wall_s"}}.
     """
     if preset is not None:
         api.check_preset(preset)
