@@ -230,12 +230,18 @@ impl Config {
 
     /// The preset with this name, or an error listing the valid names.
     pub fn preset(name: &str) -> Result<Config, ConfigError> {
-        PRESETS.iter().find(|p| p.name == name).map(Preset::config).ok_or_else(|| {
-            ConfigError::UnknownPreset {
+        PRESETS
+            .iter()
+            .find(|p| p.name == name)
+            .map(Preset::config)
+            .ok_or_else(|| ConfigError::UnknownPreset {
                 name: name.into(),
-                valid: PRESETS.iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
-            }
-        })
+                valid: PRESETS
+                    .iter()
+                    .map(|p| p.name)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
     }
 
     /// Sets one axis from its text form, as `--set axis=value` and scenario files do.
@@ -262,7 +268,10 @@ impl Config {
             "sack" => self.sack = parse_bool(axis, v)?,
             "timestamps" => self.timestamps = parse_bool(axis, v)?,
             _ => {
-                return Err(ConfigError::UnknownAxis { name: axis.into(), valid: AXES.join(", ") })
+                return Err(ConfigError::UnknownAxis {
+                    name: axis.into(),
+                    valid: AXES.join(", "),
+                })
             }
         }
         self.validate()
@@ -343,9 +352,19 @@ fn parse_bool(axis: &str, v: &str) -> Result<bool, ConfigError> {
 /// A bad preset, axis or value; the message lists what is valid.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ConfigError {
-    UnknownPreset { name: String, valid: String },
-    UnknownAxis { name: String, valid: String },
-    BadValue { axis: String, value: String, valid: String },
+    UnknownPreset {
+        name: String,
+        valid: String,
+    },
+    UnknownAxis {
+        name: String,
+        valid: String,
+    },
+    BadValue {
+        axis: String,
+        value: String,
+        valid: String,
+    },
     Invalid(String),
 }
 
@@ -405,7 +424,10 @@ mod tests {
     #[test]
     fn unknown_preset_lists_valid_ones() {
         let e = Config::preset("bogus").unwrap_err().to_string();
-        assert!(e.contains("bogus") && e.contains("rfc") && e.contains("linux-classic"), "{e}");
+        assert!(
+            e.contains("bogus") && e.contains("rfc") && e.contains("linux-classic"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -414,7 +436,10 @@ mod tests {
         let e = c.set("cc", "vegas").unwrap_err().to_string();
         assert_eq!(e, "bad value `vegas` for cc; valid: reno, cubic");
         let e = c.set("colour", "red").unwrap_err().to_string();
-        assert!(e.starts_with("unknown axis `colour`") && e.contains("min_rto_ms"), "{e}");
+        assert!(
+            e.starts_with("unknown axis `colour`") && e.contains("min_rto_ms"),
+            "{e}"
+        );
         let e = c.set("mss", "0").unwrap_err().to_string();
         assert!(e.contains("integer from 64"), "{e}");
     }

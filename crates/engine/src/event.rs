@@ -13,19 +13,38 @@ pub struct Event {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum EventKind {
     /// The handshake completed; the negotiated options.
-    Established { mss: u64, sack: bool, timestamps: bool },
+    Established {
+        mss: u64,
+        sack: bool,
+        timestamps: bool,
+    },
     /// Fast recovery started (RFC 6675 §5 / RFC 6582): the recovery point and the new window.
-    EnterRecovery { recovery_point: u64, cwnd: u64, ssthresh: u64, pipe: u64 },
+    EnterRecovery {
+        recovery_point: u64,
+        cwnd: u64,
+        ssthresh: u64,
+        pipe: u64,
+    },
     /// Fast recovery ended by an ACK at or beyond the recovery point.
     ExitRecovery { snd_una: u64, cwnd: u64 },
     /// The retransmission timer expired (RFC 6298 §5.4-5.6).
-    Rto { snd_una: u64, backoff: u32, rto_us: u64, cwnd: u64, ssthresh: u64 },
+    Rto {
+        snd_una: u64,
+        backoff: u32,
+        rto_us: u64,
+        cwnd: u64,
+        ssthresh: u64,
+    },
     /// Loss recovery after a timeout finished (SND.UNA passed the recovery point).
     ExitLoss { snd_una: u64, cwnd: u64 },
     /// The SYN timed out and was sent again.
     SynTimeout { backoff: u32 },
     /// A segment was marked lost by the named detector.
-    MarkLost { start: u64, end: u64, by: LossDetector },
+    MarkLost {
+        start: u64,
+        end: u64,
+        by: LossDetector,
+    },
     /// A DSACK arrived; `dubious` when it failed Linux's sanity checks and was ignored.
     Dsack { start: u64, end: u64, dubious: bool },
     /// A NewReno partial ACK (RFC 6582 §3.2 step 5).
@@ -70,12 +89,21 @@ impl EventKind {
     /// Calls `f` with each field's name and value (booleans as 0/1), for traces.
     pub fn for_each_field(&self, mut f: impl FnMut(&'static str, u64)) {
         match *self {
-            EventKind::Established { mss, sack, timestamps } => {
+            EventKind::Established {
+                mss,
+                sack,
+                timestamps,
+            } => {
                 f("mss", mss);
                 f("sack", sack as u64);
                 f("timestamps", timestamps as u64);
             }
-            EventKind::EnterRecovery { recovery_point, cwnd, ssthresh, pipe } => {
+            EventKind::EnterRecovery {
+                recovery_point,
+                cwnd,
+                ssthresh,
+                pipe,
+            } => {
                 f("recovery_point", recovery_point);
                 f("cwnd", cwnd);
                 f("ssthresh", ssthresh);
@@ -85,7 +113,13 @@ impl EventKind {
                 f("snd_una", snd_una);
                 f("cwnd", cwnd);
             }
-            EventKind::Rto { snd_una, backoff, rto_us, cwnd, ssthresh } => {
+            EventKind::Rto {
+                snd_una,
+                backoff,
+                rto_us,
+                cwnd,
+                ssthresh,
+            } => {
                 f("snd_una", snd_una);
                 f("backoff", backoff.into());
                 f("rto_us", rto_us);
@@ -97,7 +131,11 @@ impl EventKind {
                 f("start", start);
                 f("end", end);
             }
-            EventKind::Dsack { start, end, dubious } => {
+            EventKind::Dsack {
+                start,
+                end,
+                dubious,
+            } => {
                 f("start", start);
                 f("end", end);
                 f("dubious", dubious as u64);

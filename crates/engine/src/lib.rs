@@ -43,6 +43,7 @@ pub mod cc;
 pub mod config;
 pub mod detect;
 pub mod event;
+pub mod info;
 pub mod packet;
 pub mod receiver;
 pub mod reduce;
@@ -55,7 +56,10 @@ pub mod timer;
 
 pub use config::{Config, ConfigError, PRESETS};
 pub use event::{Event, EventKind};
-pub use packet::{Ack, ProbeKind, Range, SackBlocks, Segment, SynOptions, Timestamps, Transmit, Why};
+pub use info::TcpInfo;
+pub use packet::{
+    Ack, ProbeKind, Range, SackBlocks, Segment, SynOptions, Timestamps, Transmit, Why,
+};
 pub use receiver::{Receiver, ReceiverConfig};
 pub use sender::{RecoveryState, Sender};
 pub use stats::Stats;

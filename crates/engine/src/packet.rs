@@ -57,7 +57,10 @@ pub struct SackBlocks {
 
 impl SackBlocks {
     pub const fn new() -> Self {
-        SackBlocks { blocks: [Range::new(0, 0); MAX_SACK_BLOCKS], len: 0 }
+        SackBlocks {
+            blocks: [Range::new(0, 0); MAX_SACK_BLOCKS],
+            len: 0,
+        }
     }
     /// Builds from a slice; blocks past the fourth are ignored, as they would not fit a header.
     pub fn from_slice(blocks: &[Range]) -> Self {
@@ -146,7 +149,11 @@ pub struct Ack {
 impl Ack {
     /// A plain cumulative ACK with a large window.
     pub fn cumulative(cumulative: u64) -> Self {
-        Ack { cumulative, window: u64::from(u32::MAX), ..Ack::default() }
+        Ack {
+            cumulative,
+            window: u64::from(u32::MAX),
+            ..Ack::default()
+        }
     }
     /// The same ACK with these SACK blocks.
     pub fn with_sack(mut self, blocks: &[Range]) -> Self {
@@ -160,7 +167,11 @@ impl Ack {
         if first.is_empty() {
             return None;
         }
-        let inside_second = self.sack.as_slice().get(1).is_some_and(|s| s.covers(&first));
+        let inside_second = self
+            .sack
+            .as_slice()
+            .get(1)
+            .is_some_and(|s| s.covers(&first));
         (first.start < self.cumulative || inside_second).then_some(first)
     }
     /// The SACK blocks that report received data above the cumulative ACK (DSACK excluded).
@@ -177,8 +188,10 @@ impl Ack {
 /// Why the sender emitted a segment. Every transmission says which rule sent it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Why {
-    /// A SYN (first or retransmitted) of the handshake.
+    /// A SYN (first or retransmitted) of an active open.
     Syn,
+    /// A SYN-ACK (first or retransmitted) of a passive open.
+    SynAck,
     /// The third packet of the handshake: a pure ACK of the SYN-ACK.
     HandshakeAck,
     /// New data under the congestion window.
@@ -209,6 +222,7 @@ impl Why {
     pub fn name(self) -> &'static str {
         match self {
             Why::Syn => "syn",
+            Why::SynAck => "syn_ack",
             Why::HandshakeAck => "handshake_ack",
             Why::New => "new",
             Why::LimitedTransmit => "limited_transmit",
@@ -247,7 +261,13 @@ pub struct Transmit {
 impl Transmit {
     /// The segment as the receiver will see it.
     pub fn segment(&self) -> Segment {
-        Segment { range: self.range, syn: self.syn, fin: self.fin, psh: self.psh, ts: self.ts }
+        Segment {
+            range: self.range,
+            syn: self.syn,
+            fin: self.fin,
+            psh: self.psh,
+            ts: self.ts,
+        }
     }
 }
 

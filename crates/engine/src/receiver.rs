@@ -1,16 +1,35 @@
-//! The receiving side: ACK generation with cumulative ACK, SACK (RFC 2018), DSACK
-//! (RFC 2883), delayed ACK (RFC 5681 §4.2, RFC 1122), Linux-style quick ACKs and
-//! timestamp echo (RFC 7323).
+//! The receiving side: ACK generation with cumulative ACK, SACK (RFC 2018 §4), DSACK
+//! (RFC 2883 §4), delayed ACK (RFC 5681 §4.2, RFC 1122 §4.2.3.2), Linux-style quick ACKs
+//! (tcp_input.c `tcp_incr_quickack`, `__tcp_ack_snd_check`) and timestamp echo
+//! (RFC 7323 §4.3).
 //!
-//! INTERFACE PLACEHOLDER: the implementation is being written; signatures are final.
+//! # How the receiver answers
+//!
+//! - Every ACK is built when the segment (or the delayed-ACK timer) that triggers it is
+//!   processed and queued; [`Receiver::poll_ack`] hands them out one per call, oldest
+//!   first. Separate segments that each need an immediate ACK get separate ACKs, as the
+//!   sender counts them as duplicate ACKs.
+//! - `Ack::cumulative` is RCV.NXT; `Ack::window` is the receive window in bytes, constant
+//!   for the connection (the application is assumed to read at once): `cfg.window`, clamped
+//!   to what the header can carry (65 535 « 7 with window scaling, 65 535 without; the
+//!   SYN-ACK's window is never scaled, RFC 7323 §2.2). Data beyond RCV.NXT + window is
+//!   trimmed or dropped.
+//! - With timestamps, `ts.val` is the receiver's clock (`now` in µs at `poll_ack`) and
+//!   `ts.ecr` is TS.Recent.
 
-use crate::packet::{Ack, Segment};
+mod reassembly;
+
+use std::collections::VecDeque;
+
+use crate::packet::{Ack, Range, SackBlocks, Segment, SynOptions, Timestamps};
 use crate::time::{Duration, Instant};
+use reassembly::{Arrival, Reassembly};
 
 /// How the receiver acknowledges.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReceiverConfig {
     /// `None`: acknowledge every segment. `Some(t)`: delayed ACKs with timer `t` (40–500 ms).
+    /// [`Receiver::new`] clamps `t` into 1 ms..=500 ms (RFC 1122 §4.2.3.2: under 0.5 s).
     pub delayed_ack: Option<Duration>,
     /// Accept SACK-permitted and send SACK blocks (and DSACK).
     pub sack: bool,
@@ -44,44 +63,392 @@ impl Default for ReceiverConfig {
 /// Receiver counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReceiverStats {
+    /// Every segment handed to `on_segment`.
     pub segments_in: u64,
+    /// ACKs returned by `poll_ack` (SYN-ACKs included).
     pub acks_out: u64,
+    /// Segments carrying at least one byte already received.
     pub dup_segments: u64,
+    /// Segments starting above RCV.NXT.
     pub out_of_order_segments: u64,
+    /// ACKs returned carrying a D-SACK block.
     pub dsacks_out: u64,
+    /// ACKs sent because the delayed-ACK timer fired.
     pub delayed_acks: u64,
+    /// SYN-ACKs returned (first and repeated).
+    pub syn_acks_out: u64,
+    /// Payload bytes not received before.
+    pub bytes_in: u64,
+    /// Payload bytes received more than once.
+    pub dup_bytes: u64,
+    /// Data segments ACKed at once only because of quick-ACK mode.
+    pub quick_acks: u64,
+    /// Segments wholly beyond RCV.NXT + window, dropped.
+    pub dropped_out_of_window: u64,
+    /// Segments whose tail beyond RCV.NXT + window was cut off.
+    pub trimmed_to_window: u64,
+    /// Segments dropped because they would open an out-of-order block past the limit.
+    pub dropped_too_many_blocks: u64,
+    /// Segments with an inverted range (end before start), dropped.
+    pub dropped_malformed: u64,
+    /// Queued ACKs discarded because the caller did not poll (oldest first).
+    pub acks_discarded_unpolled: u64,
+}
+
+/// Largest unscaled window field (RFC 9293 §3.1).
+const MAX_UNSCALED_WINDOW: u64 = 65_535;
+/// The window scale this receiver offers when the peer offers one (RFC 7323 §2.2).
+const RCV_WSCALE: u8 = 7;
+/// Linux's initial `rcv_mss` estimate, before any segment was measured (TCP_MSS_DEFAULT).
+const INITIAL_RCV_MSS: u64 = 536;
+/// Out-of-order blocks held at most; a new block past this drops the segment.
+pub const MAX_OOO_BLOCKS: usize = 1 << 16;
+/// ACKs held for the caller at most; older ones are discarded past this.
+pub const MAX_QUEUED_ACKS: usize = 1024;
+const DELACK_MIN: Duration = Duration::from_millis(1);
+const DELACK_MAX: Duration = Duration::from_millis(500);
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Handshake {
+    /// Nothing received yet.
+    Listen,
+    /// SYN received and answered; the peer has not yet shown it saw the SYN-ACK.
+    SynReceived,
+    Established,
+}
+
+#[derive(Copy, Clone, Debug)]
+struct Queued {
+    ack: Ack,
+    dsack: bool,
 }
 
 /// The receiving endpoint of one connection.
 #[derive(Clone, Debug)]
 pub struct Receiver {
-    _cfg: ReceiverConfig,
+    cfg: ReceiverConfig,
+    handshake: Handshake,
+    /// Options answered on the SYN-ACK (kept for duplicate SYNs).
+    syn_ack: Option<SynOptions>,
+    sack_ok: bool,
+    ts_ok: bool,
+    /// Receive window in bytes (RCV.WND), fixed once the options are agreed.
+    rcv_wnd: u64,
+    data: Reassembly,
+    /// RFC 7323 §4.3 TS.Recent.
+    ts_recent: Option<u64>,
+    /// RFC 7323 §4.3 Last.ACK.sent: the cumulative ACK of the latest ACK built.
+    last_ack_sent: u64,
+    /// Largest segment seen (Linux `icsk_ack.rcv_mss`): what counts as full-sized.
+    rcv_mss: u64,
+    /// Quick ACKs left (Linux `icsk_ack.quick`).
+    quick: u32,
+    /// Delayed-ACK deadline while an ACK is owed.
+    delack_at: Option<Instant>,
+    /// Stream offset of the FIN, once one arrived in the window.
+    fin_at: Option<u64>,
+    queue: VecDeque<Queued>,
+    stats: ReceiverStats,
 }
 
 impl Receiver {
+    /// A receiver waiting for a SYN (or for data, if the sender skips the handshake).
+    /// Impossible parameters are clamped: the delayed-ACK timer into 1 ms..=500 ms, `mss`
+    /// to at least 1, `window` to at least `mss`.
     pub fn new(cfg: ReceiverConfig, _now: Instant) -> Self {
-        Receiver { _cfg: cfg }
+        let mut cfg = cfg;
+        cfg.delayed_ack = cfg.delayed_ack.map(|t| t.clamp(DELACK_MIN, DELACK_MAX));
+        cfg.mss = cfg.mss.max(1);
+        cfg.window = cfg.window.max(u64::from(cfg.mss));
+        Receiver {
+            handshake: Handshake::Listen,
+            syn_ack: None,
+            sack_ok: cfg.sack,
+            ts_ok: cfg.timestamps,
+            rcv_wnd: cfg.window,
+            data: Reassembly::new(MAX_OOO_BLOCKS),
+            ts_recent: None,
+            last_ack_sent: 0,
+            rcv_mss: INITIAL_RCV_MSS.min(u64::from(cfg.mss)),
+            quick: cfg.quickack_segments,
+            delack_at: None,
+            fin_at: None,
+            queue: VecDeque::new(),
+            stats: ReceiverStats::default(),
+            cfg,
+        }
     }
+
     /// A segment arrived (SYN, handshake ACK or data).
-    pub fn on_segment(&mut self, _now: Instant, _seg: &Segment) {
-        todo!()
+    pub fn on_segment(&mut self, now: Instant, seg: &Segment) {
+        self.stats.segments_in += 1;
+        if seg.range.start > seg.range.end {
+            self.stats.dropped_malformed += 1;
+            return;
+        }
+        if let Some(opts) = seg.syn {
+            if !self.on_syn(opts, seg.ts) || (seg.range.is_empty() && !seg.fin) {
+                return;
+            }
+        }
+        let pure_ack = seg.range.is_empty() && !seg.fin;
+        match self.handshake {
+            // A pure ACK before any SYN has nothing to acknowledge.
+            Handshake::Listen if pure_ack => return,
+            // Data without a handshake: act as if cfg's options were agreed.
+            Handshake::Listen => self.handshake = Handshake::Established,
+            // The handshake ACK or the first data: the peer saw our SYN-ACK.
+            Handshake::SynReceived => self.handshake = Handshake::Established,
+            Handshake::Established => {}
+        }
+        if pure_ack {
+            // Carries nothing to acknowledge; answering it could start an ACK ping-pong.
+            // Its timestamp still counts (rule 2 only takes it at or below Last.ACK.sent).
+            self.update_ts_recent(seg);
+            return;
+        }
+        let right_edge = self.data.rcv_nxt().saturating_add(self.rcv_wnd);
+        if seg.range.start > right_edge || (seg.range.start == right_edge && !seg.range.is_empty())
+        {
+            // RFC 9293 §3.10.7.4: an unacceptable segment is answered with an ACK.
+            self.stats.dropped_out_of_window += 1;
+            self.queue_ack(None);
+            return;
+        }
+        self.update_ts_recent(seg);
+        let mut range = seg.range;
+        let mut fin = seg.fin;
+        if range.end > right_edge {
+            range.end = right_edge;
+            fin = false; // the FIN lay beyond the window too
+            self.stats.trimmed_to_window += 1;
+        }
+        self.on_data(now, range, fin);
     }
+
     /// The next ACK to send now, if any (call until `None`).
-    pub fn poll_ack(&mut self, _now: Instant) -> Option<Ack> {
-        todo!()
+    pub fn poll_ack(&mut self, now: Instant) -> Option<Ack> {
+        let Queued { mut ack, dsack } = self.queue.pop_front()?;
+        if let Some(ts) = ack.ts.as_mut() {
+            ts.val = now.as_micros();
+        }
+        self.stats.acks_out += 1;
+        self.stats.dsacks_out += u64::from(dsack);
+        self.stats.syn_acks_out += u64::from(ack.syn.is_some());
+        Some(ack)
     }
+
     /// When the delayed-ACK timer fires.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        todo!()
+        self.delack_at
     }
-    pub fn on_timeout(&mut self, _now: Instant) {
-        todo!()
+
+    /// The delayed-ACK timer fired: the owed ACK becomes available from `poll_ack`.
+    /// Early calls (`now` before the deadline) do nothing.
+    pub fn on_timeout(&mut self, now: Instant) {
+        if self.delack_at.is_some_and(|at| at <= now) {
+            self.stats.delayed_acks += 1;
+            self.queue_ack(None);
+        }
     }
+
     /// Bytes delivered in order to the application (RCV.NXT as a stream offset).
     pub fn delivered(&self) -> u64 {
-        todo!()
+        self.data.rcv_nxt()
     }
+
     pub fn stats(&self) -> &ReceiverStats {
-        todo!()
+        &self.stats
+    }
+
+    /// True once a FIN arrived and every byte before it was delivered.
+    pub fn fin_received(&self) -> bool {
+        self.fin_at.is_some_and(|f| self.data.rcv_nxt() >= f)
+    }
+
+    /// The receive window advertised on every ACK after the SYN-ACK, in bytes.
+    pub fn window(&self) -> u64 {
+        self.rcv_wnd
+    }
+
+    /// Whether SACK (and so DSACK, if configured) is in use on this connection.
+    pub fn sack_in_use(&self) -> bool {
+        self.sack_ok
+    }
+
+    /// Whether timestamps are in use on this connection.
+    pub fn timestamps_in_use(&self) -> bool {
+        self.ts_ok
+    }
+
+    /// Out-of-order blocks held above RCV.NXT, in sequence order.
+    pub fn out_of_order(&self) -> impl Iterator<Item = Range> + '_ {
+        self.data.blocks()
+    }
+
+    /// Largest segment size seen, which defines a full-sized segment for delayed ACKs.
+    pub fn rcv_mss(&self) -> u64 {
+        self.rcv_mss
+    }
+
+    /// A SYN: agree the options once and answer with a SYN-ACK, again for a duplicate SYN
+    /// (our SYN-ACK was lost). After the handshake a SYN only gets an ordinary ACK
+    /// (RFC 5961 §4 challenge ACK), changes nothing, and the segment is discarded: returns
+    /// whether the rest of the segment is to be processed.
+    fn on_syn(&mut self, opts: SynOptions, ts: Option<Timestamps>) -> bool {
+        match self.handshake {
+            Handshake::Established => {
+                self.queue_ack(None);
+                return false;
+            }
+            Handshake::Listen => {
+                self.sack_ok = self.cfg.sack && opts.sack_permitted;
+                self.ts_ok = self.cfg.timestamps && opts.timestamps;
+                let wscale = opts.window_scale.map(|_| RCV_WSCALE);
+                self.rcv_wnd = match wscale {
+                    Some(ws) => {
+                        let w = self.cfg.window.min(MAX_UNSCALED_WINDOW << ws);
+                        (w >> ws << ws).max(1 << ws)
+                    }
+                    None => self.cfg.window.min(MAX_UNSCALED_WINDOW),
+                };
+                self.syn_ack = Some(SynOptions {
+                    mss: self.cfg.mss,
+                    sack_permitted: self.sack_ok,
+                    timestamps: self.ts_ok,
+                    window_scale: wscale,
+                });
+                self.handshake = Handshake::SynReceived;
+            }
+            Handshake::SynReceived => {}
+        }
+        // RFC 7323 §4.3: TS.Recent starts from the SYN; a repeated SYN's value is echoed
+        // so the sender can time the SYN that got through.
+        if let (true, Some(t)) = (self.ts_ok, ts) {
+            self.ts_recent = Some(t.val);
+        }
+        let ack = Ack {
+            cumulative: 0,
+            sack: SackBlocks::new(),
+            ts: self.ts_echo(),
+            window: self.rcv_wnd.min(MAX_UNSCALED_WINDOW),
+            syn: self.syn_ack,
+        };
+        self.push(Queued { ack, dsack: false });
+        true
+    }
+
+    /// RFC 7323 §4.3 rule 2: TS.Recent ← SEG.TSval if SEG.TSval ≥ TS.Recent and
+    /// SEG.SEQ ≤ Last.ACK.sent. So a delayed ACK echoes the earliest unacknowledged
+    /// segment, and an out-of-order segment's ACK echoes the last one that advanced the
+    /// window. The first timestamp seen initialises TS.Recent when there was no SYN.
+    fn update_ts_recent(&mut self, seg: &Segment) {
+        let (true, Some(t)) = (self.ts_ok, seg.ts) else {
+            return;
+        };
+        match self.ts_recent {
+            None => self.ts_recent = Some(t.val),
+            Some(recent) if t.val >= recent && seg.range.start <= self.last_ack_sent => {
+                self.ts_recent = Some(t.val)
+            }
+            Some(_) => {}
+        }
+    }
+
+    fn on_data(&mut self, now: Instant, range: Range, fin: bool) {
+        let had_ooo = self.data.has_out_of_order();
+        let out_of_order = range.start > self.data.rcv_nxt();
+        let arrival = match self.data.insert(range) {
+            Ok(a) => a,
+            Err(_) => {
+                self.stats.dropped_too_many_blocks += 1;
+                self.queue_ack(None);
+                return;
+            }
+        };
+        if fin && self.fin_at.is_none() {
+            self.fin_at = Some(range.end);
+        }
+        self.stats.bytes_in += arrival.new_bytes;
+        self.stats.dup_bytes += arrival.dup_bytes;
+        self.stats.out_of_order_segments += u64::from(out_of_order);
+        let dup = arrival.dup_bytes > 0;
+        if dup {
+            self.stats.dup_segments += 1;
+        }
+        // Linux tcp_measure_rcv_mss: the largest segment seen, up to our MSS.
+        self.rcv_mss = self.rcv_mss.max(range.len().min(u64::from(self.cfg.mss)));
+
+        // RFC 5681 §4.2: ACK at once on out-of-order data, on data that fills (part of) a
+        // hole, and (Linux) while any hole remains; RFC 2883 needs the duplicate's ACK now.
+        let urgent = dup || fin || had_ooo || self.data.has_out_of_order();
+        let immediate = match self.cfg.delayed_ack {
+            None => true,
+            Some(_) if urgent => true,
+            Some(_) if self.quick > 0 => {
+                self.stats.quick_acks += 1;
+                true
+            }
+            // Linux __tcp_ack_snd_check: more than one full segment unacknowledged, which
+            // is at least every second full-sized segment (RFC 5681 §4.2).
+            Some(_) => self.data.rcv_nxt() - self.last_ack_sent > self.rcv_mss,
+        };
+        if dup && arrival.new_bytes == 0 {
+            // Linux: a pure duplicate means the sender is retransmitting; ACK its next
+            // segments quickly too (tcp_data_queue → tcp_enter_quickack_mode).
+            self.quick = self.quick.max(self.cfg.quickack_segments);
+        }
+        if immediate {
+            self.queue_ack(Some(arrival));
+        } else if self.delack_at.is_none() {
+            self.delack_at = self.cfg.delayed_ack.map(|t| now + t);
+        }
+    }
+
+    /// Builds an ACK of the current state and queues it; `arrival` is the segment that
+    /// triggered it, whose first duplicate sub-range becomes a D-SACK.
+    fn queue_ack(&mut self, arrival: Option<Arrival>) {
+        let mut sack = SackBlocks::new();
+        let mut dsack = false;
+        if self.sack_ok {
+            // RFC 2018 §3: 4 blocks fit, 3 beside the timestamp option.
+            let max = if self.ts_ok { 3 } else { 4 };
+            if let (true, Some(d)) = (self.cfg.dsack, arrival.and_then(|a| a.first_dup)) {
+                // RFC 2883 §4: the duplicate first, then the block containing it if it lies
+                // above RCV.NXT, then the rest per RFC 2018.
+                sack.push(d);
+                dsack = true;
+                if let Some(b) = self.data.containing(d) {
+                    sack.push(b);
+                }
+            }
+            self.data.fill_sack(&mut sack, max);
+        }
+        let ack = Ack {
+            cumulative: self.data.rcv_nxt(),
+            sack,
+            ts: self.ts_echo(),
+            window: self.rcv_wnd,
+            syn: None,
+        };
+        self.last_ack_sent = ack.cumulative;
+        self.delack_at = None;
+        self.quick = self.quick.saturating_sub(1);
+        self.push(Queued { ack, dsack });
+    }
+
+    fn ts_echo(&self) -> Option<Timestamps> {
+        self.ts_ok.then(|| Timestamps {
+            val: 0,
+            ecr: self.ts_recent.unwrap_or(0),
+        })
+    }
+
+    fn push(&mut self, q: Queued) {
+        if self.queue.len() >= MAX_QUEUED_ACKS {
+            self.queue.pop_front();
+            self.stats.acks_discarded_unpolled += 1;
+        }
+        self.queue.push_back(q);
     }
 }

@@ -1,30 +1,211 @@
-//! Round-trip time estimation and the RTO value: RFC 6298 (§2, §5.5 backoff) and the Linux
-//! estimator (`tcp_rtt_estimator`, `tcp_set_rto`; digest §2.2), plus a windowed min RTT.
+//! Round-trip time estimation and the RTO value.
 //!
-//! The caller applies Karn's rule (RFC 6298 §3): only unambiguous samples reach `on_sample`.
+//! Two estimators, chosen by [`RttEstimator`]:
+//! - RFC 6298 §2 (SRTT/RTTVAR with α = 1/8, β = 1/4, RTO = SRTT + max(G, 4·RTTVAR), floored
+//!   at `min_rto` (§2.4), capped at `max_rto` (§2.5)), in exact nanosecond arithmetic;
+//! - Linux `tcp_rtt_estimator` + `tcp_set_rto` (net/ipv4/tcp_input.c, include/net/tcp.h;
+//!   digest §2.2), in integer microseconds with Linux's scaling so numbers match Linux.
+//!
+//! Both share RFC 6298 §5.5 exponential backoff and a windowed min RTT (Kathleen Nichols'
+//! filter as Linux `lib/win_minmax.c`, window `tcp_min_rtt_wlen` = 300 s by default).
+//!
+//! The caller applies Karn's rule (RFC 6298 §3): only unambiguous samples reach
+//! [`Rtt::on_sample`]. A sample of zero is treated as 1 µs; huge samples saturate.
 
 use crate::config::RttEstimator;
-use crate::time::{Duration, Instant};
+use crate::time::{dur_nanos, Duration, Instant};
 
 /// RFC 6298 clock granularity G.
 pub const GRANULARITY: Duration = Duration::from_millis(1);
 
-/// Estimator state. Field names follow RFC 6298 (`srtt`, `rttvar`, `rto`).
+/// RFC 6298 §2.1: the RTO before any sample (also Linux `TCP_TIMEOUT_INIT`).
+pub const INITIAL_RTO: Duration = Duration::from_secs(1);
+
+/// RFC 6298 §5.7: the RTO to use once data flows if the SYN timed out.
+pub const SYN_TIMEOUT_RTO: Duration = Duration::from_secs(3);
+
+/// Linux `sysctl_tcp_min_rtt_wlen` default: the min-RTT filter's window.
+pub const MIN_RTT_WINDOW: Duration = Duration::from_secs(300);
+
+/// The smallest sample accepted; zero samples are raised to it.
+const MIN_SAMPLE: Duration = Duration::from_micros(1);
+
+/// `d` in microseconds, saturating (Linux keeps RTT state in µs).
+fn us(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
+/// Nanoseconds back to a `Duration` (a `u64` of nanoseconds always fits).
+fn from_ns(ns: u128) -> Duration {
+    Duration::from_nanos(u64::try_from(ns).unwrap_or(u64::MAX))
+}
+
+/// The Linux estimator's state, with Linux's names and scaling (`struct tcp_sock`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct LinuxVars {
+    /// 8 × SRTT, µs (`srtt_us`).
+    pub srtt_us: u64,
+    /// 4 × mean deviation, µs (`mdev_us`).
+    pub mdev_us: u64,
+    /// Largest `mdev_us` seen in the current round trip, at least rto_min (`mdev_max_us`).
+    pub mdev_max_us: u64,
+    /// The variance term of the RTO, 4 × mdev scale, never below rto_min (`rttvar_us`).
+    pub rttvar_us: u64,
+    /// `snd_nxt` when the current measurement round started (`rtt_seq`).
+    pub rtt_seq: u64,
+}
+
+impl LinuxVars {
+    /// `tcp_rtt_estimator` (tcp_input.c) for a measurement of `m` µs (m ≥ 1).
+    fn estimate(&mut self, first: bool, m: u64, rto_min_us: u64, snd_una: u64, snd_nxt: u64) {
+        if first {
+            // "no previous measure": srtt = m, mdev = 2m so the RTO is 3·RTT, but the
+            // variance term is floored at rto_min.
+            self.srtt_us = m.saturating_mul(8);
+            self.mdev_us = m.saturating_mul(2);
+            self.rttvar_us = self.mdev_us.max(rto_min_us);
+            self.mdev_max_us = self.rttvar_us;
+            self.rtt_seq = snd_nxt;
+        } else {
+            // Signed arithmetic as in the kernel (`long m`); i128 cannot overflow here.
+            let mut m = m as i128 - (self.srtt_us >> 3) as i128; // error in rtt estimate
+            let srtt = self.srtt_us as i128 + m; // srtt = 7/8 srtt + 1/8 new
+            self.srtt_us = srtt.clamp(0, u64::MAX as i128) as u64;
+            if m < 0 {
+                // RTT fell: a finer gain (1/32 rather than 1/4) when |err| exceeds mdev, so
+                // a sudden drop does not inflate the RTO (Eifel-like damping).
+                m = -m - (self.mdev_us >> 2) as i128;
+                if m > 0 {
+                    m >>= 3;
+                }
+            } else {
+                m -= (self.mdev_us >> 2) as i128;
+            }
+            let mdev = self.mdev_us as i128 + m; // mdev = 3/4 mdev + 1/4 new
+            self.mdev_us = mdev.clamp(0, u64::MAX as i128) as u64;
+            if self.mdev_us > self.mdev_max_us {
+                self.mdev_max_us = self.mdev_us;
+                if self.mdev_max_us > self.rttvar_us {
+                    self.rttvar_us = self.mdev_max_us;
+                }
+            }
+            // Once per round trip (snd_una passed rtt_seq): let rttvar decay a quarter of
+            // the way toward the largest mdev of the round, and start a new round.
+            if snd_una > self.rtt_seq {
+                if self.mdev_max_us < self.rttvar_us {
+                    self.rttvar_us -= (self.rttvar_us - self.mdev_max_us) >> 2;
+                }
+                self.rtt_seq = snd_nxt;
+                self.mdev_max_us = rto_min_us;
+            }
+        }
+        self.srtt_us = self.srtt_us.max(1);
+    }
+
+    /// `__tcp_set_rto`: srtt + rttvar, in µs (before `tcp_bound_rto`). Linux then converts
+    /// to jiffies, rounding up; this engine keeps microseconds.
+    fn rto_us(&self) -> u64 {
+        (self.srtt_us >> 3).saturating_add(self.rttvar_us)
+    }
+}
+
+/// Kathleen Nichols' windowed min filter, as Linux `minmax_running_min` (lib/win_minmax.c):
+/// the best, second-best and third-best samples from successive sub-windows, so the min
+/// over the last `win` is known in O(1) memory.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct WindowedMin {
+    /// `s[0]` is the current min; `s[1]`, `s[2]` later, larger candidates. Empty before
+    /// the first sample (Linux starts from ~0U, which any sample replaces).
+    s: Option<[(Instant, Duration); 3]>,
+}
+
+impl WindowedMin {
+    pub fn new() -> Self {
+        WindowedMin { s: None }
+    }
+
+    /// The min over the window, if any sample was taken.
+    pub fn get(&self) -> Option<Duration> {
+        self.s.map(|s| s[0].1)
+    }
+
+    /// The three kept samples (time, value), best first.
+    pub fn samples(&self) -> Option<[(Instant, Duration); 3]> {
+        self.s
+    }
+
+    /// Forgets everything and keeps `v` taken at `t` (`minmax_reset`).
+    pub fn reset(&mut self, t: Instant, v: Duration) -> Duration {
+        self.s = Some([(t, v); 3]);
+        v
+    }
+
+    /// Takes sample `v` at `t` and returns the min over the window `win` ending at `t`.
+    pub fn update(&mut self, win: Duration, t: Instant, v: Duration) -> Duration {
+        let Some(mut s) = self.s else {
+            return self.reset(t, v);
+        };
+        // New min, or nothing left in the window: forget earlier samples.
+        if v <= s[0].1 || t - s[2].0 > win {
+            return self.reset(t, v);
+        }
+        let val = (t, v);
+        if v <= s[1].1 {
+            s[1] = val;
+            s[2] = val;
+        } else if v <= s[2].1 {
+            s[2] = val;
+        }
+        // minmax_subwin_update: as time passes, promote the 2nd and 3rd choices.
+        let dt = t - s[0].0;
+        if dt > win {
+            // The best sample aged out: the 2nd becomes the best, the 3rd the 2nd, and
+            // perhaps once more if the new best is also out of the window.
+            s = [s[1], s[2], val];
+            if t - s[0].0 > win {
+                s = [s[1], s[2], val];
+            }
+        } else if s[1].0 == s[0].0 && dt > win / 4 {
+            // A quarter window passed without a new 2nd choice: take one from now.
+            s[1] = val;
+            s[2] = val;
+        } else if s[2].0 == s[1].0 && dt > win / 2 {
+            // Half a window passed without a new 3rd choice.
+            s[2] = val;
+        }
+        self.s = Some(s);
+        s[0].1
+    }
+}
+
+/// Estimator state. Field names follow RFC 6298 (`srtt`, `rttvar`, `rto`) and, for the
+/// Linux estimator, `struct tcp_sock` ([`LinuxVars`]).
 #[derive(Clone, Debug)]
 pub struct Rtt {
     kind: RttEstimator,
+    /// RFC 6298 SRTT (for Linux: `srtt_us / 8`, exactly, in nanoseconds).
     srtt: Option<Duration>,
+    /// RFC 6298 RTTVAR (for Linux: `mdev_us / 4`).
     rttvar: Duration,
+    /// Linux estimator state (unused by RFC 6298).
+    linux: LinuxVars,
+    /// The RTO formula's value before floor and ceiling.
+    raw_rto: Option<Duration>,
     /// RTO before backoff, after the estimator's floor/ceiling.
     rto: Duration,
     min_rto: Duration,
     max_rto: Duration,
     backoff: u32,
     latest: Option<Duration>,
-    min_rtt: Option<Duration>,
+    min_rtt: WindowedMin,
+    min_rtt_window: Duration,
+    samples: u64,
 }
 
 impl Rtt {
+    /// `initial_rto` is the RTO before any sample (RFC 6298 §2.1: 1 s), capped at `max_rto`.
+    /// `min_rto` is RFC 6298 §2.4's floor on RTO, or Linux's `rto_min` floor on the
+    /// variance term.
     pub fn new(
         kind: RttEstimator,
         initial_rto: Duration,
@@ -35,67 +216,146 @@ impl Rtt {
             kind,
             srtt: None,
             rttvar: Duration::ZERO,
+            linux: LinuxVars::default(),
+            raw_rto: None,
             rto: initial_rto.min(max_rto),
             min_rto,
             max_rto,
             backoff: 0,
             latest: None,
-            min_rtt: None,
+            min_rtt: WindowedMin::new(),
+            min_rtt_window: MIN_RTT_WINDOW,
+            samples: 0,
         }
     }
 
-    /// A new RTT sample taken at `now`. `snd_una`/`snd_nxt` let the Linux estimator decay
-    /// its variance once per round trip. A valid sample clears the backoff (as Linux does).
-    pub fn on_sample(&mut self, _now: Instant, r: Duration, _snd_una: u64, _snd_nxt: u64) {
-        let r = r.max(Duration::from_micros(1));
+    /// A new RTT sample `r` taken at `now`. `snd_una` (after this ACK) and `snd_nxt` let
+    /// the Linux estimator decay its variance once per round trip. A valid sample clears
+    /// the backoff: RFC 6298 §5 lets the RTO "collapse" after a new measurement, and Linux
+    /// `tcp_ack_update_rtt` zeroes `icsk_backoff`. Also feeds the windowed min RTT.
+    pub fn on_sample(&mut self, now: Instant, r: Duration, snd_una: u64, snd_nxt: u64) {
+        let r = r.max(MIN_SAMPLE);
         self.latest = Some(r);
-        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
-        match self.srtt {
-            None => {
-                // RFC 6298 §2.2.
-                self.srtt = Some(r);
-                self.rttvar = r / 2;
+        self.update_min_rtt(now, r);
+        let first = self.srtt.is_none();
+        let raw = match self.kind {
+            RttEstimator::Rfc6298 => self.rfc6298(r),
+            RttEstimator::Linux => {
+                let m = us(r).max(1);
+                self.linux
+                    .estimate(first, m, us(self.min_rto), snd_una, snd_nxt);
+                self.srtt = Some(from_ns(self.linux.srtt_us as u128 * 125));
+                self.rttvar = from_ns(self.linux.mdev_us as u128 * 250);
+                // tcp_set_rto: no floor on the RTO itself (rttvar_us ≥ rto_min already).
+                Duration::from_micros(self.linux.rto_us())
             }
-            Some(srtt) => {
-                // RFC 6298 §2.3: RTTVAR first, from the old SRTT.
-                let err = if srtt > r { srtt - r } else { r - srtt };
-                self.rttvar = self.rttvar * 3 / 4 + err / 4;
-                self.srtt = Some(srtt * 7 / 8 + r / 8);
-            }
-        }
-        let srtt = self.srtt.unwrap_or(r);
+        };
+        self.raw_rto = Some(raw);
         self.rto = match self.kind {
-            RttEstimator::Rfc6298 => (srtt + GRANULARITY.max(self.rttvar * 4)).max(self.min_rto),
-            RttEstimator::Linux => srtt + (self.rttvar * 4).max(self.min_rto),
-        }
-        .min(self.max_rto);
+            // RFC 6298 §2.4 floor, then the §2.5 maximum (the cap wins if they conflict).
+            RttEstimator::Rfc6298 => raw.max(self.min_rto).min(self.max_rto),
+            // tcp_bound_rto.
+            RttEstimator::Linux => raw.min(self.max_rto),
+        };
         self.backoff = 0;
+        self.samples = self.samples.saturating_add(1);
     }
 
+    /// RFC 6298 §2.2/§2.3 in nanoseconds; returns SRTT + max(G, K·RTTVAR).
+    fn rfc6298(&mut self, r: Duration) -> Duration {
+        let r_ns = dur_nanos(r) as u128;
+        let (srtt, rttvar) = match self.srtt {
+            // §2.2: SRTT = R, RTTVAR = R/2.
+            None => (r_ns, r_ns / 2),
+            // §2.3: RTTVAR first, from the old SRTT; then SRTT. One rounding each.
+            Some(old) => {
+                let old = dur_nanos(old) as u128;
+                let err = old.abs_diff(r_ns);
+                let rttvar = (3 * dur_nanos(self.rttvar) as u128 + err) / 4;
+                ((7 * old + r_ns) / 8, rttvar)
+            }
+        };
+        self.srtt = Some(from_ns(srtt));
+        self.rttvar = from_ns(rttvar);
+        let var = (4 * rttvar).max(dur_nanos(GRANULARITY) as u128);
+        from_ns(srtt + var)
+    }
+
+    /// A min-RTT sample that should not feed SRTT (e.g. a RACK sample); `on_sample` already
+    /// calls this. Returns the new windowed min.
+    pub fn update_min_rtt(&mut self, now: Instant, r: Duration) -> Duration {
+        self.min_rtt
+            .update(self.min_rtt_window, now, r.max(MIN_SAMPLE))
+    }
+
+    /// The estimator this instance runs.
+    pub fn kind(&self) -> RttEstimator {
+        self.kind
+    }
+    /// SRTT, once a sample was taken. For Linux: `srtt_us / 8` without truncation.
     pub fn srtt(&self) -> Option<Duration> {
         self.srtt
     }
+    /// RTTVAR (RFC 6298); for Linux the mean deviation `mdev_us / 4`. Linux's RTO uses
+    /// `rttvar_us` instead (see [`Rtt::linux_vars`]).
     pub fn rttvar(&self) -> Duration {
         self.rttvar
     }
+    /// The most recent sample.
     pub fn latest(&self) -> Option<Duration> {
         self.latest
     }
+    /// The windowed min RTT (Linux `tcp_min_rtt`; RFC 8985 RACK.min_RTT).
     pub fn min_rtt(&self) -> Option<Duration> {
-        self.min_rtt
+        self.min_rtt.get()
+    }
+    /// The min-RTT filter itself.
+    pub fn min_rtt_filter(&self) -> &WindowedMin {
+        &self.min_rtt
+    }
+    pub fn min_rtt_window(&self) -> Duration {
+        self.min_rtt_window
+    }
+    /// Sets the min-RTT window (Linux `tcp_min_rtt_wlen`); applies from the next sample.
+    pub fn set_min_rtt_window(&mut self, win: Duration) {
+        self.min_rtt_window = win;
     }
     pub fn has_sample(&self) -> bool {
         self.srtt.is_some()
+    }
+    /// Samples taken so far.
+    pub fn sample_count(&self) -> u64 {
+        self.samples
+    }
+    /// The Linux estimator's state, if this is the Linux estimator and it has a sample.
+    pub fn linux_vars(&self) -> Option<LinuxVars> {
+        (self.kind == RttEstimator::Linux && self.has_sample()).then_some(self.linux)
+    }
+    /// The RTO formula before floor and ceiling: SRTT + max(G, 4·RTTVAR) for RFC 6298,
+    /// (srtt_us >> 3) + rttvar_us for Linux. `None` before the first sample.
+    pub fn raw_rto(&self) -> Option<Duration> {
+        self.raw_rto
+    }
+    pub fn min_rto(&self) -> Duration {
+        self.min_rto
+    }
+    pub fn max_rto(&self) -> Duration {
+        self.max_rto
     }
     /// The RTO without backoff.
     pub fn base_rto(&self) -> Duration {
         self.rto
     }
-    /// The RTO with exponential backoff (RFC 6298 §5.5), capped at the maximum.
+    /// The RTO with exponential backoff (RFC 6298 §5.5; Linux `inet_csk_rto_backoff`):
+    /// base_rto · 2^backoff, capped at the maximum.
     pub fn rto(&self) -> Duration {
-        let factor = 1u32.checked_shl(self.backoff.min(31)).unwrap_or(u32::MAX);
-        self.rto.saturating_mul(factor).min(self.max_rto)
+        if self.backoff >= 64 {
+            return self.max_rto;
+        }
+        let ns = (dur_nanos(self.rto) as u128) << self.backoff;
+        from_ns(ns).min(self.max_rto)
     }
+    /// One more doubling (RFC 6298 §5.5), after a timeout.
     pub fn backoff(&mut self) {
         self.backoff = self.backoff.saturating_add(1);
     }
@@ -105,7 +365,8 @@ impl Rtt {
     pub fn reset_backoff(&mut self) {
         self.backoff = 0;
     }
-    /// Sets the unbacked-off RTO directly (RFC 6298 §5.7: 3 s after a SYN timeout).
+    /// Sets the unbacked-off RTO directly (RFC 6298 §5.7: 3 s after a SYN timeout), capped
+    /// at the maximum. The next sample recomputes it.
     pub fn set_base_rto(&mut self, rto: Duration) {
         self.rto = rto.min(self.max_rto);
     }

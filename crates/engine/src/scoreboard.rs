@@ -1,1 +1,561 @@
-//! Scoreboard (placeholder).
+//! The scoreboard of RFC 6675 §3-4: every sent, unacknowledged segment in sequence order,
+//! with its SACK, loss and retransmission marks, and the aggregates that give `pipe`
+//! (SetPipe) and `NextSeg` without walking the whole window on every ACK.
+//!
+//! Segments live in a `VecDeque` ordered by sequence (sent in order, acknowledged from the
+//! front), found by binary search. A SACK edge inside a segment splits it, so every byte
+//! keeps exactly one state. Counters (`sacked`, `lost`, `retrans` bytes) are kept
+//! incrementally; [`Scoreboard::recount`] re-derives them for the debug invariants.
+//!
+//! IsLost (RFC 6675 §4) is evaluated as: at least DupThresh SACKed segments above S, or more
+//! than (DupThresh − 1)·SMSS SACKed bytes above S. Because that predicate only becomes true
+//! as one walks down the sequence space, the un-SACKed segments below a boundary
+//! (`lost_upto`) are exactly the lost ones, and the boundary only moves forward between
+//! timeouts — each ACK costs O(newly SACKed + newly lost) segments, not O(window).
+
+use std::collections::VecDeque;
+
+use crate::packet::Range;
+use crate::time::Instant;
+
+/// One segment that was sent and is not cumulatively acknowledged.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SentSeg {
+    pub start: u64,
+    pub end: u64,
+    pub sacked: bool,
+    /// Deemed lost (IsLost, or marked at a timeout).
+    pub lost: bool,
+    /// A retransmission of it is outstanding (counts in pipe, RFC 6675 "S ≤ HighRxt").
+    pub retrans: bool,
+    /// Retransmitted at least once (Karn's rule, RFC 6298 §3).
+    pub ever_retrans: bool,
+    pub xmit_count: u32,
+    pub first_sent: Instant,
+    pub last_sent: Instant,
+    pub psh: bool,
+    pub fin: bool,
+}
+
+impl SentSeg {
+    pub fn len(&self) -> u64 {
+        self.end - self.start
+    }
+    pub fn range(&self) -> Range {
+        Range::new(self.start, self.end)
+    }
+}
+
+/// What a cumulative ACK removed from the scoreboard.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Acked {
+    pub bytes: u64,
+    /// Send time of the newest acknowledged segment, if it was never retransmitted.
+    pub rtt_sample_sent: Option<Instant>,
+    /// Some acknowledged segment had been retransmitted.
+    pub any_retransmitted: bool,
+    /// Bytes acknowledged that had been SACKed before (already counted as delivered).
+    pub was_sacked: u64,
+}
+
+/// Which NextSeg rule (RFC 6675 §4) chose a retransmission.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum NextSegRule {
+    /// Rule 1: the lowest lost segment above HighRxt.
+    Lost,
+    /// Rule 3: the lowest un-SACKed segment above HighRxt below the highest SACK.
+    Unsacked,
+    /// Rule 4: the once-per-recovery rescue retransmission.
+    Rescue,
+}
+
+const CACHE: usize = crate::packet::MAX_SACK_BLOCKS;
+
+/// The sender's scoreboard.
+#[derive(Clone, Debug, Default)]
+pub struct Scoreboard {
+    segs: VecDeque<SentSeg>,
+    snd_una: u64,
+    snd_nxt: u64,
+    sacked_bytes: u64,
+    sacked_segs: u64,
+    lost_bytes: u64,
+    retrans_bytes: u64,
+    /// Every un-SACKed segment ending at or below this offset is lost.
+    lost_upto: u64,
+    /// SACKed bytes/segments below `lost_upto`.
+    sacked_below_bytes: u64,
+    sacked_below_segs: u64,
+    /// Highest SACKed offset + 1 (SND.FACK); `snd_una` when nothing is SACKed.
+    high_sacked: u64,
+    /// RFC 6675 HighRxt: end of the highest retransmitted segment in this recovery.
+    pub high_rxt: u64,
+    /// RFC 6675 RescueRxt.
+    pub rescue_rxt: Option<u64>,
+    /// NextSeg rule 1 never needs to look below this offset again.
+    rule1_from: u64,
+    /// Blocks of the previous ACK, all already applied (Linux `recv_sack_cache`).
+    sack_cache: [Range; CACHE],
+    /// Segments split because a SACK edge fell inside them.
+    splits: u64,
+}
+
+impl Scoreboard {
+    pub fn new() -> Self {
+        Scoreboard::default()
+    }
+
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+    /// FlightSize (RFC 5681): SND.NXT − SND.UNA.
+    pub fn flight_size(&self) -> u64 {
+        self.snd_nxt - self.snd_una
+    }
+    pub fn sacked_bytes(&self) -> u64 {
+        self.sacked_bytes
+    }
+    pub fn sacked_segs(&self) -> u64 {
+        self.sacked_segs
+    }
+    pub fn lost_bytes(&self) -> u64 {
+        self.lost_bytes
+    }
+    pub fn retrans_bytes(&self) -> u64 {
+        self.retrans_bytes
+    }
+    /// SND.FACK: one past the highest SACKed byte, or SND.UNA.
+    pub fn high_sacked(&self) -> u64 {
+        self.high_sacked.max(self.snd_una)
+    }
+    pub fn len(&self) -> usize {
+        self.segs.len()
+    }
+    /// Segments split so far because a SACK edge fell inside them.
+    pub fn splits(&self) -> u64 {
+        self.splits
+    }
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+    pub fn segments(&self) -> impl Iterator<Item = &SentSeg> {
+        self.segs.iter()
+    }
+    pub fn head(&self) -> Option<&SentSeg> {
+        self.segs.front()
+    }
+    pub fn last(&self) -> Option<&SentSeg> {
+        self.segs.back()
+    }
+
+    /// RFC 6675 SetPipe, in bytes: un-SACKed bytes not deemed lost, plus retransmitted
+    /// bytes still outstanding.
+    pub fn pipe(&self) -> u64 {
+        self.flight_size() - self.sacked_bytes - self.lost_bytes + self.retrans_bytes
+    }
+
+    /// Records the first transmission of `[start, end)`, which must begin at SND.NXT.
+    pub fn on_send_new(&mut self, now: Instant, range: Range, psh: bool, fin: bool) {
+        debug_assert_eq!(range.start, self.snd_nxt);
+        self.segs.push_back(SentSeg {
+            start: range.start,
+            end: range.end,
+            sacked: false,
+            lost: false,
+            retrans: false,
+            ever_retrans: false,
+            xmit_count: 1,
+            first_sent: now,
+            last_sent: now,
+            psh,
+            fin,
+        });
+        self.snd_nxt = range.end;
+    }
+
+    /// Records a retransmission of the segment starting at `start`; returns it.
+    pub fn on_retransmit(&mut self, now: Instant, start: u64) -> Option<SentSeg> {
+        let i = self.index_of(start)?;
+        let s = &mut self.segs[i];
+        if !s.retrans && !s.sacked {
+            s.retrans = true;
+            self.retrans_bytes += s.end - s.start;
+        }
+        s.ever_retrans = true;
+        s.xmit_count += 1;
+        s.last_sent = now;
+        let seg = *s;
+        self.high_rxt = self.high_rxt.max(seg.end);
+        Some(seg)
+    }
+
+    /// Removes everything below `cumulative` (which must not exceed SND.NXT).
+    pub fn ack_cumulative(&mut self, cumulative: u64) -> Acked {
+        let mut out = Acked::default();
+        if cumulative <= self.snd_una {
+            return out;
+        }
+        debug_assert!(cumulative <= self.snd_nxt);
+        while let Some(front) = self.segs.front() {
+            if front.start >= cumulative {
+                break;
+            }
+            if front.end > cumulative {
+                // Partial ACK of a segment: drop its acknowledged prefix.
+                let cut = cumulative - front.start;
+                self.uncount(0, cut);
+                self.segs[0].start = cumulative;
+                out.bytes += cut;
+                break;
+            }
+            let s = self.segs.pop_front().expect("front exists");
+            self.uncount_seg(&s);
+            out.bytes += s.len();
+            if s.sacked {
+                out.was_sacked += s.len();
+            }
+            out.any_retransmitted |= s.ever_retrans;
+            out.rtt_sample_sent = (!s.ever_retrans).then_some(s.last_sent);
+        }
+        self.snd_una = cumulative;
+        if self.lost_upto < cumulative {
+            self.lost_upto = cumulative;
+        }
+        self.high_rxt = self.high_rxt.max(cumulative);
+        self.rule1_from = self.rule1_from.max(cumulative);
+        out
+    }
+
+    /// Marks `block` SACKed; returns the newly SACKed byte count. Parts outside
+    /// [SND.UNA, SND.NXT) are ignored; `Err(())` when nothing of the block is valid.
+    pub fn sack(&mut self, block: Range) -> Result<u64, ()> {
+        let b = match block.intersect(&Range::new(self.snd_una, self.snd_nxt)) {
+            Some(b) => b,
+            None => return Err(()),
+        };
+        // Skip what the previous ACK already reported (Linux's SACK cache): a growing
+        // first block is then processed only at its new edge.
+        let mut pieces = [Range::default(); CACHE + 1];
+        let mut n = 1;
+        pieces[0] = b;
+        for c in self.sack_cache {
+            if c.is_empty() {
+                continue;
+            }
+            let mut next = [Range::default(); CACHE + 1];
+            let mut m = 0;
+            for p in &pieces[..n] {
+                for q in subtract(*p, c).into_iter().flatten() {
+                    if m < next.len() {
+                        next[m] = q;
+                        m += 1;
+                    }
+                }
+            }
+            pieces = next;
+            n = m;
+        }
+        let mut newly = 0;
+        for p in &pieces[..n] {
+            newly += self.mark_sacked(*p);
+        }
+        Ok(newly)
+    }
+
+    /// Remembers the blocks of the ACK just processed (see [`Scoreboard::sack`]).
+    pub fn set_sack_cache(&mut self, blocks: &[Range]) {
+        // Only what was inside [SND.UNA, SND.NXT) was applied; cache just that.
+        let valid = Range::new(self.snd_una, self.snd_nxt);
+        self.sack_cache = [Range::default(); CACHE];
+        for (c, b) in self.sack_cache.iter_mut().zip(blocks) {
+            *c = b.intersect(&valid).unwrap_or_default();
+        }
+    }
+
+    fn mark_sacked(&mut self, p: Range) -> u64 {
+        let mut i = self.segs.partition_point(|s| s.end <= p.start);
+        if i >= self.segs.len() {
+            return 0;
+        }
+        if self.segs[i].start < p.start {
+            self.split(i, p.start);
+            i += 1;
+        }
+        let mut newly = 0;
+        while i < self.segs.len() && self.segs[i].start < p.end {
+            if self.segs[i].end > p.end {
+                self.split(i, p.end);
+            }
+            let s = self.segs[i];
+            if !s.sacked {
+                let len = s.len();
+                newly += len;
+                self.sacked_bytes += len;
+                self.sacked_segs += 1;
+                if s.lost {
+                    self.lost_bytes -= len;
+                }
+                if s.retrans {
+                    self.retrans_bytes -= len;
+                }
+                if s.end <= self.lost_upto {
+                    self.sacked_below_bytes += len;
+                    self.sacked_below_segs += 1;
+                }
+                let m = &mut self.segs[i];
+                m.sacked = true;
+                m.lost = false;
+                m.retrans = false;
+                self.high_sacked = self.high_sacked.max(s.end);
+            }
+            i += 1;
+        }
+        newly
+    }
+
+    /// Splits segment `i` at `at` (strictly inside it); both halves keep its marks.
+    fn split(&mut self, i: usize, at: u64) {
+        let s = self.segs[i];
+        debug_assert!(s.start < at && at < s.end);
+        let mut right = s;
+        right.start = at;
+        self.segs[i].end = at;
+        self.segs[i].fin = false;
+        self.segs[i].psh = false;
+        self.segs.insert(i + 1, right);
+        self.splits += 1;
+        if s.sacked {
+            self.sacked_segs += 1;
+            if s.end <= self.lost_upto {
+                self.sacked_below_segs += 1;
+            }
+        }
+    }
+
+    /// Advances the IsLost boundary (RFC 6675 §4) and marks newly lost segments.
+    /// Calls `on_lost` with each; returns how many.
+    pub fn update_lost(&mut self, dupthresh: u32, mss: u64, mut on_lost: impl FnMut(Range)) -> u32 {
+        let mut marked = 0;
+        if self.sacked_segs == self.sacked_below_segs {
+            return 0; // nothing SACKed above the boundary: nothing new can be lost
+        }
+        let mut i = self.segs.partition_point(|s| s.start < self.lost_upto);
+        let byte_limit = u64::from(dupthresh.saturating_sub(1)) * mss;
+        while i < self.segs.len() {
+            let s = self.segs[i];
+            if s.sacked {
+                self.sacked_below_bytes += s.len();
+                self.sacked_below_segs += 1;
+            } else {
+                let above_segs = self.sacked_segs - self.sacked_below_segs;
+                let above_bytes = self.sacked_bytes - self.sacked_below_bytes;
+                if above_segs < u64::from(dupthresh) && above_bytes <= byte_limit {
+                    break;
+                }
+                if !s.lost {
+                    self.segs[i].lost = true;
+                    self.lost_bytes += s.len();
+                    marked += 1;
+                    on_lost(s.range());
+                }
+            }
+            self.lost_upto = s.end;
+            i += 1;
+        }
+        marked
+    }
+
+    /// The head segment is deemed lost (RFC 6675 §5: IsLost(HighACK + 1)).
+    pub fn head_lost(&self) -> bool {
+        self.segs.front().is_some_and(|s| s.lost)
+    }
+
+    /// Marks the head lost (fast retransmit entry without enough SACKs, as Linux's
+    /// `tcp_mark_head_lost` does for the first segment).
+    pub fn mark_head_lost(&mut self) {
+        if let Some(s) = self.segs.front_mut() {
+            if !s.lost && !s.sacked {
+                s.lost = true;
+                self.lost_bytes += s.end - s.start;
+            }
+        }
+    }
+
+    /// RFC 6675 §5.1 / RFC 5681 §3.1 after a timeout: every un-SACKed segment is lost and no
+    /// retransmission is in flight any more. O(window), once per timeout.
+    pub fn mark_all_lost(&mut self) {
+        for s in self.segs.iter_mut() {
+            s.retrans = false;
+            if !s.sacked {
+                s.lost = true;
+            }
+        }
+        self.retrans_bytes = 0;
+        self.lost_bytes = self.flight_size() - self.sacked_bytes;
+        self.lost_upto = self.snd_nxt;
+        self.sacked_below_bytes = self.sacked_bytes;
+        self.sacked_below_segs = self.sacked_segs;
+        self.start_recovery_episode();
+    }
+
+    /// Resets HighRxt/RescueRxt and the NextSeg cursor for a new recovery episode.
+    pub fn start_recovery_episode(&mut self) {
+        self.high_rxt = self.snd_una;
+        self.rescue_rxt = None;
+        self.rule1_from = self.snd_una;
+    }
+
+    /// The lowest segment that is lost and has no retransmission outstanding
+    /// (RFC 6675 NextSeg rule 1; also the slow-start repair after a timeout).
+    pub fn next_lost(&mut self) -> Option<SentSeg> {
+        let mut i = self.segs.partition_point(|s| s.end <= self.rule1_from);
+        while i < self.segs.len() {
+            let s = self.segs[i];
+            if !s.sacked && !s.lost {
+                // Above here nothing is lost yet; resume from here next time.
+                self.rule1_from = s.start;
+                return None;
+            }
+            if s.lost && !s.retrans && !s.sacked {
+                self.rule1_from = s.start;
+                return Some(s);
+            }
+            i += 1;
+        }
+        self.rule1_from = self.snd_nxt;
+        None
+    }
+
+    /// RFC 6675 NextSeg rules 3 and 4, used when no new data can be sent.
+    pub fn next_seg_fallback(&mut self, recovery_point: u64) -> Option<(SentSeg, NextSegRule)> {
+        let high = self.high_sacked();
+        let mut i = self.segs.partition_point(|s| s.end <= self.high_rxt);
+        while i < self.segs.len() && self.segs[i].start < high {
+            let s = self.segs[i];
+            if !s.sacked && !s.retrans && s.start >= self.high_rxt {
+                return Some((s, NextSegRule::Unsacked));
+            }
+            i += 1;
+        }
+        // Rule 4: once per recovery, the highest outstanding un-SACKed segment.
+        if self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
+            if let Some(s) = self.segs.iter().rev().find(|s| !s.sacked) {
+                self.rescue_rxt = Some(recovery_point);
+                return Some((*s, NextSegRule::Rescue));
+            }
+        }
+        None
+    }
+
+    /// Records a rescue retransmission without advancing HighRxt (RFC 6675 §4 rule 4).
+    pub fn on_rescue_retransmit(&mut self, now: Instant, start: u64) -> Option<SentSeg> {
+        let high_rxt = self.high_rxt;
+        let s = self.on_retransmit(now, start);
+        self.high_rxt = high_rxt;
+        s
+    }
+
+    /// (sacked, lost, retrans) bytes recounted from the segments, for debug invariants.
+    pub fn recount(&self) -> (u64, u64, u64) {
+        let mut c = (0, 0, 0);
+        for s in &self.segs {
+            if s.sacked {
+                c.0 += s.len();
+            }
+            if s.lost {
+                c.1 += s.len();
+            }
+            if s.retrans {
+                c.2 += s.len();
+            }
+        }
+        c
+    }
+
+    /// Checks the structural invariants (debug builds call this after every handler).
+    pub fn check(&self) {
+        let mut at = self.snd_una;
+        for s in &self.segs {
+            assert_eq!(s.start, at, "scoreboard has a gap or overlap at {at}");
+            assert!(s.end > s.start, "empty segment at {at}");
+            assert!(
+                !(s.sacked && (s.lost || s.retrans)),
+                "SACKed segment still lost/retrans"
+            );
+            at = s.end;
+        }
+        assert_eq!(at, self.snd_nxt, "scoreboard does not end at SND.NXT");
+        let (sacked, lost, retrans) = self.recount();
+        assert_eq!(
+            (sacked, lost, retrans),
+            (self.sacked_bytes, self.lost_bytes, self.retrans_bytes),
+            "scoreboard counters drifted"
+        );
+        let below: u64 = self
+            .segs
+            .iter()
+            .filter(|s| s.sacked && s.end <= self.lost_upto)
+            .map(|s| s.len())
+            .sum();
+        assert_eq!(
+            below, self.sacked_below_bytes,
+            "sacked-below-boundary drifted"
+        );
+    }
+
+    fn index_of(&self, start: u64) -> Option<usize> {
+        let i = self.segs.partition_point(|s| s.end <= start);
+        (i < self.segs.len() && self.segs[i].start == start).then_some(i)
+    }
+
+    /// Forgets `cut` bytes at the front of segment `i` in the counters.
+    fn uncount(&mut self, i: usize, cut: u64) {
+        let s = self.segs[i];
+        if s.sacked {
+            self.sacked_bytes -= cut;
+            if s.end <= self.lost_upto {
+                self.sacked_below_bytes -= cut;
+            }
+        }
+        if s.lost {
+            self.lost_bytes -= cut;
+        }
+        if s.retrans {
+            self.retrans_bytes -= cut;
+        }
+    }
+
+    fn uncount_seg(&mut self, s: &SentSeg) {
+        let len = s.len();
+        if s.sacked {
+            self.sacked_bytes -= len;
+            self.sacked_segs -= 1;
+            if s.end <= self.lost_upto {
+                self.sacked_below_bytes -= len;
+                self.sacked_below_segs -= 1;
+            }
+        }
+        if s.lost {
+            self.lost_bytes -= len;
+        }
+        if s.retrans {
+            self.retrans_bytes -= len;
+        }
+    }
+}
+
+/// `a` minus `b`: up to two pieces.
+fn subtract(a: Range, b: Range) -> [Option<Range>; 2] {
+    if !a.overlaps(&b) {
+        return [Some(a), None];
+    }
+    let left = Range::new(a.start, b.start.min(a.end));
+    let right = Range::new(b.end.max(a.start), a.end);
+    [
+        (!left.is_empty()).then_some(left),
+        (!right.is_empty()).then_some(right),
+    ]
+}

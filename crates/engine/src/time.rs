@@ -85,7 +85,14 @@ impl fmt::Display for Instant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let us = self.0 / 1_000;
         let (s, us) = (us / 1_000_000, us % 1_000_000);
-        write!(f, "{}:{:02}:{:02}.{:06}", s / 3600, (s / 60) % 60, s % 60, us)
+        write!(
+            f,
+            "{}:{:02}:{:02}.{:06}",
+            s / 3600,
+            (s / 60) % 60,
+            s % 60,
+            us
+        )
     }
 }
 impl fmt::Debug for Instant {
@@ -99,8 +106,14 @@ mod tests {
     use super::*;
     #[test]
     fn display() {
-        assert_eq!(Instant::from_micros(1_000_250).to_string(), "0:00:01.000250");
-        assert_eq!(Instant::from_millis(3_723_000).to_string(), "1:02:03.000000");
+        assert_eq!(
+            Instant::from_micros(1_000_250).to_string(),
+            "0:00:01.000250"
+        );
+        assert_eq!(
+            Instant::from_millis(3_723_000).to_string(),
+            "1:02:03.000000"
+        );
     }
     #[test]
     fn arithmetic_saturates() {

@@ -17,27 +17,19 @@ use crate::scenario_err;
 /// Minimum wall time a measurement covers.
 const MIN_WALL_S: f64 = 1.0;
 
-// TODO(sim): replace with `lossrec_sim::bench::bulk()` / `short_flows()` once the simulator
-// lands; until then the same scenarios are built from TOML here.
-const BULK_TOML: &str = include_str!("bench_bulk.toml");
-const SHORT_FLOWS_TOML: &str = include_str!("bench_short_flows.toml");
-
-fn scenario(py: Python<'_>, which: &str) -> PyResult<Scenario> {
-    let (text, origin) = match which {
-        "bulk" => (BULK_TOML, "<bench bulk>"),
-        "short_flows" => (SHORT_FLOWS_TOML, "<bench short_flows>"),
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "unknown benchmark `{which}`; valid: bulk, short_flows"
-            )))
-        }
-    };
-    Scenario::from_toml_str(text, origin).map_err(|e| scenario_err(py, e))
+fn scenario(which: &str) -> PyResult<Scenario> {
+    match which {
+        "bulk" => Ok(lossrec_sim::bench::bulk()),
+        "short_flows" => Ok(lossrec_sim::bench::short_flows()),
+        _ => Err(PyValueError::new_err(format!(
+            "unknown benchmark `{which}`; valid: bulk, short_flows"
+        ))),
+    }
 }
 
 /// Runs one benchmark and returns its figures: rates per second of wall time, `wall_s`, `runs`.
 pub(crate) fn run<'py>(py: Python<'py>, which: &str) -> PyResult<Bound<'py, PyDict>> {
-    let sc = scenario(py, which)?;
+    let sc = scenario(which)?;
     let opts = RunOptions::default();
     let (totals, wall_s, runs) = py
         .detach(|| {

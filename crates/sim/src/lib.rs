@@ -1,11 +1,43 @@
-//! INTERFACE PLACEHOLDER (being written): the simulator's public API. Signatures are final.
-#![allow(unused)]
+//! # lossrec-sim — a deterministic discrete-event simulator for the lossrec engine
+//!
+//! A [`Scenario`] (TOML, see [`scenario`] for the schema) describes a bottleneck path in each
+//! direction, loss models, reordering, delay spikes, the sender and receiver configuration
+//! and a workload; [`run`] plays it out in virtual time and returns per-flow results, and on
+//! request a JSON-lines trace ([`trace`]) and a pcap file.
+//!
+//! Nothing here reads a clock or draws unseeded randomness: the same scenario and seed give
+//! byte-identical results, traces and captures. Each random component (a direction's loss
+//! model, reordering, workload arrivals) draws from its own stream derived from the seed
+//! ([`rng`]).
+//!
+//! ```
+//! use lossrec_sim::{run, RunOptions, Scenario};
+//! let sc = Scenario::from_toml_str("[workload]\nsegments = 1\n[sender]\nhandshake = false", "<doc>").unwrap();
+//! # if false {
+//! let out = run(&sc, &RunOptions::default()).unwrap();
+//! println!("{}", out.to_json(0.0));
+//! # }
+//! ```
 
+use serde::Serialize;
 use std::fmt;
 
-/// A parsed, validated scenario file.
-#[derive(Clone, Debug)]
-pub struct Scenario {}
+pub mod bench;
+mod flow;
+pub mod link;
+pub mod loss;
+mod parse;
+pub mod pcap;
+pub mod queue;
+pub mod reorder;
+pub mod rng;
+pub mod scenario;
+mod sim;
+mod span;
+pub mod trace;
+pub mod workload;
+
+pub use scenario::Scenario;
 
 /// A scenario error naming the origin (file), line, column and field.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,20 +54,19 @@ impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // "scenario.toml:7:1: path.loss.p: must be in [0, 1]"
         write!(f, "{}", self.origin)?;
-        if let Some(l) = self.line { write!(f, ":{l}")?; }
-        if let Some(c) = self.column { write!(f, ":{c}")?; }
-        if let Some(k) = &self.field { write!(f, ": {k}")?; }
+        if let Some(l) = self.line {
+            write!(f, ":{l}")?;
+        }
+        if let Some(c) = self.column {
+            write!(f, ":{c}")?;
+        }
+        if let Some(k) = &self.field {
+            write!(f, ": {k}")?;
+        }
         write!(f, ": {}", self.message)
     }
 }
 impl std::error::Error for ScenarioError {}
-
-impl Scenario {
-    /// Parses TOML text; `origin` names it in errors (a file path, or `<dict>`).
-    pub fn from_toml_str(text: &str, origin: &str) -> Result<Scenario, ScenarioError> { todo!() }
-    /// The seed given in the file (default 1).
-    pub fn seed(&self) -> u64 { todo!() }
-}
 
 /// What to collect besides the per-flow results.
 #[derive(Clone, Debug, Default)]
@@ -48,14 +79,17 @@ pub struct RunOptions {
     pub pcap: bool,
 }
 
-/// One flow's results (the `--json` contract's `flows[]` entries).
-#[derive(Clone, Debug, PartialEq)]
+/// One flow's results (the `--json` contract's `flows[]` entries). For a request-response
+/// workload there is one entry per response, with counters for that response alone.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FlowResult {
     pub id: u64,
     pub preset: String,
     /// Bytes delivered in order to the receiving application.
     pub bytes: u64,
-    /// First SYN to arrival of the last data byte at the receiver; None for bulk.
+    /// First SYN to arrival of the last data byte at the receiver (for later responses of a
+    /// request-response connection: the request's arrival at the server to the response's
+    /// last byte at the client); None for bulk and for flows that never completed.
     pub fct_ms: Option<f64>,
     pub data_packets_sent: u64,
     pub retransmits: u64,
@@ -66,6 +100,26 @@ pub struct FlowResult {
     pub undos: u64,
     /// Final cwnd in segments.
     pub final_cwnd: u64,
+}
+
+impl FlowResult {
+    /// A flow that never started (the run ended first).
+    pub fn not_started(id: u64, preset: &str) -> FlowResult {
+        FlowResult {
+            id,
+            preset: preset.into(),
+            bytes: 0,
+            fct_ms: None,
+            data_packets_sent: 0,
+            retransmits: 0,
+            fast_recoveries: 0,
+            rtos: 0,
+            spurious_rtos: 0,
+            tlp_probes: 0,
+            undos: 0,
+            final_cwnd: 0,
+        }
+    }
 }
 
 /// Everything one run produced.
@@ -81,12 +135,43 @@ pub struct RunOutput {
     pub trace: Option<String>,
     /// A pcap file's bytes (when requested).
     pub pcap: Option<Vec<u8>>,
+    /// Simulated time when the run ended, seconds.
+    pub sim_time_s: f64,
+    /// Connections whose sender had not finished when the run ended (0 for bulk).
+    pub unfinished_flows: u64,
+    /// The run stopped at `max_time_s` with work left.
+    pub time_limit_hit: bool,
+}
+
+#[derive(Serialize)]
+struct JsonOut<'a> {
+    seed: u64,
+    flows: &'a [FlowResult],
+    sim: JsonSim,
+}
+
+#[derive(Serialize)]
+struct JsonSim {
+    events: u64,
+    wall_s: f64,
 }
 
 impl RunOutput {
     /// The `--json` object; `wall_s` is measured by the caller (the simulator reads no clock).
-    pub fn to_json(&self, wall_s: f64) -> String { todo!() }
+    pub fn to_json(&self, wall_s: f64) -> String {
+        let out = JsonOut {
+            seed: self.seed,
+            flows: &self.flows,
+            sim: JsonSim {
+                events: self.events,
+                wall_s,
+            },
+        };
+        serde_json::to_string(&out).expect("plain data serialises")
+    }
 }
 
 /// Runs a scenario to completion.
-pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<RunOutput, ScenarioError> { todo!() }
+pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<RunOutput, ScenarioError> {
+    sim::Sim::new(scenario, opts).run()
+}

@@ -1,24 +1,306 @@
 //! CUBIC (RFC 9438).
+//!
+//! Window state (`W_max`, `cwnd_epoch`, `W_est`, `cwnd_prior`) is kept in segments as
+//! `f64`, as the RFC writes it; cwnd itself stays in bytes (the sender's [`Window`]).
+//! - Slow start below ssthresh as Reno with ABC, L = 2 (§4.10 allows RFC 5681 slow start;
+//!   HyStart++ is not implemented).
+//! - Congestion avoidance (§4.2–§4.5): at the first ACK of an epoch, epoch_start = now,
+//!   cwnd_epoch = cwnd, W_est = cwnd_epoch, K = ∛((W_max − cwnd_epoch)/C). If cwnd_epoch ≥
+//!   W_max the curve starts at its plateau: K = 0 and origin = cwnd_epoch (as Linux
+//!   `bictcp_update`). Per ACK: W_est += α_cubic·acked/cwnd (§4.3, α_cubic becomes 1 once
+//!   W_est ≥ cwnd_prior); if W_cubic(t) < W_est, cwnd = W_est (Reno-friendly region);
+//!   otherwise target = W_cubic(t + SRTT) clamped to [cwnd, 1.5·cwnd] and cwnd grows by
+//!   (target − cwnd)·acked/cwnd bytes (concave and convex regions, §4.4–§4.5), with the
+//!   integer remainder carried so no growth is lost to rounding. Without an SRTT the
+//!   growth is Reno's.
+//! - Congestion event: fast convergence (§4.7) sets W_max; **ssthresh = max(cwnd·β, 2·SMSS)
+//!   from cwnd, as Linux `cubictcp_recalc_ssthresh` does** (RFC 9438 §4.6 uses
+//!   FlightSize·β; the `linux-classic` preset runs CUBIC, so Linux wins). β = 0.7 exactly in
+//!   bytes (Linux: `cwnd*717 >> 10` in packets; both give 10 → 7, 20 → 14 segments).
+//! - Timeout (§4.8): the epoch restarts; the first CA stage after it uses K = 0 and
+//!   W_max = cwnd_epoch (Linux `bictcp_reset` on entering Loss).
+//! - Undo (§4.9): the state before the last congestion event is restored.
+//!
+//! The cube root is computed with Newton's method from IEEE basic operations only, so
+//! results are bit-identical on every platform (deterministic simulation).
 
+use super::reno::Reno;
 use super::{CongestionOps, Window};
 use crate::time::{Duration, Instant};
 
-/// Placeholder state until the full RFC 9438 implementation lands; behaves as Reno with
-/// β = 0.7.
-#[derive(Clone, Debug, Default)]
+/// RFC 9438 §4.1.1 C, in segments / s³.
+pub const C: f64 = 0.4;
+/// RFC 9438 §4.1.1 β_cubic.
+pub const BETA: f64 = 0.7;
+/// RFC 9438 §4.3 α_cubic = 3(1 − β)/(1 + β) ≈ 0.5294.
+pub const ALPHA: f64 = 3.0 * (1.0 - BETA) / (1.0 + BETA);
+
+/// The CUBIC variables that a spurious congestion event rolls back (RFC 9438 §4.9).
+#[derive(Copy, Clone, Debug, PartialEq)]
+struct Saved {
+    cwnd: u64,
+    w_max: f64,
+    k: f64,
+    origin: f64,
+    epoch_start: Option<Instant>,
+    cwnd_epoch: f64,
+    w_est: f64,
+    cwnd_prior: f64,
+    after_timeout: bool,
+}
+
+#[derive(Clone, Debug)]
 pub struct Cubic {
-    reno: super::reno::Reno,
+    /// Slow start, and congestion avoidance while there is no SRTT.
+    reno: Reno,
+    /// RFC 9438 §4.7 fast convergence (on by default, as in Linux).
+    fast_convergence: bool,
+    /// W_max, segments: the window just before the last reduction (after fast convergence).
+    w_max: f64,
+    /// K, seconds: when W_cubic reaches its origin.
+    k: f64,
+    /// The plateau of the current curve: max(W_max, cwnd_epoch) (Linux bic_origin_point).
+    origin: f64,
+    /// Start of the current congestion-avoidance stage; `None` until its first ACK.
+    epoch_start: Option<Instant>,
+    /// cwnd at epoch_start, segments.
+    cwnd_epoch: f64,
+    /// W_est, segments: the Reno-friendly window estimate.
+    w_est: f64,
+    /// cwnd_prior, segments: cwnd at the last congestion event.
+    cwnd_prior: f64,
+    /// The next epoch is the first after a timeout (§4.8).
+    after_timeout: bool,
+    /// Remainder of the byte growth, numerator over cwnd (keeps sub-byte increments).
+    carry: u128,
+    /// State before the last congestion event, for undo.
+    saved: Option<Saved>,
+}
+
+impl Default for Cubic {
+    fn default() -> Self {
+        Cubic {
+            reno: Reno::default(),
+            fast_convergence: true,
+            w_max: 0.0,
+            k: 0.0,
+            origin: 0.0,
+            epoch_start: None,
+            cwnd_epoch: 0.0,
+            w_est: 0.0,
+            cwnd_prior: 0.0,
+            after_timeout: false,
+            carry: 0,
+            saved: None,
+        }
+    }
+}
+
+/// Cube root of `x` (0 for x ≤ 0 or NaN), by Newton's method from basic IEEE operations.
+pub fn cbrt(x: f64) -> f64 {
+    if x.is_nan() || x <= 0.0 {
+        return 0.0;
+    }
+    if x.is_infinite() {
+        return x;
+    }
+    // fdlibm's first guess (exponent / 3 in the high word), good to ~5 bits.
+    let hi = (x.to_bits() >> 32) / 3 + 0x2A9F_7893;
+    let mut y = f64::from_bits(hi << 32).max(f64::MIN_POSITIVE);
+    // After one step y ≥ ∛x (AM–GM) and the iterates fall monotonically: stop when they
+    // no longer do. The bound only guards pathological starting points.
+    y = (2.0 * y + x / (y * y)) / 3.0;
+    for _ in 0..2000 {
+        let next = (2.0 * y + x / (y * y)) / 3.0;
+        if next >= y {
+            break;
+        }
+        y = next;
+    }
+    y
+}
+
+/// Segments → bytes, rounded down, saturating (NaN → 0).
+fn bytes(seg: f64, mss: u64) -> u64 {
+    (seg * mss as f64) as u64
+}
+
+/// Bytes → segments.
+fn segs(b: u64, mss: u64) -> f64 {
+    b as f64 / mss as f64
+}
+
+impl Cubic {
+    /// Turns fast convergence (§4.7) on or off.
+    pub fn set_fast_convergence(&mut self, on: bool) {
+        self.fast_convergence = on;
+    }
+    /// W_max, segments.
+    pub fn w_max(&self) -> f64 {
+        self.w_max
+    }
+    /// K, seconds.
+    pub fn k(&self) -> f64 {
+        self.k
+    }
+    /// The value W_cubic tends to at t = K, segments.
+    pub fn origin(&self) -> f64 {
+        self.origin
+    }
+    pub fn epoch_start(&self) -> Option<Instant> {
+        self.epoch_start
+    }
+    /// cwnd_epoch, segments.
+    pub fn cwnd_epoch(&self) -> f64 {
+        self.cwnd_epoch
+    }
+    /// W_est, segments.
+    pub fn w_est(&self) -> f64 {
+        self.w_est
+    }
+    /// cwnd_prior, segments.
+    pub fn cwnd_prior(&self) -> f64 {
+        self.cwnd_prior
+    }
+    /// α_cubic now in use (§4.3): ALPHA, or 1 once W_est has reached cwnd_prior.
+    pub fn alpha(&self) -> f64 {
+        if self.w_est >= self.cwnd_prior {
+            1.0
+        } else {
+            ALPHA
+        }
+    }
+    /// RFC 9438 eq. 1: W_cubic(t) = C·(t − K)³ + W_max, segments, t in seconds since the
+    /// epoch (W_max here is the curve's origin).
+    pub fn w_cubic(&self, t: f64) -> f64 {
+        let d = t - self.k;
+        C * d * d * d + self.origin
+    }
+
+    /// The first ACK of a congestion-avoidance stage (§4.2, §4.8).
+    fn start_epoch(&mut self, now: Instant, cwnd: f64) {
+        self.epoch_start = Some(now);
+        self.cwnd_epoch = cwnd;
+        self.w_est = cwnd;
+        self.carry = 0;
+        if self.after_timeout {
+            // §4.8: K = 0 and W_max = cwnd at the start of this stage.
+            self.w_max = cwnd;
+            self.after_timeout = false;
+        }
+        if cwnd < self.w_max {
+            self.k = cbrt((self.w_max - cwnd) / C);
+            self.origin = self.w_max;
+        } else {
+            self.k = 0.0;
+            self.origin = cwnd;
+        }
+    }
+
+    /// Congestion avoidance with an RTT estimate (§4.2–§4.5).
+    fn cubic_update(&mut self, now: Instant, w: &mut Window, acked: u64, rtt: Duration) {
+        let mss = w.smss();
+        let cwnd = w.cwnd.max(1);
+        let epoch = match self.epoch_start {
+            Some(e) => e,
+            None => {
+                self.start_epoch(now, segs(cwnd, mss));
+                now
+            }
+        };
+        let t = (now - epoch).as_secs_f64();
+        // §4.3 Reno-friendly estimate, per ACK, in segments.
+        self.w_est += self.alpha() * acked as f64 / cwnd as f64;
+        if self.w_cubic(t) < self.w_est {
+            // Reno-friendly region: follow W_est (never shrinking cwnd on an ACK).
+            w.cwnd = w.cwnd.max(bytes(self.w_est, mss));
+            self.carry = 0;
+            return;
+        }
+        // §4.2 target, clamped to [cwnd, 1.5·cwnd].
+        let max_target = cwnd.saturating_add(cwnd / 2);
+        let target = bytes(self.w_cubic(t + rtt.as_secs_f64()), mss).clamp(cwnd, max_target);
+        let num = (target - cwnd) as u128 * acked as u128 + self.carry;
+        let inc = num / cwnd as u128;
+        self.carry = num % cwnd as u128;
+        w.cwnd = w
+            .cwnd
+            .saturating_add(u64::try_from(inc).unwrap_or(u64::MAX));
+    }
+
+    fn save(&self, cwnd: u64) -> Saved {
+        Saved {
+            cwnd,
+            w_max: self.w_max,
+            k: self.k,
+            origin: self.origin,
+            epoch_start: self.epoch_start,
+            cwnd_epoch: self.cwnd_epoch,
+            w_est: self.w_est,
+            cwnd_prior: self.cwnd_prior,
+            after_timeout: self.after_timeout,
+        }
+    }
 }
 
 impl CongestionOps for Cubic {
     fn on_ack(&mut self, now: Instant, w: &mut Window, acked: u64, srtt: Option<Duration>) {
-        self.reno.on_ack(now, w, acked, srtt)
+        if w.in_slow_start() {
+            Reno::slow_start(w, acked);
+            return;
+        }
+        match srtt {
+            Some(rtt) => self.cubic_update(now, w, acked, rtt),
+            None => self.reno.congestion_avoidance(w, acked),
+        }
     }
-    fn ssthresh(&mut self, now: Instant, w: &Window, flight_size: u64) -> u64 {
-        let _ = self.reno.ssthresh(now, w, flight_size);
-        (w.cwnd * 7 / 10).max(2 * w.mss)
+
+    fn ssthresh(&mut self, _now: Instant, w: &Window, _flight_size: u64) -> u64 {
+        let mss = w.smss();
+        self.saved = Some(self.save(w.cwnd));
+        let cwnd = segs(w.cwnd, mss);
+        // §4.7 fast convergence: release bandwidth to new flows when the window shrank.
+        self.w_max = if self.fast_convergence && cwnd < self.w_max {
+            cwnd * (1.0 + BETA) / 2.0
+        } else {
+            cwnd
+        };
+        self.cwnd_prior = cwnd;
+        self.epoch_start = None;
+        self.after_timeout = false;
+        self.carry = 0;
+        self.reno.reset();
+        // §4.6 multiplicative decrease, from cwnd as Linux: β = 7/10 in integer bytes.
+        let ssthresh = (w.cwnd as u128 * 7 / 10) as u64;
+        let ssthresh = ssthresh.max(2u64.saturating_mul(mss));
+        // §4.2 K as of the event, assuming the sender sets cwnd = ssthresh; recomputed
+        // from the real cwnd when the next epoch starts.
+        self.k = cbrt((self.w_max - segs(ssthresh, mss)) / C);
+        self.origin = self.w_max.max(segs(ssthresh, mss));
+        ssthresh
     }
+
     fn on_timeout(&mut self, now: Instant) {
-        self.reno.on_timeout(now)
+        // §4.8: the next congestion-avoidance stage starts a new curve at its plateau.
+        self.epoch_start = None;
+        self.after_timeout = true;
+        self.carry = 0;
+        self.reno.on_timeout(now);
+    }
+
+    fn undo_cwnd(&mut self, w: &Window) -> u64 {
+        let Some(s) = self.saved.take() else {
+            return w.cwnd;
+        };
+        self.w_max = s.w_max;
+        self.k = s.k;
+        self.origin = s.origin;
+        self.epoch_start = s.epoch_start;
+        self.cwnd_epoch = s.cwnd_epoch;
+        self.w_est = s.w_est;
+        self.cwnd_prior = s.cwnd_prior;
+        self.after_timeout = s.after_timeout;
+        self.carry = 0;
+        w.cwnd.max(s.cwnd)
     }
 }

@@ -1,34 +1,82 @@
 //! Reno (RFC 5681 §3.1) with appropriate byte counting (RFC 3465, L = 2).
+//!
+//! - Slow start (cwnd < ssthresh): cwnd += min(acked, L·SMSS) per ACK (RFC 3465 §2.2).
+//!   As in the RFCs, the increase is not clipped at ssthresh (Linux `tcp_slow_start` clips
+//!   and carries the rest into congestion avoidance).
+//! - Congestion avoidance: bytes_acked accumulates; each time it reaches cwnd it drops by
+//!   cwnd and cwnd grows by one SMSS (RFC 3465 §2.1, RFC 5681 §3.1). The carried surplus
+//!   is kept below one window, so a stretch ACK yields one increase, not a burst of them.
+//! - ssthresh = max(FlightSize / 2, 2·SMSS) (RFC 5681 eq. 4).
 
 use super::{CongestionOps, Window};
 use crate::time::{Duration, Instant};
+
+/// RFC 3465 §2.2 limit L on slow-start growth per ACK, in SMSS.
+pub const ABC_L: u64 = 2;
 
 #[derive(Clone, Debug, Default)]
 pub struct Reno {
     /// RFC 3465 bytes_acked, for congestion avoidance.
     bytes_acked: u64,
+    /// cwnd when the last reduction began (Linux `prior_cwnd`), for undo.
+    prior_cwnd: u64,
+}
+
+impl Reno {
+    /// RFC 3465 bytes_acked.
+    pub fn bytes_acked(&self) -> u64 {
+        self.bytes_acked
+    }
+
+    /// cwnd at the last congestion event (0 before any).
+    pub fn prior_cwnd(&self) -> u64 {
+        self.prior_cwnd
+    }
+
+    /// RFC 3465 §2.2 slow start: cwnd += min(acked, L·SMSS).
+    pub fn slow_start(w: &mut Window, acked: u64) {
+        w.cwnd = w
+            .cwnd
+            .saturating_add(acked.min(ABC_L.saturating_mul(w.smss())));
+    }
+
+    /// RFC 3465 §2.1 congestion avoidance: one SMSS per cwnd of bytes acknowledged.
+    pub fn congestion_avoidance(&mut self, w: &mut Window, acked: u64) {
+        self.bytes_acked = self.bytes_acked.saturating_add(acked);
+        if self.bytes_acked >= w.cwnd {
+            self.bytes_acked -= w.cwnd;
+            w.cwnd = w.cwnd.saturating_add(w.smss());
+            // A stretch ACK of more than cwnd must not buy increases on the following
+            // ACKs too (RFC 5681: at most SMSS per RTT): keep less than one window.
+            self.bytes_acked = self.bytes_acked.min(w.cwnd - 1);
+        }
+    }
+
+    /// Clears the byte count (after a reduction or timeout, RFC 3465 §2.1).
+    pub fn reset(&mut self) {
+        self.bytes_acked = 0;
+    }
 }
 
 impl CongestionOps for Reno {
     fn on_ack(&mut self, _now: Instant, w: &mut Window, acked: u64, _srtt: Option<Duration>) {
-        if w.cwnd < w.ssthresh {
-            // RFC 3465 §2.2: slow start by bytes acked, at most L·SMSS per ACK.
-            w.cwnd += acked.min(2 * w.mss);
+        if w.in_slow_start() {
+            Reno::slow_start(w, acked);
         } else {
-            // RFC 3465 §2.1: one SMSS per cwnd of bytes acked.
-            self.bytes_acked += acked;
-            if self.bytes_acked >= w.cwnd {
-                self.bytes_acked -= w.cwnd;
-                w.cwnd += w.mss;
-            }
+            self.congestion_avoidance(w, acked);
         }
     }
     fn ssthresh(&mut self, _now: Instant, w: &Window, flight_size: u64) -> u64 {
-        // RFC 5681 eq. (4).
         self.bytes_acked = 0;
-        (flight_size / 2).max(2 * w.mss)
+        self.prior_cwnd = w.cwnd;
+        // RFC 5681 eq. (4).
+        (flight_size / 2).max(2u64.saturating_mul(w.smss()))
     }
     fn on_timeout(&mut self, _now: Instant) {
         self.bytes_acked = 0;
+    }
+    fn undo_cwnd(&mut self, w: &Window) -> u64 {
+        // Linux tcp_reno_undo_cwnd.
+        w.cwnd.max(self.prior_cwnd)
     }
 }

@@ -1,2 +1,3 @@
-//! Loss detection algorithms, one module each.
+//! Loss detection, one module per algorithm.
 pub mod dupthresh;
+pub mod newreno;

@@ -1,0 +1,222 @@
+//! Choosing the next segment to send: the handshake packets, RFC 6675 §5 step (C) with
+//! NextSeg in fast recovery, RFC 6582 in NewReno recovery, the slow-start repair after a
+//! timeout (RFC 6675 §5.1), and new data under cwnd with limited transmit (RFC 3042).
+
+use super::{Conn, RecoveryState, Sender};
+use crate::detect::dupthresh;
+use crate::packet::{Range, SynOptions, Timestamps, Transmit, Why};
+use crate::reduce::rfc6675;
+use crate::scoreboard::{NextSegRule, SentSeg};
+use crate::time::Instant;
+use crate::timer::TimerKind;
+
+/// Window scale the sender offers (as Linux does for large buffers).
+const WINDOW_SCALE: u8 = 7;
+
+/// Our timestamp clock: microseconds of `now`, plus one so that 0 never appears as a
+/// TSval (an echo of 0 then always means "no echo").
+pub(crate) fn ts_clock(now: Instant) -> u64 {
+    now.as_micros() + 1
+}
+
+impl Sender {
+    /// The next segment to send now, if any; call until `None` after every input.
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
+        let t = self.next_transmit(now);
+        if let Some(t) = &t {
+            self.account_transmit(now, t);
+        }
+        self.check_invariants();
+        t
+    }
+
+    fn next_transmit(&mut self, now: Instant) -> Option<Transmit> {
+        if let Conn::Handshake {
+            passive,
+            first_sent,
+            ..
+        } = &mut self.conn
+        {
+            if !self.syn_pending {
+                return None;
+            }
+            let passive = *passive;
+            self.syn_pending = false;
+            first_sent.get_or_insert(now);
+            self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
+            // Active open offers what is configured; a SYN-ACK states what was agreed.
+            let syn = if passive {
+                SynOptions {
+                    mss: self.cfg.mss,
+                    sack_permitted: self.sack_ok,
+                    timestamps: self.ts_ok,
+                    window_scale: self.peer_window_scale.map(|_| WINDOW_SCALE),
+                }
+            } else {
+                SynOptions {
+                    mss: self.cfg.mss,
+                    sack_permitted: self.cfg.sack,
+                    timestamps: self.cfg.timestamps,
+                    window_scale: Some(WINDOW_SCALE),
+                }
+            };
+            let ts = if passive {
+                self.ts_ok
+            } else {
+                self.cfg.timestamps
+            }
+            .then(|| Timestamps {
+                val: ts_clock(now),
+                ecr: self.ts_recent,
+            });
+            return Some(Transmit {
+                range: Range::new(0, 0),
+                why: if passive { Why::SynAck } else { Why::Syn },
+                syn: Some(syn),
+                fin: false,
+                psh: false,
+                ts,
+            });
+        }
+        if self.conn == Conn::Listen {
+            return None;
+        }
+        if self.handshake_ack_pending {
+            self.handshake_ack_pending = false;
+            let at = self.sb.snd_nxt();
+            return Some(self.segment(now, Range::new(at, at), Why::HandshakeAck, false, false));
+        }
+        match self.state {
+            RecoveryState::Recovery => self.next_in_recovery(now),
+            RecoveryState::Loss => {
+                // Every un-SACKed segment was marked lost at the timeout, so the
+                // scoreboard's pipe counts only what was resent since — with or without
+                // SACK (go-back-N without it).
+                let room = self.cwnd.saturating_sub(self.sb.pipe());
+                if let Some(seg) = self.sb.next_lost() {
+                    return (seg.len() <= room)
+                        .then(|| self.retransmit(now, seg, Why::RtoRetransmit));
+                }
+                self.new_data(now, room, Why::New)
+            }
+            RecoveryState::Open | RecoveryState::Disorder | RecoveryState::Cwr => {
+                // Outside recovery the window limits FlightSize (RFC 5681 §3.1); pipe
+                // governs only during loss recovery (RFC 6675 §5).
+                let room = self.cwnd.saturating_sub(self.sb.flight_size());
+                if let Some(t) = self.new_data(now, room, Why::New) {
+                    return Some(t);
+                }
+                // RFC 3042: the first two duplicate ACKs may each release one new segment.
+                let extra = dupthresh::limited_transmit_allowance(
+                    self.dupacks,
+                    self.cfg.dupthresh,
+                    self.mss,
+                );
+                if extra > 0 && self.cfg.limited_transmit {
+                    let room = (self.cwnd + extra).saturating_sub(self.sb.flight_size());
+                    return self.new_data(now, room, Why::LimitedTransmit);
+                }
+                None
+            }
+        }
+    }
+
+    fn next_in_recovery(&mut self, now: Instant) -> Option<Transmit> {
+        if self.fast_rexmit_pending {
+            // RFC 6675 §5 step 4.3 / RFC 6582 step 2: the head goes out regardless of cwnd.
+            self.fast_rexmit_pending = false;
+            if let Some(head) = self.sb.head().copied() {
+                if !head.sacked {
+                    return Some(self.retransmit(now, head, Why::FastRetransmit));
+                }
+            }
+        }
+        if !self.sack_ok {
+            // RFC 6582 §3.2 steps 3-4: new data as the inflated cwnd allows.
+            let room = self.cwnd.saturating_sub(self.sb.flight_size());
+            return self.new_data(now, room, Why::New);
+        }
+        // RFC 6675 §5 step (C): while cwnd − pipe ≥ SMSS, send NextSeg.
+        let room = rfc6675::quota(self.cwnd, self.sb.pipe(), self.mss);
+        if room == 0 {
+            return None;
+        }
+        if let Some(seg) = self.sb.next_lost() {
+            return Some(self.retransmit(now, seg, Why::FastRetransmit));
+        }
+        if let Some(t) = self.new_data(now, room, Why::New) {
+            return Some(t);
+        }
+        match self.sb.next_seg_fallback(self.recovery_point) {
+            Some((seg, NextSegRule::Rescue)) => {
+                let seg = self.sb.on_rescue_retransmit(now, seg.start)?;
+                Some(self.segment(now, seg.range(), Why::FastRetransmit, seg.psh, seg.fin))
+            }
+            Some((seg, _)) => Some(self.retransmit(now, seg, Why::FastRetransmit)),
+            None => None,
+        }
+    }
+
+    fn retransmit(&mut self, now: Instant, seg: SentSeg, why: Why) -> Transmit {
+        self.sb.on_retransmit(now, seg.start);
+        // PSH and FIN stay with the bytes they were sent with (Linux retransmits the skb).
+        self.segment(now, seg.range(), why, seg.psh, seg.fin)
+    }
+
+    /// A new segment of at most one MSS, if data, the receive window and `room` allow.
+    fn new_data(&mut self, now: Instant, room: u64, why: Why) -> Option<Transmit> {
+        let start = self.sb.snd_nxt();
+        let avail = self.app_written - start;
+        let rwnd_room = (self.sb.snd_una() + self.peer_window).saturating_sub(start);
+        let len = self.mss.min(avail).min(rwnd_room);
+        if len == 0 || len > room {
+            return None;
+        }
+        let end = start + len;
+        // PSH on the segment carrying the last byte of a write (as Linux's tcp_push).
+        let mut psh = false;
+        while self.write_ends.front().is_some_and(|&e| e <= end) {
+            self.write_ends.pop_front();
+            psh = true;
+        }
+        let fin = self.closed && end == self.app_written;
+        self.sb.on_send_new(now, Range::new(start, end), psh, fin);
+        Some(self.segment(now, Range::new(start, end), why, psh, fin))
+    }
+
+    fn segment(&self, now: Instant, range: Range, why: Why, psh: bool, fin: bool) -> Transmit {
+        let ts = self.ts_ok.then(|| Timestamps {
+            val: ts_clock(now),
+            ecr: self.ts_recent,
+        });
+        Transmit {
+            range,
+            why,
+            syn: None,
+            fin,
+            psh,
+            ts,
+        }
+    }
+
+    fn account_transmit(&mut self, now: Instant, t: &Transmit) {
+        if t.range.is_empty() {
+            return;
+        }
+        self.stats.data_segs_out += 1;
+        self.stats.data_bytes_out += t.range.len();
+        if t.why.is_retransmission() {
+            self.stats.retrans_segs += 1;
+        }
+        match t.why {
+            Why::FastRetransmit => self.stats.fast_retrans += 1,
+            Why::RtoRetransmit => self.stats.slow_start_retrans += 1,
+            Why::LimitedTransmit => self.stats.limited_transmit += 1,
+            _ => {}
+        }
+        // RFC 6298 §5.1: start the timer when data is sent and it is not running.
+        if !self.timer.is_armed() {
+            self.arm_rto(now);
+        }
+    }
+}

@@ -1,0 +1,42 @@
+//! `cargo run -p lossrec-sim --example run -- scenario.toml [--trace] [--pcap out.pcap]`:
+//! runs a scenario and prints the JSON results (and the trace, if asked).
+
+use lossrec_sim::{run, RunOptions, Scenario};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(path) = args.first() else {
+        eprintln!("usage: run SCENARIO.toml [--trace] [--pcap OUT]");
+        std::process::exit(2);
+    };
+    let sc = Scenario::from_path(std::path::Path::new(path)).unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(1)
+    });
+    let pcap_out = args
+        .iter()
+        .position(|a| a == "--pcap")
+        .and_then(|i| args.get(i + 1));
+    let opts = RunOptions {
+        seed: None,
+        trace: args.iter().any(|a| a == "--trace"),
+        pcap: pcap_out.is_some(),
+    };
+    let t0 = std::time::Instant::now();
+    let out = run(&sc, &opts).unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(1)
+    });
+    let wall = t0.elapsed().as_secs_f64();
+    if let Some(t) = &out.trace {
+        print!("{t}");
+    }
+    if let (Some(p), Some(bytes)) = (pcap_out, &out.pcap) {
+        std::fs::write(p, bytes).expect("write pcap");
+    }
+    println!("{}", out.to_json(wall));
+    eprintln!(
+        "sim_time_s={} unfinished={} time_limit_hit={} data_packets={}",
+        out.sim_time_s, out.unfinished_flows, out.time_limit_hit, out.data_packets
+    );
+}

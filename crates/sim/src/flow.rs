@@ -1,0 +1,88 @@
+//! A flow: one connection's sender and receiver, and what the simulator tracks about it
+//! (packet indices for the loss models, pending timer events, the message in flight).
+
+use crate::loss::TxCounts;
+use crate::FlowResult;
+use lossrec::{Range, Receiver, Sender, Stats};
+
+/// Both endpoints of a live connection (boxed: a finished flow keeps only its results).
+pub struct Endpoints {
+    pub sender: Sender,
+    pub receiver: Receiver,
+}
+
+/// One connection.
+pub struct Flow {
+    pub id: u32,
+    pub ends: Option<Box<Endpoints>>,
+    pub done: bool,
+    /// When the connection started (its first SYN, or first data without a handshake).
+    pub start_ns: u64,
+    /// The message being delivered: the whole flow, or the current response.
+    pub message: Range,
+    /// When the current message was written (FCT origin).
+    pub message_ns: u64,
+    /// Counters when the current message was written (request-response deltas).
+    pub message_stats: Stats,
+    /// When the current message's last byte reached the receiver.
+    pub completed_ns: Option<u64>,
+    /// Responses still to be written after the current one.
+    pub requests_left: u64,
+    /// Data transmissions so far (the index the next one gets in the loss models).
+    pub data_idx: u64,
+    /// ACKs sent so far, SYN-ACK excluded.
+    pub ack_idx: u64,
+    pub tx_counts: TxCounts,
+    /// Earliest pending sender / receiver timer event, if one is known to be in the queue.
+    pub snd_timer: Option<u64>,
+    pub rcv_timer: Option<u64>,
+}
+
+impl Flow {
+    pub fn new(id: u32) -> Flow {
+        Flow {
+            id,
+            ends: None,
+            done: false,
+            start_ns: 0,
+            message: Range::default(),
+            message_ns: 0,
+            message_stats: Stats::default(),
+            completed_ns: None,
+            requests_left: 0,
+            data_idx: 0,
+            ack_idx: 0,
+            tx_counts: TxCounts::default(),
+            snd_timer: None,
+            rcv_timer: None,
+        }
+    }
+
+    /// Results of the current message: counters since it was written (all of them for a
+    /// flow), FCT if its last byte arrived.
+    pub fn result(&self, id: u64, since: Option<&Stats>) -> FlowResult {
+        let ends = self.ends.as_ref().expect("result of a live flow");
+        let s = ends.sender.stats();
+        let zero = Stats::default();
+        let b = since.unwrap_or(&zero);
+        let d = |f: fn(&Stats) -> u64| f(s).saturating_sub(f(b));
+        let mss = ends.sender.mss().max(1);
+        let delivered = ends.receiver.delivered();
+        FlowResult {
+            id,
+            preset: ends.sender.config().preset.to_string(),
+            bytes: delivered.clamp(self.message.start, self.message.end) - self.message.start,
+            fct_ms: self
+                .completed_ns
+                .map(|c| c.saturating_sub(self.message_ns) as f64 / 1e6),
+            data_packets_sent: d(|s| s.data_segs_out),
+            retransmits: d(|s| s.retrans_segs),
+            fast_recoveries: d(|s| s.sack_recovery + s.reno_recovery),
+            rtos: d(|s| s.timeouts),
+            spurious_rtos: d(|s| s.spurious_rtos),
+            tlp_probes: d(|s| s.loss_probes),
+            undos: d(|s| s.undos),
+            final_cwnd: ends.sender.cwnd() / mss,
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! One direction of the bottleneck: a drop-tail FIFO served at a fixed rate, then a fixed
+//! propagation delay; and the delay spikes that stall the path.
+//!
+//! A packet of `size` bytes entering at `now` waits until every packet ahead of it has been
+//! serialised, takes `size · 8 / rate` to serialise, then `delay` to propagate. The queue holds
+//! at most `queue_packets` packets (or `queue_bytes` bytes), counting the one being
+//! serialised; a packet that would exceed the limit is dropped (drop-tail).
+//!
+//! Sizes on the wire are the payload plus [`HEADER_BYTES`] (IPv4 20 + TCP 20 + timestamp
+//! option 12), for every packet including pure ACKs and SYNs, whatever options are actually
+//! in use; link-layer framing is not counted.
+
+use std::collections::VecDeque;
+
+/// Bytes added to every payload on the wire: IPv4 (20) + TCP (20) + timestamps option (12).
+pub const HEADER_BYTES: u64 = 52;
+
+/// How many packets or bytes the drop-tail queue holds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum QueueLimit {
+    Packets(u64),
+    Bytes(u64),
+}
+
+/// One direction's parameters.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct LinkSpec {
+    pub rate_bps: u64,
+    /// One-way propagation delay in nanoseconds.
+    pub delay_ns: u64,
+    pub queue: QueueLimit,
+}
+
+/// A link's state: when the transmitter is next free, and the departure times of what is
+/// queued (a ring buffer, so steady state allocates nothing).
+#[derive(Debug)]
+pub struct Link {
+    pub spec: LinkSpec,
+    busy_until: u64,
+    fifo: VecDeque<(u64, u64)>,
+    queued_bytes: u64,
+    /// Packets dropped because the queue was full.
+    pub queue_drops: u64,
+}
+
+impl Link {
+    pub fn new(spec: LinkSpec) -> Link {
+        Link {
+            spec,
+            busy_until: 0,
+            fifo: VecDeque::new(),
+            queued_bytes: 0,
+            queue_drops: 0,
+        }
+    }
+
+    /// Serialisation time of `size` bytes, rounded up to a nanosecond.
+    pub fn tx_time(&self, size: u64) -> u64 {
+        let bits = u128::from(size) * 8 * 1_000_000_000;
+        let r = u128::from(self.spec.rate_bps.max(1));
+        u64::try_from(bits.div_ceil(r)).unwrap_or(u64::MAX)
+    }
+
+    /// Offers a packet of `size` wire bytes at `now`; returns when its last bit leaves the
+    /// queue (add the propagation delay for its arrival), or `None` when drop-tail drops it.
+    pub fn enqueue(&mut self, now: u64, size: u64) -> Option<u64> {
+        while let Some(&(depart, sz)) = self.fifo.front() {
+            if depart > now {
+                break;
+            }
+            self.fifo.pop_front();
+            self.queued_bytes -= sz;
+        }
+        let full = match self.spec.queue {
+            QueueLimit::Packets(n) => self.fifo.len() as u64 >= n,
+            QueueLimit::Bytes(b) => self.queued_bytes + size > b,
+        };
+        if full {
+            self.queue_drops += 1;
+            return None;
+        }
+        let depart = self.busy_until.max(now).saturating_add(self.tx_time(size));
+        self.busy_until = depart;
+        self.fifo.push_back((depart, size));
+        self.queued_bytes += size;
+        Some(depart)
+    }
+
+    /// Packets waiting or being serialised at the last `enqueue`.
+    pub fn backlog(&self) -> usize {
+        self.fifo.len()
+    }
+}
+
+/// Periodic stalls: from `start_ns`, every `period_ns` (or once, with no period) the path
+/// holds packets for `extra_ns`. A packet that would arrive during a stall arrives when it
+/// ends; arrival order is kept because the mapping is monotone.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SpikeSpec {
+    pub start_ns: u64,
+    /// `None`: one spike only.
+    pub period_ns: Option<u64>,
+    pub extra_ns: u64,
+    /// Stop after this many spikes.
+    pub count: Option<u64>,
+}
+
+impl SpikeSpec {
+    /// The arrival time after the stall, if `t` falls in one.
+    pub fn adjust(&self, t: u64) -> u64 {
+        if t < self.start_ns {
+            return t;
+        }
+        let since = t - self.start_ns;
+        let (k, within) = match self.period_ns {
+            Some(p) if p > 0 => (since / p, since % p),
+            _ => (0, since),
+        };
+        if self.period_ns.is_none() && k > 0 {
+            return t;
+        }
+        if self.count.is_some_and(|c| k >= c) {
+            return t;
+        }
+        if within < self.extra_ns {
+            t - within + self.extra_ns
+        } else {
+            t
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link(rate_bps: u64, queue: QueueLimit) -> Link {
+        Link::new(LinkSpec {
+            rate_bps,
+            delay_ns: 0,
+            queue,
+        })
+    }
+
+    #[test]
+    fn serialisation_time() {
+        let l = link(100_000_000, QueueLimit::Packets(10));
+        assert_eq!(l.tx_time(1500), 120_000);
+        let l = link(3, QueueLimit::Packets(10));
+        assert_eq!(l.tx_time(1), 2_666_666_667);
+    }
+
+    #[test]
+    fn back_to_back_packets_queue_behind_each_other() {
+        let mut l = link(8_000_000, QueueLimit::Packets(10)); // 1 byte per µs
+        assert_eq!(l.enqueue(0, 1000), Some(1_000_000));
+        assert_eq!(l.enqueue(0, 1000), Some(2_000_000));
+        // After the queue drained, a packet starts at once.
+        assert_eq!(l.enqueue(5_000_000, 500), Some(5_500_000));
+    }
+
+    #[test]
+    fn drop_tail_by_packets_counts_the_one_in_service() {
+        let mut l = link(8_000_000, QueueLimit::Packets(2));
+        assert!(l.enqueue(0, 1000).is_some());
+        assert!(l.enqueue(0, 1000).is_some());
+        assert!(l.enqueue(0, 1000).is_none());
+        assert_eq!(l.queue_drops, 1);
+        // The first departed at 1 ms: room for one more.
+        assert_eq!(l.enqueue(1_000_000, 1000), Some(3_000_000));
+        assert!(l.enqueue(1_000_000, 1000).is_none());
+    }
+
+    #[test]
+    fn drop_tail_by_bytes() {
+        let mut l = link(8_000_000, QueueLimit::Bytes(2500));
+        assert!(l.enqueue(0, 1000).is_some());
+        assert!(l.enqueue(0, 1000).is_some());
+        assert!(l.enqueue(0, 1000).is_none());
+        assert!(l.enqueue(0, 500).is_some());
+        assert_eq!(l.backlog(), 3);
+    }
+
+    #[test]
+    fn spikes_hold_packets_until_the_stall_ends() {
+        let ms = 1_000_000;
+        let s = SpikeSpec {
+            start_ns: 100 * ms,
+            period_ns: Some(1000 * ms),
+            extra_ns: 30 * ms,
+            count: None,
+        };
+        assert_eq!(s.adjust(50 * ms), 50 * ms);
+        assert_eq!(s.adjust(100 * ms), 130 * ms);
+        assert_eq!(s.adjust(129 * ms), 130 * ms);
+        assert_eq!(s.adjust(130 * ms), 130 * ms);
+        assert_eq!(s.adjust(1110 * ms), 1130 * ms);
+        let once = SpikeSpec {
+            period_ns: None,
+            ..s
+        };
+        assert_eq!(once.adjust(110 * ms), 130 * ms);
+        assert_eq!(once.adjust(1110 * ms), 1110 * ms);
+        let two = SpikeSpec {
+            count: Some(2),
+            ..s
+        };
+        assert_eq!(two.adjust(1110 * ms), 1130 * ms);
+        assert_eq!(two.adjust(2110 * ms), 2110 * ms);
+    }
+}

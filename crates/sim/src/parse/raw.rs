@@ -1,0 +1,112 @@
+//! Serde structs that mirror the scenario file; unknown keys are rejected everywhere.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Raw {
+    pub(super) seed: Option<u64>,
+    pub(super) max_time_s: Option<f64>,
+    #[serde(default)]
+    pub(super) path: RawPath,
+    #[serde(default)]
+    pub(super) receiver: RawReceiver,
+    #[serde(default)]
+    pub(super) sender: BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    pub(super) workload: RawWorkload,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawPath {
+    pub(super) rtt_ms: Option<f64>,
+    pub(super) delay_ms: Option<f64>,
+    pub(super) rate_mbps: Option<f64>,
+    pub(super) queue_packets: Option<u64>,
+    pub(super) queue_bytes: Option<u64>,
+    pub(super) reverse: Option<RawReverse>,
+    pub(super) loss: Option<RawLoss>,
+    pub(super) ack_loss: Option<RawLoss>,
+    pub(super) reorder: Option<RawReorder>,
+    pub(super) ack_reorder: Option<RawReorder>,
+    pub(super) delay_spikes: Option<RawSpikes>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawReverse {
+    pub(super) delay_ms: Option<f64>,
+    pub(super) rate_mbps: Option<f64>,
+    pub(super) queue_packets: Option<u64>,
+    pub(super) queue_bytes: Option<u64>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawLoss {
+    pub(super) model: Option<String>,
+    pub(super) p: Option<f64>,
+    pub(super) p_good_bad: Option<f64>,
+    pub(super) p_bad_good: Option<f64>,
+    pub(super) loss_good: Option<f64>,
+    pub(super) loss_bad: Option<f64>,
+    pub(super) packets: Option<Vec<u64>>,
+    pub(super) drops: Option<Vec<RawDrop>>,
+    pub(super) count: Option<u64>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawDrop {
+    pub(super) segment: Option<u64>,
+    pub(super) seq: Option<Vec<u64>>,
+    pub(super) transmission: Option<u32>,
+    pub(super) flow: Option<u64>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawReorder {
+    pub(super) packets: Option<Vec<u64>>,
+    pub(super) fraction: Option<f64>,
+    pub(super) delay_ms: Option<f64>,
+    pub(super) delay_max_ms: Option<f64>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawSpikes {
+    pub(super) start_ms: Option<f64>,
+    pub(super) period_ms: Option<f64>,
+    pub(super) extra_ms: Option<f64>,
+    pub(super) count: Option<u64>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawReceiver {
+    pub(super) delayed_ack_ms: Option<u64>,
+    pub(super) sack: Option<bool>,
+    pub(super) dsack: Option<bool>,
+    pub(super) timestamps: Option<bool>,
+    pub(super) window_bytes: Option<u64>,
+    pub(super) quickack: Option<u32>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawWorkload {
+    pub(super) kind: Option<String>,
+    pub(super) flows: Option<u64>,
+    pub(super) segments: Option<u64>,
+    pub(super) bytes: Option<u64>,
+    pub(super) arrival: Option<String>,
+    pub(super) rate_per_s: Option<f64>,
+    pub(super) requests: Option<u64>,
+    pub(super) response_bytes: Option<u64>,
+    pub(super) response_segments: Option<u64>,
+    pub(super) think_ms: Option<f64>,
+    pub(super) duration_s: Option<f64>,
+}

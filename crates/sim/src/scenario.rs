@@ -1,0 +1,164 @@
+//! Scenario files: the path, the endpoints and the workload of one simulation, as TOML.
+//!
+//! Every key is optional; unknown keys are errors. Errors name the origin (file), line,
+//! column and dotted field (`path.loss.p`). Times are milliseconds unless the key says
+//! otherwise; numbers may be integers or floats where a fraction makes sense.
+//!
+//! ```toml
+//! seed = 1                 # default 1; RunOptions::seed overrides it
+//! max_time_s = 3600        # simulated-time safety limit (default 3600): unfinished flows
+//!                          # report fct null
+//!
+//! [path]                   # the bottleneck, data direction (sender → receiver)
+//! rtt_ms = 100             # base RTT (default 100): each direction gets rtt_ms / 2 ...
+//! delay_ms = 50            # ... unless the one-way delay is given; with both, the reverse
+//!                          # direction gets rtt_ms - delay_ms
+//! rate_mbps = 10           # default 10 (Mb/s, > 0)
+//! queue_packets = 100      # drop-tail limit (default 100 packets), or:
+//! # queue_bytes = 150000
+//!
+//! [path.reverse]           # ACK direction; each key defaults to the forward value
+//! rate_mbps = 10           # (delay_ms as described above)
+//!
+//! [path.loss]              # data-direction losses (default model = "none")
+//! model = "tail"           # none | bernoulli | gilbert-elliott | drop-list | tail
+//! count = 1                # tail: last `count` segments' first transmissions (default 1)
+//! # bernoulli: p
+//! # gilbert-elliott: p_good_bad, p_bad_good, loss_good (default 0), loss_bad (default 1)
+//! # drop-list: packets = [0-based data packet indices, per flow, retransmissions counted]
+//! #            and/or [[path.loss.drops]] tables:
+//! #              segment = 4          # the 5th MSS-sized segment, or
+//! #              seq = [0, 2896]      # stream offsets [start, end)
+//! #              transmission = 1     # 1 = first (default), 2 = first retransmission, ...
+//! #              flow = 0             # only this flow (default: every flow)
+//!
+//! [path.ack_loss]          # ACK-direction losses: none | bernoulli | gilbert-elliott |
+//! model = "none"           # drop-list with `packets` (indices of ACKs, SYN-ACK excluded)
+//!
+//! [path.reorder]           # data-direction reordering (ACKs: [path.ack_reorder])
+//! packets = [3]            # these data packet indices, and/or
+//! fraction = 0.0           # this fraction at random
+//! delay_ms = 20            # extra delay; uniform in [delay_ms, delay_max_ms] if a max is given
+//! # delay_max_ms = 40
+//!
+//! [path.delay_spikes]      # both directions stall: packets arriving during a spike arrive
+//! start_ms = 5000          # at its end (default start 0)
+//! period_ms = 10000        # omit for a single spike
+//! extra_ms = 3000          # required, < period_ms
+//! # count = 3              # at most this many spikes
+//!
+//! [receiver]
+//! delayed_ack_ms = 0       # 0 (default) = ACK every segment, else 40..=500
+//! sack = true              # default true
+//! dsack = true             # default true
+//! timestamps = true        # default true
+//! # window_bytes = 16777216
+//! # quickack = 16          # Linux quick-ACK segments at start (0 = off)
+//!
+//! [sender]
+//! preset = "rfc"           # default "rfc"; see lossrec::PRESETS
+//! mss = 1448               # any Config axis (lossrec::config::AXES) with its text value,
+//! initial_cwnd = 10        # e.g. min_rto_ms = 200, cc = "cubic", handshake = false
+//!
+//! [workload]
+//! kind = "flows"           # flows (default) | request-response | bulk
+//! flows = 1                # flows, bulk: connections (default 1)
+//! segments = 10            # flows: size in MSS-sized segments (default 10), or bytes = ...
+//! arrival = "sequential"   # flows: sequential (default) | concurrent | poisson
+//! # rate_per_s = 10        # poisson: mean arrivals per second
+//! # requests = 10          # request-response: responses on one connection (default 1)
+//! # response_segments = 10 # or response_bytes (default 10 segments)
+//! # think_ms = 0           # client think time after each response (default 0)
+//! # duration_s = 10        # bulk: measured duration (default 10)
+//! ```
+//!
+//! The receiver announces the sender's MSS, so `segments` are exactly `mss`-byte segments.
+
+use crate::link::{LinkSpec, SpikeSpec};
+use crate::loss::LossSpec;
+use crate::reorder::ReorderSpec;
+use crate::workload::Workload;
+use crate::ScenarioError;
+use lossrec::{Config, ReceiverConfig};
+
+/// A parsed, validated scenario file.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub(crate) origin: String,
+    pub(crate) seed: u64,
+    pub(crate) max_time_ns: u64,
+    pub(crate) forward: LinkSpec,
+    pub(crate) reverse: LinkSpec,
+    pub(crate) loss: LossSpec,
+    pub(crate) ack_loss: LossSpec,
+    pub(crate) reorder: Option<ReorderSpec>,
+    pub(crate) ack_reorder: Option<ReorderSpec>,
+    pub(crate) spikes: Option<SpikeSpec>,
+    pub(crate) receiver: ReceiverConfig,
+    pub(crate) sender: Config,
+    pub(crate) workload: Workload,
+}
+
+impl Scenario {
+    /// Parses TOML text; `origin` names it in errors (a file path, or `<dict>`).
+    pub fn from_toml_str(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
+        crate::parse::parse(text, origin)
+    }
+
+    /// Reads and parses a scenario file; errors name the path.
+    pub fn from_path(path: &std::path::Path) -> Result<Scenario, ScenarioError> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+            origin: origin.clone(),
+            line: None,
+            column: None,
+            field: None,
+            message: format!("cannot read: {e}"),
+        })?;
+        Scenario::from_toml_str(&text, &origin)
+    }
+
+    /// The seed given in the file (default 1).
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Where the scenario came from, as given to [`Scenario::from_toml_str`].
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// The sender configuration every flow uses.
+    pub fn sender_config(&self) -> &Config {
+        &self.sender
+    }
+
+    /// The receiver configuration every flow uses.
+    pub fn receiver_config(&self) -> &ReceiverConfig {
+        &self.receiver
+    }
+
+    /// The workload's kind: `flows`, `request-response` or `bulk`.
+    pub fn workload_kind(&self) -> &'static str {
+        self.workload.kind()
+    }
+
+    /// Sets one sender axis as `--set axis=value` does (`preset` switches the preset and
+    /// keeps nothing else); the receiver's MSS follows the sender's.
+    pub fn set_sender(&mut self, axis: &str, value: &str) -> Result<(), ScenarioError> {
+        let r = if axis == "preset" {
+            Config::preset(value).map(|c| self.sender = c)
+        } else {
+            self.sender.set(axis, value)
+        };
+        r.map_err(|e| ScenarioError {
+            origin: self.origin.clone(),
+            line: None,
+            column: None,
+            field: Some(format!("sender.{axis}")),
+            message: e.to_string(),
+        })?;
+        self.receiver.mss = self.sender.mss;
+        Ok(())
+    }
+}

@@ -1,0 +1,540 @@
+//! The simulation loop: pops events in `(time, insertion)` order and feeds them to the
+//! engine's endpoints, links and loss models.
+//!
+//! Timers are lazy: each endpoint remembers the earliest timer event it has in the queue and
+//! pushes a new one only when its deadline moves earlier. A popped timer event merely checks
+//! `poll_timeout()`: if the deadline has come it calls `on_timeout`, otherwise it re-arms at
+//! the current deadline. A deadline that moves later (the RTO restarting on every ACK)
+//! therefore costs nothing until the old event pops.
+//!
+//! Capture points: the trace and the pcap see data when the sender emits it (before the path
+//! can lose it) and ACKs when they reach the sender.
+
+use crate::flow::{Endpoints, Flow};
+use crate::link::{Link, HEADER_BYTES};
+use crate::loss::{LossModel, PacketInfo};
+use crate::pcap::Capture;
+use crate::queue::{Ev, EventQueue, Slab};
+use crate::reorder::Reorder;
+use crate::rng::{component, Stream};
+use crate::trace::{DropCause, Trace};
+use crate::workload::{poisson_gap, Arrival, Workload};
+use crate::{FlowResult, RunOptions, RunOutput, Scenario, ScenarioError};
+use lossrec::{Ack, Instant, Range, Receiver, Segment, Sender, Transmit};
+
+/// Most segments one `poll_transmit` loop may return: a guard against an engine that never
+/// says `None` (legitimate bursts are bounded by the receive window, far below this).
+const MAX_BURST: usize = 1 << 20;
+
+pub struct Sim<'a> {
+    sc: &'a Scenario,
+    seed: u64,
+    now: u64,
+    queue: EventQueue,
+    fwd: Link,
+    rev: Link,
+    data_loss: LossModel,
+    ack_loss: LossModel,
+    data_reorder: Option<Reorder>,
+    ack_reorder: Option<Reorder>,
+    workload_rng: Stream,
+    flows: Vec<Flow>,
+    segs: Slab<Segment>,
+    acks: Slab<Ack>,
+    trace: Option<Trace>,
+    pcap: Option<Capture>,
+    /// Per-connection results (flows, bulk) or per-response results (request-response).
+    results: Vec<Option<FlowResult>>,
+    mss: u64,
+    finished: u64,
+    events: u64,
+    data_packets: u64,
+    error: Option<ScenarioError>,
+}
+
+impl<'a> Sim<'a> {
+    pub fn new(sc: &'a Scenario, opts: &RunOptions) -> Sim<'a> {
+        let seed = opts.seed.unwrap_or(sc.seed);
+        let n = sc.workload.connections() as usize;
+        let results = match sc.workload {
+            Workload::RequestResponse { requests, .. } => vec![None; requests as usize],
+            _ => vec![None; n],
+        };
+        Sim {
+            sc,
+            seed,
+            now: 0,
+            queue: EventQueue::new(),
+            fwd: Link::new(sc.forward),
+            rev: Link::new(sc.reverse),
+            data_loss: LossModel::new(sc.loss.clone(), Stream::new(seed, component::DATA_LOSS)),
+            ack_loss: LossModel::new(sc.ack_loss.clone(), Stream::new(seed, component::ACK_LOSS)),
+            data_reorder: sc
+                .reorder
+                .clone()
+                .map(|r| Reorder::new(r, Stream::new(seed, component::DATA_REORDER))),
+            ack_reorder: sc
+                .ack_reorder
+                .clone()
+                .map(|r| Reorder::new(r, Stream::new(seed, component::ACK_REORDER))),
+            workload_rng: Stream::new(seed, component::WORKLOAD),
+            flows: (0..n as u32).map(Flow::new).collect(),
+            segs: Slab::new(),
+            acks: Slab::new(),
+            trace: opts.trace.then(Trace::default),
+            pcap: opts.pcap.then(|| Capture::new(seed)),
+            results,
+            mss: u64::from(sc.sender.mss),
+            finished: 0,
+            events: 0,
+            data_packets: 0,
+            error: None,
+        }
+    }
+
+    /// Runs to the end and collects the output.
+    pub fn run(mut self) -> Result<RunOutput, ScenarioError> {
+        let n = self.flows.len() as u32;
+        match self.sc.workload {
+            Workload::Flows {
+                arrival: Arrival::Concurrent,
+                ..
+            }
+            | Workload::Bulk { .. } => (0..n).for_each(|i| self.queue.push(0, Ev::FlowStart(i))),
+            _ => self.queue.push(0, Ev::FlowStart(0)),
+        }
+        let (limit, bulk) = match self.sc.workload {
+            Workload::Bulk { duration_ns, .. } => (duration_ns.min(self.sc.max_time_ns), true),
+            _ => (self.sc.max_time_ns, false),
+        };
+        let mut time_limit_hit = false;
+        while let Some((t, ev)) = self.queue.pop() {
+            if t > limit {
+                time_limit_hit = !bulk;
+                self.now = limit;
+                break;
+            }
+            self.now = t;
+            self.events += 1;
+            self.dispatch(ev);
+            if let Some(e) = self.error.take() {
+                return Err(e);
+            }
+            if self.finished == u64::from(n) {
+                break;
+            }
+        }
+        if bulk {
+            self.now = self.now.max(limit);
+        }
+        Ok(self.output(time_limit_hit))
+    }
+
+    fn dispatch(&mut self, ev: Ev) {
+        match ev {
+            Ev::FlowStart(i) => self.start_flow(i),
+            Ev::Request(i) => self.request(i),
+            Ev::DataArrive { flow, slot } => {
+                let seg = self.segs.take(slot);
+                self.data_arrive(flow, seg);
+            }
+            Ev::AckArrive { flow, slot } => {
+                let ack = self.acks.take(slot);
+                self.ack_arrive(flow, ack);
+            }
+            Ev::SenderTimer(i) => self.sender_timer(i),
+            Ev::ReceiverTimer(i) => self.receiver_timer(i),
+        }
+    }
+
+    fn now(&self) -> Instant {
+        Instant::from_nanos(self.now)
+    }
+
+    fn start_flow(&mut self, i: u32) {
+        let now = self.now();
+        let sender = match Sender::new(self.sc.sender.clone(), now) {
+            Ok(s) => s,
+            Err(e) => {
+                self.error = Some(ScenarioError {
+                    origin: self.sc.origin.clone(),
+                    line: None,
+                    column: None,
+                    field: Some("sender".into()),
+                    message: e.to_string(),
+                });
+                return;
+            }
+        };
+        let receiver = Receiver::new(self.sc.receiver.clone(), now);
+        let bytes = self.sc.workload.first_write(self.mss);
+        let requests_left = match self.sc.workload {
+            Workload::RequestResponse { requests, .. } => requests - 1,
+            _ => 0,
+        };
+        let f = &mut self.flows[i as usize];
+        f.ends = Some(Box::new(Endpoints { sender, receiver }));
+        f.start_ns = self.now;
+        f.message = Range::new(0, bytes);
+        f.message_ns = self.now;
+        f.requests_left = requests_left;
+        let ends = f.ends.as_mut().expect("just set");
+        ends.sender.write(now, bytes);
+        if requests_left == 0 && !matches!(self.sc.workload, Workload::Bulk { .. }) {
+            ends.sender.close(now);
+        }
+        self.after_sender(i);
+        if let Workload::Flows {
+            flows,
+            arrival: Arrival::Poisson { rate_per_s },
+            ..
+        } = self.sc.workload
+        {
+            if u64::from(i) + 1 < flows {
+                let gap = poisson_gap(&mut self.workload_rng, rate_per_s);
+                self.queue
+                    .push(self.now.saturating_add(gap), Ev::FlowStart(i + 1));
+            }
+        }
+    }
+
+    /// A request reached the server: finalise the previous response, write the next.
+    fn request(&mut self, i: u32) {
+        let now = self.now();
+        let Workload::RequestResponse { requests, .. } = self.sc.workload else {
+            return;
+        };
+        let bytes = self.sc.workload.first_write(self.mss);
+        let f = &mut self.flows[i as usize];
+        if f.done || f.ends.is_none() {
+            return;
+        }
+        let index = requests - f.requests_left - 1;
+        self.results[index as usize] = Some(f.result(index, Some(&f.message_stats)));
+        let ends = f.ends.as_mut().expect("live flow");
+        f.message_stats = ends.sender.stats().clone();
+        f.message = Range::new(f.message.end, f.message.end + bytes);
+        f.message_ns = self.now;
+        f.completed_ns = None;
+        f.requests_left -= 1;
+        ends.sender.write(now, bytes);
+        if f.requests_left == 0 {
+            ends.sender.close(now);
+        }
+        self.after_sender(i);
+    }
+
+    fn data_arrive(&mut self, i: u32, seg: Segment) {
+        let now = self.now();
+        let f = &mut self.flows[i as usize];
+        let Some(ends) = f.ends.as_mut() else { return };
+        if let Some(t) = self.trace.as_mut() {
+            t.recv(self.now, i, &seg);
+        }
+        ends.receiver.on_segment(now, &seg);
+        if f.completed_ns.is_none() && ends.receiver.delivered() >= f.message.end {
+            f.completed_ns = Some(self.now);
+            if f.requests_left > 0 {
+                if let Workload::RequestResponse { think_ns, .. } = self.sc.workload {
+                    let at = self
+                        .now
+                        .saturating_add(think_ns)
+                        .saturating_add(self.rev.spec.delay_ns);
+                    self.queue.push(at, Ev::Request(i));
+                }
+            }
+        }
+        self.after_receiver(i);
+    }
+
+    fn ack_arrive(&mut self, i: u32, ack: Ack) {
+        let now = self.now();
+        let Some(ends) = self.flows[i as usize].ends.as_mut() else {
+            return;
+        };
+        if let Some(t) = self.trace.as_mut() {
+            t.ack(self.now, i, &ack);
+        }
+        if let Some(p) = self.pcap.as_mut() {
+            p.ack(self.now, i, &ack);
+        }
+        ends.sender.on_ack(now, &ack);
+        self.after_sender(i);
+    }
+
+    fn sender_timer(&mut self, i: u32) {
+        let now = self.now();
+        let f = &mut self.flows[i as usize];
+        if f.snd_timer == Some(self.now) {
+            f.snd_timer = None;
+        }
+        let Some(ends) = f.ends.as_mut() else { return };
+        match ends.sender.poll_timeout() {
+            Some(d) if d <= now => {
+                ends.sender.on_timeout(now);
+                self.after_sender(i);
+            }
+            _ => self.arm_sender(i),
+        }
+    }
+
+    fn receiver_timer(&mut self, i: u32) {
+        let now = self.now();
+        let f = &mut self.flows[i as usize];
+        if f.rcv_timer == Some(self.now) {
+            f.rcv_timer = None;
+        }
+        let Some(ends) = f.ends.as_mut() else { return };
+        match ends.receiver.poll_timeout() {
+            Some(d) if d <= now => {
+                ends.receiver.on_timeout(now);
+                self.after_receiver(i);
+            }
+            _ => self.arm_receiver(i),
+        }
+    }
+
+    /// After any sender input: send what it wants to, record its events, re-arm its timer,
+    /// and see whether the flow is finished.
+    fn after_sender(&mut self, i: u32) {
+        let now = self.now();
+        // Events are drained after the input and after each transmission, so the trace shows
+        // a decision before the segments it caused.
+        self.drain_events(i);
+        for _ in 0..MAX_BURST {
+            let Some(ends) = self.flows[i as usize].ends.as_mut() else {
+                return;
+            };
+            match ends.sender.poll_transmit(now) {
+                Some(tx) => {
+                    self.drain_events(i);
+                    self.send_data(i, tx);
+                }
+                None => break,
+            }
+        }
+        self.drain_events(i);
+        let Some(ends) = self.flows[i as usize].ends.as_ref() else {
+            return;
+        };
+        let finished = ends.sender.is_finished();
+        self.arm_sender(i);
+        if finished && !matches!(self.sc.workload, Workload::Bulk { .. }) {
+            self.finish(i);
+        }
+    }
+
+    /// Moves the sender's pending events into the trace (dropping them when not tracing).
+    fn drain_events(&mut self, i: u32) {
+        let Some(ends) = self.flows[i as usize].ends.as_mut() else {
+            return;
+        };
+        while let Some(ev) = ends.sender.poll_event() {
+            if let Some(t) = self.trace.as_mut() {
+                t.event(i, &ev);
+            }
+        }
+    }
+
+    /// After any receiver input: send its ACKs and re-arm its timer.
+    fn after_receiver(&mut self, i: u32) {
+        let now = self.now();
+        for _ in 0..MAX_BURST {
+            let Some(ends) = self.flows[i as usize].ends.as_mut() else {
+                return;
+            };
+            match ends.receiver.poll_ack(now) {
+                Some(ack) => self.send_ack(i, ack),
+                None => break,
+            }
+        }
+        self.arm_receiver(i);
+    }
+
+    fn arm_sender(&mut self, i: u32) {
+        let f = &mut self.flows[i as usize];
+        let Some(ends) = f.ends.as_ref() else { return };
+        if let Some(d) = ends.sender.poll_timeout() {
+            let at = d.as_nanos().max(self.now);
+            if f.snd_timer.is_none_or(|p| at < p) {
+                f.snd_timer = Some(at);
+                self.queue.push(at, Ev::SenderTimer(i));
+            }
+        }
+    }
+
+    fn arm_receiver(&mut self, i: u32) {
+        let f = &mut self.flows[i as usize];
+        let Some(ends) = f.ends.as_ref() else { return };
+        if let Some(d) = ends.receiver.poll_timeout() {
+            let at = d.as_nanos().max(self.now);
+            if f.rcv_timer.is_none_or(|p| at < p) {
+                f.rcv_timer = Some(at);
+                self.queue.push(at, Ev::ReceiverTimer(i));
+            }
+        }
+    }
+
+    /// Puts a sender's segment on the forward path.
+    fn send_data(&mut self, i: u32, tx: Transmit) {
+        if let Some(t) = self.trace.as_mut() {
+            t.send(self.now, i, &tx);
+        }
+        if let Some(p) = self.pcap.as_mut() {
+            p.data(self.now, i, &tx);
+        }
+        let mut extra = 0;
+        if !tx.range.is_empty() {
+            self.data_packets += 1;
+            let f = &mut self.flows[i as usize];
+            let index = f.data_idx;
+            f.data_idx += 1;
+            if !self.data_loss.is_none() {
+                let info = PacketInfo {
+                    flow: u64::from(i),
+                    index,
+                    range: tx.range,
+                    retransmission: tx.why.is_retransmission(),
+                    message: f.message,
+                    mss: self.mss,
+                };
+                if self.data_loss.drop(&info, &mut f.tx_counts) {
+                    if let Some(t) = self.trace.as_mut() {
+                        t.drop_data(self.now, i, tx.range, DropCause::Loss);
+                    }
+                    return;
+                }
+            }
+            if let Some(r) = self.data_reorder.as_mut() {
+                extra = r.extra(index);
+            }
+        }
+        let Some(depart) = self.fwd.enqueue(self.now, HEADER_BYTES + tx.range.len()) else {
+            if let Some(t) = self.trace.as_mut() {
+                t.drop_data(self.now, i, tx.range, DropCause::Queue);
+            }
+            return;
+        };
+        let at = self.arrival(depart, self.fwd.spec.delay_ns, extra);
+        let slot = self.segs.insert(tx.segment());
+        self.queue.push(at, Ev::DataArrive { flow: i, slot });
+    }
+
+    /// Puts a receiver's ACK on the reverse path.
+    fn send_ack(&mut self, i: u32, ack: Ack) {
+        let mut extra = 0;
+        if ack.syn.is_none() {
+            let f = &mut self.flows[i as usize];
+            let index = f.ack_idx;
+            f.ack_idx += 1;
+            if !self.ack_loss.is_none() {
+                let info = PacketInfo {
+                    flow: u64::from(i),
+                    index,
+                    range: Range::default(),
+                    retransmission: false,
+                    message: f.message,
+                    mss: self.mss,
+                };
+                if self.ack_loss.drop(&info, &mut f.tx_counts) {
+                    if let Some(t) = self.trace.as_mut() {
+                        t.drop_ack(self.now, i, &ack, DropCause::Loss);
+                    }
+                    return;
+                }
+            }
+            if let Some(r) = self.ack_reorder.as_mut() {
+                extra = r.extra(index);
+            }
+        }
+        let Some(depart) = self.rev.enqueue(self.now, HEADER_BYTES) else {
+            if let Some(t) = self.trace.as_mut() {
+                t.drop_ack(self.now, i, &ack, DropCause::Queue);
+            }
+            return;
+        };
+        let at = self.arrival(depart, self.rev.spec.delay_ns, extra);
+        let slot = self.acks.insert(ack);
+        self.queue.push(at, Ev::AckArrive { flow: i, slot });
+    }
+
+    fn arrival(&self, depart: u64, delay: u64, extra: u64) -> u64 {
+        let t = depart.saturating_add(delay).saturating_add(extra);
+        match &self.sc.spikes {
+            Some(s) => s.adjust(t),
+            None => t,
+        }
+    }
+
+    /// The sender has every byte acknowledged: record results, free the endpoints, and start
+    /// the next sequential flow.
+    fn finish(&mut self, i: u32) {
+        let f = &mut self.flows[i as usize];
+        if f.done {
+            return;
+        }
+        f.done = true;
+        self.finished += 1;
+        match self.sc.workload {
+            Workload::RequestResponse { requests, .. } => {
+                let index = requests - f.requests_left - 1;
+                self.results[index as usize] = Some(f.result(index, Some(&f.message_stats)));
+            }
+            _ => self.results[i as usize] = Some(f.result(u64::from(i), None)),
+        }
+        f.ends = None;
+        if let Workload::Flows {
+            flows,
+            arrival: Arrival::Sequential,
+            ..
+        } = self.sc.workload
+        {
+            if u64::from(i) + 1 < flows {
+                self.queue.push(self.now, Ev::FlowStart(i + 1));
+            }
+        }
+    }
+
+    fn output(mut self, time_limit_hit: bool) -> RunOutput {
+        let preset = self.sc.sender.preset.to_string();
+        let rr = matches!(self.sc.workload, Workload::RequestResponse { .. });
+        // Flows still live at the end report what they have; flows never started report zeros.
+        for f in &self.flows {
+            if f.done {
+                continue;
+            }
+            if f.ends.is_some() {
+                if rr {
+                    if let Workload::RequestResponse { requests, .. } = self.sc.workload {
+                        let index = requests - f.requests_left - 1;
+                        self.results[index as usize] =
+                            Some(f.result(index, Some(&f.message_stats)));
+                    }
+                } else {
+                    self.results[f.id as usize] = Some(f.result(u64::from(f.id), None));
+                }
+            }
+        }
+        let unfinished = match self.sc.workload {
+            Workload::Bulk { .. } => 0,
+            _ => self.flows.len() as u64 - self.finished,
+        };
+        let flows = self
+            .results
+            .into_iter()
+            .enumerate()
+            .map(|(id, r)| r.unwrap_or_else(|| FlowResult::not_started(id as u64, &preset)))
+            .collect();
+        RunOutput {
+            seed: self.seed,
+            flows,
+            events: self.events,
+            data_packets: self.data_packets,
+            trace: self.trace.map(|t| t.out),
+            pcap: self.pcap.map(Capture::finish),
+            sim_time_s: self.now as f64 / 1e9,
+            unfinished_flows: unfinished,
+            time_limit_hit,
+        }
+    }
+}

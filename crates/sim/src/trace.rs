@@ -1,0 +1,199 @@
+//! The JSON-lines trace: one line per packet event and engine event.
+//!
+//! Every line starts `{"t_us":…,"flow":…,"kind":…` (`t_us` integer microseconds of simulated
+//! time, `flow` the connection index). Kinds:
+//!
+//! - `send`: the sender emitted a segment: `seq` `[start, end)` in stream offsets, `why`
+//!   (`lossrec::Why::name`), plus `syn`/`fin`/`psh` when set. Recorded whether or not the
+//!   path then loses it.
+//! - `drop`: the path lost a packet: `dir` `"data"` (with `seq`) or `"ack"` (with `ack`), and
+//!   `cause` `"loss"` (the loss model) or `"queue"` (drop-tail).
+//! - `recv`: a segment reached the receiver: `seq` (plus `syn`/`fin` when set).
+//! - `ack`: an ACK reached the sender: `ack` (cumulative), `sack` `[[s, e], …]` (DSACK
+//!   excluded), `dsack` `[s, e]` or `null`, plus `syn` on the SYN-ACK.
+//! - `event`: an engine decision: `name` (`lossrec::EventKind::name`) and its fields.
+//!
+//! Lines are formatted by hand (integers and fixed names only, nothing to escape), so the
+//! bytes depend only on the simulation.
+
+use lossrec::event::EventKind;
+use lossrec::{Ack, Event, Range, Segment, Transmit};
+use std::fmt::Write;
+
+/// Why the path lost a packet.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DropCause {
+    Loss,
+    Queue,
+}
+
+impl DropCause {
+    fn name(self) -> &'static str {
+        match self {
+            DropCause::Loss => "loss",
+            DropCause::Queue => "queue",
+        }
+    }
+}
+
+/// Accumulates trace lines.
+#[derive(Debug, Default)]
+pub struct Trace {
+    pub out: String,
+}
+
+fn seq(r: Range) -> (u64, u64) {
+    (r.start, r.end)
+}
+
+impl Trace {
+    fn head(&mut self, t_ns: u64, flow: u32, kind: &str) {
+        let _ = write!(
+            self.out,
+            "{{\"t_us\":{},\"flow\":{},\"kind\":\"{}\"",
+            t_ns / 1_000,
+            flow,
+            kind
+        );
+    }
+    fn flag(&mut self, name: &str, set: bool) {
+        if set {
+            let _ = write!(self.out, ",\"{name}\":true");
+        }
+    }
+    fn end(&mut self) {
+        self.out.push_str("}\n");
+    }
+
+    pub fn send(&mut self, t_ns: u64, flow: u32, tx: &Transmit) {
+        self.head(t_ns, flow, "send");
+        let (s, e) = seq(tx.range);
+        let _ = write!(self.out, ",\"seq\":[{s},{e}],\"why\":\"{}\"", tx.why.name());
+        self.flag("syn", tx.syn.is_some());
+        self.flag("fin", tx.fin);
+        self.flag("psh", tx.psh);
+        self.end();
+    }
+
+    pub fn drop_data(&mut self, t_ns: u64, flow: u32, range: Range, cause: DropCause) {
+        self.head(t_ns, flow, "drop");
+        let (s, e) = seq(range);
+        let _ = write!(
+            self.out,
+            ",\"dir\":\"data\",\"seq\":[{s},{e}],\"cause\":\"{}\"",
+            cause.name()
+        );
+        self.end();
+    }
+
+    pub fn drop_ack(&mut self, t_ns: u64, flow: u32, ack: &Ack, cause: DropCause) {
+        self.head(t_ns, flow, "drop");
+        let _ = write!(
+            self.out,
+            ",\"dir\":\"ack\",\"ack\":{},\"cause\":\"{}\"",
+            ack.cumulative,
+            cause.name()
+        );
+        self.flag("syn", ack.syn.is_some());
+        self.end();
+    }
+
+    pub fn recv(&mut self, t_ns: u64, flow: u32, seg: &Segment) {
+        self.head(t_ns, flow, "recv");
+        let (s, e) = seq(seg.range);
+        let _ = write!(self.out, ",\"seq\":[{s},{e}]");
+        self.flag("syn", seg.syn.is_some());
+        self.flag("fin", seg.fin);
+        self.end();
+    }
+
+    pub fn ack(&mut self, t_ns: u64, flow: u32, ack: &Ack) {
+        self.head(t_ns, flow, "ack");
+        let _ = write!(self.out, ",\"ack\":{},\"sack\":[", ack.cumulative);
+        for (i, b) in ack.sack_blocks().iter().enumerate() {
+            let sep = if i > 0 { "," } else { "" };
+            let _ = write!(self.out, "{sep}[{},{}]", b.start, b.end);
+        }
+        self.out.push(']');
+        match ack.dsack() {
+            Some(d) => {
+                let _ = write!(self.out, ",\"dsack\":[{},{}]", d.start, d.end);
+            }
+            None => self.out.push_str(",\"dsack\":null"),
+        }
+        self.flag("syn", ack.syn.is_some());
+        self.end();
+    }
+
+    pub fn event(&mut self, flow: u32, ev: &Event) {
+        self.head(ev.at.as_nanos(), flow, "event");
+        let _ = write!(self.out, ",\"name\":\"{}\"", ev.kind.name());
+        let out = &mut self.out;
+        ev.kind.for_each_field(|k, v| {
+            let _ = write!(out, ",\"{k}\":{v}");
+        });
+        if let EventKind::MarkLost { by, .. } = ev.kind {
+            let _ = write!(self.out, ",\"by\":\"{}\"", by.name());
+        }
+        self.end();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lossrec::{Instant, Why};
+
+    #[test]
+    fn lines_are_json() {
+        let mut t = Trace::default();
+        let tx = Transmit {
+            range: Range::new(0, 1448),
+            why: Why::New,
+            syn: None,
+            fin: true,
+            psh: false,
+            ts: None,
+        };
+        t.send(1_500_000, 0, &tx);
+        t.drop_data(2_000, 1, Range::new(5, 9), DropCause::Queue);
+        let ack =
+            Ack::cumulative(4000).with_sack(&[Range::new(3000, 3500), Range::new(5000, 6000)]);
+        t.ack(3_000_999, 0, &ack);
+        t.drop_ack(1, 0, &ack, DropCause::Loss);
+        t.recv(
+            7_000,
+            2,
+            &Segment {
+                range: Range::new(1, 2),
+                ..Segment::default()
+            },
+        );
+        t.event(
+            0,
+            &Event {
+                at: Instant::from_micros(42),
+                kind: EventKind::Undo {
+                    cwnd: 5,
+                    ssthresh: 6,
+                },
+            },
+        );
+        let lines: Vec<&str> = t.out.lines().collect();
+        assert_eq!(
+            lines[0],
+            r#"{"t_us":1500,"flow":0,"kind":"send","seq":[0,1448],"why":"new","fin":true}"#
+        );
+        assert_eq!(
+            lines[2],
+            r#"{"t_us":3000,"flow":0,"kind":"ack","ack":4000,"sack":[[5000,6000]],"dsack":[3000,3500]}"#
+        );
+        assert_eq!(
+            lines[5],
+            r#"{"t_us":42,"flow":0,"kind":"event","name":"undo","cwnd":5,"ssthresh":6}"#
+        );
+        for l in lines {
+            serde_json::from_str::<serde_json::Value>(l).unwrap();
+        }
+    }
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The whole test suite: what the README's test command and CI (.ci/run) run.
+# Installs what the tests need (tshark, the Python package and its test dependencies).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+if ! command -v tshark >/dev/null 2>&1; then
+  step "installing tshark (the pcap tests read our captures with it)"
+  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq tshark >/dev/null
+fi
+
+step "Rust tests (engine, wire, simulator, scripts)"
+cargo test --workspace --exclude lossrec-py --quiet
+
+step "installing the Python package (maturin build of the Rust core)"
+python3 -m pip install --quiet --disable-pip-version-check ".[test]"
+
+step "Python tests"
+python3 -m pytest -q python/tests
