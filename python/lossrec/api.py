@@ -47,12 +47,19 @@ def run(
             ``file:line:column: field: message``.
     """
     text, origin = load(scenario)
-    if preset is not None or sender:
+    rewritten = preset is not None or bool(sender)
+    if rewritten:
         text, origin = override_sender(text, origin, preset, sender or {})
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     want_pcap = pcap is not None and pcap is not False
-    js, tr, pc = _core.run_scenario(text, origin, seed, bool(trace), want_pcap)
+    try:
+        js, tr, pc = _core.run_scenario(text, origin, seed, bool(trace), want_pcap)
+    except _core.ScenarioError as e:
+        if not rewritten:
+            raise
+        # Lines and columns would point into the rewritten text, not the user's file.
+        raise _unlocated(e) from None
     res = Result(js, tr, pc)
     if want_pcap and pcap is not True:
         res.write_pcap(pcap)  # type: ignore[arg-type]
@@ -80,6 +87,17 @@ def override_sender(
     _core.validate_scenario(text, origin)
     what = ([f"--preset {preset}"] if preset is not None else []) + [f"--set {a}={v}" for a, v in sets]
     return with_sender(text, preset, sets), f"{origin} (with {' '.join(what)})"
+
+
+def _unlocated(e: Any) -> Exception:
+    """The same scenario error without line and column."""
+    field = getattr(e, "field", None)
+    msg = f"{e.origin}: {field + ': ' if field else ''}{e.message}"
+    new = _core.ScenarioError(msg)
+    for k, v in (("origin", e.origin), ("line", None), ("column", None), ("field", field),
+                 ("message", e.message)):
+        setattr(new, k, v)
+    return new
 
 
 def _axis_text(v: Any) -> str:

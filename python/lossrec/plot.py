@@ -52,11 +52,15 @@ COLORS = {
 }
 EVENT_COLORS = {
     "rto": "red",
+    "syn_timeout": "red",
     "enter_recovery": "darkorange",
     "exit_recovery": "tab:green",
+    "exit_loss": "tab:green",
     "undo": "tab:cyan",
     "spurious_rto": "magenta",
 }
+#: Events not drawn as lines: per-segment (mark_lost) or already drawn (dsack bars).
+QUIET_EVENTS = {"mark_lost", "dsack"}
 #: Event labels drawn per panel at most (lines are always drawn).
 MAX_EVENT_LABELS = 24
 
@@ -106,6 +110,7 @@ def draw_flow(ax: Any, recs: Iterable[Record]) -> Dict[str, Any]:
     ack_drops: Tuple[List[float], List[float]] = ([], [])
     acks: Tuple[List[float], List[float]] = ([], [])
     events: List[Tuple[float, str]] = []
+    seen_events = set()
 
     def add(kind: str, t: float, s: Tuple[float, float]) -> None:
         seg[kind][0].append(t)
@@ -152,15 +157,18 @@ def draw_flow(ax: Any, recs: Iterable[Record]) -> Dict[str, Any]:
                     drops[0].append(t)
                     drops[1].append(s[0])
         elif kind == "event":
-            events.append((t, str(rec.get("name", "event"))))
+            name = str(rec.get("name", "event"))
+            if name not in QUIET_EVENTS and (t, name) not in seen_events:
+                seen_events.add((t, name))
+                events.append((t, name))
 
     handles: Dict[str, Any] = {}
     # Shaded bars first so that the data lines sit on top.
-    for kind, label, lw in (("sack", "SACKed", 5), ("dsack", "DSACK", 5)):
+    for kind, label, lw, alpha in (("sack", "SACKed", 2, 0.2), ("dsack", "DSACK", 5, 0.5)):
         ts, lo, hi = seg[kind]
         if ts:
-            ax.vlines(ts, lo, hi, colors=COLORS[kind], linewidth=lw, alpha=0.35, zorder=1)
-            handles[label] = Patch(color=COLORS[kind], alpha=0.35)
+            ax.vlines(ts, lo, hi, colors=COLORS[kind], linewidth=lw, alpha=alpha, zorder=1)
+            handles[label] = Patch(color=COLORS[kind], alpha=alpha)
     ts, lo, hi = seg["recv"]
     if ts:
         ax.vlines(ts, lo, hi, colors=COLORS["recv"], linewidth=1, zorder=1)
@@ -173,6 +181,13 @@ def draw_flow(ax: Any, recs: Iterable[Record]) -> Dict[str, Any]:
         if ts:
             ax.vlines(ts, lo, hi, colors=COLORS[kind], linewidth=1.6, zorder=3)
             handles[label] = Line2D([], [], color=COLORS[kind], linewidth=1.6)
+            if kind == "retransmit":
+                # One MSS can be under a pixel tall: a dot keeps every retransmission
+                # visible (the slides' "red dots").
+                mid = [(a + b) / 2 for a, b in zip(lo, hi)]
+                ax.plot(ts, mid, "o", color=COLORS[kind], markersize=3.5, zorder=4)
+                handles[label] = Line2D([], [], color=COLORS[kind], linewidth=1.6, marker="o",
+                                        markersize=3.5)
     if probes[0]:
         ax.plot(probes[0], probes[1], "D", color=COLORS["probe"], markersize=5, zorder=4)
         handles["loss probe"] = Line2D([], [], color=COLORS["probe"], marker="D", linestyle="")

@@ -19,24 +19,43 @@ def dict_to_toml(d: Mapping[str, Any]) -> str:
     """Serialises a scenario dict to TOML text.
 
     Tuples become arrays and ``None`` values are dropped (TOML has no null), so a dict
-    built in Python with optional keys left as ``None`` still round-trips.
+    built in Python with optional keys left as ``None`` still round-trips. A dotted key
+    names a nested table, as in TOML: ``{"path.loss": {"model": "tail"}}`` is
+    ``{"path": {"loss": {"model": "tail"}}}``.
     """
     if not isinstance(d, Mapping):
         raise TypeError(f"a scenario dict must be a mapping, not {type(d).__name__}")
     return tomli_w.dumps(_clean(d))
 
 
-def _clean(v: Any) -> Any:
+def _merge(out: dict, key: str, value: Any, where: str) -> None:
+    """Sets ``out[key] = value``, merging tables; a dotted key is split into tables."""
+    head, dot, rest = key.partition(".")
+    if dot:
+        if not head or not rest:
+            raise ValueError(f"bad dotted key {where + key!r}")
+        value, key = {rest: value}, head
+        value = _clean(value, f"{where}{head}.")
+    if key in out:
+        if isinstance(out[key], dict) and isinstance(value, dict):
+            for k, v in value.items():
+                _merge(out[key], k, v, f"{where}{key}.")
+            return
+        raise ValueError(f"key {where + key!r} is given twice")
+    out[key] = value
+
+
+def _clean(v: Any, where: str = "") -> Any:
     if isinstance(v, Mapping):
-        out = {}
+        out: dict = {}
         for k, x in v.items():
             if not isinstance(k, str):
                 raise TypeError(f"scenario keys must be strings, got {k!r}")
             if x is not None:
-                out[k] = _clean(x)
+                _merge(out, k, _clean(x, f"{where}{k}."), where)
         return out
     if isinstance(v, (list, tuple)):
-        return [_clean(x) for x in v if x is not None]
+        return [_clean(x, where) for x in v if x is not None]
     if isinstance(v, os.PathLike):
         return os.fspath(v)
     if hasattr(v, "item") and callable(v.item):  # numpy scalars

@@ -194,3 +194,30 @@ def test_bench_json_keys(cli):
     assert {"flows_per_s", "wall_s"} <= set(obj["short_flows"])
     assert obj["bulk"]["wall_s"] >= 1.0 and obj["bulk"]["data_packets_per_s"] > 0
     assert obj["short_flows"]["flows_per_s"] > 0
+
+
+def test_dotted_dict_keys_run():
+    res = lossrec.run({"path": {"rtt_ms": 40}, "path.loss": {"model": "tail", "count": 2},
+                       "workload.segments": 10})
+    assert res.flows.loc[0, "retransmits"] >= 2
+
+
+def test_set_and_preset_override_a_scenario_file(cli, tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text('[sender]\npreset = "rfc"\nmin_rto_ms = 300\n[path.loss]\nmodel = "tail"\n')
+    base = json.loads(cli("run", str(f), "--json").stdout)["flows"][0]
+    r = cli("run", str(f), "--json", "--preset", "linux-classic", "--set", "initial_cwnd=4")
+    assert r.code == 0, r.stderr
+    flow = json.loads(r.stdout)["flows"][0]
+    assert flow["preset"] == "linux-classic" and base["preset"] == "rfc"
+    # A relation error after rewriting names the file and the field, not a bogus line.
+    r = cli("run", str(f), "--set", "min_rto_ms=200000")
+    assert r.code == 2
+    assert r.stderr.startswith(f"lossrec: error: {f} (with --set min_rto_ms=200000): sender:")
+
+
+def test_scenario_error_in_a_dict_names_the_field():
+    with pytest.raises(lossrec.ScenarioError) as e:
+        lossrec.run({"path": {"rtt_ms": -4}})
+    assert e.value.field == "path.rtt_ms" and str(e.value).startswith("<dict>:")
+    assert type(e.value).__name__ == "ScenarioError"

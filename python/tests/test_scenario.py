@@ -92,3 +92,13 @@ _values = st.recursive(
 @given(st.dictionaries(_keys, _values, max_size=6))
 def test_dict_to_toml_round_trip_property(d):
     assert tomllib.loads(dict_to_toml(d)) == d
+
+
+def test_dotted_keys_are_nested_tables():
+    d = {"path": {"rtt_ms": 40}, "path.loss": {"model": "tail", "count": 2}, "sender.preset": "rfc"}
+    assert tomllib.loads(dict_to_toml(d)) == {
+        "path": {"rtt_ms": 40, "loss": {"model": "tail", "count": 2}},
+        "sender": {"preset": "rfc"},
+    }
+    with pytest.raises(ValueError, match="given twice"):
+        dict_to_toml({"path": {"rtt_ms": 40}, "path.rtt_ms": 50})

@@ -9,7 +9,7 @@
 use std::time::Instant;
 
 use lossrec::config::{Config, ConfigError, AXES, PRESETS};
-use lossrec_sim::{RunOptions, Scenario, ScenarioError};
+use lossrec_sim::{RunOptions, Scenario, ScenarioError as SimError};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -19,14 +19,14 @@ mod benchmarks;
 
 create_exception!(
     _core,
-    ScenarioErrorPy,
+    ScenarioError,
     PyValueError,
     "A scenario error; str() names file:line:column: field: message. Attributes: origin, line, column, field, message."
 );
 
 /// Converts a `ScenarioError` into a Python `ScenarioError` carrying its parts as attributes.
-pub(crate) fn scenario_err(py: Python<'_>, e: ScenarioError) -> PyErr {
-    let err = ScenarioErrorPy::new_err(e.to_string());
+pub(crate) fn scenario_err(py: Python<'_>, e: SimError) -> PyErr {
+    let err = ScenarioError::new_err(e.to_string());
     let v = err.value(py);
     // Setting attributes on a fresh exception instance cannot fail in practice; if it did,
     // the message (which carries every part) is still there.
@@ -129,7 +129,7 @@ fn debug_build() -> bool {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("ScenarioError", m.py().get_type::<ScenarioErrorPy>())?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;

@@ -48,7 +48,7 @@ def bench_cmd(as_json: bool, only: Optional[str]) -> None:
         target = api.BENCH_TARGETS[n][metric]
         ns3 = api.BENCH_NS3[n][metric]
         rows.append([n, unit, round(got), f">= {target:,}", f"~{ns3:,}", f"{got / ns3:,.0f}x",
-                     "yes" if got >= target else "NO", res[n]["wall_s"]])
+                     "yes" if got >= target else "NO", f"{res[n]['wall_s']:.2f}"])
     click.echo(render(["benchmark", "metric", "measured", "target", "ns-3.37", "vs ns-3",
                        "meets target", "wall_s"], rows, align_left=2))
     if "bulk" in res:

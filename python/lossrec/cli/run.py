@@ -146,7 +146,8 @@ def origin_line(r: Result) -> str:
     if "events" in s:
         parts.append(f"{s['events']:,} events")
     if "wall_s" in s:
-        parts.append(f"{s['wall_s']:.3f} s wall")
+        w = s["wall_s"]
+        parts.append(f"{w:.2f} s wall" if w >= 1 else f"{w * 1000:.2f} ms wall")
     return ", ".join(parts)
 
 
@@ -162,7 +163,7 @@ def _write_default_outputs(
         with open(trace_path, "w", encoding="utf-8") as f:
             for name, r in runs.items():
                 for rec in r.trace_records:
-                    f.write(json.dumps({**rec, "preset": name}) + "\n")
+                    f.write(json.dumps({**rec, "preset": name}, separators=(",", ":")) + "\n")
                     n += 1
         _note(f"wrote {trace_path} ({n:,} records)")
     if pcap_path is not None:
