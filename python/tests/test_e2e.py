@@ -139,13 +139,17 @@ def test_pcap_is_read_cleanly_by_tshark(cli, tmp_path):
     assert out.stat().st_size > 24
     p = subprocess.run(
         [tshark, "-r", str(out), "-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE",
-         "-T", "fields", "-e", "frame.number", "-e", "_ws.expert.message", "-e", "_ws.malformed"],
+         "-T", "fields", "-E", "separator=|", "-e", "frame.number", "-e", "_ws.expert.message",
+         "-e", "_ws.malformed", "-e", "ip.checksum.status", "-e", "tcp.checksum.status"],
         capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
-    text = (p.stdout + p.stderr).lower()
-    assert "malformed" not in text
-    assert "checksum" not in text or "bad" not in text
-    assert len(p.stdout.splitlines()) >= 12  # handshake + 10 data segments + ACKs
+    assert "malformed" not in (p.stdout + p.stderr).lower()
+    rows = [line.split("|") for line in p.stdout.splitlines()]
+    assert len(rows) >= 24  # handshake, 10 data segments, their ACKs, the retransmission
+    for num, expert, malformed, ip_ck, tcp_ck in rows:
+        # Checksum status 1 = good (0 = bad, 2 = unverified).
+        assert (ip_ck, tcp_ck, malformed) == ("1", "1", ""), (num, expert)
+        assert "checksum" not in expert.lower(), (num, expert)
     # Both directions and the retransmission are visible.
     p = subprocess.run([tshark, "-r", str(out), "-Y", "tcp.analysis.retransmission"],
                        capture_output=True, text=True, timeout=120)
