@@ -50,7 +50,7 @@ def handle_errors(f: F) -> F:
             return f(*args, **kwargs)
         except click.ClickException:
             raise
-        except (ValueError, TypeError, NotRequestedError) as e:
+        except (ValueError, NotRequestedError) as e:
             fail(str(e))
         except OSError as e:
             name = f"{e.filename}: " if e.filename else ""
