@@ -67,7 +67,7 @@ impl Sender {
         let us = |d: core::time::Duration| d.as_micros() as u64;
         TcpInfo {
             tcpi_ca_state: self.state() as u64,
-            tcpi_retransmits: u64::from(self.rtt().backoff_count()),
+            tcpi_retransmits: u64::from(self.rto_retransmits()),
             tcpi_rto: us(self.rtt().rto()),
             tcpi_snd_mss: mss,
             tcpi_unacked: sb.len() as u64,

@@ -87,6 +87,10 @@ pub struct Sender {
     /// Application bytes written so far; the stream is [0, app_written).
     app_written: u64,
     closed: bool,
+    /// FIN sent (on the last data segment or on its own).
+    fin_sent: bool,
+    /// Consecutive timeouts without SND.UNA advancing (Linux `icsk_retransmits`).
+    rto_retransmits: u32,
     /// Offsets where a `write` ended: the segment carrying that byte gets PSH.
     write_ends: VecDeque<u64>,
     sb: Scoreboard,
@@ -126,6 +130,8 @@ impl Sender {
             ts_recent: 0,
             app_written: 0,
             closed: false,
+            fin_sent: false,
+            rto_retransmits: 0,
             write_ends: VecDeque::new(),
             sb: Scoreboard::new(),
             cwnd: u64::from(config.initial_cwnd) * mss,
@@ -311,6 +317,10 @@ impl Sender {
     pub fn is_finished(&self) -> bool {
         self.closed && self.is_established() && self.sb.snd_una() == self.app_written
     }
+    /// Consecutive timeouts since SND.UNA last advanced (Linux `icsk_retransmits`).
+    pub fn rto_retransmits(&self) -> u32 {
+        self.rto_retransmits
+    }
     /// Events dropped because nobody polled them.
     pub fn events_dropped(&self) -> u64 {
         self.events_dropped
@@ -427,6 +437,13 @@ impl Sender {
             self.handshake_ack_pending = true;
             return;
         }
+        // The FIN takes one sequence number after the last byte: its ACK covers the data.
+        let cumulative = if self.fin_sent && ack.cumulative == self.app_written + 1 {
+            self.app_written
+        } else {
+            ack.cumulative
+        };
+        let ack = &Ack { cumulative, ..*ack };
         if ack.cumulative > self.sb.snd_nxt() {
             // RFC 9293 §3.10.7.4: an ACK for data not yet sent is dropped.
             self.stats.ack_beyond_snd_nxt += 1;
@@ -462,6 +479,7 @@ impl Sender {
                     .on_sample(now, r, self.sb.snd_una(), self.sb.snd_nxt());
             }
             self.dupacks = 0; // RFC 6675 §5 (2)
+            self.rto_retransmits = 0;
         }
 
         // SACK part.
@@ -675,6 +693,7 @@ impl Sender {
             return;
         }
         self.stats.timeouts += 1;
+        self.rto_retransmits = self.rto_retransmits.saturating_add(1);
         if self.state == RecoveryState::Recovery {
             self.stats.recovery_fail += 1;
         }

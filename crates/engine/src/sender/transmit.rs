@@ -168,8 +168,17 @@ impl Sender {
         let start = self.sb.snd_nxt();
         let avail = self.app_written - start;
         let rwnd_room = (self.sb.snd_una() + self.peer_window).saturating_sub(start);
+        if avail == 0 {
+            return self.bare_fin(now, start);
+        }
         let len = self.mss.min(avail).min(rwnd_room);
         if len == 0 || len > room {
+            return None;
+        }
+        // Sender silly-window avoidance (RFC 9293 §3.8.6.2.1, Linux tcp_snd_wnd_test): do
+        // not cut a short segment only because the peer's window ends there, unless
+        // nothing is in flight (then the short segment doubles as a window probe).
+        if len < self.mss.min(avail) && self.sb.flight_size() > 0 {
             return None;
         }
         let end = start + len;
@@ -180,8 +189,20 @@ impl Sender {
             psh = true;
         }
         let fin = self.closed && end == self.app_written;
+        self.fin_sent |= fin;
         self.sb.on_send_new(now, Range::new(start, end), psh, fin);
         Some(self.segment(now, Range::new(start, end), why, psh, fin))
+    }
+
+    /// A FIN on its own when `close` came after the last byte was sent (RFC 9293 §3.10.4).
+    /// It is not kept on the scoreboard: the data is what the engine makes reliable, and
+    /// the FIN has no retransmission of its own.
+    fn bare_fin(&mut self, now: Instant, at: u64) -> Option<Transmit> {
+        if !self.closed || self.fin_sent {
+            return None;
+        }
+        self.fin_sent = true;
+        Some(self.segment(now, Range::new(at, at), Why::New, false, true))
     }
 
     fn segment(&self, now: Instant, range: Range, why: Why, psh: bool, fin: bool) -> Transmit {

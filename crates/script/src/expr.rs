@@ -1,0 +1,403 @@
+//! `%{ … }%` blocks: a small Python subset — `assert EXPR[, MESSAGE]` and `print(…)` over
+//! `tcpi_*` fields, MIB counters and `TCP_CA_*` constants, with Python's operators.
+
+use crate::ast::{BinOp, CmpOp, Expr, Stmt};
+pub use crate::eval::{eval, names};
+use crate::lex::{ParseError, Scanner};
+use lossrec::{Stats, TcpInfo};
+
+/// Linux's `tcp_ca_state` names, as packetdrill scripts use them.
+pub const CA_STATES: &[(&str, i64)] = &[
+    ("TCP_CA_Open", 0),
+    ("TCP_CA_Disorder", 1),
+    ("TCP_CA_CWR", 2),
+    ("TCP_CA_Recovery", 3),
+    ("TCP_CA_Loss", 4),
+];
+
+/// True if `name` can be evaluated: a `tcpi_*` field, a MIB counter or a constant.
+pub fn is_known_name(name: &str) -> bool {
+    TcpInfo::default().get(name).is_some()
+        || Stats::NAMES.contains(&name)
+        || CA_STATES.iter().any(|(n, _)| *n == name)
+        || matches!(name, "True" | "False")
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Name(String),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Op(&'static str),
+    /// End of a statement: newline at depth 0 or `;`.
+    End,
+    Eof,
+}
+
+#[derive(Clone, Debug)]
+struct Token {
+    tok: Tok,
+    line: usize,
+    col: usize,
+    text: String,
+}
+
+const OPS: &[&str] = &[
+    "==", "!=", "<=", ">=", "//", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",", "=",
+];
+
+fn tokenize(body: &str, line: usize, col: usize) -> Result<Vec<Token>, ParseError> {
+    let mut s = Scanner::at(body, line, col);
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    loop {
+        s.skip_spaces();
+        let m = s.mark();
+        let push = |out: &mut Vec<Token>, tok, text: String| {
+            out.push(Token {
+                tok,
+                line: m.line,
+                col: m.col,
+                text,
+            })
+        };
+        let Some(c) = s.peek() else {
+            push(&mut out, Tok::End, "end of block".into());
+            push(&mut out, Tok::Eof, "end of block".into());
+            return Ok(out);
+        };
+        if c == '#' {
+            while !matches!(s.peek(), None | Some('\n')) {
+                s.bump();
+            }
+        } else if c == '\n' || c == ';' {
+            s.bump();
+            if depth == 0 {
+                push(&mut out, Tok::End, "end of line".into());
+            }
+        } else if c == '\\' && s.peek_at(1) == Some('\n') {
+            s.bump();
+            s.bump();
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            let w = s.ident();
+            push(&mut out, Tok::Name(w.clone()), w);
+        } else if c.is_ascii_digit()
+            || (c == '.' && s.peek_at(1).is_some_and(|d| d.is_ascii_digit()))
+        {
+            let w = s.take_while(|c| c.is_ascii_alphanumeric() || c == '.');
+            let tok = if let Some(hex) = w.strip_prefix("0x") {
+                i64::from_str_radix(hex, 16).ok().map(Tok::Int)
+            } else if w.contains('.') {
+                w.parse().ok().map(Tok::Float)
+            } else {
+                w.parse().ok().map(Tok::Int)
+            };
+            let tok = tok.ok_or_else(|| s.error_at(m, format!("bad number `{w}`")))?;
+            push(&mut out, tok, w);
+        } else if c == '"' || c == '\'' {
+            s.bump();
+            let body = s.take_while(|x| x != c && x != '\n');
+            if !s.eat(&c.to_string()) {
+                return Err(s.error_at(m, "unterminated string"));
+            }
+            push(&mut out, Tok::Str(body.clone()), format!("{c}{body}{c}"));
+        } else if let Some(op) = OPS.iter().find(|op| s.starts_with(op)) {
+            s.eat(op);
+            match *op {
+                "(" => depth += 1,
+                ")" => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            push(&mut out, Tok::Op(op), op.to_string());
+        } else {
+            return Err(s.error_at(m, format!("unexpected `{c}` in %{{ }}% block")));
+        }
+    }
+}
+
+/// Parses the body of a `%{ … }%` block starting at `line:col`.
+pub fn parse_code(body: &str, line: usize, col: usize) -> Result<Vec<Stmt>, ParseError> {
+    let toks = tokenize(body, line, col)?;
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        src: body.lines().map(str::to_string).collect(),
+        first_line: line,
+        first_col: col,
+    };
+    let mut stmts = Vec::new();
+    loop {
+        while p.peek().tok == Tok::End {
+            p.pos += 1;
+        }
+        if p.peek().tok == Tok::Eof {
+            return Ok(stmts);
+        }
+        stmts.push(p.statement()?);
+    }
+}
+
+struct Parser {
+    toks: Vec<Token>,
+    pos: usize,
+    src: Vec<String>,
+    first_line: usize,
+    first_col: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> &Token {
+        &self.toks[self.pos.min(self.toks.len() - 1)]
+    }
+    fn next(&mut self) -> Token {
+        let t = self.peek().clone();
+        if self.pos < self.toks.len() - 1 {
+            self.pos += 1;
+        }
+        t
+    }
+    fn err(&self, t: &Token, msg: String) -> ParseError {
+        ParseError {
+            line: t.line,
+            col: t.col,
+            message: msg,
+        }
+    }
+    fn is_op(&self, op: &str) -> bool {
+        matches!(&self.peek().tok, Tok::Op(o) if *o == op)
+    }
+    fn expect_op(&mut self, op: &'static str) -> Result<(), ParseError> {
+        if self.is_op(op) {
+            self.next();
+            Ok(())
+        } else {
+            let t = self.peek().clone();
+            Err(self.err(&t, format!("expected `{op}`, found `{}`", t.text)))
+        }
+    }
+    /// Source text between two tokens (for assertion messages).
+    fn text_between(&self, a: &Token, b: &Token) -> String {
+        if a.line == b.line {
+            let l = &self.src[a.line - self.first_line];
+            let off = if a.line == self.first_line {
+                self.first_col
+            } else {
+                1
+            };
+            let chars: Vec<char> = l.chars().collect();
+            let (i, j) = (a.col - off, (b.col - off).min(chars.len()));
+            chars[i.min(j)..j]
+                .iter()
+                .collect::<String>()
+                .trim()
+                .to_string()
+        } else {
+            self.toks[self.index_of(a)..self.index_of(b)]
+                .iter()
+                .map(|t| t.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        }
+    }
+    fn index_of(&self, t: &Token) -> usize {
+        self.toks
+            .iter()
+            .position(|x| x.line == t.line && x.col == t.col)
+            .unwrap_or(0)
+    }
+
+    fn statement(&mut self) -> Result<Stmt, ParseError> {
+        let t = self.next();
+        let stmt = match &t.tok {
+            Tok::Name(n) if n == "assert" => {
+                let first = self.peek().clone();
+                let expr = self.expr()?;
+                let last = self.peek().clone();
+                let text = self.text_between(&first, &last);
+                let message = if self.is_op(",") {
+                    self.next();
+                    Some(self.expr()?)
+                } else {
+                    None
+                };
+                Stmt::Assert {
+                    line: t.line,
+                    expr,
+                    text,
+                    message,
+                }
+            }
+            Tok::Name(n) if n == "print" => {
+                let mut args = Vec::new();
+                if self.is_op("(") {
+                    self.next();
+                    while !self.is_op(")") {
+                        args.push(self.expr()?);
+                        if !self.is_op(")") {
+                            self.expect_op(",")?;
+                        }
+                    }
+                    self.next();
+                } else {
+                    args.push(self.expr()?);
+                }
+                Stmt::Print { line: t.line, args }
+            }
+            _ => {
+                return Err(self.err(
+                    &t,
+                    format!(
+                        "unsupported statement starting with `{}` in %{{ }}% (only `assert` and `print`)",
+                        t.text
+                    ),
+                ))
+            }
+        };
+        let end = self.peek().clone();
+        if end.tok != Tok::End {
+            return Err(self.err(
+                &end,
+                format!("unexpected `{}` after the statement", end.text),
+            ));
+        }
+        Ok(stmt)
+    }
+
+    fn expr(&mut self) -> Result<Expr, ParseError> {
+        let mut e = self.and()?;
+        while self.peek().tok == Tok::Name("or".into()) {
+            self.next();
+            e = Expr::Or(Box::new(e), Box::new(self.and()?));
+        }
+        Ok(e)
+    }
+    fn and(&mut self) -> Result<Expr, ParseError> {
+        let mut e = self.not()?;
+        while self.peek().tok == Tok::Name("and".into()) {
+            self.next();
+            e = Expr::And(Box::new(e), Box::new(self.not()?));
+        }
+        Ok(e)
+    }
+    fn not(&mut self) -> Result<Expr, ParseError> {
+        if self.peek().tok == Tok::Name("not".into()) {
+            self.next();
+            return Ok(Expr::Not(Box::new(self.not()?)));
+        }
+        self.comparison()
+    }
+    fn comparison(&mut self) -> Result<Expr, ParseError> {
+        let first = self.arith()?;
+        let mut rest = Vec::new();
+        loop {
+            let op = match &self.peek().tok {
+                Tok::Op("==") => CmpOp::Eq,
+                Tok::Op("!=") => CmpOp::Ne,
+                Tok::Op("<") => CmpOp::Lt,
+                Tok::Op("<=") => CmpOp::Le,
+                Tok::Op(">") => CmpOp::Gt,
+                Tok::Op(">=") => CmpOp::Ge,
+                _ => break,
+            };
+            self.next();
+            rest.push((op, self.arith()?));
+        }
+        Ok(if rest.is_empty() {
+            first
+        } else {
+            Expr::Compare(Box::new(first), rest)
+        })
+    }
+    fn arith(&mut self) -> Result<Expr, ParseError> {
+        let mut e = self.term()?;
+        loop {
+            let op = match &self.peek().tok {
+                Tok::Op("+") => BinOp::Add,
+                Tok::Op("-") => BinOp::Sub,
+                _ => return Ok(e),
+            };
+            self.next();
+            e = Expr::Binary(op, Box::new(e), Box::new(self.term()?));
+        }
+    }
+    fn term(&mut self) -> Result<Expr, ParseError> {
+        let mut e = self.unary()?;
+        loop {
+            let op = match &self.peek().tok {
+                Tok::Op("*") => BinOp::Mul,
+                Tok::Op("/") => BinOp::Div,
+                Tok::Op("//") => BinOp::FloorDiv,
+                Tok::Op("%") => BinOp::Mod,
+                _ => return Ok(e),
+            };
+            self.next();
+            e = Expr::Binary(op, Box::new(e), Box::new(self.unary()?));
+        }
+    }
+    fn unary(&mut self) -> Result<Expr, ParseError> {
+        if self.is_op("-") {
+            self.next();
+            return Ok(Expr::Neg(Box::new(self.unary()?)));
+        }
+        if self.is_op("+") {
+            self.next();
+            return self.unary();
+        }
+        self.atom()
+    }
+    fn atom(&mut self) -> Result<Expr, ParseError> {
+        let t = self.next();
+        match t.tok.clone() {
+            Tok::Int(v) => Ok(Expr::Int(v)),
+            Tok::Float(v) => Ok(Expr::Float(v)),
+            Tok::Str(v) => Ok(Expr::Str(v)),
+            Tok::Op("(") => {
+                let e = self.expr()?;
+                self.expect_op(")")?;
+                Ok(e)
+            }
+            Tok::Name(n) if matches!(n.as_str(), "abs" | "min" | "max") && self.is_op("(") => {
+                self.next();
+                let mut args = Vec::new();
+                while !self.is_op(")") {
+                    args.push(self.expr()?);
+                    if !self.is_op(")") {
+                        self.expect_op(",")?;
+                    }
+                }
+                self.next();
+                let ok = if n == "abs" {
+                    args.len() == 1
+                } else {
+                    !args.is_empty()
+                };
+                if !ok {
+                    return Err(self.err(&t, format!("wrong number of arguments to `{n}`")));
+                }
+                Ok(Expr::Call(n, args))
+            }
+            Tok::Name(n) if is_known_name(&n) => Ok(Expr::Name(n)),
+            Tok::Name(n) if n.starts_with("tcpi_") => Err(self.err(
+                &t,
+                format!(
+                    "unknown tcp_info field `{n}` (this engine reports: {})",
+                    TcpInfo::default()
+                        .fields()
+                        .iter()
+                        .map(|(f, _)| *f)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )),
+            Tok::Name(n) => Err(self.err(
+                &t,
+                format!(
+                    "unknown name `{n}`: not a tcpi_* field, a MIB counter (TCPTimeouts, …) \
+                     or a TCP_CA_* constant"
+                ),
+            )),
+            _ => Err(self.err(&t, format!("expected a value, found `{}`", t.text))),
+        }
+    }
+}

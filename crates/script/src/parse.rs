@@ -1,0 +1,500 @@
+//! The script parser: packetdrill's line syntax into [`Script`]. Every error names the line,
+//! the column and the offending token; parsing continues at the next line so that one run
+//! reports every bad line.
+
+use crate::ast::*;
+use crate::expr;
+use crate::lex::{ParseError, Scanner};
+
+/// Parses a whole script; `Err` holds every error found, in line order.
+pub fn parse(text: &str) -> Result<Script, Vec<ParseError>> {
+    let mut s = Scanner::new(text);
+    let mut script = Script::default();
+    let mut errors = Vec::new();
+    loop {
+        while matches!(s.peek(), Some(' ' | '\t' | '\r' | '\n')) {
+            s.bump();
+        }
+        if s.is_eof() {
+            break;
+        }
+        let res = if s.starts_with("//") {
+            comment_line(&mut s, &mut script)
+        } else if s.starts_with("/*") {
+            block_comment(&mut s)
+        } else if s.starts_with("--") {
+            option_line(&mut s, &mut script)
+        } else {
+            event(&mut s).map(|e| script.events.push(e))
+        };
+        if let Err(e) = res {
+            // Multi-line constructs swallow the rest of the file when unterminated.
+            let fatal = ["unterminated `%{`", "unterminated `/*`"]
+                .iter()
+                .any(|p| e.message.starts_with(p));
+            errors.push(e);
+            if fatal {
+                break;
+            }
+            s.skip_line();
+        }
+    }
+    if errors.is_empty() {
+        Ok(script)
+    } else {
+        Err(errors)
+    }
+}
+
+/// `// …`, honouring `// lossrec: preset=NAME set=axis=value …`.
+fn comment_line(s: &mut Scanner, script: &mut Script) -> Result<(), ParseError> {
+    let line = s.line();
+    s.eat("//");
+    s.skip_spaces();
+    if !s.eat("lossrec:") {
+        s.rest_of_line();
+        return Ok(());
+    }
+    loop {
+        s.skip_spaces();
+        if matches!(s.peek(), None | Some('\n')) {
+            return Ok(());
+        }
+        let m = s.mark();
+        let word = s.take_while(|c| !c.is_whitespace());
+        if let Some(name) = word.strip_prefix("preset=") {
+            script.header.preset = Some((line, name.to_string()));
+        } else if let Some((axis, value)) =
+            word.strip_prefix("set=").and_then(|kv| kv.split_once('='))
+        {
+            script
+                .header
+                .sets
+                .push((line, axis.to_string(), value.to_string()));
+        } else {
+            return Err(s.error_at(
+                m,
+                format!("bad lossrec directive `{word}`: expected preset=NAME or set=AXIS=VALUE"),
+            ));
+        }
+    }
+}
+
+fn block_comment(s: &mut Scanner) -> Result<(), ParseError> {
+    let m = s.mark();
+    s.eat("/*");
+    while !s.is_eof() {
+        if s.eat("*/") {
+            return Ok(());
+        }
+        s.bump();
+    }
+    Err(s.error_at(m, "unterminated `/*` comment"))
+}
+
+/// `--tolerance_usecs=N`, `--tolerance_percent=N` (packetdrill's command-line options).
+fn option_line(s: &mut Scanner, script: &mut Script) -> Result<(), ParseError> {
+    let m = s.mark();
+    let word = s.take_while(|c| !c.is_whitespace());
+    let (key, value) = word.split_once('=').unwrap_or((&word, ""));
+    let bad = |s: &Scanner| s.error_at(m, format!("bad value in `{word}`"));
+    match key {
+        "--tolerance_usecs" => script.tolerance_usecs = Some(value.parse().map_err(|_| bad(s))?),
+        "--tolerance_percent" => {
+            let p: f64 = value.parse().map_err(|_| bad(s))?;
+            if !(0.0..=100.0).contains(&p) {
+                return Err(bad(s));
+            }
+            script.tolerance_percent = Some(p);
+        }
+        // Addressing does not exist here; these change nothing.
+        "--ip_version" | "--local_ip" | "--remote_ip" | "--bind_port" | "--connect_port" => {}
+        _ => return Err(s.error_at(m, format!("unsupported option `{key}`"))),
+    }
+    if !s.at_line_end() {
+        return Err(s.error(format!("unexpected `{}` after option", s.peek_word())));
+    }
+    Ok(())
+}
+
+fn event(s: &mut Scanner) -> Result<Event, ParseError> {
+    let line = s.line();
+    let time = time(s)?;
+    s.skip_spaces();
+    let kind = match s.peek() {
+        Some('<') => {
+            s.bump();
+            EventKind::Packet(packet(s, Direction::Inbound)?)
+        }
+        Some('>') => {
+            s.bump();
+            EventKind::Packet(packet(s, Direction::Outbound)?)
+        }
+        Some('%') if s.starts_with("%{") => EventKind::Code(code(s)?),
+        Some('`') => EventKind::Shell(shell(s)?),
+        Some(c) if c.is_ascii_alphabetic() || c == '_' => EventKind::Syscall(syscall(s)?),
+        _ => {
+            return Err(s.error(format!(
+                "expected a packet (`<` or `>`), `%{{`, a `shell command` or a system call \
+                 after the time, found `{}`",
+                s.peek_word()
+            )))
+        }
+    };
+    if !s.at_line_end() {
+        return Err(s.error(format!("unexpected `{}` at end of line", s.peek_word())));
+    }
+    Ok(Event { line, time, kind })
+}
+
+fn time(s: &mut Scanner) -> Result<Time, ParseError> {
+    if s.eat("*") {
+        return Ok(Time::Any);
+    }
+    let a = time_val(s)?;
+    if s.eat("...") {
+        return Ok(Time::Blocking(a, time_val(s)?));
+    }
+    if s.eat("~") {
+        return Ok(Time::Range(a, time_val(s)?));
+    }
+    Ok(Time::At(a))
+}
+
+/// `0.100`, `+.1`, `+0`, `2`: seconds with at most six decimals.
+fn time_val(s: &mut Scanner) -> Result<TimeVal, ParseError> {
+    let m = s.mark();
+    let relative = s.eat("+");
+    let int = s.take_while(|c| c.is_ascii_digit());
+    let mut frac = String::new();
+    if s.peek() == Some('.') && !s.starts_with("...") {
+        s.bump();
+        frac = s.take_while(|c| c.is_ascii_digit());
+    }
+    if int.is_empty() && frac.is_empty() {
+        let found = s.peek_word();
+        return Err(s.error_at(
+            m,
+            format!("expected a time (`0.100`, `+.1`, `*`), found `{found}`"),
+        ));
+    }
+    if frac.len() > 6 {
+        return Err(s.error_at(m, "time has more than six decimals (microseconds)"));
+    }
+    let secs: i64 = if int.is_empty() {
+        0
+    } else {
+        int.parse()
+            .ok()
+            .filter(|&v: &i64| v < 1_000_000_000)
+            .ok_or_else(|| s.error_at(m, format!("time `{int}` is too large")))?
+    };
+    let micros: i64 = format!("{frac:0<6}").parse().unwrap_or(0);
+    Ok(TimeVal {
+        relative,
+        usecs: secs * 1_000_000 + micros,
+    })
+}
+
+fn packet(s: &mut Scanner, dir: Direction) -> Result<Packet, ParseError> {
+    s.skip_spaces();
+    let m = s.mark();
+    let word = s.take_while(|c| !c.is_whitespace());
+    if word.is_empty() {
+        return Err(s.error_at(m, "missing TCP flags (`S`, `.`, `P.` …)"));
+    }
+    let flags = Flags::parse(&word).map_err(|c| {
+        s.error_at(
+            m,
+            format!("bad flags `{word}`: unknown flag `{c}` (valid: F S R P . U E W)"),
+        )
+    })?;
+    s.skip_spaces();
+    let m = s.mark();
+    let start = s.number_max("sequence number", u64::from(u32::MAX))? as u32;
+    if !s.eat(":") {
+        return Err(s.error_at(
+            m,
+            format!(
+                "bad seq range `{}`: expected `start:end(len)`",
+                s.word_at(m)
+            ),
+        ));
+    }
+    let end = s.number_max("sequence number", u64::from(u32::MAX))? as u32;
+    if !s.eat("(") {
+        return Err(s.error_at(
+            m,
+            format!("missing `(len)` after the sequence range `{start}:{end}`"),
+        ));
+    }
+    let len = s.number_max("length", u64::from(u32::MAX))? as u32;
+    if !s.eat(")") {
+        return Err(s.error(format!(
+            "expected `)` after the length, found `{}`",
+            s.peek_word()
+        )));
+    }
+    if end.wrapping_sub(start) != len {
+        return Err(s.error_at(
+            m,
+            format!(
+                "bad seq range `{start}:{end}({len})`: {start}:{end} spans {} bytes, not {len}",
+                end.wrapping_sub(start)
+            ),
+        ));
+    }
+    let mut p = Packet {
+        dir,
+        flags,
+        start,
+        end,
+        len,
+        ack: None,
+        win: None,
+        options: Options::None,
+    };
+    let mut seen_options = false;
+    loop {
+        if s.at_line_end() {
+            return Ok(p);
+        }
+        let m = s.mark();
+        if s.peek() == Some('<') {
+            if seen_options {
+                return Err(s.error("a second option list"));
+            }
+            p.options = options(s)?;
+            seen_options = true;
+            continue;
+        }
+        let word = s.ident();
+        let slot = match word.as_str() {
+            "ack" => &mut p.ack,
+            "win" => &mut p.win,
+            _ => {
+                let found = if word.is_empty() { s.peek_word() } else { word };
+                return Err(s.error_at(
+                    m,
+                    format!(
+                        "unexpected `{found}` in packet (expected `ack N`, `win N` or `<options>`)"
+                    ),
+                ));
+            }
+        };
+        if slot.is_some() {
+            return Err(s.error_at(m, format!("`{word}` given twice")));
+        }
+        s.skip_spaces();
+        *slot = Some(s.number_max(&word, u64::from(u32::MAX))? as u32);
+    }
+}
+
+fn options(s: &mut Scanner) -> Result<Options, ParseError> {
+    let open = s.mark();
+    s.eat("<");
+    s.skip_spaces();
+    if s.eat("...") {
+        s.skip_spaces();
+        if !s.eat(">") {
+            return Err(s.error(format!(
+                "expected `>` after `<...`, found `{}`",
+                s.peek_word()
+            )));
+        }
+        return Ok(Options::Any);
+    }
+    let mut list = Vec::new();
+    loop {
+        s.skip_spaces();
+        let m = s.mark();
+        let name = s.ident();
+        let opt = match name.as_str() {
+            "nop" => TcpOption::Nop,
+            "eol" => TcpOption::Eol,
+            "sackOK" => TcpOption::SackOk,
+            "mss" => {
+                s.skip_spaces();
+                TcpOption::Mss(s.number_max("mss", 65535)? as u16)
+            }
+            "wscale" => {
+                s.skip_spaces();
+                TcpOption::Wscale(s.number_max("wscale", 255)? as u8)
+            }
+            "TS" => {
+                s.skip_spaces();
+                keyword(s, "val")?;
+                let val = s.number_max("TS val", u64::from(u32::MAX))? as u32;
+                s.skip_spaces();
+                keyword(s, "ecr")?;
+                let ecr = s.number_max("TS ecr", u64::from(u32::MAX))? as u32;
+                TcpOption::Timestamp { val, ecr }
+            }
+            "sack" => {
+                let mut blocks = Vec::new();
+                loop {
+                    s.skip_spaces();
+                    if !s.peek().is_some_and(|c| c.is_ascii_digit()) {
+                        break;
+                    }
+                    let bm = s.mark();
+                    let a = s.number_max("SACK edge", u64::from(u32::MAX))? as u32;
+                    if !s.eat(":") {
+                        return Err(s.error_at(bm, "bad SACK block: expected `start:end`"));
+                    }
+                    let b = s.number_max("SACK edge", u64::from(u32::MAX))? as u32;
+                    blocks.push((a, b));
+                }
+                if blocks.is_empty() {
+                    return Err(s.error_at(m, "`sack` needs at least one `start:end` block"));
+                }
+                TcpOption::Sack(blocks)
+            }
+            "" => {
+                if matches!(s.peek(), None | Some('\n')) {
+                    return Err(s.error_at(open, "unterminated option list (missing `>`)"));
+                }
+                return Err(s.error(format!("expected a TCP option, found `{}`", s.peek_word())));
+            }
+            _ => {
+                return Err(s.error_at(
+                    m,
+                    format!(
+                    "unknown TCP option `{name}` (known: nop, eol, mss, sackOK, wscale, TS, sack)"
+                ),
+                ))
+            }
+        };
+        list.push(opt);
+        s.skip_spaces();
+        if s.eat(",") {
+            continue;
+        }
+        if s.eat(">") {
+            return Ok(Options::List(list));
+        }
+        if matches!(s.peek(), None | Some('\n')) {
+            return Err(s.error_at(open, "unterminated option list (missing `>`)"));
+        }
+        return Err(s.error(format!(
+            "expected `,` or `>` in the option list, found `{}`",
+            s.peek_word()
+        )));
+    }
+}
+
+fn keyword(s: &mut Scanner, k: &str) -> Result<(), ParseError> {
+    let m = s.mark();
+    let w = s.ident();
+    if w != k {
+        let found = if w.is_empty() { s.peek_word() } else { w };
+        return Err(s.error_at(m, format!("expected `{k}`, found `{found}`")));
+    }
+    s.skip_spaces();
+    Ok(())
+}
+
+fn syscall(s: &mut Scanner) -> Result<Syscall, ParseError> {
+    let name = s.ident();
+    s.skip_spaces();
+    if !s.eat("(") {
+        return Err(s.error(format!(
+            "expected `(` after `{name}`, found `{}`",
+            s.peek_word()
+        )));
+    }
+    let open = s.mark();
+    let mut depth = 0usize;
+    let mut quote = None;
+    let mut args = Vec::new();
+    let mut cur = String::new();
+    loop {
+        let Some(c) = s.peek() else {
+            return Err(s.error_at(open, "unterminated argument list (missing `)`)"));
+        };
+        if c == '\n' {
+            return Err(s.error_at(open, "unterminated argument list (missing `)`)"));
+        }
+        s.bump();
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')') if depth == 0 => break,
+            (None, ')' | ']' | '}') => depth = depth.saturating_sub(1),
+            (None, ',') if depth == 0 => {
+                args.push(cur.trim().to_string());
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() || !args.is_empty() {
+        args.push(cur.trim().to_string());
+    }
+    s.skip_spaces();
+    if !s.eat("=") {
+        return Err(s.error(format!(
+            "expected `= RESULT` after `{name}(…)`, found `{}`",
+            s.peek_word()
+        )));
+    }
+    s.skip_spaces();
+    let neg = s.eat("-");
+    let result = s.number("a system call result")? as i64;
+    let result = if neg { -result } else { result };
+    s.skip_spaces();
+    let errno = if s.peek().is_some_and(|c| c.is_ascii_uppercase()) {
+        let e = s.ident();
+        s.skip_spaces();
+        if s.eat("(") {
+            while !matches!(s.peek(), None | Some('\n') | Some(')')) {
+                s.bump();
+            }
+            if !s.eat(")") {
+                return Err(s.error("unterminated errno text (missing `)`)"));
+            }
+        }
+        Some(e)
+    } else {
+        None
+    };
+    Ok(Syscall {
+        name,
+        args,
+        result,
+        errno,
+    })
+}
+
+fn shell(s: &mut Scanner) -> Result<String, ParseError> {
+    let m = s.mark();
+    s.eat("`");
+    let body = s.take_while(|c| c != '`' && c != '\n');
+    if !s.eat("`") {
+        return Err(s.error_at(
+            m,
+            "unterminated shell command (missing closing backquote on this line)",
+        ));
+    }
+    Ok(body.trim().to_string())
+}
+
+fn code(s: &mut Scanner) -> Result<Vec<Stmt>, ParseError> {
+    let open = s.mark();
+    s.eat("%{");
+    let (line, col) = (s.mark().line, s.mark().col);
+    let body_start = s.mark();
+    while !s.is_eof() && !s.starts_with("}%") {
+        s.bump();
+    }
+    if s.is_eof() {
+        return Err(s.error_at(open, "unterminated `%{` (no matching `}%`)"));
+    }
+    let body = s.since(body_start);
+    s.eat("}%");
+    expr::parse_code(&body, line, col)
+}

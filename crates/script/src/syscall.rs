@@ -1,0 +1,209 @@
+//! System-call lines and shell commands, mapped onto the engine: `listen` makes a passive
+//! sender, `connect` an active one, `write`/`send` hand it bytes, `close`/`shutdown` end the
+//! stream; `setsockopt` and `sysctl` adjust the configuration before the connection exists.
+
+use crate::ast::Syscall;
+use crate::runner::{fail, Runner, Step};
+use crate::sysctl::{self, Effect};
+use lossrec::Sender;
+
+/// Socket options that change nothing for this engine, and why.
+const IGNORED_SOCKOPTS: &[(&str, &str)] = &[
+    ("SO_REUSEADDR", "no addresses here"),
+    ("SO_REUSEPORT", "no addresses here"),
+    ("TCP_NODELAY", "the engine sends at once (no Nagle)"),
+    ("SO_SNDBUF", "the engine's send buffer is unbounded"),
+    ("SO_RCVBUF", "the peer's window comes from the script"),
+    ("SO_KEEPALIVE", "no keepalives in a script's lifetime"),
+    ("TCP_QUICKACK", "the engine sends no data ACKs"),
+];
+
+fn unsupported(line: usize, what: String) -> Step {
+    Err(fail(line, format!("unsupported at line {line}: {what}")))
+}
+
+fn fd_arg(c: &Syscall, line: usize) -> Result<i64, crate::report::Failure> {
+    c.args.first().and_then(|a| a.parse().ok()).ok_or_else(|| {
+        fail(
+            line,
+            format!("`{}` needs a file descriptor as its first argument", c.name),
+        )
+    })
+}
+
+pub(crate) fn run(r: &mut Runner, line: usize, c: &Syscall) -> Step {
+    let text = format!(
+        "{}({}) = {}{}",
+        c.name,
+        c.args.join(", "),
+        c.result,
+        c.errno.as_ref().map_or(String::new(), |e| format!(" {e}"))
+    );
+    r.log(r.now, &text);
+    let errno_ok = |c: &Syscall| c.result >= 0 && c.errno.is_none();
+    match c.name.as_str() {
+        "socket" => {
+            if c.result < 0 {
+                return unsupported(line, "a failing socket()".into());
+            }
+            Ok(())
+        }
+        "bind" | "fcntl" => Ok(()),
+        "setsockopt" => setsockopt(r, line, c),
+        "listen" => {
+            if r.sender.is_some() {
+                return unsupported(line, "a second connection (one per script)".into());
+            }
+            r.listen_fd = Some(fd_arg(c, line)?);
+            r.passive = true;
+            make_sender(r, line, true)
+        }
+        "connect" => {
+            let ok = c.result == 0 || c.errno.as_deref() == Some("EINPROGRESS");
+            if !ok {
+                return unsupported(line, format!("connect() returning {}", c.result));
+            }
+            if r.sender.is_some() {
+                return unsupported(line, "a second connection (one per script)".into());
+            }
+            r.conn_fd = Some(fd_arg(c, line)?);
+            make_sender(r, line, false)
+        }
+        "accept" => {
+            if !errno_ok(c) {
+                return unsupported(line, "a failing accept()".into());
+            }
+            if Some(fd_arg(c, line)?) != r.listen_fd {
+                return Err(fail(line, "accept() on a socket that is not listening"));
+            }
+            r.conn_fd = Some(c.result);
+            Ok(())
+        }
+        "write" | "send" => {
+            let fd = fd_arg(c, line)?;
+            if r.conn_fd != Some(fd) {
+                return Err(fail(
+                    line,
+                    format!("{}() on fd {fd}, which is not the connection", c.name),
+                ));
+            }
+            let n: u64 = c
+                .args
+                .get(2)
+                .and_then(|a| a.parse().ok())
+                .ok_or_else(|| fail(line, format!("{}() needs a byte count as its third argument", c.name)))?;
+            if !errno_ok(c) || c.result as u64 != n {
+                return unsupported(
+                    line,
+                    format!("a short or failing write (the engine always takes all {n} bytes)"),
+                );
+            }
+            let now = r.now;
+            if let Some(s) = r.sender.as_mut() {
+                s.write(now, n);
+            }
+            Ok(())
+        }
+        "close" | "shutdown" => {
+            let fd = fd_arg(c, line)?;
+            let how = c.args.get(1).map(String::as_str).unwrap_or("SHUT_RDWR");
+            if c.name == "shutdown" && how == "SHUT_RD" {
+                return Ok(());
+            }
+            if r.conn_fd == Some(fd) {
+                let now = r.now;
+                if let Some(s) = r.sender.as_mut() {
+                    s.close(now);
+                }
+            } else if r.listen_fd != Some(fd) {
+                return Err(fail(line, format!("{}() on unknown fd {fd}", c.name)));
+            }
+            Ok(())
+        }
+        other => unsupported(
+            line,
+            format!("system call `{other}` (supported: socket, setsockopt, bind, listen, accept, connect, write, send, close, shutdown, fcntl)"),
+        ),
+    }
+}
+
+fn make_sender(r: &mut Runner, line: usize, passive: bool) -> Step {
+    let mut cfg = r.cfg.clone();
+    for (axis, value) in &r.opts.sets {
+        cfg.set(axis, value)
+            .map_err(|e| fail(line, format!("--set {axis}={value}: {e}")))?;
+    }
+    cfg.handshake = true;
+    r.report.config = cfg
+        .axes()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    let now = r.now;
+    let s = if passive {
+        Sender::new_passive(cfg, now)
+    } else {
+        Sender::new(cfg, now)
+    };
+    r.sender = Some(s.map_err(|e| fail(line, format!("bad configuration: {e}")))?);
+    let desc = r
+        .report
+        .config
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    r.log(now, format!("# engine: {desc}"));
+    Ok(())
+}
+
+fn setsockopt(r: &mut Runner, line: usize, c: &Syscall) -> Step {
+    let opt = c.args.get(2).map(String::as_str).unwrap_or("");
+    if let Some((_, why)) = IGNORED_SOCKOPTS.iter().find(|(o, _)| *o == opt) {
+        r.log(r.now, format!("# {opt} ignored: {why}"));
+        return Ok(());
+    }
+    let value = c.args.get(3).map(String::as_str).unwrap_or("");
+    let (axis, v) = match opt {
+        "TCP_CONGESTION" => ("cc", value.trim_matches('"').to_string()),
+        "TCP_MAXSEG" => (
+            "mss",
+            value.trim_matches(|c| c == '[' || c == ']').to_string(),
+        ),
+        _ => return unsupported(line, format!("setsockopt option `{opt}`")),
+    };
+    if r.sender.is_some() {
+        return unsupported(
+            line,
+            format!("{opt} after listen/connect (the engine's configuration is fixed then)"),
+        );
+    }
+    let what = format!("setsockopt {opt}");
+    sysctl::apply(&mut r.cfg, &what, &Effect::Set(vec![(axis, v)]))
+        .or_else(|m| unsupported(line, m))
+}
+
+pub(crate) fn shell(r: &mut Runner, line: usize, cmd: &str) -> Step {
+    r.log(r.now, format!("`{cmd}`"));
+    let assignments =
+        sysctl::shell_assignments(cmd).or_else(|m| unsupported(line, m).map(|_| Vec::new()))?;
+    for (k, v) in assignments {
+        let what = format!("{k}={v}");
+        let effect =
+            sysctl::sysctl(&k, &v).or_else(|m| unsupported(line, m).map(|_| Effect::Ignore("")))?;
+        if let Effect::Ignore(why) = effect {
+            r.log(r.now, format!("# {what} ignored: {why}"));
+            continue;
+        }
+        if r.sender.is_some() {
+            return unsupported(
+                line,
+                format!(
+                    "sysctl {what} after listen/connect (the engine's configuration is fixed then)"
+                ),
+            );
+        }
+        sysctl::apply(&mut r.cfg, &what, &effect).or_else(|m| unsupported(line, m))?;
+    }
+    Ok(())
+}
