@@ -121,6 +121,30 @@ fn run_bench<'py>(py: Python<'py>, which: &str) -> PyResult<Bound<'py, PyDict>> 
     benchmarks::run(py, which)
 }
 
+/// Runs one packetdrill-style script (`lossrec script`). Returns `(passed, report)`, the
+/// report printed like packetdrill (`PASS file`, or `FAIL file` with `file:line:` messages
+/// and the expected and actual packets).
+#[pyfunction]
+#[pyo3(signature = (text, origin = "<string>", preset = None, sets = Vec::new(), tolerance_us = None, verbose = false))]
+fn run_script(
+    py: Python<'_>,
+    text: &str,
+    origin: &str,
+    preset: Option<String>,
+    sets: Vec<(String, String)>,
+    tolerance_us: Option<u64>,
+    verbose: bool,
+) -> (bool, String) {
+    let opts = lossrec_script::ScriptOptions {
+        preset,
+        sets,
+        tolerance_us,
+        verbose,
+    };
+    let report = py.detach(|| lossrec_script::run_script(text, origin, &opts));
+    (report.passed, report.to_string())
+}
+
 /// True when this extension was built without optimisations (benchmarks are then slow).
 #[pyfunction]
 fn debug_build() -> bool {
@@ -138,6 +162,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(axes, m)?)?;
     m.add_function(wrap_pyfunction!(check_axis, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
+    m.add_function(wrap_pyfunction!(run_script, m)?)?;
     m.add_function(wrap_pyfunction!(debug_build, m)?)?;
     Ok(())
 }

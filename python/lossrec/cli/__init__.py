@@ -12,5 +12,6 @@ from .common import main
 from . import run as _run  # noqa: F401,E402
 from . import presets as _presets  # noqa: F401,E402
 from . import bench as _bench  # noqa: F401,E402
+from . import script as _script  # noqa: F401,E402
 
 __all__ = ["main"]

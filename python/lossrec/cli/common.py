@@ -74,4 +74,5 @@ def main() -> None:
     lossrec run SCENARIO.toml   run a scenario file; print its flows
     lossrec presets             every preset and its axis values
     lossrec bench               simulator throughput against its targets
+    lossrec script FILE.pkt...  packetdrill-style scripts against the engine
     """
