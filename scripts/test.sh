@@ -19,5 +19,8 @@ cargo test --workspace --exclude lossrec-py --quiet
 step "installing the Python package (maturin build of the Rust core)"
 python3 -m pip install --quiet --disable-pip-version-check ".[test]"
 
+step "conformance scripts (lossrec script)"
+lossrec script crates/engine/tests/scripts
+
 step "Python tests"
 python3 -m pytest -q python/tests

@@ -282,13 +282,9 @@ impl Scoreboard {
     }
 
     /// Marks `block` SACKed; returns the newly SACKed byte count. Parts outside
-    /// [SND.UNA, SND.NXT) are ignored; `Err(())` when nothing of the block is valid.
-    #[allow(clippy::result_unit_err)] // the caller only counts the discard
-    pub fn sack(&mut self, block: Range) -> Result<u64, ()> {
-        let b = match block.intersect(&Range::new(self.snd_una, self.snd_nxt)) {
-            Some(b) => b,
-            None => return Err(()),
-        };
+    /// [SND.UNA, SND.NXT) are ignored; `None` when nothing of the block is valid.
+    pub fn sack(&mut self, block: Range) -> Option<u64> {
+        let b = block.intersect(&Range::new(self.snd_una, self.snd_nxt))?;
         // Skip what the previous ACK already reported (Linux's SACK cache): a growing
         // first block is then processed only at its new edge.
         let mut pieces = [Range::default(); CACHE + 1];
@@ -315,7 +311,7 @@ impl Scoreboard {
         for p in &pieces[..n] {
             newly += self.mark_sacked(*p);
         }
-        Ok(newly)
+        Some(newly)
     }
 
     /// Remembers the blocks of the ACK just processed (see [`Scoreboard::sack`]).

@@ -1,1 +1,168 @@
-//! placeholder
+//! `lossrec._core`: the Python face of the engine and simulator.
+//!
+//! Thin wrappers, no logic: every function converts arguments, calls `lossrec` or
+//! `lossrec_sim`, and converts the result. Errors become `lossrec._core.ScenarioError`
+//! (a `ValueError`) for scenario problems and plain `ValueError` for bad presets or
+//! arguments. The only clock read here is the wall time around a simulation, which the
+//! simulator itself never reads.
+
+use std::time::Instant;
+
+use lossrec::config::{Config, ConfigError, AXES, PRESETS};
+use lossrec_sim::{RunOptions, Scenario, ScenarioError as SimError};
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+
+mod benchmarks;
+
+create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "A scenario error; str() names file:line:column: field: message. Attributes: origin, line, column, field, message."
+);
+
+/// Converts a `ScenarioError` into a Python `ScenarioError` carrying its parts as attributes.
+pub(crate) fn scenario_err(py: Python<'_>, e: SimError) -> PyErr {
+    let err = ScenarioError::new_err(e.to_string());
+    let v = err.value(py);
+    // Setting attributes on a fresh exception instance cannot fail in practice; if it did,
+    // the message (which carries every part) is still there.
+    let _ = v.setattr("origin", e.origin.clone());
+    let _ = v.setattr("line", e.line);
+    let _ = v.setattr("column", e.column);
+    let _ = v.setattr("field", e.field.clone());
+    let _ = v.setattr("message", e.message.clone());
+    err
+}
+
+fn parse(py: Python<'_>, text: &str, origin: &str) -> PyResult<Scenario> {
+    Scenario::from_toml_str(text, origin).map_err(|e| scenario_err(py, e))
+}
+
+/// Runs a scenario given as TOML text.
+///
+/// Returns `(json, trace, pcap)`: the `--json` object as text (with `wall_s` measured
+/// around the simulation), the JSON-lines trace if `trace`, the pcap bytes if `pcap`.
+/// The GIL is released while simulating.
+#[pyfunction]
+#[pyo3(signature = (text, origin = "<string>", seed = None, trace = false, pcap = false))]
+fn run_scenario<'py>(
+    py: Python<'py>,
+    text: &str,
+    origin: &str,
+    seed: Option<u64>,
+    trace: bool,
+    pcap: bool,
+) -> PyResult<(String, Option<String>, Option<Bound<'py, PyBytes>>)> {
+    let scenario = parse(py, text, origin)?;
+    let opts = RunOptions { seed, trace, pcap };
+    let (out, wall_s) = py.detach(|| {
+        let t0 = Instant::now();
+        let out = lossrec_sim::run(&scenario, &opts);
+        (out, t0.elapsed().as_secs_f64())
+    });
+    let out = out.map_err(|e| scenario_err(py, e))?;
+    let json = out.to_json(wall_s);
+    let pcap = out.pcap.as_deref().map(|b| PyBytes::new(py, b));
+    Ok((json, out.trace, pcap))
+}
+
+/// Parses and validates a scenario without running it; returns its seed.
+#[pyfunction]
+#[pyo3(signature = (text, origin = "<string>"))]
+fn validate_scenario(py: Python<'_>, text: &str, origin: &str) -> PyResult<u64> {
+    Ok(parse(py, text, origin)?.seed())
+}
+
+/// One preset: `(name, summary, [(axis, value), ...])`.
+type PresetRow = (&'static str, &'static str, Vec<(&'static str, String)>);
+
+/// Every preset as `(name, summary, [(axis, value), ...])`, in listing order.
+#[pyfunction]
+fn presets() -> Vec<PresetRow> {
+    PRESETS
+        .iter()
+        .map(|p| (p.name, p.summary, p.config().axes()))
+        .collect()
+}
+
+/// The axis values of one preset; `ValueError` listing the valid names if unknown.
+#[pyfunction]
+fn preset(name: &str) -> PyResult<Vec<(&'static str, String)>> {
+    Config::preset(name)
+        .map(|c| c.axes())
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Checks one `--set axis=value` against the engine's axes; `ValueError` listing what is
+/// valid if the axis or value is unknown. Relations between axes are checked with the
+/// whole scenario.
+#[pyfunction]
+fn check_axis(axis: &str, value: &str) -> PyResult<()> {
+    match Config::rfc().set(axis, value) {
+        Ok(()) | Err(ConfigError::Invalid(_)) => Ok(()),
+        Err(e) => Err(PyValueError::new_err(e.to_string())),
+    }
+}
+
+/// Every axis key a scenario or `--set` accepts.
+#[pyfunction]
+fn axes() -> Vec<&'static str> {
+    AXES.to_vec()
+}
+
+/// Runs a built-in benchmark: `"bulk"` or `"short_flows"`. Returns a dict of rates.
+#[pyfunction]
+#[pyo3(name = "bench")]
+fn run_bench<'py>(py: Python<'py>, which: &str) -> PyResult<Bound<'py, PyDict>> {
+    benchmarks::run(py, which)
+}
+
+/// Runs one packetdrill-style script (`lossrec script`). Returns `(passed, report)`, the
+/// report printed like packetdrill (`PASS file`, or `FAIL file` with `file:line:` messages
+/// and the expected and actual packets).
+#[pyfunction]
+#[pyo3(signature = (text, origin = "<string>", preset = None, sets = Vec::new(), tolerance_us = None, verbose = false))]
+fn run_script(
+    py: Python<'_>,
+    text: &str,
+    origin: &str,
+    preset: Option<String>,
+    sets: Vec<(String, String)>,
+    tolerance_us: Option<u64>,
+    verbose: bool,
+) -> (bool, String) {
+    let opts = lossrec_script::ScriptOptions {
+        preset,
+        sets,
+        tolerance_us,
+        verbose,
+    };
+    let report = py.detach(|| lossrec_script::run_script(text, origin, &opts));
+    (report.passed, report.to_string())
+}
+
+/// True when this extension was built without optimisations (benchmarks are then slow).
+#[pyfunction]
+fn debug_build() -> bool {
+    cfg!(debug_assertions)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(presets, m)?)?;
+    m.add_function(wrap_pyfunction!(preset, m)?)?;
+    m.add_function(wrap_pyfunction!(axes, m)?)?;
+    m.add_function(wrap_pyfunction!(check_axis, m)?)?;
+    m.add_function(wrap_pyfunction!(run_bench, m)?)?;
+    m.add_function(wrap_pyfunction!(run_script, m)?)?;
+    m.add_function(wrap_pyfunction!(debug_build, m)?)?;
+    Ok(())
+}

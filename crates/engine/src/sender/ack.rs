@@ -83,8 +83,8 @@ impl Sender {
         if self.sack_ok {
             for b in ack.sack_blocks() {
                 match self.sb.sack(*b) {
-                    Ok(n) => newly_sacked += n,
-                    Err(()) => self.stats.sack_discard += 1,
+                    Some(n) => newly_sacked += n,
+                    None => self.stats.sack_discard += 1,
                 }
             }
             self.sb.set_sack_cache(ack.sack_blocks());

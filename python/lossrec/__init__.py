@@ -1,0 +1,27 @@
+"""lossrec: a sans-IO TCP loss-recovery engine, a deterministic simulator, and this lab.
+
+    >>> import lossrec
+    >>> r = lossrec.run("scenario.toml", trace=True)
+    >>> r.flows            # pandas DataFrame, one row per flow
+    >>> r.trace            # the JSON-lines trace as a DataFrame
+
+See ``lossrec --help`` for the command line.
+"""
+
+from ._core import ScenarioError, __version__
+from .api import Preset, bench, presets, run, validate
+from .result import NotRequestedError, Result
+from .scenario import dict_to_toml
+
+__all__ = [
+    "run",
+    "presets",
+    "bench",
+    "validate",
+    "Result",
+    "Preset",
+    "ScenarioError",
+    "NotRequestedError",
+    "dict_to_toml",
+    "__version__",
+]

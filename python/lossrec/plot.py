@@ -1,0 +1,255 @@
+"""Time-sequence graphs from a run's trace, in the style of tcptrace and the RACK slides.
+
+x is time (ms), y the byte offset in the stream. Data sent is drawn as short vertical
+segments spanning its byte range — first transmissions in blue, retransmissions in red,
+loss probes with a diamond on top — the cumulative ACK as a green step line, SACKed
+ranges as purple bars (DSACK in orange), drops as crosses, and engine events
+(enter_recovery, rto, exit_recovery, ...) as labelled vertical lines. One subplot per
+flow (the first few), or per trace when several are given (for example one per preset).
+
+The trace is the simulator's JSON lines: ``{"t_us", "flow", "kind", ...}`` with kind
+``send`` (``seq`` [start, end), ``why``), ``drop`` (``dir`` data|ack, ``seq`` or
+``ack``), ``recv`` (``seq``), ``ack`` (``ack``, ``sack`` [[s, e], ...], ``dsack``) and
+``event`` (``name`` plus numeric fields).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+
+Record = Mapping[str, Any]
+Records = Union[Sequence[Record], Any]  # a list of dicts or a pandas DataFrame
+Traces = Union[Records, Mapping[str, Records]]
+
+#: ``send.why`` values that are first transmissions of new data.
+NEW = {"new", "limited_transmit"}
+#: ``send.why`` values that are loss probes.
+PROBES = {"probe_new", "probe_retransmit"}
+#: Handshake packets, drawn as small grey marks at their offset.
+HANDSHAKE = {"syn", "syn_ack", "handshake_ack"}
+
+COLORS = {
+    "new": "tab:blue",
+    "retransmit": "red",
+    "probe": "darkorange",
+    "ack": "tab:green",
+    "sack": "purple",
+    "dsack": "orange",
+    "drop": "black",
+    "handshake": "grey",
+    "recv": "lightgrey",
+}
+EVENT_COLORS = {
+    "rto": "red",
+    "syn_timeout": "red",
+    "enter_recovery": "darkorange",
+    "exit_recovery": "tab:green",
+    "exit_loss": "tab:green",
+    "undo": "tab:cyan",
+    "spurious_rto": "magenta",
+}
+#: Events not drawn as lines: per-segment (mark_lost) or already drawn (dsack bars).
+QUIET_EVENTS = {"mark_lost", "dsack"}
+#: Event labels drawn per panel at most (lines are always drawn).
+MAX_EVENT_LABELS = 24
+
+
+def _records(r: Records) -> List[Record]:
+    if hasattr(r, "to_dict") and hasattr(r, "columns"):  # pandas DataFrame
+        return [{k: v for k, v in row.items() if not _isnan(v)} for row in r.to_dict("records")]
+    return list(r)
+
+
+def _isnan(v: Any) -> bool:
+    return isinstance(v, float) and v != v
+
+
+def _panels(traces: Traces, max_flows: int) -> List[Tuple[str, List[Record]]]:
+    """Splits the input into (title, records of one flow) panels, at most ``max_flows``."""
+    if isinstance(traces, Mapping):
+        groups = [(str(k), _records(v)) for k, v in traces.items()]
+    else:
+        groups = [("", _records(traces))]
+    panels: List[Tuple[str, List[Record]]] = []
+    for label, recs in groups:
+        by_flow: "OrderedDict[Any, List[Record]]" = OrderedDict()
+        for rec in recs:
+            by_flow.setdefault(rec.get("flow", 0), []).append(rec)
+        many = len(by_flow) > 1
+        for flow, frecs in by_flow.items():
+            title = " · ".join(x for x in (label, f"flow {flow}" if many or not label else "") if x)
+            panels.append((title, frecs))
+    return panels[:max_flows] if max_flows > 0 else panels
+
+
+def _span(v: Any) -> Optional[Tuple[float, float]]:
+    if isinstance(v, (list, tuple)) and len(v) == 2:
+        return float(v[0]), float(v[1])
+    return None
+
+
+def draw_flow(ax: Any, recs: Iterable[Record]) -> Dict[str, Any]:
+    """Draws one flow's records on ``ax``; returns legend handles for what was drawn."""
+    seg: Dict[str, Tuple[List[float], List[float], List[float]]] = {
+        k: ([], [], []) for k in ("new", "retransmit", "sack", "dsack", "recv")
+    }
+    probes: Tuple[List[float], List[float]] = ([], [])
+    hs: Tuple[List[float], List[float]] = ([], [])
+    drops: Tuple[List[float], List[float]] = ([], [])
+    ack_drops: Tuple[List[float], List[float]] = ([], [])
+    acks: Tuple[List[float], List[float]] = ([], [])
+    events: List[Tuple[float, str]] = []
+    seen_events = set()
+
+    def add(kind: str, t: float, s: Tuple[float, float]) -> None:
+        seg[kind][0].append(t)
+        seg[kind][1].append(s[0])
+        seg[kind][2].append(s[1])
+
+    for rec in recs:
+        t = float(rec.get("t_us", 0)) / 1000.0
+        kind = rec.get("kind")
+        if kind == "send":
+            why = rec.get("why", "new")
+            s = _span(rec.get("seq")) or (0.0, 0.0)
+            if why in HANDSHAKE:
+                hs[0].append(t)
+                hs[1].append(s[0])
+                continue
+            add("new" if why in NEW or why == "probe_new" else "retransmit", t, s)
+            if why in PROBES:
+                probes[0].append(t)
+                probes[1].append(s[1])
+        elif kind == "recv":
+            s = _span(rec.get("seq"))
+            if s:
+                add("recv", t, s)
+        elif kind == "ack":
+            if rec.get("ack") is not None:
+                acks[0].append(t)
+                acks[1].append(float(rec["ack"]))
+            for b in rec.get("sack") or []:
+                s = _span(b)
+                if s:
+                    add("sack", t, s)
+            s = _span(rec.get("dsack"))
+            if s:
+                add("dsack", t, s)
+        elif kind == "drop":
+            if rec.get("dir") == "ack":
+                if rec.get("ack") is not None:
+                    ack_drops[0].append(t)
+                    ack_drops[1].append(float(rec["ack"]))
+            else:
+                s = _span(rec.get("seq"))
+                if s:
+                    drops[0].append(t)
+                    drops[1].append(s[0])
+        elif kind == "event":
+            name = str(rec.get("name", "event"))
+            if name not in QUIET_EVENTS and (t, name) not in seen_events:
+                seen_events.add((t, name))
+                events.append((t, name))
+
+    handles: Dict[str, Any] = {}
+    # Shaded bars first so that the data lines sit on top.
+    for kind, label, lw, alpha in (("sack", "SACKed", 2, 0.2), ("dsack", "DSACK", 5, 0.5)):
+        ts, lo, hi = seg[kind]
+        if ts:
+            ax.vlines(ts, lo, hi, colors=COLORS[kind], linewidth=lw, alpha=alpha, zorder=1)
+            handles[label] = Patch(color=COLORS[kind], alpha=alpha)
+    ts, lo, hi = seg["recv"]
+    if ts:
+        ax.vlines(ts, lo, hi, colors=COLORS["recv"], linewidth=1, zorder=1)
+        handles["received"] = Line2D([], [], color=COLORS["recv"])
+    if acks[0]:
+        ax.step(acks[0], acks[1], where="post", color=COLORS["ack"], linewidth=1.2, zorder=2)
+        handles["cumulative ACK"] = Line2D([], [], color=COLORS["ack"])
+    for kind, label in (("new", "sent"), ("retransmit", "retransmitted")):
+        ts, lo, hi = seg[kind]
+        if ts:
+            ax.vlines(ts, lo, hi, colors=COLORS[kind], linewidth=1.6, zorder=3)
+            handles[label] = Line2D([], [], color=COLORS[kind], linewidth=1.6)
+            if kind == "retransmit":
+                # One MSS can be under a pixel tall: a dot keeps every retransmission
+                # visible (the slides' "red dots").
+                mid = [(a + b) / 2 for a, b in zip(lo, hi)]
+                ax.plot(ts, mid, "o", color=COLORS[kind], markersize=3.5, zorder=4)
+                handles[label] = Line2D([], [], color=COLORS[kind], linewidth=1.6, marker="o",
+                                        markersize=3.5)
+    if probes[0]:
+        ax.plot(probes[0], probes[1], "D", color=COLORS["probe"], markersize=5, zorder=4)
+        handles["loss probe"] = Line2D([], [], color=COLORS["probe"], marker="D", linestyle="")
+    if hs[0]:
+        ax.plot(hs[0], hs[1], "s", color=COLORS["handshake"], markersize=3, zorder=3)
+        handles["handshake"] = Line2D([], [], color=COLORS["handshake"], marker="s", linestyle="")
+    if drops[0]:
+        ax.plot(drops[0], drops[1], "x", color=COLORS["drop"], markersize=6, zorder=5)
+        handles["data dropped"] = Line2D([], [], color=COLORS["drop"], marker="x", linestyle="")
+    if ack_drops[0]:
+        ax.plot(ack_drops[0], ack_drops[1], "x", color=COLORS["ack"], markersize=5, zorder=5)
+        handles["ACK dropped"] = Line2D([], [], color=COLORS["ack"], marker="x", linestyle="")
+    if events:
+        trans = ax.get_xaxis_transform()
+        for i, (t, name) in enumerate(events):
+            c = EVENT_COLORS.get(name, "dimgrey")
+            ax.axvline(t, color=c, linestyle="--", linewidth=0.8, alpha=0.8, zorder=0)
+            if i < MAX_EVENT_LABELS:
+                ax.text(t, 0.98, f" {name}", transform=trans, rotation=90, va="top",
+                        ha="left", fontsize=7, color=c)
+        handles["engine event"] = Line2D([], [], color="dimgrey", linestyle="--")
+    return handles
+
+
+def time_sequence(
+    traces: Traces,
+    path: "str | os.PathLike[str]",
+    max_flows: int = 4,
+    title: Optional[str] = None,
+) -> Path:
+    """Writes a time-sequence graph of ``traces`` to ``path`` (PNG, or SVG/PDF by suffix).
+
+    ``traces`` is a list of trace records (or a DataFrame), or a dict label → records to
+    draw several runs one below the other. One subplot per flow, at most ``max_flows``.
+    """
+    panels = _panels(traces, max_flows)
+    if not panels:
+        panels = [("(empty trace)", [])]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(11.5, 3.2 * len(panels) + 0.6), squeeze=False)
+    try:
+        all_handles: Dict[str, Any] = {}
+        for ax, (ptitle, recs) in zip(axes[:, 0], panels):
+            all_handles.update(draw_flow(ax, recs))
+            ax.set_ylabel("sequence (bytes)")
+            if ptitle:
+                ax.set_title(ptitle, fontsize=10, loc="left")
+            ax.grid(True, alpha=0.3)
+            ax.ticklabel_format(axis="y", style="plain", useOffset=False)
+        axes[-1, 0].set_xlabel("time (ms)")
+        if all_handles:
+            # Beside the first panel, so that it hides no data.
+            axes[0, 0].legend(list(all_handles.values()), list(all_handles.keys()),
+                              fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                              borderaxespad=0.0, framealpha=0.9)
+        if title:
+            fig.suptitle(title, fontsize=9)
+        fig.tight_layout()
+        out = Path(path)
+        fmt = out.suffix.lower().lstrip(".") or "png"
+        if fmt not in ("png", "svg", "pdf"):
+            fmt = "png"
+        fig.savefig(out, format=fmt, dpi=120)
+        return out
+    finally:
+        plt.close(fig)

@@ -1,0 +1,117 @@
+"""`Result`: what one simulation run produced, as Python and pandas objects."""
+
+from __future__ import annotations
+
+import json as _json
+import os
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import pandas as pd
+
+#: Per-flow fields of the ``--json`` contract, in column order.
+FLOW_FIELDS = (
+    "id",
+    "preset",
+    "bytes",
+    "fct_ms",
+    "data_packets_sent",
+    "retransmits",
+    "fast_recoveries",
+    "rtos",
+    "spurious_rtos",
+    "tlp_probes",
+    "undos",
+    "final_cwnd",
+)
+
+
+class NotRequestedError(RuntimeError):
+    """An output (trace, pcap) was read from a run that did not collect it."""
+
+
+def parse_jsonl(text: str) -> List[Dict[str, Any]]:
+    """Parses JSON lines, skipping blank lines."""
+    return [_json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+class Result:
+    """One run's results.
+
+    Attributes:
+        json: the run's ``--json`` object as a dict.
+        seed: the seed the run used.
+        flows: a DataFrame, one row per flow, columns as in the JSON ``flows`` entries.
+        sim: the run-level figures, the JSON's ``sim`` object (``events``, ``wall_s``, ...).
+        trace: the JSON-lines trace as a DataFrame (only with ``trace=True``).
+        trace_records: the same as a list of dicts.
+        trace_jsonl: the same as the raw text.
+    """
+
+    def __init__(self, json_text: str, trace: Optional[str] = None, pcap: Optional[bytes] = None):
+        self.json: Dict[str, Any] = _json.loads(json_text)
+        self._trace_text = trace
+        self._pcap = pcap
+        self._trace_records: Optional[List[Dict[str, Any]]] = None
+
+    @property
+    def seed(self) -> int:
+        return self.json["seed"]
+
+    @property
+    def sim(self) -> Dict[str, Any]:
+        return dict(self.json.get("sim") or {})
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        rows = self.json.get("flows", [])
+        cols = list(FLOW_FIELDS) + [c for r in rows for c in r if c not in FLOW_FIELDS]
+        cols = list(dict.fromkeys(cols))
+        return pd.DataFrame(rows, columns=cols)
+
+    @property
+    def trace_jsonl(self) -> str:
+        if self._trace_text is None:
+            raise NotRequestedError(
+                "this run collected no trace; call lossrec.run(..., trace=True)"
+            )
+        return self._trace_text
+
+    @property
+    def trace_records(self) -> List[Dict[str, Any]]:
+        if self._trace_records is None:
+            self._trace_records = parse_jsonl(self.trace_jsonl)
+        return self._trace_records
+
+    @property
+    def trace(self) -> pd.DataFrame:
+        return pd.DataFrame(self.trace_records)
+
+    @property
+    def pcap(self) -> bytes:
+        if self._pcap is None:
+            raise NotRequestedError("this run collected no pcap; call lossrec.run(..., pcap=True)")
+        return self._pcap
+
+    def write_pcap(self, path: "str | os.PathLike[str]") -> Path:
+        """Writes the run's pcap (requires ``pcap=True``); returns the path."""
+        p = Path(path)
+        p.write_bytes(self.pcap)
+        return p
+
+    def write_trace(self, path: "str | os.PathLike[str]") -> Path:
+        """Writes the JSON-lines trace (requires ``trace=True``); returns the path."""
+        p = Path(path)
+        p.write_text(self.trace_jsonl, encoding="utf-8")
+        return p
+
+    def plot(self, path: "str | os.PathLike[str]", **kw: Any) -> Path:
+        """Writes a time-sequence graph of the trace (requires ``trace=True``)."""
+        from . import plot
+
+        return plot.time_sequence(self.trace_records, path, **kw)
+
+    def __repr__(self) -> str:
+        n = len(self.json.get("flows", []))
+        extra = [x for x, v in (("trace", self._trace_text), ("pcap", self._pcap)) if v is not None]
+        return f"<lossrec.Result seed={self.seed} flows={n}{' with ' + '+'.join(extra) if extra else ''}>"

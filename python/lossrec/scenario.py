@@ -1,0 +1,125 @@
+"""Scenario loading: a path, a dict or TOML text becomes ``(text, origin)`` for ``_core``.
+
+The Rust side parses and validates; errors name ``origin:line:column: field: message``.
+A dict is serialised with ``tomli_w`` and named ``<dict>`` in errors.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Mapping, Optional, Sequence, Tuple, Union
+
+import tomli_w
+
+ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+
+
+def dict_to_toml(d: Mapping[str, Any]) -> str:
+    """Serialises a scenario dict to TOML text.
+
+    Tuples become arrays and ``None`` values are dropped (TOML has no null), so a dict
+    built in Python with optional keys left as ``None`` still round-trips. A dotted key
+    names a nested table, as in TOML: ``{"path.loss": {"model": "tail"}}`` is
+    ``{"path": {"loss": {"model": "tail"}}}``.
+    """
+    if not isinstance(d, Mapping):
+        raise TypeError(f"a scenario dict must be a mapping, not {type(d).__name__}")
+    return tomli_w.dumps(_clean(d))
+
+
+def _merge(out: dict, key: str, value: Any, where: str) -> None:
+    """Sets ``out[key] = value``, merging tables; a dotted key is split into tables."""
+    head, dot, rest = key.partition(".")
+    if dot:
+        if not head or not rest:
+            raise ValueError(f"bad dotted key {where + key!r}")
+        value, key = {rest: value}, head
+        value = _clean(value, f"{where}{head}.")
+    if key in out:
+        if isinstance(out[key], dict) and isinstance(value, dict):
+            for k, v in value.items():
+                _merge(out[key], k, v, f"{where}{key}.")
+            return
+        raise ValueError(f"key {where + key!r} is given twice")
+    out[key] = value
+
+
+def _clean(v: Any, where: str = "") -> Any:
+    if isinstance(v, Mapping):
+        out: dict = {}
+        for k, x in v.items():
+            if not isinstance(k, str):
+                raise TypeError(f"scenario keys must be strings, got {k!r}")
+            if x is not None:
+                _merge(out, k, _clean(x, f"{where}{k}."), where)
+        return out
+    if isinstance(v, (list, tuple)):
+        return [_clean(x, where) for x in v if x is not None]
+    if isinstance(v, os.PathLike):
+        return os.fspath(v)
+    if hasattr(v, "item") and callable(v.item):  # numpy scalars
+        return v.item()
+    return v
+
+
+def load(scenario: ScenarioLike) -> Tuple[str, str]:
+    """Returns ``(toml_text, origin)`` for a path, a dict, or TOML text.
+
+    A ``str`` is a path unless it contains a newline or ``=``, in which case it is TOML
+    text (origin ``<string>``). A missing or unreadable file raises ``ValueError`` naming it.
+    """
+    if isinstance(scenario, Mapping):
+        return dict_to_toml(scenario), "<dict>"
+    if isinstance(scenario, str) and ("\n" in scenario or "=" in scenario):
+        return scenario, "<string>"
+    if isinstance(scenario, (str, os.PathLike)):
+        path = Path(scenario)
+        try:
+            return path.read_text(encoding="utf-8"), str(path)
+        except FileNotFoundError:
+            raise ValueError(f"{path}: no such file") from None
+        except IsADirectoryError:
+            raise ValueError(f"{path}: is a directory, not a scenario file") from None
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+        except OSError as e:
+            raise ValueError(f"{path}: {e.strerror or e}") from None
+    raise TypeError(
+        f"scenario must be a path, a dict or TOML text, not {type(scenario).__name__}"
+    )
+
+
+def _toml_loads(text: str) -> Any:
+    try:
+        import tomllib  # Python >= 3.11
+    except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib.loads(text)
+
+
+def with_sender(text: str, preset: Optional[str] = None, sets: Sequence[Tuple[str, str]] = ()) -> str:
+    """Returns scenario TOML with ``[sender] preset`` replaced and axes set.
+
+    The file's other ``[sender]`` axis settings are kept, so ``--preset`` runs the same
+    scenario under another bundle with the file's explicit overrides on top; ``sets``
+    (``--set axis=value``) are applied last and win.
+    """
+    data = _toml_loads(text)
+    sender = data.setdefault("sender", {})
+    if not isinstance(sender, dict):
+        raise ValueError("sender: expected a table")
+    if preset is not None:
+        sender["preset"] = preset
+    for axis, value in sets:
+        sender[axis] = value
+    return tomli_w.dumps(data)
+
+
+def parse_set(item: str) -> Tuple[str, str]:
+    """``"axis=value"`` → ``("axis", "value")``; ValueError naming the item otherwise."""
+    axis, sep, value = item.partition("=")
+    axis, value = axis.strip(), value.strip()
+    if not sep or not axis or not value:
+        raise ValueError(f"--set {item!r}: expected AXIS=VALUE, e.g. min_rto_ms=200")
+    return axis, value

@@ -1,0 +1,227 @@
+"""End-to-end tests through the real simulator (crates/sim)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pandas as pd
+import pytest
+
+import lossrec
+from lossrec import default
+from lossrec.result import FLOW_FIELDS
+
+#: Kinds of trace records the simulator documents, and the `why` of a send.
+TRACE_KINDS = {"send", "drop", "recv", "ack", "event"}
+SEND_WHY = {"new", "fast_retransmit", "rto", "probe_new", "probe_retransmit", "rack",
+            "early_retransmit", "limited_transmit", "syn", "handshake_ack"}
+RUN_FIELDS = {"seed", "flows", "sim"}
+
+
+def tail_loss(preset="rfc"):
+    return default.scenario(preset)
+
+
+def check_run_json(obj):
+    assert RUN_FIELDS <= set(obj), set(obj)
+    assert {"events", "wall_s"} <= set(obj["sim"])
+    assert obj["flows"], "no flows"
+    for f in obj["flows"]:
+        assert set(FLOW_FIELDS) <= set(f), set(FLOW_FIELDS) - set(f)
+
+
+def test_default_run_prints_a_table_with_both_presets(cli):
+    r = cli("run")
+    assert r.code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == default.DESCRIPTION
+    header = next(line for line in lines if line.startswith("preset"))
+    for col in ("fct_ms", "data packets", "retransmits", "fast recoveries", "RTOs", "final cwnd"):
+        assert col in header
+    rows = {line.split()[0]: line.split() for line in lines if line.split() and line.split()[0] in ("rfc", "linux-classic")}
+    assert set(rows) == {"rfc", "linux-classic"}
+
+
+def test_default_run_json_is_keyed_by_preset(cli):
+    r = cli("run", "--json")
+    assert r.code == 0, r.stderr
+    obj = json.loads(r.stdout)
+    assert list(obj)[:2] == ["rfc", "linux-classic"]
+    for name, run in obj.items():
+        check_run_json(run)
+        assert run["flows"][0]["preset"] == name
+        # The tail segment was lost once: at least one retransmission repaired it.
+        assert run["flows"][0]["retransmits"] >= 1
+        assert run["flows"][0]["bytes"] == 10 * 1448
+
+
+def test_default_run_one_preset(cli):
+    r = cli("run", "--preset", "linux-classic", "--json")
+    assert r.code == 0, r.stderr
+    assert list(json.loads(r.stdout)) == ["linux-classic"]
+
+
+def test_same_seed_same_result(cli):
+    a = json.loads(cli("run", "--json", "--seed", "5").stdout)
+    b = json.loads(cli("run", "--json", "--seed", "5").stdout)
+    for run in (*a.values(), *b.values()):
+        run["sim"].pop("wall_s")
+    assert a == b
+    assert all(run["seed"] == 5 for run in a.values())
+
+
+def test_scenario_file_run_and_json(cli, tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text(lossrec.dict_to_toml(tail_loss()))
+    r = cli("run", str(f))
+    assert r.code == 0, r.stderr
+    assert "rfc" in r.stdout and "fct_ms" in r.stdout
+    r = cli("run", str(f), "--json", "--preset", "linux-classic")
+    assert r.code == 0, r.stderr
+    obj = json.loads(r.stdout)
+    check_run_json(obj)
+    assert {fl["preset"] for fl in obj["flows"]} == {"linux-classic"}
+
+
+def test_malformed_scenario_names_file_and_line(cli_proc, tmp_path):
+    f = tmp_path / "bad.toml"
+    f.write_text("seed = 1\n\n[path\nrate_mbps = 10\n")  # TOML syntax error on line 3
+    r = cli_proc("run", str(f))
+    assert r.code == 2
+    assert "Traceback" not in r.stderr
+    assert r.stderr.startswith(f"lossrec: error: {f}:3")
+
+
+def test_bad_field_names_file_line_and_field(cli_proc, tmp_path):
+    f = tmp_path / "bad_field.toml"
+    f.write_text("seed = 1\nno_such_field = 3\n")
+    r = cli_proc("run", str(f))
+    assert r.code == 2
+    assert "Traceback" not in r.stderr
+    assert r.stderr.startswith(f"lossrec: error: {f}:2")
+    assert "no_such_field" in r.stderr
+
+
+def test_scenario_error_attributes(tmp_path):
+    with pytest.raises(lossrec.ScenarioError) as e:
+        lossrec.run("seed = 1\nno_such_field = 3\n")
+    assert e.value.origin == "<string>" and e.value.line == 2
+    assert "no_such_field" in str(e.value)
+    with pytest.raises(ValueError, match="<dict>"):
+        lossrec.run({"seed": 1, "no_such_field": 3})
+
+
+def test_trace_writes_json_lines_with_documented_kinds(cli, tmp_path):
+    out = tmp_path / "t.jsonl"
+    r = cli("run", "--preset", "rfc", "--trace", str(out))
+    assert r.code == 0, r.stderr
+    recs = [json.loads(line) for line in out.read_text().splitlines()]
+    assert recs
+    kinds = {x["kind"] for x in recs}
+    assert kinds <= TRACE_KINDS and {"send", "ack", "drop", "recv"} <= kinds
+    for x in recs:
+        assert isinstance(x["t_us"], int) and "flow" in x
+        if x["kind"] == "send":
+            assert x["why"] in SEND_WHY and len(x["seq"]) == 2 and x["seq"][0] <= x["seq"][1]
+        if x["kind"] == "event":
+            assert isinstance(x["name"], str)
+    assert [x["t_us"] for x in recs] == sorted(x["t_us"] for x in recs)
+    assert any(x["kind"] == "send" and x["why"] != "new" for x in recs)  # the tail was repaired
+
+
+def test_pcap_is_read_cleanly_by_tshark(cli, tmp_path):
+    tshark = shutil.which("tshark") or "/usr/bin/tshark"
+    out = tmp_path / "t.pcap"
+    r = cli("run", "--preset", "rfc", "--pcap", str(out))
+    assert r.code == 0, r.stderr
+    assert out.stat().st_size > 24
+    p = subprocess.run(
+        [tshark, "-r", str(out), "-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE",
+         "-T", "fields", "-E", "separator=|", "-e", "frame.number", "-e", "_ws.expert.message",
+         "-e", "_ws.malformed", "-e", "ip.checksum.status", "-e", "tcp.checksum.status"],
+        capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "malformed" not in (p.stdout + p.stderr).lower()
+    rows = [line.split("|") for line in p.stdout.splitlines()]
+    assert len(rows) >= 24  # handshake, 10 data segments, their ACKs, the retransmission
+    for num, expert, malformed, ip_ck, tcp_ck in rows:
+        # Checksum status 1 = good (0 = bad, 2 = unverified).
+        assert (ip_ck, tcp_ck, malformed) == ("1", "1", ""), (num, expert)
+        assert "checksum" not in expert.lower(), (num, expert)
+    # Both directions and the retransmission are visible.
+    p = subprocess.run([tshark, "-r", str(out), "-Y", "tcp.analysis.retransmission"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.stdout.strip(), "tshark saw no retransmission"
+
+
+def test_default_pcap_writes_one_file_per_preset(cli, tmp_path):
+    out = tmp_path / "t.pcap"
+    r = cli("run", "--pcap", str(out))
+    assert r.code == 0, r.stderr
+    assert (tmp_path / "t-rfc.pcap").exists() and (tmp_path / "t-linux-classic.pcap").exists()
+
+
+def test_plot_from_a_real_run(cli, tmp_path):
+    out = tmp_path / "ts.png"
+    r = cli("run", "--plot", str(out))
+    assert r.code == 0, r.stderr
+    assert out.read_bytes()[:4] == b"\x89PNG" and out.stat().st_size > 20_000
+
+
+def test_python_run_with_dict_returns_dataframe(tmp_path):
+    res = lossrec.run(tail_loss("linux-classic"), seed=3, trace=True, pcap=tmp_path / "x.pcap")
+    assert isinstance(res, lossrec.Result)
+    assert res.seed == 3
+    assert isinstance(res.flows, pd.DataFrame) and len(res.flows) == 1
+    assert set(FLOW_FIELDS) <= set(res.flows.columns)
+    assert res.flows.loc[0, "preset"] == "linux-classic"
+    assert {"kind", "t_us", "flow"} <= set(res.trace.columns)
+    assert (tmp_path / "x.pcap").stat().st_size > 24
+    assert {"events", "wall_s"} <= set(res.sim)
+    plain = lossrec.run(tail_loss())
+    with pytest.raises(lossrec.NotRequestedError):
+        plain.trace
+
+
+def test_validate():
+    assert lossrec.validate(tail_loss()) == 1
+
+
+def test_bench_json_keys(cli):
+    r = cli("bench", "--json")
+    assert r.code == 0, r.stderr
+    obj = json.loads(r.stdout)
+    assert set(obj) == {"bulk", "short_flows"}
+    assert {"data_packets_per_s", "events_per_s", "wall_s"} <= set(obj["bulk"])
+    assert {"flows_per_s", "wall_s"} <= set(obj["short_flows"])
+    assert obj["bulk"]["wall_s"] >= 1.0 and obj["bulk"]["data_packets_per_s"] > 0
+    assert obj["short_flows"]["flows_per_s"] > 0
+
+
+def test_dotted_dict_keys_run():
+    res = lossrec.run({"path": {"rtt_ms": 40}, "path.loss": {"model": "tail", "count": 2},
+                       "workload.segments": 10})
+    assert res.flows.loc[0, "retransmits"] >= 2
+
+
+def test_set_and_preset_override_a_scenario_file(cli, tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text('[sender]\npreset = "rfc"\nmin_rto_ms = 300\n[path.loss]\nmodel = "tail"\n')
+    base = json.loads(cli("run", str(f), "--json").stdout)["flows"][0]
+    r = cli("run", str(f), "--json", "--preset", "linux-classic", "--set", "initial_cwnd=4")
+    assert r.code == 0, r.stderr
+    flow = json.loads(r.stdout)["flows"][0]
+    assert flow["preset"] == "linux-classic" and base["preset"] == "rfc"
+    # A relation error after rewriting names the file and the field, not a bogus line.
+    r = cli("run", str(f), "--set", "min_rto_ms=200000")
+    assert r.code == 2
+    assert r.stderr.startswith(f"lossrec: error: {f} (with --set min_rto_ms=200000): sender:")
+
+
+def test_scenario_error_in_a_dict_names_the_field():
+    with pytest.raises(lossrec.ScenarioError) as e:
+        lossrec.run({"path": {"rtt_ms": -4}})
+    assert e.value.field == "path.rtt_ms" and str(e.value).startswith("<dict>:")
+    assert type(e.value).__name__ == "ScenarioError"

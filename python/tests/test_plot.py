@@ -1,0 +1,112 @@
+"""The time-sequence plot on a synthetic trace."""
+
+from __future__ import annotations
+
+import re
+
+import matplotlib.image as mpimg
+import pandas as pd
+
+from lossrec import plot
+
+MSS = 1448
+
+
+def send(t_ms, i, why="new", flow=0):
+    return {"t_us": int(t_ms * 1000), "flow": flow, "kind": "send", "seq": [i * MSS, (i + 1) * MSS], "why": why}
+
+
+def ack(t_ms, cum, sack=(), dsack=None, flow=0):
+    return {"t_us": int(t_ms * 1000), "flow": flow, "kind": "ack", "ack": cum * MSS,
+            "sack": [[s * MSS, e * MSS] for s, e in sack], "dsack": dsack}
+
+
+def synthetic(flow=0):
+    """10 segments, segment 3 and the tail (9) lost; a fast retransmit, a probe, an RTO."""
+    recs = [{"t_us": 0, "flow": flow, "kind": "send", "seq": [0, 0], "why": "syn"},
+            {"t_us": 100_000, "flow": flow, "kind": "send", "seq": [0, 0], "why": "handshake_ack"}]
+    recs += [send(100 + i, i, flow=flow) for i in range(10)]
+    recs.append({"t_us": 150_000, "flow": flow, "kind": "drop", "dir": "data", "seq": [3 * MSS, 4 * MSS]})
+    recs.append({"t_us": 155_000, "flow": flow, "kind": "drop", "dir": "data", "seq": [9 * MSS, 10 * MSS]})
+    recs += [{"t_us": 150_000 + 1000 * i, "flow": flow, "kind": "recv", "seq": [i * MSS, (i + 1) * MSS]}
+             for i in (0, 1, 2, 4, 5, 6, 7, 8)]
+    recs += [ack(200 + i, min(i + 1, 3), sack=[(4, i + 1)] if i >= 4 else (), flow=flow)
+             for i in (0, 1, 2, 4, 5, 6, 7, 8)]
+    recs.append({"t_us": 208_000, "flow": flow, "kind": "event", "name": "enter_recovery", "pipe": 5})
+    recs.append(send(208, 3, "fast_retransmit", flow=flow))
+    recs.append(ack(310, 9, flow=flow))
+    recs.append({"t_us": 310_000, "flow": flow, "kind": "event", "name": "exit_recovery"})
+    recs.append(send(500, 9, "probe_retransmit", flow=flow))
+    recs.append({"t_us": 520_000, "flow": flow, "kind": "drop", "dir": "ack", "ack": 10 * MSS})
+    recs.append({"t_us": 1_500_000, "flow": flow, "kind": "event", "name": "rto", "rto_ms": 1000})
+    recs.append(send(1500, 9, "rto", flow=flow))
+    recs.append(ack(1600, 10, dsack=[9 * MSS, 10 * MSS], flow=flow))
+    return recs
+
+
+def _pixels(path):
+    img = mpimg.imread(path)
+    assert img.ndim == 3 and img.shape[0] > 200 and img.shape[1] > 400
+    return img[..., :3]
+
+
+def test_png_is_written_and_non_trivial(tmp_path):
+    out = plot.time_sequence(synthetic(), tmp_path / "ts.png", title="synthetic")
+    assert out == tmp_path / "ts.png"
+    data = out.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(data) > 20_000
+    px = _pixels(out)
+    assert px.std() > 0.05  # not a blank canvas
+    # Retransmissions are red: some strongly red pixels exist.
+    red = (px[..., 0] > 0.9) & (px[..., 1] < 0.2) & (px[..., 2] < 0.2)
+    assert red.sum() > 20
+    # The cumulative ACK is green (tab:green ≈ (0.17, 0.63, 0.17)).
+    green = (px[..., 1] > 0.5) & (px[..., 0] < 0.3) & (px[..., 2] < 0.3)
+    assert green.sum() > 20
+
+
+def test_legend_handles_cover_every_kind():
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    handles = plot.draw_flow(ax, synthetic())
+    plt.close(fig)
+    assert set(handles) >= {"sent", "retransmitted", "loss probe", "cumulative ACK", "SACKed",
+                            "DSACK", "data dropped", "ACK dropped", "engine event", "handshake",
+                            "received"}
+
+
+def test_one_panel_per_flow_and_per_trace(tmp_path):
+    two_flows = synthetic(0) + synthetic(1)
+    assert [t for t, _ in plot._panels(two_flows, 4)] == ["flow 0", "flow 1"]
+    assert [t for t, _ in plot._panels({"rfc": synthetic(), "linux-classic": synthetic()}, 4)] == \
+        ["rfc", "linux-classic"]
+    many = sum((synthetic(i) for i in range(6)), [])
+    assert len(plot._panels(many, 4)) == 4
+    out = plot.time_sequence({"rfc": synthetic(), "linux-classic": synthetic()}, tmp_path / "two.png")
+    h1 = _pixels(out).shape[0]
+    h2 = _pixels(plot.time_sequence(synthetic(), tmp_path / "one.png")).shape[0]
+    assert h1 > 1.5 * h2
+
+
+def test_svg_by_suffix(tmp_path):
+    out = plot.time_sequence(synthetic(), tmp_path / "ts.svg")
+    text = out.read_text()
+    assert "<svg" in text and "enter_recovery" in text
+
+
+def test_dataframe_input_and_empty_trace(tmp_path):
+    df = pd.DataFrame(synthetic())
+    out = plot.time_sequence(df, tmp_path / "df.png")
+    assert out.stat().st_size > 20_000
+    empty = plot.time_sequence([], tmp_path / "empty.png")
+    assert empty.stat().st_size > 1000
+
+
+def test_many_events_are_not_all_labelled(tmp_path):
+    recs = synthetic() + [{"t_us": 2_000_000 + i * 1000, "flow": 0, "kind": "event", "name": "rto"}
+                          for i in range(200)]
+    text = plot.time_sequence(recs, tmp_path / "many.svg").read_text()
+    labels = re.findall(r"<!-- +(?:rto|enter_recovery|exit_recovery) -->", text)
+    assert 3 <= len(labels) <= plot.MAX_EVENT_LABELS
