@@ -7,7 +7,7 @@
 //! every published send row is reproduced exactly.
 
 use lossrec::config::Reduction;
-use lossrec::vectors::{self, published::*, Table};
+use lossrec::vectors::{self, published, published::*, Table};
 
 fn strs(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
@@ -121,4 +121,17 @@ fn totals() {
     .map(|&r| vectors::rfc6937_burst_loss(r).sends())
     .collect();
     assert_eq!(burst, [11, 5, 5, 8]);
+}
+
+/// Every published table has a generator, and both print in the same layout.
+#[test]
+fn published_tables_print_beside_ours() {
+    let all = published::all();
+    assert_eq!(all.len(), 13);
+    for (p, generate, red) in all {
+        let ours = generate(red);
+        let (a, b) = (ours.to_string(), p.to_string());
+        let first_row = |s: &str| s.lines().nth(1).unwrap().to_string();
+        assert_eq!(first_row(&a), first_row(&b), "{}", p.source);
+    }
 }

@@ -16,6 +16,68 @@ pub struct Published {
     pub bound: Option<&'static [&'static str]>,
 }
 
+/// Prints the table in the same layout as [`super::Table`]'s `Display`.
+impl core::fmt::Display for Published {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        writeln!(f, "{} (published)", self.source)?;
+        write!(f, "{:<6}", "ack#")?;
+        for a in self.acks {
+            write!(f, "{a:>4}")?;
+        }
+        writeln!(f)?;
+        let nums = |f: &mut core::fmt::Formatter<'_>, name: &str, v: Option<&[u64]>| {
+            if let Some(v) = v {
+                write!(f, "{name:<6}")?;
+                for x in v {
+                    write!(f, "{x:>4}")?;
+                }
+                writeln!(f)?;
+            }
+            Ok(())
+        };
+        let strs = |f: &mut core::fmt::Formatter<'_>, name: &str, v: Option<&[&str]>| {
+            if let Some(v) = v {
+                write!(f, "{name:<6}")?;
+                for x in v {
+                    write!(f, "{x:>4}")?;
+                }
+                writeln!(f)?;
+            }
+            Ok(())
+        };
+        nums(f, "cwnd:", self.cwnd)?;
+        nums(f, "pipe:", self.pipe)?;
+        strs(f, "sent:", self.sent)?;
+        strs(f, "RB:", self.bound)
+    }
+}
+
+/// Regenerates a table for a reduction.
+pub type Generator = fn(crate::config::Reduction) -> super::Table;
+
+/// Every published table with the generator and reduction that regenerate it, for reports
+/// (`generator(reduction)` printed beside the published table).
+pub fn all() -> Vec<(Published, Generator, crate::config::Reduction)> {
+    use super::{rfc6937_burst_loss as burst, rfc6937_single_loss as single};
+    use super::{rfc9937_figure1 as fig1, rfc9937_figure2 as fig2};
+    use crate::config::Reduction as R;
+    vec![
+        (RFC6937_SINGLE_RFC6675, single, R::Rfc6675),
+        (RFC6937_SINGLE_RATE_HALVING, single, R::RateHalving),
+        (RFC6937_SINGLE_PRR, single, R::Prr6937Ssrb),
+        (RFC6937_BURST_RFC6675, burst, R::Rfc6675),
+        (RFC6937_BURST_RATE_HALVING, burst, R::RateHalving),
+        (RFC6937_BURST_PRR_CRB, burst, R::Prr6937Crb),
+        (RFC6937_BURST_PRR_SSRB, burst, R::Prr6937Ssrb),
+        (RFC9937_FIG1_RFC6675, fig1, R::Rfc6675),
+        (RFC9937_FIG1_PRR, fig1, R::Prr),
+        (RFC9937_FIG2_RFC6675, fig2, R::Rfc6675),
+        (RFC9937_FIG2_PRR, fig2, R::Prr),
+        (SEED003_RFC3517, single, R::Rfc6675),
+        (SEED003_RATE_HALVING, single, R::RateHalving),
+    ]
+}
+
 const ACKS_1_19: &[u32] = &[
     1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
 ];
