@@ -56,6 +56,7 @@ pub mod detect;
 pub mod event;
 pub mod info;
 pub mod packet;
+pub mod probe;
 pub mod receiver;
 pub mod reduce;
 pub mod rtt;
