@@ -193,6 +193,11 @@ pub struct Config {
     /// draft's WCDelAckT (§2.1, RECOMMENDED 200 ms), RFC 8985's TLP.max_ack_delay (§7.2),
     /// Linux's TCP_RTO_MIN allowance.
     pub tlp_max_ack_delay: Duration,
+    /// Probe in fast recovery too (seed 001 slide 18's proposal, "need to update draft-02
+    /// to probe in recovery"; RFC 8985 §7.2 and Linux do not): a PTO with no ACK in
+    /// recovery retransmits the highest un-SACKed segment, so lost retransmissions at the
+    /// tail are found without an RTO.
+    pub tlp_in_recovery: bool,
     /// RACK without DSACK-driven growth of reo_wnd (Linux `tcp_recovery` bit 0x2).
     pub rack_static_reo_wnd: bool,
     /// RACK without the DupThresh shortcut that zeroes reo_wnd before reordering is seen
@@ -245,6 +250,7 @@ pub const AXES: &[&str] = &[
     "probe",
     "tlp_max_probes",
     "tlp_max_ack_delay_ms",
+    "tlp_in_recovery",
     "rack_static_reo_wnd",
     "rack_no_dupthresh",
     "early_retransmit",
@@ -280,6 +286,7 @@ impl Config {
             "probe" => self.probe = v.parse()?,
             "tlp_max_probes" => self.tlp_max_probes = parse_num(axis, v, 1, 2)? as u32,
             "tlp_max_ack_delay_ms" => self.tlp_max_ack_delay = ms(parse_num(axis, v, 0, 10_000)?),
+            "tlp_in_recovery" => self.tlp_in_recovery = parse_bool(axis, v)?,
             "rack_static_reo_wnd" => self.rack_static_reo_wnd = parse_bool(axis, v)?,
             "rack_no_dupthresh" => self.rack_no_dupthresh = parse_bool(axis, v)?,
             "early_retransmit" => self.early_retransmit = v.parse()?,
@@ -322,6 +329,7 @@ impl Config {
             ("probe", self.probe.to_string()),
             ("tlp_max_probes", self.tlp_max_probes.to_string()),
             ("tlp_max_ack_delay_ms", d(self.tlp_max_ack_delay)),
+            ("tlp_in_recovery", self.tlp_in_recovery.to_string()),
             ("rack_static_reo_wnd", self.rack_static_reo_wnd.to_string()),
             ("rack_no_dupthresh", self.rack_no_dupthresh.to_string()),
             ("early_retransmit", self.early_retransmit.to_string()),

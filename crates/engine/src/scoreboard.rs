@@ -180,7 +180,7 @@ impl Scoreboard {
     pub fn is_empty(&self) -> bool {
         self.segs.is_empty()
     }
-    pub fn segments(&self) -> impl Iterator<Item = &SentSeg> {
+    pub fn segments(&self) -> impl DoubleEndedIterator<Item = &SentSeg> + ExactSizeIterator {
         self.segs.iter()
     }
     pub fn head(&self) -> Option<&SentSeg> {

@@ -96,6 +96,7 @@ impl Config {
             probe: Probe::None,
             tlp_max_probes: 1,
             tlp_max_ack_delay: Duration::from_millis(200),
+            tlp_in_recovery: false,
             rack_static_reo_wnd: false,
             rack_no_dupthresh: false,
             early_retransmit: EarlyRetransmit::Off,

@@ -42,7 +42,7 @@ impl Sender {
                 (s, s + self.mss.min(self.app_written - s), false)
             }
             ProbeKind::Retransmit => {
-                let last = self.sb.last().expect("data outstanding");
+                let last = self.probe_target().expect("data outstanding");
                 (last.start, last.end, true)
             }
         };
@@ -60,6 +60,20 @@ impl Sender {
 
     fn choose_probe(&self) -> Option<ProbeKind> {
         let new = self.can_send_new_segment();
+        if self.state == crate::sender::RecoveryState::Recovery {
+            // Seed 001 slide 18: in recovery, new data or the highest un-SACKed segment.
+            let ok = match self.cfg.probe {
+                Probe::TlpDraft => true,
+                _ => self.tlp.may_probe(),
+            };
+            return ok.then(|| {
+                if new {
+                    ProbeKind::New
+                } else {
+                    ProbeKind::Retransmit
+                }
+            });
+        }
         match self.cfg.probe {
             Probe::TlpDraft => {
                 if self.tlp_draft.consecutive >= self.cfg.tlp_max_probes {
@@ -89,6 +103,16 @@ impl Sender {
         }
     }
 
+    /// The segment a retransmitted probe carries: the highest-sequence one (draft §2.1
+    /// (3b), RFC 8985 §7.3); in recovery the highest un-SACKed one.
+    fn probe_target(&self) -> Option<crate::scoreboard::SentSeg> {
+        if self.state == crate::sender::RecoveryState::Recovery {
+            self.sb.segments().rev().find(|s| !s.sacked).copied()
+        } else {
+            self.sb.last().filter(|s| !s.sacked).copied()
+        }
+    }
+
     /// Previously unsent data is ready and the receive window admits a segment of it.
     pub(super) fn can_send_new_segment(&self) -> bool {
         let start = self.sb.snd_nxt();
@@ -99,15 +123,19 @@ impl Sender {
 
     /// The pending probe as a transmission.
     pub(super) fn probe_transmit(&mut self, now: Instant, kind: ProbeKind) -> Option<Transmit> {
+        let t = self.probe_segment(now, kind);
+        // A probe goes out whatever cwnd or PRR's quota say (in recovery, seed 001).
+        self.forced_transmit = t.is_some();
+        t
+    }
+
+    fn probe_segment(&mut self, now: Instant, kind: ProbeKind) -> Option<Transmit> {
         match kind {
             // New data regardless of cwnd ("cwnd remains unchanged", draft §2.1 (3a); RFC
             // 8985 §7.3 lets FlightSize exceed cwnd by one segment).
             ProbeKind::New => self.new_data(now, u64::MAX, Why::Probe(ProbeKind::New)),
             ProbeKind::Retransmit => {
-                let last = *self.sb.last()?;
-                if last.sacked {
-                    return None;
-                }
+                let last = self.probe_target()?;
                 let seg = if self.cfg.probe == Probe::TlpLinux {
                     // Linux: the probe is not counted as a retransmission in flight.
                     self.sb.on_retransmit_untracked(now, last.start)?

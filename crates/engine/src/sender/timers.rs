@@ -65,8 +65,9 @@ impl Sender {
         let reschedule = match self.cfg.probe {
             // TLP draft §2.1 (4): every ACK cancels the PTO and reschedules it if allowed.
             Probe::TlpDraft => true,
-            // RFC 8985 §7.2: an ACK that cumulatively acknowledges new data.
-            Probe::Tlp => advanced,
+            // RFC 8985 §7.2: an ACK that cumulatively acknowledges new data (with probes in
+            // recovery, a SACK too, as Linux).
+            Probe::Tlp => advanced || (self.cfg.tlp_in_recovery && newly_sacked),
             // Linux FLAG_SET_XMIT_TIMER: new data acknowledged, or a SACK RTT sample.
             Probe::TlpLinux => advanced || newly_sacked,
             Probe::None => false,
@@ -108,15 +109,23 @@ impl Sender {
         true
     }
 
-    /// A state in which probing makes sense at all (not in fast or RTO recovery).
+    /// A state in which probing makes sense at all: not in RTO recovery, and not in fast
+    /// recovery unless `tlp_in_recovery`.
     pub(super) fn probe_state_ok(&self) -> bool {
-        !matches!(self.state, RecoveryState::Recovery | RecoveryState::Loss)
+        match self.state {
+            RecoveryState::Loss => false,
+            RecoveryState::Recovery => self.cfg.tlp_in_recovery,
+            _ => true,
+        }
     }
 
     /// The variant's conditions for scheduling a PTO.
     fn probe_conditions(&self) -> bool {
         if !self.is_established() {
             return false;
+        }
+        if self.state == RecoveryState::Recovery {
+            return self.cfg.tlp_in_recovery;
         }
         match self.cfg.probe {
             // §2.1 (2): (a) Open; (b) cwnd- or application-limited (Linux 3.10: not when
