@@ -207,12 +207,12 @@ impl Scoreboard {
         self.reorder_low
     }
 
-    fn note_delivered(&mut self, s: &SentSeg) {
+    fn note_delivered(&mut self, s: &SentSeg, by_sack: bool) {
         let (start, end) = (s.start, s.end);
         if !s.ever_retrans && end <= self.ack_fack {
             self.reorder_low = Some(self.reorder_low.map_or(start, |l| l.min(start)));
         }
-        self.delivered.note(&self.rack_filter, s);
+        self.delivered.note(&self.rack_filter, s, by_sack);
     }
 
     /// RFC 6675 SetPipe, in bytes: un-SACKed bytes not deemed lost, plus retransmitted
@@ -313,7 +313,7 @@ impl Scoreboard {
                 if !front.sacked {
                     let mut part = front;
                     part.end = cumulative;
-                    self.note_delivered(&part);
+                    self.note_delivered(&part, false);
                 }
                 let cut = cumulative - front.start;
                 self.uncount(0, cut);
@@ -328,7 +328,7 @@ impl Scoreboard {
             if s.sacked {
                 out.was_sacked += s.len();
             } else {
-                self.note_delivered(&s);
+                self.note_delivered(&s, false);
             }
             if s.ever_retrans {
                 out.oldest_retrans_sent = Some(
@@ -430,7 +430,7 @@ impl Scoreboard {
                 m.lost = false;
                 m.retrans = false;
                 self.high_sacked = self.high_sacked.max(s.end);
-                self.note_delivered(&s);
+                self.note_delivered(&s, true);
             }
             i += 1;
         }

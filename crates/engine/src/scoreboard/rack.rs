@@ -13,6 +13,12 @@ use crate::time::{Duration, Instant};
 /// a retransmitted segment is skipped when the ACK's timestamp echo is older than its last
 /// transmission, or when it was (re)sent less than min_RTT ago (the ACK is probably for an
 /// earlier copy).
+///
+/// The timestamp test applies to cumulatively acknowledged segments only, as Linux does
+/// (`tcp_skb_spurious_retrans`): an ACK for out-of-order data echoes the TSval of the last
+/// in-order segment (RFC 7323 §4.3), never the SACKed one's, so applied to a SACKed
+/// retransmission it would reject every one — the probe's SACK in RFC 8985 Figure 1
+/// included.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct RackFilter {
     pub now: Instant,
@@ -22,11 +28,11 @@ pub struct RackFilter {
 }
 
 impl RackFilter {
-    fn accepts(&self, s: &SentSeg) -> bool {
+    fn accepts(&self, s: &SentSeg, by_sack: bool) -> bool {
         if !s.ever_retrans {
             return true;
         }
-        if self.ts_ecr.is_some_and(|ecr| ecr < s.last_sent.as_micros() + 1) {
+        if !by_sack && self.ts_ecr.is_some_and(|ecr| ecr < s.last_sent.as_micros() + 1) {
             return false;
         }
         let rtt = self.now.saturating_duration_since(s.last_sent);
@@ -45,7 +51,7 @@ pub struct Delivered {
 }
 
 impl Delivered {
-    pub(super) fn note(&mut self, f: &RackFilter, s: &SentSeg) {
+    pub(super) fn note(&mut self, f: &RackFilter, s: &SentSeg, by_sack: bool) {
         let me = (s.last_sent, s.end);
         let newer = |cur: Option<(Instant, u64)>| {
             cur.is_none_or(|(t, e)| sent_after(me.0, me.1, t, e))
@@ -53,7 +59,7 @@ impl Delivered {
         if newer(self.newest) {
             self.newest = Some(me);
         }
-        if newer(self.newest_valid) && f.accepts(s) {
+        if newer(self.newest_valid) && f.accepts(s, by_sack) {
             self.newest_valid = Some(me);
         }
     }

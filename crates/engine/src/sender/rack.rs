@@ -52,6 +52,7 @@ impl Sender {
         };
         self.rack.compute_reo_wnd(&inputs);
         let lost_after = self.rack.lost_after();
+
         let (sb, events, dropped) = (&mut self.sb, &mut self.events, &mut self.events_dropped);
         let marks = sb.rack_detect_lost(segment, lost_after, now, |r, was_retrans| {
             push_lost(events, dropped, now, r, was_retrans);

@@ -28,7 +28,12 @@ impl Sender {
     ) {
         let newly_lost = self.mark_lost(now);
         if self.sb.flight_size() > 0 && self.loss_trigger() {
-            self.enter_recovery(now, Why::FastRetransmit, prior);
+            let why = if self.rack_active() {
+                Why::RackRetransmit
+            } else {
+                Why::FastRetransmit
+            };
+            self.enter_recovery(now, why, prior);
             self.reduce_on_ack(acked, delivered, is_dup, newly_lost);
             return;
         }

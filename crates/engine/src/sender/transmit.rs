@@ -300,6 +300,14 @@ impl Sender {
         match t.why {
             Why::Probe(kind) => self.on_probe_sent(now, t.range, kind),
             Why::New | Why::LimitedTransmit if self.probe_active() => self.probe_on_new_data(now),
+            // Seed 001 slide 18: in recovery the PTO runs from the last retransmission.
+            w if w.is_retransmission()
+                && self.state == RecoveryState::Recovery
+                && self.cfg.tlp_in_recovery
+                && self.probe_active() =>
+            {
+                self.schedule_probe(now, true);
+            }
             _ => {}
         }
     }

@@ -68,6 +68,8 @@ pub struct Sent {
     /// Which transmission of its first byte this was (1 = original).
     pub nth: u32,
     pub dropped: bool,
+    /// Position in the run's order of things (ACKs, events, transmissions).
+    pub order: u64,
 }
 
 /// Everything that happened.
@@ -78,6 +80,9 @@ pub struct Trace {
     /// ACKs as the sender received them (handshake excluded).
     pub acks: Vec<(Instant, Ack)>,
     pub events: Vec<Event>,
+    /// Positions of `acks` and `events` in the run's order of things.
+    pub ack_order: Vec<u64>,
+    pub event_order: Vec<u64>,
     pub sender: Sender,
     pub receiver: Receiver,
     /// When every byte was acknowledged (`None` if `until` came first).
@@ -106,22 +111,26 @@ impl Trace {
                 format!("{a}-{b}")
             }
         };
-        let mut lines: Vec<(Instant, u8, String)> = vec![];
+        let mut lines: Vec<(Instant, u64, String)> = vec![];
         for s in &self.sent {
             let lost = if s.dropped { " (lost)" } else { "" };
-            lines.push((s.at, 2, format!("> {} {}{lost}", segs(s.range), s.why.name())));
+            lines.push((
+                s.at,
+                s.order,
+                format!("> {} {}{lost}", segs(s.range), s.why.name()),
+            ));
         }
-        for (at, a) in &self.acks {
+        for ((at, a), o) in self.acks.iter().zip(&self.ack_order) {
             let mut l = format!("< ack {}", a.cumulative / mss);
             for b in a.sack.iter() {
                 l += &format!(" sack {}", segs(*b));
             }
-            lines.push((*at, 0, l));
+            lines.push((*at, *o, l));
         }
-        for e in &self.events {
+        for (e, o) in self.events.iter().zip(&self.event_order) {
             let mut l = e.kind.name().to_string();
             e.kind.for_each_field(|k, v| l += &format!(" {k}={v}"));
-            lines.push((e.at, 1, l));
+            lines.push((e.at, *o, l));
         }
         lines.sort_by_key(|l| (l.0, l.1));
         let mut out = String::new();
@@ -151,6 +160,8 @@ pub fn run(p: &Path) -> Trace {
         sent: vec![],
         acks: vec![],
         events: vec![],
+        ack_order: vec![],
+        event_order: vec![],
         sender: s.clone(),
         receiver: r.clone(),
         finished: None,
@@ -158,7 +169,15 @@ pub fn run(p: &Path) -> Trace {
     let mut xmits: Vec<(u64, u32)> = vec![]; // (start, transmissions so far)
     let mut held_release = Instant::ZERO;
     let mut now = Instant::ZERO;
+    let mut order = 0u64;
     let total: u64 = writes.iter().map(|w| w.1).sum();
+    let drain_events = |s: &mut Sender, trace: &mut Trace, order: &mut u64| {
+        while let Some(e) = s.poll_event() {
+            trace.events.push(e);
+            trace.event_order.push(*order);
+            *order += 1;
+        }
+    };
     loop {
         while next_write < writes.len() && writes[next_write].0 <= now && s.is_established() {
             s.write(now, writes[next_write].1);
@@ -197,8 +216,11 @@ pub fn run(p: &Path) -> Trace {
                     why: t.why,
                     nth,
                     dropped,
+                    order,
                 });
+                order += 1;
             }
+            drain_events(&mut s, &mut trace, &mut order);
             if let Some(at) = arrive {
                 pkts.push(Some(Pkt::Data(seg)));
                 q.push(Reverse((at, seq, pkts.len() - 1)));
@@ -218,9 +240,7 @@ pub fn run(p: &Path) -> Trace {
             q.push(Reverse((at, seq, pkts.len() - 1)));
             seq += 1;
         }
-        while let Some(e) = s.poll_event() {
-            trace.events.push(e);
-        }
+        drain_events(&mut s, &mut trace, &mut order);
         if next_write == writes.len() && s.is_established() && s.snd_una() >= total {
             trace.finished.get_or_insert(now);
             if q.is_empty() {
@@ -248,12 +268,16 @@ pub fn run(p: &Path) -> Trace {
                 Pkt::Ack(a) => {
                     if a.syn.is_none() && s.is_established() {
                         trace.acks.push((now, a));
+                        trace.ack_order.push(order);
+                        order += 1;
                     }
                     s.on_ack(now, &a);
+                    drain_events(&mut s, &mut trace, &mut order);
                 }
             }
         } else if s.poll_timeout() == Some(next) {
             s.on_timeout(now);
+            drain_events(&mut s, &mut trace, &mut order);
         } else if r.poll_timeout() == Some(next) {
             r.on_timeout(now);
         }
