@@ -511,7 +511,10 @@ impl Scoreboard {
             .filter(|s| s.lost && !s.retrans)
             .map(|s| s.len())
             .sum();
-        assert_eq!(pending, self.lost_pending_bytes, "lost-pending bytes drifted");
+        assert_eq!(
+            pending, self.lost_pending_bytes,
+            "lost-pending bytes drifted"
+        );
         for s in &self.segs {
             let should = self.time_order && !s.sacked && !(s.lost && !s.retrans);
             assert_eq!(s.ts_node != NIL, should, "time-order link wrong for {s:?}");

@@ -173,8 +173,7 @@ impl Rack {
     /// segments are SACKed; else min(reo_wnd_mult · min_RTT / 4, SRTT). Stored in `reo_wnd`.
     pub fn compute_reo_wnd(&mut self, r: &ReoInputs) -> Duration {
         let zero = !self.reordering_seen
-            && (r.in_recovery
-                || (!self.no_dupthresh && r.segs_sacked >= u64::from(r.dupthresh)));
+            && (r.in_recovery || (!self.no_dupthresh && r.segs_sacked >= u64::from(r.dupthresh)));
         self.reo_wnd = if zero {
             Duration::ZERO
         } else {
@@ -258,12 +257,23 @@ mod tests {
         // Three DSACK rounds: mult 4 → 100 ms; a fifth round would exceed SRTT (120).
         for round in 0..3u64 {
             r.on_ack_dsack(true, false, round * 10, round * 10 + 10, None, at(round));
-            r.on_ack_dsack(true, false, round * 10 + 5, round * 10 + 10, None, at(round));
+            r.on_ack_dsack(
+                true,
+                false,
+                round * 10 + 5,
+                round * 10 + 10,
+                None,
+                at(round),
+            );
         }
         assert_eq!(r.reo_wnd_mult, 4, "one growth per round");
         assert_eq!(r.compute_reo_wnd(&inputs(false, 0)), ms(100));
         r.reo_wnd_mult = 6;
-        assert_eq!(r.compute_reo_wnd(&inputs(false, 0)), ms(120), "capped at SRTT");
+        assert_eq!(
+            r.compute_reo_wnd(&inputs(false, 0)),
+            ms(120),
+            "capped at SRTT"
+        );
     }
 
     /// RFC 8985: the grown window persists for 16 recoveries without a DSACK.
@@ -294,7 +304,10 @@ mod tests {
         r.on_ack_dsack(true, false, 0, 10, Some(at(1)), at(2));
         assert_eq!(r.reo_wnd_mult, 2);
         r.on_ack_dsack(true, false, 0, 10, Some(at(1)), at(3));
-        assert_eq!(r.reo_wnd_mult, 2, "same round: nothing sent since the growth delivered");
+        assert_eq!(
+            r.reo_wnd_mult, 2,
+            "same round: nothing sent since the growth delivered"
+        );
         r.on_ack_dsack(true, false, 0, 10, Some(at(2)), at(4));
         assert_eq!(r.reo_wnd_mult, 3);
         for _ in 0..16 {

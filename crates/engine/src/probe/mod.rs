@@ -57,7 +57,12 @@ pub fn pto(
         Probe::None => None,
         Probe::TlpDraft => srtt.map(|s| tlp_draft::pto(s, one_segment, max_ack_delay)),
         Probe::Tlp => Some(srtt.map_or(tlp::NO_SRTT_PTO, |s| {
-            2 * s + if one_segment { max_ack_delay } else { Duration::ZERO }
+            2 * s
+                + if one_segment {
+                    max_ack_delay
+                } else {
+                    Duration::ZERO
+                }
         })),
         Probe::TlpLinux => Some(srtt.map_or(tlp::NO_SRTT_PTO, |s| {
             2 * s
@@ -95,9 +100,21 @@ mod tests {
         let d = ms(200);
         let s = Some(ms(100));
         assert_eq!(pto(Probe::TlpDraft, s, false, d), Some(ms(200)));
-        assert_eq!(pto(Probe::TlpDraft, s, true, d), Some(ms(350)), "1.5·100 + 200");
-        assert_eq!(pto(Probe::TlpDraft, Some(ms(4)), false, d), Some(ms(10)), "10 ms floor");
-        assert_eq!(pto(Probe::TlpDraft, Some(ms(500)), true, d), Some(ms(1000)), "2·SRTT wins");
+        assert_eq!(
+            pto(Probe::TlpDraft, s, true, d),
+            Some(ms(350)),
+            "1.5·100 + 200"
+        );
+        assert_eq!(
+            pto(Probe::TlpDraft, Some(ms(4)), false, d),
+            Some(ms(10)),
+            "10 ms floor"
+        );
+        assert_eq!(
+            pto(Probe::TlpDraft, Some(ms(500)), true, d),
+            Some(ms(1000)),
+            "2·SRTT wins"
+        );
         assert_eq!(pto(Probe::TlpDraft, None, false, d), None);
         assert_eq!(pto(Probe::Tlp, s, false, d), Some(ms(200)));
         assert_eq!(pto(Probe::Tlp, s, true, d), Some(ms(400)));

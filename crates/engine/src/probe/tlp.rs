@@ -132,16 +132,28 @@ mod tests {
         d.dsack = Some((3000, 4000));
         d.any_sack = true;
         assert_eq!(probe().on_ack(&d), Verdict::NoLoss);
-        assert_eq!(probe().on_ack(&ack(4000, false)), Verdict::NoLoss, "pure dupack");
+        assert_eq!(
+            probe().on_ack(&ack(4000, false)),
+            Verdict::NoLoss,
+            "pure dupack"
+        );
         let mut s = ack(4000, false);
         s.any_sack = true;
         s.newly_sacked = true;
         assert_eq!(probe().on_ack(&s), Verdict::Pending);
         let mut e = probe();
-        assert_eq!(e.on_ack(&ack(4000, true)), Verdict::Pending, "ambiguous: wait");
+        assert_eq!(
+            e.on_ack(&ack(4000, true)),
+            Verdict::Pending,
+            "ambiguous: wait"
+        );
         assert_eq!(e.on_ack(&ack(4000, false)), Verdict::NoLoss);
         let mut n = Episode::new(false);
         n.on_probe(4000, false);
-        assert_eq!(n.on_ack(&ack(4000, true)), Verdict::NoLoss, "new-data probe");
+        assert_eq!(
+            n.on_ack(&ack(4000, true)),
+            Verdict::NoLoss,
+            "new-data probe"
+        );
     }
 }

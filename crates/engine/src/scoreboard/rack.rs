@@ -32,7 +32,11 @@ impl RackFilter {
         if !s.ever_retrans {
             return true;
         }
-        if !by_sack && self.ts_ecr.is_some_and(|ecr| ecr < s.last_sent.as_micros() + 1) {
+        if !by_sack
+            && self
+                .ts_ecr
+                .is_some_and(|ecr| ecr < s.last_sent.as_micros() + 1)
+        {
             return false;
         }
         let rtt = self.now.saturating_duration_since(s.last_sent);
@@ -53,9 +57,8 @@ pub struct Delivered {
 impl Delivered {
     pub(super) fn note(&mut self, f: &RackFilter, s: &SentSeg, by_sack: bool) {
         let me = (s.last_sent, s.end);
-        let newer = |cur: Option<(Instant, u64)>| {
-            cur.is_none_or(|(t, e)| sent_after(me.0, me.1, t, e))
-        };
+        let newer =
+            |cur: Option<(Instant, u64)>| cur.is_none_or(|(t, e)| sent_after(me.0, me.1, t, e));
         if newer(self.newest) {
             self.newest = Some(me);
         }
@@ -187,7 +190,12 @@ impl Scoreboard {
 
     /// Segment `i` (not SACKed) is lost now; if a retransmission of it was outstanding,
     /// that retransmission is what was lost.
-    fn mark_seg_lost(&mut self, i: usize, out: &mut RackMarks, on_lost: &mut impl FnMut(Range, bool)) {
+    fn mark_seg_lost(
+        &mut self,
+        i: usize,
+        out: &mut RackMarks,
+        on_lost: &mut impl FnMut(Range, bool),
+    ) {
         let s = self.segs[i];
         debug_assert!(!s.sacked);
         if s.retrans {

@@ -162,7 +162,10 @@ impl TimeOrder {
     pub(crate) fn check_refs(&self, refs: impl Iterator<Item = u32>) {
         let mut count = vec![0u32; self.nodes.len()];
         for id in refs {
-            assert!((id as usize) < self.nodes.len(), "segment holds a bad node id");
+            assert!(
+                (id as usize) < self.nodes.len(),
+                "segment holds a bad node id"
+            );
             count[id as usize] += 1;
         }
         let mut linked = 0;
@@ -176,7 +179,10 @@ impl TimeOrder {
             linked += 1;
         }
         assert_eq!(linked, self.len, "time-order length drifted");
-        assert!(count.iter().all(|&c| c == 0), "segment references an unlinked node");
+        assert!(
+            count.iter().all(|&c| c == 0),
+            "segment references an unlinked node"
+        );
     }
 
     /// The linked nodes oldest first (for checks and tests).

@@ -83,7 +83,8 @@ impl Sender {
     /// caps it at the RTO).
     pub(super) fn arm_reo_timer(&mut self, now: Instant, wait: Duration) {
         let d = self.rack.reo_timer(wait, self.rtt.rto());
-        self.timer.arm(TimerKind::ReoTimeout, now + d.max(MIN_DELAY));
+        self.timer
+            .arm(TimerKind::ReoTimeout, now + d.max(MIN_DELAY));
     }
 
     /// Arms the PTO if the probe algorithm's conditions hold now; `advancing` as in

@@ -146,7 +146,12 @@ fn taxonomy_row(n: u64, lost: u64) -> TaxonomyRow {
         before,
         after_probe,
         mechanism: mechanism.into(),
-        outcome: if repaired { "all repaired" } else { "not repaired" }.into(),
+        outcome: if repaired {
+            "all repaired"
+        } else {
+            "not repaired"
+        }
+        .into(),
         timeouts: stats.timeouts,
         tlp_recoveries: stats.loss_probe_recovery,
         trace,
@@ -255,16 +260,21 @@ pub fn rfc8985_figure1(reduction: Reduction) -> Trace {
 }
 
 /// RFC 8985 §9.3 (digest §8.3): cwnd 20, ten segments sent, all lost. `rack_tlp`: TLP at
-/// 2·RTT, RACK marks the other nine, PRR (inflight 0 < ssthresh 10) sends 2, 4, 3; done 6
-/// RTTs after the first transmission with cwnd = ssthresh = 10. Without (`rfc` preset, no
-/// probe, dupthresh): the RTO (1 s), cwnd 1, slow start 1+2+4+3. Both with cwnd-halving
-/// Reno (ssthresh = cwnd/2 = 10, the RFC's value).
-pub fn rfc8985_s9_3(rack_tlp: bool) -> Trace {
+/// 2·RTT, RACK marks the other nine, PRR (inflight 0 < ssthresh 10) slow-starts them:
+/// with RFC 6937's PRR-SSRB (the PRR RFC 8985 cites; `Reduction::Prr6937Ssrb`) the probe's
+/// ACK releases 2, then 4, then 3 — "1+2+4+3" counting the probe — and the transfer ends 6
+/// RTTs after the first transmission with cwnd = ssthresh = 10. RFC 9937's PRR releases
+/// one segment on that first ACK (not a SafeACK: SND.UNA did not advance), which costs one
+/// more round trip. Without RACK-TLP (`rfc` preset: no probe, dupthresh): the RTO (1 s),
+/// cwnd 1, slow start 1+2+4+3, done at RTO + 4 RTT. Both with cwnd-halving Reno (ssthresh
+/// = cwnd/2 = 10, the RFC's value).
+pub fn rfc8985_s9_3(rack_tlp: bool, reduction: Reduction) -> Trace {
     let mut c = if rack_tlp {
         Config::rack_tlp()
     } else {
         Config::rfc()
     };
+    c.reduction = reduction;
     c.cc = CongestionControl::RenoLinux;
     c.initial_cwnd = 20;
     let mut p = path(c, 10);
@@ -357,7 +367,9 @@ pub fn reordering_after_seen(detection: LossDetection) -> Trace {
     p.delays.push(late(7, 5));
     // Pace the flight after the handshake: 1 ms between segments, so that the late ones
     // are overtaken.
-    p.writes = (0..10).map(|i| (Instant::from_millis(100 + i), MSS)).collect();
+    p.writes = (0..10)
+        .map(|i| (Instant::from_millis(100 + i), MSS))
+        .collect();
     run(&p)
 }
 
@@ -391,13 +403,8 @@ pub fn rack_dsack_growth_and_decay(rounds: u64) -> (Trace, Vec<u32>) {
             ));
             // Reordering must have been seen for reo_wnd to apply: segment 1 arrives
             // 3 ms late too, behind 3.
-            p.delays.push((
-                Nth {
-                    start: 0,
-                    nth: 1,
-                },
-                Duration::from_millis(3),
-            ));
+            p.delays
+                .push((Nth { start: 0, nth: 1 }, Duration::from_millis(3)));
         } else {
             drop_seg(&mut p, seg, 1);
         }
