@@ -121,6 +121,11 @@ pub struct Scoreboard {
     sack_cache: [Range; CACHE],
     /// Segments split because a SACK edge fell inside them.
     splits: u64,
+    /// Segments removed from the front so far: `popped + i` names segment `i` across ACKs.
+    popped: u64,
+    /// Where the last SACK marking ended (`popped + index`): a growing block's next edge
+    /// is almost always there, which saves a binary search over the window per ACK.
+    sack_hint: u64,
     /// SND.FACK when the current ACK arrived ([`Scoreboard::begin_ack`]).
     ack_fack: u64,
     /// Lowest byte this ACK delivered (SACKed or cumulatively acknowledged, never
@@ -323,6 +328,7 @@ impl Scoreboard {
             }
             self.unlink(0);
             let s = self.segs.pop_front().expect("front exists");
+            self.popped += 1;
             self.uncount_seg(&s);
             out.bytes += s.len();
             if s.sacked {
@@ -353,27 +359,12 @@ impl Scoreboard {
     pub fn sack(&mut self, block: Range) -> Option<u64> {
         let b = block.intersect(&Range::new(self.snd_una, self.snd_nxt))?;
         // Skip what the previous ACK already reported (Linux's SACK cache): a growing
-        // first block is then processed only at its new edge.
-        let mut pieces = [Range::default(); CACHE + 1];
-        let mut n = 1;
-        pieces[0] = b;
-        for c in self.sack_cache {
-            if c.is_empty() {
-                continue;
-            }
-            let mut next = [Range::default(); CACHE + 1];
-            let mut m = 0;
-            for p in &pieces[..n] {
-                for q in subtract(*p, c).into_iter().flatten() {
-                    if m < next.len() {
-                        next[m] = q;
-                        m += 1;
-                    }
-                }
-            }
-            pieces = next;
-            n = m;
+        // first block is then processed only at its new edge, repeated blocks not at all.
+        if self.sack_cache.iter().any(|c| c.covers(&b)) {
+            return Some(0);
         }
+        let mut pieces = [Range::default(); CACHE + 1];
+        let n = uncached(b, &self.sack_cache, &mut pieces);
         let mut newly = 0;
         for p in &pieces[..n] {
             newly += self.mark_sacked(*p);
@@ -392,7 +383,7 @@ impl Scoreboard {
     }
 
     fn mark_sacked(&mut self, p: Range) -> u64 {
-        let mut i = self.segs.partition_point(|s| s.end <= p.start);
+        let mut i = self.index_after(p.start, self.sack_hint);
         if i >= self.segs.len() {
             return 0;
         }
@@ -434,6 +425,7 @@ impl Scoreboard {
             }
             i += 1;
         }
+        self.sack_hint = self.popped + i as u64;
         newly
     }
 
@@ -523,6 +515,27 @@ impl Scoreboard {
             .check_refs(self.segs.iter().map(|s| s.ts_node).filter(|&n| n != NIL));
     }
 
+    /// The first segment ending after `seq` (`partition_point(|s| s.end <= seq)`), tried
+    /// at the hint `hint` (see `sack_hint`) and the next one before a binary search.
+    fn index_after(&self, seq: u64, hint: u64) -> usize {
+        let len = self.segs.len();
+        let is_it = |i: usize| {
+            i <= len
+                && (i == 0 || self.segs[i - 1].end <= seq)
+                && (i == len || self.segs[i].end > seq)
+        };
+        if let Some(i) = hint.checked_sub(self.popped) {
+            let i = i as usize;
+            if is_it(i) {
+                return i;
+            }
+            if is_it(i + 1) {
+                return i + 1;
+            }
+        }
+        self.segs.partition_point(|s| s.end <= seq)
+    }
+
     fn index_of(&self, start: u64) -> Option<usize> {
         let i = self.segs.partition_point(|s| s.end <= start);
         (i < self.segs.len() && self.segs[i].start == start).then_some(i)
@@ -570,15 +583,47 @@ impl Scoreboard {
     }
 }
 
-/// `a` minus `b`: up to two pieces.
-fn subtract(a: Range, b: Range) -> [Option<Range>; 2] {
-    if !a.overlaps(&b) {
-        return [Some(a), None];
+/// The parts of `b` outside every cached block, into `out`; returns how many. A cached
+/// block strictly inside a piece splits it in two; `out` has room for every split
+/// (each of the `CACHE` blocks adds at most one piece).
+fn uncached(b: Range, cache: &[Range; CACHE], out: &mut [Range; CACHE + 1]) -> usize {
+    out[0] = b;
+    let mut n = 1;
+    for c in cache {
+        if c.is_empty() {
+            continue;
+        }
+        let mut i = 0;
+        while i < n {
+            let p = out[i];
+            if !p.overlaps(c) {
+                i += 1;
+                continue;
+            }
+            let left = p.start < c.start;
+            let right = c.end < p.end;
+            match (left, right) {
+                (false, false) => {
+                    // Covered: drop it (the last piece takes its place).
+                    n -= 1;
+                    out[i] = out[n];
+                }
+                (true, false) => {
+                    out[i].end = c.start;
+                    i += 1;
+                }
+                (false, true) => {
+                    out[i].start = c.end;
+                    i += 1;
+                }
+                (true, true) => {
+                    out[i].end = c.start;
+                    out[n] = Range::new(c.end, p.end);
+                    n += 1;
+                    i += 1;
+                }
+            }
+        }
     }
-    let left = Range::new(a.start, b.start.min(a.end));
-    let right = Range::new(b.end.max(a.start), a.end);
-    [
-        (!left.is_empty()).then_some(left),
-        (!right.is_empty()).then_some(right),
-    ]
+    n
 }
