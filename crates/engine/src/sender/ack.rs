@@ -60,10 +60,12 @@ impl Sender {
         });
         self.sb.begin_ack();
 
-        // A believable DSACK (RFC 2883; Linux's sanity checks).
+        // A believable DSACK (RFC 2883; Linux's sanity checks), and the other blocks.
+        let raw_dsack = ack.dsack();
+        let blocks = &ack.sack.as_slice()[usize::from(raw_dsack.is_some())..];
         let mut dsack = None;
         if self.sack_ok {
-            if let Some(d) = ack.dsack() {
+            if let Some(d) = raw_dsack {
                 if self.on_dsack(now, d) {
                     dsack = Some(d);
                 }
@@ -91,13 +93,13 @@ impl Sender {
         // SACK part.
         let mut newly_sacked = 0;
         if self.sack_ok {
-            for b in ack.sack_blocks() {
+            for b in blocks {
                 match self.sb.sack(*b) {
                     Some(n) => newly_sacked += n,
                     None => self.stats.sack_discard += 1,
                 }
             }
-            self.sb.set_sack_cache(ack.sack_blocks());
+            self.sb.set_sack_cache(blocks);
             self.stats.sack_splits = self.sb.splits();
             self.check_sack_reordering(now);
         }

@@ -180,10 +180,12 @@ impl Sender {
     /// way to the RTO anchored at the head.
     pub(super) fn probe_on_new_data(&mut self, now: Instant) {
         self.tlp_draft.consecutive = 0;
-        if self.timer.kind() == Some(TimerKind::LossProbe) {
+        // Linux rearms the RTO (anchored) when a PTO was pending, then schedules the PTO:
+        // the same as scheduling first and falling back to the RTO.
+        if !self.schedule_probe(now, false) && self.timer.kind() == Some(TimerKind::LossProbe)
+        {
             self.rearm_rto(now);
         }
-        self.schedule_probe(now, false);
     }
 
     /// The probe part of an ACK (before the state machine, as Linux's
