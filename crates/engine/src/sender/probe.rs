@@ -29,23 +29,21 @@ impl Sender {
         } else {
             None
         };
-        let Some(kind) = kind else {
+        let what = match kind {
+            Some(ProbeKind::New) => {
+                let s = self.sb.snd_nxt();
+                Some((s, s + self.mss.min(self.app_written - s), false))
+            }
+            Some(ProbeKind::Retransmit) => self.probe_target().map(|t| (t.start, t.end, true)),
+            None => None,
+        };
+        let (Some(kind), Some((start, end, retransmit))) = (kind, what) else {
             // "Rearm the RTO" (draft §2.1 (3d), RFC 8985 §7.3, Linux `rearm_timer`), still
             // anchored to the head since it replaces the PTO.
             self.rearm_rto(now);
             return;
         };
         self.probe_pending = Some(kind);
-        let (start, end, retransmit) = match kind {
-            ProbeKind::New => {
-                let s = self.sb.snd_nxt();
-                (s, s + self.mss.min(self.app_written - s), false)
-            }
-            ProbeKind::Retransmit => {
-                let last = self.probe_target().expect("data outstanding");
-                (last.start, last.end, true)
-            }
-        };
         self.emit(
             now,
             EventKind::LossProbe {
@@ -66,13 +64,13 @@ impl Sender {
                 Probe::TlpDraft => true,
                 _ => self.tlp.may_probe(),
             };
-            return ok.then(|| {
-                if new {
-                    ProbeKind::New
-                } else {
-                    ProbeKind::Retransmit
-                }
-            });
+            return if !ok {
+                None
+            } else if new {
+                Some(ProbeKind::New)
+            } else {
+                self.probe_target().map(|_| ProbeKind::Retransmit)
+            };
         }
         match self.cfg.probe {
             Probe::TlpDraft => {
