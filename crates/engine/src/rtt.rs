@@ -360,6 +360,7 @@ impl Rtt {
     }
     /// The RTO with exponential backoff (RFC 6298 §5.5; Linux `inet_csk_rto_backoff`):
     /// base_rto · 2^backoff, capped at the maximum.
+    #[allow(clippy::misnamed_getters)] // `rto` is the base; this is it backed off
     pub fn rto(&self) -> Duration {
         self.rto_backed_off
     }

@@ -77,7 +77,12 @@ proptest! {
 /// detector and probe.
 #[test]
 fn time_going_backwards_is_harmless() {
-    for (d, p) in [("dupthresh", "none"), ("rack", "tlp"), ("rack-linux", "tlp-linux"), ("fack", "tlp-draft")] {
+    for (d, p) in [
+        ("dupthresh", "none"),
+        ("rack", "tlp"),
+        ("rack-linux", "tlp-linux"),
+        ("fack", "tlp-draft"),
+    ] {
         let mut c = cfg();
         c.loss_detection = d.parse().unwrap();
         c.probe = p.parse().unwrap();

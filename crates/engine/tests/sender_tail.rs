@@ -56,7 +56,11 @@ fn reorder_timer_then_anchored_rto() {
     s.on_timeout(ms(175));
     assert_eq!(s.state(), RecoveryState::Recovery);
     assert_eq!(s.timer_kind(), Some(TimerKind::Rto));
-    assert_eq!(s.poll_timeout(), Some(ms(1000)), "anchored at the head's send time");
+    assert_eq!(
+        s.poll_timeout(),
+        Some(ms(1000)),
+        "anchored at the head's send time"
+    );
     assert_eq!(sent(&mut s, ms(175))[0], (1, Why::RackRetransmit));
     assert_eq!(s.poll_timeout(), Some(ms(1000)));
     assert_eq!(s.scoreboard().lost_bytes(), 8 * MSS);
@@ -109,7 +113,10 @@ fn new_data_probe_beyond_cwnd() {
     let out = sent(&mut s, t);
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].1, Why::Probe(ProbeKind::New));
-    assert!(s.flight_size() > s.cwnd(), "the probe exceeds cwnd by one segment");
+    assert!(
+        s.flight_size() > s.cwnd(),
+        "the probe exceeds cwnd by one segment"
+    );
 }
 
 /// Linux's probe retransmission does not count in flight (digest §9.3); RFC 8985's does
@@ -145,7 +152,11 @@ fn probe_ack_verdicts() {
     // The probe plugged the hole: its ACK reaches end_seq; more data is ACKed beyond it.
     let mut s = probe();
     on_ack(&mut s, ms(400), ack(4 * MSS));
-    assert_eq!(s.stats().loss_probe_recovery, 0, "ambiguous until beyond end_seq");
+    assert_eq!(
+        s.stats().loss_probe_recovery,
+        0,
+        "ambiguous until beyond end_seq"
+    );
     s.write(ms(500), MSS);
     drain(&mut s, ms(500));
     on_ack(&mut s, ms(600), ack(5 * MSS));
@@ -170,7 +181,10 @@ fn rtt_sample_needed_between_probes() {
     assert_eq!(s.timer_kind(), Some(TimerKind::LossProbe));
     let t = s.poll_timeout().unwrap();
     s.on_timeout(t);
-    assert!(sent(&mut s, t).is_empty(), "no probe without an RTT sample since the last");
+    assert!(
+        sent(&mut s, t).is_empty(),
+        "no probe without an RTT sample since the last"
+    );
     assert_eq!(s.timer_kind(), Some(TimerKind::Rto));
 }
 

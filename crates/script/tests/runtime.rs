@@ -281,16 +281,28 @@ fn tlp_and_rack_knobs() {
         move |k: &str| r.config.iter().find(|(a, _)| a == k).unwrap().1.clone()
     };
     let get = run("// lossrec: preset=rfc", "net.ipv4.tcp_early_retrans=3");
-    assert_eq!((get("probe"), get("early_retransmit")), ("tlp-linux".into(), "er-tlp".into()));
-    let get = run("// lossrec: preset=tlp-draft", "net.ipv4.tcp_early_retrans=3");
+    assert_eq!(
+        (get("probe"), get("early_retransmit")),
+        ("tlp-linux".into(), "er-tlp".into())
+    );
+    let get = run(
+        "// lossrec: preset=tlp-draft",
+        "net.ipv4.tcp_early_retrans=3",
+    );
     assert_eq!(get("probe"), "tlp-draft");
     let get = run(
         "// lossrec: preset=rfc",
         "net.ipv4.tcp_recovery=1 net.ipv4.tcp_early_retrans=3",
     );
     assert_eq!(get("loss_detection"), "rack-linux");
-    assert_eq!((get("probe"), get("early_retransmit")), ("tlp-linux".into(), "off".into()));
-    let get = run("// lossrec: preset=linux", "net.ipv4.tcp_recovery=5 net.ipv4.tcp_early_retrans=0");
+    assert_eq!(
+        (get("probe"), get("early_retransmit")),
+        ("tlp-linux".into(), "off".into())
+    );
+    let get = run(
+        "// lossrec: preset=linux",
+        "net.ipv4.tcp_recovery=5 net.ipv4.tcp_early_retrans=0",
+    );
     assert_eq!(get("rack_no_dupthresh"), "true");
     assert_eq!(get("probe"), "none");
     let get = run("// lossrec: preset=linux-rh", "net.ipv4.tcp_recovery=0");

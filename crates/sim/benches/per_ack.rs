@@ -10,7 +10,10 @@ use std::time::Instant;
 use lossrec_sim::bench::per_ack_workload;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
     let sizes: Vec<usize> = if args.is_empty() {
         vec![100, 1_000, 10_000, 100_000]
     } else {

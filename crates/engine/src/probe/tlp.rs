@@ -64,9 +64,8 @@ impl Episode {
         if a.cumulative < end {
             return Verdict::Pending;
         }
-        let verdict = if !self.is_retrans {
-            Verdict::NoLoss
-        } else if a.dsack.is_some_and(|(_, e)| e == end) {
+        // New data, or a DSACK for the probe: no loss hidden.
+        let verdict = if !self.is_retrans || a.dsack.is_some_and(|(_, e)| e == end) {
             Verdict::NoLoss
         } else if a.cumulative > end {
             Verdict::Loss

@@ -40,7 +40,7 @@ impl RackFilter {
             return false;
         }
         let rtt = self.now.saturating_duration_since(s.last_sent);
-        !self.min_rtt.is_some_and(|m| rtt < m)
+        self.min_rtt.is_none_or(|m| rtt >= m)
     }
 }
 
@@ -93,7 +93,7 @@ impl Scoreboard {
         for i in 0..self.segs.len() {
             self.segs[i].ts_node = NIL;
             let s = self.segs[i];
-            if on && !s.sacked && !(s.lost && !s.retrans) {
+            if on && s.in_time_order() {
                 self.link(i);
             }
         }
@@ -203,7 +203,7 @@ impl Scoreboard {
             self.retrans_bytes -= s.len();
             out.lost_retrans += 1;
         }
-        debug_assert!(!(s.lost && !s.retrans), "already awaiting retransmission");
+        debug_assert!(!s.lost || s.retrans, "already awaiting retransmission");
         if !s.lost {
             self.segs[i].lost = true;
             self.lost_bytes += s.len();

@@ -180,8 +180,7 @@ impl Sender {
         self.tlp_draft.consecutive = 0;
         // Linux rearms the RTO (anchored) when a PTO was pending, then schedules the PTO:
         // the same as scheduling first and falling back to the RTO.
-        if !self.schedule_probe(now, false) && self.timer.kind() == Some(TimerKind::LossProbe)
-        {
+        if !self.schedule_probe(now, false) && self.timer.kind() == Some(TimerKind::LossProbe) {
             self.rearm_rto(now);
         }
     }

@@ -233,7 +233,7 @@ pub fn run(p: &Path) -> Trace {
                 if now >= from && now < to {
                     held_release = held_release.max(to + p.one_way);
                     at = held_release;
-                    held_release = held_release + spacing;
+                    held_release += spacing;
                 }
             }
             pkts.push(Some(Pkt::Ack(a)));

@@ -165,8 +165,8 @@ impl fmt::Display for TaxonomyTable<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{:<8} {:<12} {:<12} {:<20} {}",
-            "losses", "scoreboard", "after probe", "mechanism", "outcome"
+            "{:<8} {:<12} {:<12} {:<20} outcome",
+            "losses", "scoreboard", "after probe", "mechanism"
         )?;
         for r in self.0 {
             let n = if r.losses >= 5 {
