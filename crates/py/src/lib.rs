@@ -16,6 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 mod benchmarks;
+mod sweep;
 
 create_exception!(
     _core,
@@ -164,5 +165,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add_function(wrap_pyfunction!(run_script, m)?)?;
     m.add_function(wrap_pyfunction!(debug_build, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::sweep_points, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::run_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::sweep_seed, m)?)?;
     Ok(())
 }
