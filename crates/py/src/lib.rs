@@ -168,5 +168,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep::sweep_points, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::run_batch, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::sweep_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::simulate_only, m)?)?;
     Ok(())
 }

@@ -44,7 +44,7 @@ def run_on_dask(dask: Any, plan: "Plan", todo: List[int],
             gids, specs, units = plan.payload(i)
             fut = client.submit(run_chunk, specs, units, 1, pure=False)
             futures[fut] = (i, gids)
-        for fut in as_completed(list(futures)):
+        for fut in as_completed(list(futures), loop=client.loop):
             i, gids = futures[fut]
             finished(i, _globalise(fut.result(), gids))
     finally:

@@ -43,13 +43,15 @@ FLOW_FIELDS = ("id", "preset", "bytes", "fct_ms", "data_packets_sent", "retransm
                "fast_recoveries", "rtos", "spurious_rtos", "tlp_probes", "undos", "final_cwnd")
 #: Columns every sweep DataFrame has besides the swept parameters.
 RESULT_COLUMNS = ("rep", "seed") + FLOW_FIELDS + ("time_limit_hit",)
-_INT_FIELDS = ("rep", "seed", "id", "bytes", "data_packets_sent", "retransmits", "fast_recoveries",
+INT_FIELDS = ("rep", "seed", "id", "bytes", "data_packets_sent", "retransmits", "fast_recoveries",
                "rtos", "spurious_rtos", "tlp_probes", "undos", "final_cwnd")
 #: The arrays a chunk result holds (besides its scalar figures).
-ARRAYS = ("point",) + _INT_FIELDS + ("fct_ms", "preset", "presets", "time_limit_hit")
+ARRAYS = ("point", "ints", "fct_ms", "preset", "presets", "time_limit_hit")
 #: Automatic chunking: about this many chunks, each at least MIN_CHUNK scenarios.
 TARGET_CHUNKS = 100
 MIN_CHUNK = 64
+#: Seconds per call into the Rust core for a sweep without fixed chunks.
+CALL_S = 0.5
 
 Value = Union[bool, int, float, str]
 Unit = Tuple[int, int, int]  # (point, first rep, end rep)
@@ -144,10 +146,13 @@ class Plan:
 
     def payload(self, i: int) -> Tuple[np.ndarray, List[Tuple[str, str, str]], List[Unit]]:
         """Chunk ``i`` for ``run_batch``: (global point ids, their specs, local units)."""
+        return self.payload_of(self.chunks[i])
+
+    def payload_of(self, chunk: Sequence[Unit]) -> Tuple[np.ndarray, List[Tuple[str, str, str]], List[Unit]]:
         gids: List[int] = []
         local: Dict[int, int] = {}
         units: List[Unit] = []
-        for p, a, b in self.chunks[i]:
+        for p, a, b in chunk:
             if p not in local:
                 local[p] = len(gids)
                 gids.append(p)
@@ -155,18 +160,16 @@ class Plan:
         return np.asarray(gids, dtype=np.int64), [self.specs[g] for g in gids], units
 
 
+def units_of(a: int, b: int, reps: int) -> List[Unit]:
+    """The (point, first rep, end rep) units covering scenarios [a, b) in point-major order."""
+    return [(p, max(a - p * reps, 0), min(b - p * reps, reps))
+            for p in range(a // reps, (b - 1) // reps + 1)] if b > a else []
+
+
 def cut_chunks(points: int, reps: int, size: int) -> List[List[Unit]]:
     """Consecutive blocks of ``size`` (point, rep) pairs in point-major order, as units."""
     total = points * reps
-    out: List[List[Unit]] = []
-    for a in range(0, total, size):
-        b = min(a + size, total)
-        units = []
-        for p in range(a // reps, (b - 1) // reps + 1):
-            lo, hi = max(a - p * reps, 0), min(b - p * reps, reps)
-            units.append((p, lo, hi))
-        out.append(units)
-    return out
+    return [units_of(a, min(a + size, total), reps) for a in range(0, total, size)]
 
 
 def _normalise_params(params: Optional[Mapping[str, Any]]) -> Tuple[Tuple[str, ...], Tuple[Tuple[Any, ...], ...]]:
@@ -241,21 +244,24 @@ def point_scenario(scenario: ScenarioLike, overrides: Mapping[str, Any]) -> str:
 
 
 def run_chunk(specs: Sequence[Tuple[str, str, str]], units: Sequence[Unit], threads: int = 1) -> Dict[str, Any]:
-    """Runs one chunk in the Rust core; returns its columns as numpy arrays (``point`` is
-    the index into ``specs``, ``preset`` a code into ``presets``) plus ``sim_wall_s``,
-    ``scenarios`` and ``version``. A top-level function so that Dask workers can run it."""
+    """Runs one chunk in the Rust core; returns its columns as numpy arrays — ``point``
+    (the index into ``specs``), ``ints`` (one (12, rows) block of ``INT_FIELDS``),
+    ``fct_ms``, ``preset`` (codes into ``presets``), ``time_limit_hit`` — plus
+    ``sim_wall_s``, ``scenarios`` and ``version``. A top-level function so that Dask
+    workers can run it. ``ints`` and ``fct_ms`` view the buffers Rust wrote, uncopied."""
     d = _core.run_batch(list(specs), list(units), threads)
-    out: Dict[str, Any] = {"point": np.frombuffer(d["point"], "<u4").astype(np.int64)}
-    for k in _INT_FIELDS:
-        out[k] = np.frombuffer(d[k], "<i8")
-    out["fct_ms"] = np.frombuffer(d["fct_ms"], "<f8")
-    out["preset"] = np.frombuffer(d["preset"], "<u4").astype(np.int32)
-    out["presets"] = np.asarray(d["presets"], dtype=str)
-    out["time_limit_hit"] = np.frombuffer(d["time_limit_hit"], np.uint8).astype(bool)
-    out["sim_wall_s"] = d["sim_wall_s"]
-    out["scenarios"] = d["scenarios"]
-    out["version"] = _core.__version__
-    return out
+    n = d["rows"]
+    return {
+        "point": np.frombuffer(d["point"], "<u4").astype(np.int64),
+        "ints": np.frombuffer(d["ints"], "<i8").reshape(len(INT_FIELDS), n),
+        "fct_ms": np.frombuffer(d["fct_ms"], "<f8"),
+        "preset": np.frombuffer(d["preset"], "<u4").astype(np.int32),
+        "presets": np.asarray(d["presets"], dtype=str),
+        "time_limit_hit": np.frombuffer(d["time_limit_hit"], np.uint8).astype(bool),
+        "sim_wall_s": d["sim_wall_s"],
+        "scenarios": d["scenarios"],
+        "version": _core.__version__,
+    }
 
 
 def _globalise(res: Dict[str, Any], gids: np.ndarray) -> Dict[str, Any]:
@@ -283,9 +289,20 @@ def _column(vals: Sequence[Any], codes: np.ndarray) -> Any:
 
 
 def frame(plan: Plan, parts: Sequence[Dict[str, Any]]) -> pd.DataFrame:
-    """One DataFrame from chunk results in chunk order (columns as documented at :func:`sweep`)."""
-    cols = {k: np.concatenate([p[k] for p in parts]) if parts else np.zeros(0, np.int64)
-            for k in ARRAYS if k not in ("preset", "presets")}
+    """One DataFrame from chunk results in chunk order (columns as documented at :func:`sweep`).
+
+    The integer results stay one (12, rows) block that pandas adopts without copying; the
+    other columns are inserted around it."""
+    one = len(parts) == 1
+
+    def cat(k: str, axis: int = 0) -> np.ndarray:
+        return parts[0][k] if one else np.concatenate([p[k] for p in parts], axis=axis)
+
+    if not parts:
+        parts = [{"point": np.zeros(0, np.int64), "ints": np.zeros((len(INT_FIELDS), 0), np.int64),
+                  "fct_ms": np.zeros(0), "preset": np.zeros(0, np.int32),
+                  "presets": np.zeros(0, str), "time_limit_hit": np.zeros(0, bool)}]
+        one = True
     # Preset names: one table over every chunk, in order of first appearance.
     names: List[str] = []
     codes = []
@@ -296,16 +313,20 @@ def frame(plan: Plan, parts: Sequence[Dict[str, Any]]) -> pd.DataFrame:
                 names.append(n)
         remap = np.asarray([names.index(n) for n in local] or [0], dtype=np.int32)
         codes.append(remap[p["preset"]])
-    preset_codes = np.concatenate(codes) if codes else np.zeros(0, np.int32)
-    point = cols["point"].astype(np.int64)
-    data: Dict[str, Any] = {}
+    preset_codes = codes[0] if one else np.concatenate(codes)
+    ints = cat("ints", axis=1)
+    if not ints.flags.writeable:
+        ints = ints.copy()
+    df = pd.DataFrame(ints.T, columns=list(INT_FIELDS), copy=False)
+    df.insert(INT_FIELDS.index("id") + 1, "preset",
+              pd.Categorical.from_codes(preset_codes, categories=names))
+    df.insert(df.columns.get_loc("bytes") + 1, "fct_ms", cat("fct_ms"))
+    df["time_limit_hit"] = cat("time_limit_hit")
+    point = cat("point")
     pcodes = np.asarray(plan.points, dtype=np.int64).reshape(len(plan.points), len(plan.keys))
-    for j, key in enumerate(plan.keys):
-        data[key] = _column(plan.values[j], pcodes[point, j])
-    for k in RESULT_COLUMNS:
-        data[k] = (pd.Categorical.from_codes(preset_codes, categories=names) if k == "preset"
-                   else cols[k])
-    return pd.DataFrame(data)
+    for j in reversed(range(len(plan.keys))):
+        df.insert(0, plan.keys[j], _column(plan.values[j], pcodes[point, j]))
+    return df
 
 
 ProgressLike = Optional[Union[bool, Callable[[int, int], None]]]
@@ -369,8 +390,7 @@ def sweep(
     plan = make_plan(scenario, params, reps, common_seeds,
                      chunk_size if chunked else None, jobs)
     if not chunked:
-        plan.chunk_size = max(plan.scenarios, 1)
-        plan.chunks = cut_chunks(len(plan.points), reps, plan.chunk_size)
+        return _sweep_direct(plan, jobs, t0)
 
     store = ChunkStore(out_path, plan.digest, plan.describe(), len(plan.chunks), force) if out_path else None
     parts: Dict[int, Dict[str, Any]] = store.load() if store else {}
@@ -413,6 +433,28 @@ def sweep(
         "wall_s": time.perf_counter() - t0,
         "definition": plan.digest,
     }
+    return df
+
+
+def _sweep_direct(plan: Plan, jobs: int, t0: float) -> pd.DataFrame:
+    """A local sweep without output, progress or fixed chunks: as few calls into the Rust
+    core as possible, each of about CALL_S seconds after a small first one, so that a long
+    sweep still notices Ctrl-C between calls (the split does not change the results)."""
+    parts = []
+    a, size = 0, max(8 * jobs, 16)
+    while a < plan.scenarios:
+        b = min(plan.scenarios, a + size)
+        gids, specs, units = plan.payload_of(units_of(a, b, plan.reps))
+        t = time.perf_counter()
+        parts.append(_globalise(run_chunk(specs, units, jobs), gids))
+        took = time.perf_counter() - t
+        a = b
+        size = int(min(max(size * CALL_S / max(took, 1e-4), 16), 1 << 24))
+    df = frame(plan, parts)
+    df.attrs["sweep"] = {**plan.describe(), "jobs": jobs, "dask": None, "chunks": len(parts),
+                         "resumed_chunks": 0,
+                         "sim_wall_s": float(sum(p["sim_wall_s"] for p in parts)),
+                         "wall_s": time.perf_counter() - t0, "definition": plan.digest}
     return df
 
 
