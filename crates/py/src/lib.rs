@@ -1,12 +1,13 @@
 //! `lossrec._core`: the Python face of the engine and simulator.
 //!
 //! Thin wrappers, no logic: every function converts arguments, calls `lossrec` or
-//! `lossrec_sim`, and converts the result — except the sweep machinery ([`sweep`],
-//! [`batch`]), which is all about crossing this boundary once per batch rather than once
-//! per scenario: building points, deriving seeds, running batches in parallel. Errors become `lossrec._core.ScenarioError`
-//! (a `ValueError`) for scenario problems and plain `ValueError` for bad presets or
-//! arguments. The only clock read here is the wall time around a simulation, which the
-//! simulator itself never reads.
+//! `lossrec_sim`, and converts the result — except the sweep machinery (`sweep.rs`,
+//! `batch.rs`), which is all about crossing this boundary once per batch rather than once
+//! per scenario: building points, deriving seeds, running batches in parallel.
+//!
+//! Errors become `lossrec._core.ScenarioError` (a `ValueError`) for scenario problems and
+//! plain `ValueError` for bad presets or arguments. The only clock read here is the wall
+//! time around a simulation, which the simulator itself never reads.
 
 use std::time::Instant;
 
