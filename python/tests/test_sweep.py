@@ -291,3 +291,51 @@ def test_cli_interrupt_says_how_to_resume(cli, tmp_path, monkeypatch):
             "-o", str(out))
     assert r.code == 0 and "1 chunk(s) resumed" in r.stderr
     assert len(pd.read_csv(out)) == 12 and not math.isnan(pd.read_csv(out)["fct_ms"].sum())
+
+
+BULK = """
+[path]
+rtt_ms = 20
+rate_mbps = 10
+[path.loss]
+model = "bernoulli"
+p = 0.01
+[workload]
+kind = "bulk"
+duration_s = 5
+"""
+
+
+def test_ctrl_c_in_a_real_process_then_resume(tmp_path):
+    """SIGINT to `lossrec sweep -o` stops it promptly with exit 130, keeping the finished
+    chunks; the same command then resumes and writes the same file as an uninterrupted run."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    scen = tmp_path / "bulk.toml"
+    scen.write_text(BULK)
+    out = tmp_path / "r.csv"
+    args = [sys.executable, "-m", "lossrec", "sweep", str(scen), "--set", "path.rtt_ms=20,40",
+            "--reps", "150", "--chunk-size", "10", "-j", "2", "-q", "-o", str(out)]
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    part = partial_dir(out)
+    deadline = time.time() + 60
+    while len(list(part.glob("chunk-*.npz"))) < 2 and p.poll() is None and time.time() < deadline:
+        time.sleep(0.02)
+    assert p.poll() is None, "the sweep finished before it could be interrupted"
+    t0 = time.time()
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert time.time() - t0 < 5
+    assert "run the same command again to resume" in err and not out.exists()
+    saved = len(list(part.glob("chunk-*.npz")))
+    assert 2 <= saved < 30
+    r = subprocess.run(args[:-1] + [str(out)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert not part.exists()
+    fresh = tmp_path / "fresh.csv"
+    lossrec.sweep(scen, {"path.rtt_ms": [20, 40]}, reps=150, output=fresh, chunk_size=10)
+    assert out.read_bytes() == fresh.read_bytes()

@@ -3,18 +3,24 @@
 //!
 //! Jobs are cut into contiguous blocks, several per thread; each block collects its rows
 //! on its own and the blocks are joined in order, so the rows never depend on the thread
-//! count. The only clock read is the wall time around each simulation (`sim_wall_s`),
-//! which the simulator itself never reads.
+//! count. The calling thread looks for Ctrl-C every 50 ms, so that even one long batch
+//! stops promptly (every block after its current scenario). The clocks read here measure
+//! the wall time around each simulation (`sim_wall_s`) and pace those checks; the
+//! simulator itself never reads one.
 
-use std::time::Instant;
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use lossrec_sim::{FlowResult, RunOptions, Scenario, ScenarioError as SimError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyDict};
+use rayon::prelude::*;
 
 use crate::scenario_err;
-use crate::sweep::{par_map, point_hash, rep_seed, PointSpec};
+use crate::sweep::{par_map, point_hash, pool, rep_seed, PointSpec};
 
 #[derive(Clone, Copy)]
 struct Row {
@@ -97,8 +103,25 @@ impl Rows {
     }
 }
 
-/// Runs one block of (point, rep) jobs in order.
-fn run_block(scen: &[Option<(Scenario, u64)>], jobs: &[(usize, u64)]) -> Result<Rows, SimError> {
+/// Why a block stopped early.
+enum Stop {
+    /// A scenario could not run.
+    Sim(SimError),
+    /// Ctrl-C (or another Python signal) arrived; its error is raised.
+    Signal(PyErr),
+    /// Another block stopped, so this one was cancelled.
+    Cancelled,
+}
+
+/// How often the calling thread looks for Ctrl-C while a batch runs.
+const SIGNAL_CHECK: Duration = Duration::from_millis(50);
+
+/// Runs one block of (point, rep) jobs in order; `stop()` is asked after every scenario.
+fn run_block(
+    scen: &[Option<(Scenario, u64)>],
+    jobs: &[(usize, u64)],
+    stop: &dyn Fn() -> Option<Stop>,
+) -> Result<Rows, Stop> {
     let mut c = Rows {
         rows: Vec::with_capacity(jobs.len()),
         ..Rows::default()
@@ -112,19 +135,87 @@ fn run_block(scen: &[Option<(Scenario, u64)>], jobs: &[(usize, u64)]) -> Result<
             pcap: false,
         };
         let t0 = Instant::now();
-        let out = lossrec_sim::run(sc, &opts)?;
+        let out = lossrec_sim::run(sc, &opts).map_err(Stop::Sim)?;
         c.sim_wall_s += t0.elapsed().as_secs_f64();
         c.scenarios += 1;
         for f in &out.flows {
             c.push_flow(p, rep, seed, out.time_limit_hit, f);
         }
+        if let Some(s) = stop() {
+            return Err(s);
+        }
     }
     Ok(c)
 }
 
+/// Python's pending signals (Ctrl-C), checked with the GIL briefly re-taken.
+fn pending_signal() -> Option<PyErr> {
+    Python::attach(|py| py.check_signals().err())
+}
+
+/// Runs the jobs (called with the GIL released). One thread: in the calling thread, which
+/// checks for Ctrl-C every [`SIGNAL_CHECK`]. More: contiguous blocks, several per thread
+/// for balance, on the rayon pool, while the calling thread waits and checks for Ctrl-C;
+/// on a signal every block stops after its current scenario.
+fn run_jobs(
+    threads: usize,
+    scen: &[Option<(Scenario, u64)>],
+    jobs: &[(usize, u64)],
+) -> Result<Rows, Stop> {
+    if threads == 1 {
+        let last = Cell::new(Instant::now());
+        let stop = || {
+            if last.get().elapsed() < SIGNAL_CHECK {
+                return None;
+            }
+            last.set(Instant::now());
+            pending_signal().map(Stop::Signal)
+        };
+        return run_block(scen, jobs, &stop);
+    }
+    let pool = pool(threads).map_err(Stop::Signal)?;
+    let block = (jobs.len() / (threads * 8)).clamp(1, 64);
+    let blocks: Vec<&[(usize, u64)]> = jobs.chunks(block).collect();
+    let cancel = AtomicBool::new(false);
+    let stop = || cancel.load(Ordering::Relaxed).then_some(Stop::Cancelled);
+    let (results, signal) = std::thread::scope(|s| {
+        let (tx, rx) = mpsc::channel::<()>();
+        let worker = s.spawn(|| {
+            let r: Vec<Result<Rows, Stop>> = pool.install(|| {
+                blocks
+                    .par_iter()
+                    .map(|b| run_block(scen, b, &stop))
+                    .collect()
+            });
+            drop(tx);
+            r
+        });
+        let mut signal = None;
+        while let Err(mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(SIGNAL_CHECK) {
+            if signal.is_none() {
+                signal = pending_signal();
+                if signal.is_some() {
+                    cancel.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+        (
+            worker.join().expect("the sweep's worker thread panicked"),
+            signal,
+        )
+    });
+    if let Some(e) = signal {
+        return Err(Stop::Signal(e));
+    }
+    let mut all = Rows::default();
+    for r in results {
+        all.append(r?);
+    }
+    Ok(all)
+}
+
 /// A `bytearray` holding one field of every row, little-endian, for `numpy.frombuffer`
-/// (writable, so that the DataFrame built on it without copying can be modified)
-/// (written in place: no intermediate buffer).
+/// (written in place: no intermediate buffer; writable, so numpy views it as is).
 fn le_bytes<'py, const N: usize>(
     py: Python<'py>,
     rows: &[Row],
@@ -168,47 +259,33 @@ pub fn run_batch<'py>(
     }
     let threads = threads.max(1);
     let t_batch = Instant::now();
-    let res = py.detach(|| -> PyResult<Result<Rows, SimError>> {
+    let res = py.detach(|| -> Result<Rows, Stop> {
         // Parse only the points this batch uses, once each.
         let mut used: Vec<usize> = units.iter().map(|u| u.0).collect();
         used.sort_unstable();
         used.dedup();
         let parsed = par_map(threads, &used, |&i| {
             Scenario::from_toml_str(&points[i].0, &points[i].1)
-        })?;
+        })
+        .map_err(Stop::Signal)?;
         let mut scen: Vec<Option<(Scenario, u64)>> = vec![None; points.len()];
         for (i, s) in used.iter().zip(parsed) {
-            match s {
-                Ok(s) => {
-                    let h = point_hash(s.seed(), &points[*i].2);
-                    scen[*i] = Some((s, h));
-                }
-                Err(e) => return Ok(Err(e)),
-            }
+            let s = s.map_err(Stop::Sim)?;
+            let h = point_hash(s.seed(), &points[*i].2);
+            scen[*i] = Some((s, h));
         }
         let jobs: Vec<(usize, u64)> = units
             .iter()
             .flat_map(|&(p, a, b)| (a..b).map(move |r| (p, r)))
             .collect();
-        // Contiguous blocks, several per thread for balance; each fills its own columns,
-        // so nothing is allocated per scenario beyond what the simulator returns.
-        let block = (jobs.len() / (threads * 8)).clamp(1, 64);
-        let blocks: Vec<&[(usize, u64)]> = if threads == 1 {
-            vec![&jobs[..]]
-        } else {
-            jobs.chunks(block).collect()
-        };
-        let cols = par_map(threads, &blocks, |b| run_block(&scen, b))?;
-        let mut all = Rows::default();
-        for c in cols {
-            match c {
-                Ok(c) => all.append(c),
-                Err(e) => return Ok(Err(e)),
-            }
-        }
-        Ok(Ok(all))
-    })?;
-    let c = res.map_err(|e| scenario_err(py, e))?;
+        run_jobs(threads, &scen, &jobs)
+    });
+    let c = match res {
+        Ok(c) => c,
+        Err(Stop::Sim(e)) => return Err(scenario_err(py, e)),
+        Err(Stop::Signal(e)) => return Err(e),
+        Err(Stop::Cancelled) => unreachable!("only blocks are cancelled, after a signal"),
+    };
     let rows = &c.rows;
     let d = PyDict::new(py);
     d.set_item("rows", rows.len())?;

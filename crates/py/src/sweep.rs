@@ -61,7 +61,7 @@ pub fn sweep_seed(base: u64, key: &str, rep: u64) -> u64 {
 }
 
 /// One rayon pool per thread count, built once and reused across batches.
-fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
+pub(crate) fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
     type Pools = Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>>;
     static POOLS: OnceLock<Pools> = OnceLock::new();
     let pools = POOLS.get_or_init(|| Mutex::new(Vec::new()));

@@ -50,8 +50,6 @@ ARRAYS = ("point", "ints", "fct_ms", "preset", "presets", "time_limit_hit")
 #: Automatic chunking: about this many chunks, each at least MIN_CHUNK scenarios.
 TARGET_CHUNKS = 100
 MIN_CHUNK = 64
-#: Seconds per call into the Rust core for a sweep without fixed chunks.
-CALL_S = 0.5
 
 Value = Union[bool, int, float, str]
 Unit = Tuple[int, int, int]  # (point, first rep, end rep)
@@ -248,7 +246,7 @@ def run_chunk(specs: Sequence[Tuple[str, str, str]], units: Sequence[Unit], thre
     (the index into ``specs``), ``ints`` (one (12, rows) block of ``INT_FIELDS``),
     ``fct_ms``, ``preset`` (codes into ``presets``), ``time_limit_hit`` — plus
     ``sim_wall_s``, ``scenarios`` and ``version``. A top-level function so that Dask
-    workers can run it. ``ints`` and ``fct_ms`` view the buffers Rust wrote, uncopied."""
+    workers can run it. The arrays view the buffers Rust wrote where they can."""
     d = _core.run_batch(list(specs), list(units), threads)
     n = d["rows"]
     return {
@@ -289,20 +287,16 @@ def _column(vals: Sequence[Any], codes: np.ndarray) -> Any:
 
 
 def frame(plan: Plan, parts: Sequence[Dict[str, Any]]) -> pd.DataFrame:
-    """One DataFrame from chunk results in chunk order (columns as documented at :func:`sweep`).
-
-    The integer results stay one (12, rows) block that pandas adopts without copying; the
-    other columns are inserted around it."""
+    """One DataFrame from chunk results in chunk order (columns as documented at :func:`sweep`)."""
+    if not parts:
+        parts = [{"point": np.zeros(0, np.int64), "ints": np.zeros((len(INT_FIELDS), 0), np.int64),
+                  "fct_ms": np.zeros(0), "preset": np.zeros(0, np.int32),
+                  "presets": np.zeros(0, str), "time_limit_hit": np.zeros(0, bool)}]
     one = len(parts) == 1
 
     def cat(k: str, axis: int = 0) -> np.ndarray:
         return parts[0][k] if one else np.concatenate([p[k] for p in parts], axis=axis)
 
-    if not parts:
-        parts = [{"point": np.zeros(0, np.int64), "ints": np.zeros((len(INT_FIELDS), 0), np.int64),
-                  "fct_ms": np.zeros(0), "preset": np.zeros(0, np.int32),
-                  "presets": np.zeros(0, str), "time_limit_hit": np.zeros(0, bool)}]
-        one = True
     # Preset names: one table over every chunk, in order of first appearance.
     names: List[str] = []
     codes = []
@@ -313,20 +307,21 @@ def frame(plan: Plan, parts: Sequence[Dict[str, Any]]) -> pd.DataFrame:
                 names.append(n)
         remap = np.asarray([names.index(n) for n in local] or [0], dtype=np.int32)
         codes.append(remap[p["preset"]])
-    preset_codes = codes[0] if one else np.concatenate(codes)
-    ints = cat("ints", axis=1)
-    if not ints.flags.writeable:
-        ints = ints.copy()
-    df = pd.DataFrame(ints.T, columns=list(INT_FIELDS), copy=False)
-    df.insert(INT_FIELDS.index("id") + 1, "preset",
-              pd.Categorical.from_codes(preset_codes, categories=names))
-    df.insert(df.columns.get_loc("bytes") + 1, "fct_ms", cat("fct_ms"))
-    df["time_limit_hit"] = cat("time_limit_hit")
     point = cat("point")
+    ints = dict(zip(INT_FIELDS, cat("ints", axis=1)))
+    data: Dict[str, Any] = {}
     pcodes = np.asarray(plan.points, dtype=np.int64).reshape(len(plan.points), len(plan.keys))
-    for j in reversed(range(len(plan.keys))):
-        df.insert(0, plan.keys[j], _column(plan.values[j], pcodes[point, j]))
-    return df
+    for j, key in enumerate(plan.keys):
+        data[key] = _column(plan.values[j], pcodes[point, j])
+    for k in RESULT_COLUMNS:
+        if k == "preset":
+            data[k] = pd.Categorical.from_codes(codes[0] if one else np.concatenate(codes),
+                                                categories=names)
+        elif k in ints:
+            data[k] = ints[k]
+        else:
+            data[k] = cat(k)
+    return pd.DataFrame(data)
 
 
 ProgressLike = Optional[Union[bool, Callable[[int, int], None]]]
@@ -437,23 +432,13 @@ def sweep(
 
 
 def _sweep_direct(plan: Plan, jobs: int, t0: float) -> pd.DataFrame:
-    """A local sweep without output, progress or fixed chunks: as few calls into the Rust
-    core as possible, each of about CALL_S seconds after a small first one, so that a long
-    sweep still notices Ctrl-C between calls (the split does not change the results)."""
-    parts = []
-    a, size = 0, max(8 * jobs, 16)
-    while a < plan.scenarios:
-        b = min(plan.scenarios, a + size)
-        gids, specs, units = plan.payload_of(units_of(a, b, plan.reps))
-        t = time.perf_counter()
-        parts.append(_globalise(run_chunk(specs, units, jobs), gids))
-        took = time.perf_counter() - t
-        a = b
-        size = int(min(max(size * CALL_S / max(took, 1e-4), 16), 1 << 24))
-    df = frame(plan, parts)
-    df.attrs["sweep"] = {**plan.describe(), "jobs": jobs, "dask": None, "chunks": len(parts),
-                         "resumed_chunks": 0,
-                         "sim_wall_s": float(sum(p["sim_wall_s"] for p in parts)),
+    """A local sweep without output, progress or chunks: one call into the Rust core
+    (which stops promptly on Ctrl-C)."""
+    gids, specs, units = plan.payload_of(units_of(0, plan.scenarios, plan.reps))
+    part = _globalise(run_chunk(specs, units, jobs), gids)
+    df = frame(plan, [part])
+    df.attrs["sweep"] = {**plan.describe(), "jobs": jobs, "dask": None, "chunks": 1,
+                         "resumed_chunks": 0, "sim_wall_s": float(part["sim_wall_s"]),
                          "wall_s": time.perf_counter() - t0, "definition": plan.digest}
     return df
 
