@@ -6,18 +6,20 @@ machine load:
 
 * ``wall_s_jobs1`` / ``wall_s_jobs2``: the whole ``lossrec.sweep`` call with 1 and 2 threads
   (best of the rounds); ``speedup`` is their ratio.
-* ``overhead_pct``: (sweep wall − Σ per-scenario simulation wall) / Σ simulation wall at
-  1 thread (the round with the least overhead: machine noise only ever adds) — everything that is not simulating: building and
+* ``overhead_pct``: (sweep wall − Σ simulation wall) / Σ simulation wall at 1 thread
+  (medians over the rounds) — everything that is not simulating: building and
   validating the points, the calls into Rust, the result columns, the DataFrame.
 * ``overhead_pct_per_scenario``: the same for the *marginal* scenario, from the
   difference between this sweep and one ten times larger, so that the fixed per-sweep cost
   (``fixed_overhead_ms``: the DataFrame, the point validation) is separated out.
 * ``machine_speedup``: the same simulations on 2 plain threads against 1, with no sweep
   machinery at all — what this machine's cores give, the ceiling for ``speedup``.
+* ``speedup_10k``: ``speedup`` for the sweep ten times larger (fixed costs amortised).
 """
 
 from __future__ import annotations
 
+import statistics
 import time
 from typing import Any, Dict, List
 
@@ -57,7 +59,7 @@ def _run(reps: int, jobs: int) -> Dict[str, float]:
 def sweep_bench(min_wall_s: float = 1.0, min_rounds: int = 15) -> Dict[str, Any]:
     """Runs the sweep benchmark; see the module doc for the figures returned."""
     plan = make_plan(SCENARIO, PARAMS, REPS)
-    specs = [s for s in plan.specs]
+    specs = list(plan.specs)
     units = [(p, 0, REPS) for p in range(len(plan.points))]
     for jobs in (1, 2):  # warm-up: thread pools, caches
         _run(REPS, jobs)
@@ -72,17 +74,21 @@ def sweep_bench(min_wall_s: float = 1.0, min_rounds: int = 15) -> Dict[str, Any]
         r2.append(_run(REPS, 2))
         m1.append(_core.simulate_only(specs, units, 1))
         m2.append(_core.simulate_only(specs, units, 2))
-    big = [_run(REPS * 10, 1) for _ in range(7)]
+    big1: List[Dict[str, float]] = []
+    big2: List[Dict[str, float]] = []
+    for _ in range(10):
+        big1.append(_run(REPS * 10, 1))
+        big2.append(_run(REPS * 10, 2))
 
     def over(r: Dict[str, float]) -> float:
         return r["wall"] - r["sim"]
 
-    # Noise only ever adds time, so the least overhead seen is the best estimate of the
-    # machinery's own cost.
-    small = min(r1, key=over)
-    large = min(big, key=over)
-    small_over, small_sim = over(small), small["sim"]
-    big_over, big_sim = over(large), large["sim"]
+    # Medians: the overhead is measured within each run (wall and simulation together),
+    # so its median is stable even when the machine's speed drifts between runs.
+    small_over = statistics.median(over(r) for r in r1)
+    small_sim = statistics.median(r["sim"] for r in r1)
+    big_over = statistics.median(over(r) for r in big1)
+    big_sim = statistics.median(r["sim"] for r in big1)
     marginal = (big_over - small_over) / max(big_sim - small_sim, 1e-9)
     fixed = max(small_over - marginal * small_sim, 0.0)
     wall1 = min(r["wall"] for r in r1)
@@ -97,5 +103,6 @@ def sweep_bench(min_wall_s: float = 1.0, min_rounds: int = 15) -> Dict[str, Any]
         "fixed_overhead_ms": fixed * 1000.0,
         "sim_us_per_scenario": small_sim / plan.scenarios * 1e6,
         "machine_speedup": min(m1) / min(m2),
+        "speedup_10k": min(r["wall"] for r in big1) / min(r["wall"] for r in big2),
         "rounds": len(r1),
     }
