@@ -83,7 +83,7 @@ def test_presets_table_lists_rfc_and_linux_classic(cli):
         assert any(line.startswith(axis + " ") for line in lines), axis
     # The table shows where presets differ.
     row = next(line for line in lines if line.startswith("min_rto_ms"))
-    assert row.split()[1:] == ["1000", "200"]
+    assert row.split()[1:3] == ["1000", "200"]
 
 
 def test_presets_json(cli):

@@ -35,8 +35,17 @@ macro_rules! axis {
 axis!(
     /// How losses are detected before a timeout.
     LossDetection {
-        /// RFC 6675 duplicate-ACK threshold (IsLost), NewReno partial ACKs without SACK.
+        /// RFC 6675 duplicate-ACK threshold (IsLost: DupThresh SACKed segments or more than
+        /// (DupThresh − 1)·SMSS SACKed bytes above; recovery also on IsLost(HighACK + 1)),
+        /// NewReno partial ACKs without SACK.
         DupThresh = "dupthresh",
+        /// RFC 3517's rules: IsLost needs DupThresh·SMSS SACKed bytes (not more than
+        /// (DupThresh − 1)·SMSS), and only DupThresh duplicate ACKs start recovery.
+        DupThresh3517 = "dupthresh-3517",
+        /// FACK threshold recovery (TLP draft §2.2, FACK paper §3.1): recovery when
+        /// SND.FACK − SND.UNA > DupThresh·SMSS; un-SACKed data more than DupThresh·SMSS
+        /// below SND.FACK is lost (Linux before 4.15 with `tcp_fack`).
+        Fack = "fack",
     }
 );
 
@@ -48,17 +57,43 @@ axis!(
 );
 
 axis!(
-    /// Early Retransmit (RFC 5827).
+    /// Early Retransmit (RFC 5827). Its mitigations are separate axes: `er_delayed`,
+    /// `er_disable_on_reordering`, `er_rate_cap_percent`.
     EarlyRetransmit {
         Off = "off",
+        /// RFC 5827 §3.2 segment-based: with fewer than 4 segments outstanding and no new
+        /// segment sendable, retransmit after oseg − 1 duplicate ACKs (with SACK: once
+        /// oseg − 1 segments are SACKed, the §3 SACK variant).
+        Rfc5827 = "rfc5827",
+        /// RFC 5827 §3.1 byte-based: ownd < 4·SMSS; ER_thresh = ⌈ownd/SMSS⌉ − 1 duplicate
+        /// ACKs (with SACK: once ownd − SMSS bytes are SACKed).
+        Rfc5827Bytes = "rfc5827-bytes",
+        /// `rfc5827` plus the enhancement of the TLP draft §4.2: three segments
+        /// outstanding with the last one SACKed also triggers an (always delayed) early
+        /// retransmit.
+        ErTlp = "er-tlp",
     }
 );
 
 axis!(
     /// How the sending rate is cut in fast recovery.
     Reduction {
-        /// RFC 6675 §5: cwnd = ssthresh = FlightSize/2, send while cwnd − pipe ≥ SMSS.
+        /// RFC 6675 §5 (as RFC 3517): cwnd = ssthresh, send while cwnd − pipe ≥ SMSS;
+        /// without SACK, NewReno's window inflation (RFC 6582 §3.2).
         Rfc6675 = "rfc6675",
+        /// Linux before 3.2 (digest §12): cwnd falls one segment every second ACK, never
+        /// above pipe + 1 segment ("cwnd moderation"); cwnd = min(cwnd, ssthresh) at exit.
+        RateHalving = "rate-halving",
+        /// RFC 6937 §3 PRR with the conservative reduction bound.
+        Prr6937Crb = "prr-6937-crb",
+        /// RFC 6937 §3 PRR with the slow-start reduction bound (the RFC's default).
+        Prr6937Ssrb = "prr-6937-ssrb",
+        /// RFC 9937 §6 PRR: SafeACK picks the bound, RecoverFS per §6.1, forced fast
+        /// retransmit, cwnd = ssthresh at exit.
+        Prr = "prr",
+        /// Linux's PRR (`tcp_cwnd_reduction`, digest §11.3): RecoverFS = cwnd at entry;
+        /// SafeACK = SND.UNA advanced and nothing newly marked lost.
+        PrrLinux = "prr-linux",
     }
 );
 
@@ -97,10 +132,14 @@ axis!(
 axis!(
     /// Congestion control.
     CongestionControl {
-        /// RFC 5681 with appropriate byte counting (RFC 3465, L = 2).
+        /// RFC 5681 with appropriate byte counting (RFC 3465, L = 2);
+        /// ssthresh = max(FlightSize/2, 2·SMSS) (RFC 5681 eq. 4).
         Reno = "reno",
         /// RFC 9438.
         Cubic = "cubic",
+        /// Reno's growth with Linux's `tcp_reno_ssthresh`: ssthresh = max(cwnd/2, 2·SMSS),
+        /// from cwnd rather than FlightSize (limited transmit does not raise it).
+        RenoLinux = "reno-linux",
     }
 );
 
@@ -114,8 +153,24 @@ pub struct Config {
     pub dupthresh: u32,
     /// Send new data on the first two duplicate ACKs (RFC 3042).
     pub limited_transmit: bool,
+    /// Linux's adaptive reordering degree (`tp->reordering`): raised from SACKs that show
+    /// reordering (digest §8.4), capped at 300, used in place of `dupthresh`, reset at a
+    /// timeout (digest §16). Raising it also turns FACK off for the connection.
+    pub adaptive_reordering: bool,
+    /// RFC 6675 NextSeg rule 4, the rescue retransmission (absent from RFC 3517 and Linux).
+    pub rescue_retransmit: bool,
     pub probe: Probe,
     pub early_retransmit: EarlyRetransmit,
+    /// RFC 5827 App. A.3 / Linux `tcp_early_retrans=2`: wait max(SRTT/4, 2 ms) on the
+    /// deadline before an early retransmit; any ACK cancels the wait.
+    pub er_delayed: bool,
+    /// RFC 5827 App. A.1 / Linux 3.5: no early retransmit once reordering was detected
+    /// (SACK below the forward-most SACK, a DSACK, or a timestamp proving a retransmission
+    /// spurious).
+    pub er_disable_on_reordering: bool,
+    /// RFC 5827 App. A.2: early retransmits may be at most this percentage of the data
+    /// segments the connection has sent (0: no cap).
+    pub er_rate_cap_percent: u32,
     pub reduction: Reduction,
     pub rtt_estimator: RttEstimator,
     pub rto_timer: RtoTimer,
@@ -139,13 +194,21 @@ pub struct Config {
     pub timestamps: bool,
 }
 
+mod presets;
+pub use presets::{Preset, PRESETS};
+
 /// Every axis key accepted by [`Config::set`].
 pub const AXES: &[&str] = &[
     "loss_detection",
     "dupthresh",
     "limited_transmit",
+    "adaptive_reordering",
+    "rescue_retransmit",
     "probe",
     "early_retransmit",
+    "er_delayed",
+    "er_disable_on_reordering",
+    "er_rate_cap_percent",
     "reduction",
     "rtt_estimator",
     "rto_timer",
@@ -162,88 +225,7 @@ pub const AXES: &[&str] = &[
     "timestamps",
 ];
 
-/// A named bundle of axis values.
-pub struct Preset {
-    pub name: &'static str,
-    pub summary: &'static str,
-    build: fn() -> Config,
-}
-
-impl Preset {
-    pub fn config(&self) -> Config {
-        (self.build)()
-    }
-}
-
-/// Every preset, in the order `lossrec presets` lists them.
-pub const PRESETS: &[Preset] = &[
-    Preset {
-        name: "rfc",
-        summary: "RFC 6675 SACK recovery, Reno, RFC 6298 RTO with a 1 s minimum",
-        build: Config::rfc,
-    },
-    Preset {
-        name: "linux-classic",
-        summary: "dupthresh 3, CUBIC, Linux RTT estimator, 200 ms min RTO; no TLP or RACK",
-        build: Config::linux_classic,
-    },
-];
-
 impl Config {
-    /// RFC 6675 + Reno + RFC 6298 with a 1 s minimum RTO.
-    pub fn rfc() -> Config {
-        Config {
-            preset: "rfc",
-            loss_detection: LossDetection::DupThresh,
-            dupthresh: 3,
-            limited_transmit: true,
-            probe: Probe::None,
-            early_retransmit: EarlyRetransmit::Off,
-            reduction: Reduction::Rfc6675,
-            rtt_estimator: RttEstimator::Rfc6298,
-            rto_timer: RtoTimer::Rfc6298,
-            min_rto: Duration::from_secs(1),
-            max_rto: Duration::from_secs(60),
-            initial_rto: Duration::from_secs(1),
-            spurious_detection: SpuriousDetection::None,
-            spurious_response: SpuriousResponse::None,
-            cc: CongestionControl::Reno,
-            mss: 1448,
-            initial_cwnd: 10,
-            handshake: true,
-            sack: true,
-            timestamps: true,
-        }
-    }
-
-    /// Linux before TLP and RACK: dupthresh 3, CUBIC, its estimator, 200 ms min RTO.
-    pub fn linux_classic() -> Config {
-        Config {
-            preset: "linux-classic",
-            rtt_estimator: RttEstimator::Linux,
-            cc: CongestionControl::Cubic,
-            min_rto: Duration::from_millis(200),
-            max_rto: Duration::from_secs(120),
-            ..Config::rfc()
-        }
-    }
-
-    /// The preset with this name, or an error listing the valid names.
-    pub fn preset(name: &str) -> Result<Config, ConfigError> {
-        PRESETS
-            .iter()
-            .find(|p| p.name == name)
-            .map(Preset::config)
-            .ok_or_else(|| ConfigError::UnknownPreset {
-                name: name.into(),
-                valid: PRESETS
-                    .iter()
-                    .map(|p| p.name)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })
-    }
-
     /// Sets one axis from its text form, as `--set axis=value` and scenario files do.
     pub fn set(&mut self, axis: &str, value: &str) -> Result<(), ConfigError> {
         let v = value.trim();
@@ -251,8 +233,13 @@ impl Config {
             "loss_detection" => self.loss_detection = v.parse()?,
             "dupthresh" => self.dupthresh = parse_num(axis, v, 1, 1000)? as u32,
             "limited_transmit" => self.limited_transmit = parse_bool(axis, v)?,
+            "adaptive_reordering" => self.adaptive_reordering = parse_bool(axis, v)?,
+            "rescue_retransmit" => self.rescue_retransmit = parse_bool(axis, v)?,
             "probe" => self.probe = v.parse()?,
             "early_retransmit" => self.early_retransmit = v.parse()?,
+            "er_delayed" => self.er_delayed = parse_bool(axis, v)?,
+            "er_disable_on_reordering" => self.er_disable_on_reordering = parse_bool(axis, v)?,
+            "er_rate_cap_percent" => self.er_rate_cap_percent = parse_num(axis, v, 0, 100)? as u32,
             "reduction" => self.reduction = v.parse()?,
             "rtt_estimator" => self.rtt_estimator = v.parse()?,
             "rto_timer" => self.rto_timer = v.parse()?,
@@ -284,8 +271,16 @@ impl Config {
             ("loss_detection", self.loss_detection.to_string()),
             ("dupthresh", self.dupthresh.to_string()),
             ("limited_transmit", self.limited_transmit.to_string()),
+            ("adaptive_reordering", self.adaptive_reordering.to_string()),
+            ("rescue_retransmit", self.rescue_retransmit.to_string()),
             ("probe", self.probe.to_string()),
             ("early_retransmit", self.early_retransmit.to_string()),
+            ("er_delayed", self.er_delayed.to_string()),
+            (
+                "er_disable_on_reordering",
+                self.er_disable_on_reordering.to_string(),
+            ),
+            ("er_rate_cap_percent", self.er_rate_cap_percent.to_string()),
             ("reduction", self.reduction.to_string()),
             ("rtt_estimator", self.rtt_estimator.to_string()),
             ("rto_timer", self.rto_timer.to_string()),
@@ -434,7 +429,10 @@ mod tests {
     fn unknown_axis_value_lists_valid_ones() {
         let mut c = Config::rfc();
         let e = c.set("cc", "vegas").unwrap_err().to_string();
-        assert_eq!(e, "bad value `vegas` for cc; valid: reno, cubic");
+        assert_eq!(
+            e,
+            "bad value `vegas` for cc; valid: reno, cubic, reno-linux"
+        );
         let e = c.set("colour", "red").unwrap_err().to_string();
         assert!(
             e.starts_with("unknown axis `colour`") && e.contains("min_rto_ms"),

@@ -51,12 +51,41 @@ pub enum EventKind {
     PartialAck { snd_una: u64, cwnd: u64 },
     /// A congestion reduction was undone (a later issue's spurious-timeout response).
     Undo { cwnd: u64, ssthresh: u64 },
+    /// An early retransmit (RFC 5827) waits `delay_us` on the deadline (App. A.3).
+    EarlyRetransmitDelayed { delay_us: u64 },
+    /// An early retransmit starts fast recovery; `enhanced` for the TLP draft §4.2 case.
+    EarlyRetransmit { snd_una: u64, enhanced: bool },
+    /// Reordering was detected; `degree` is the reordering degree now used as DupThresh
+    /// (Linux `tp->reordering`), in segments.
+    Reordering { degree: u64, by: ReorderSignal },
+}
+
+/// What showed that the network reordered segments.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ReorderSignal {
+    /// A never-retransmitted segment below SND.FACK was (S)ACKed (digest §8.4).
+    Sack,
+    /// A DSACK reported a retransmission as duplicate (RFC 2883 §5, RFC 3708).
+    Dsack,
+    /// A timestamp echo older than a retransmission acknowledged it (RFC 3522 §2).
+    Timestamp,
+}
+
+impl ReorderSignal {
+    pub fn name(self) -> &'static str {
+        match self {
+            ReorderSignal::Sack => "sack",
+            ReorderSignal::Dsack => "dsack",
+            ReorderSignal::Timestamp => "timestamp",
+        }
+    }
 }
 
 /// Which rule marked a segment lost.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum LossDetector {
     DupThresh,
+    Fack,
     Rto,
 }
 
@@ -64,6 +93,7 @@ impl LossDetector {
     pub fn name(self) -> &'static str {
         match self {
             LossDetector::DupThresh => "dupthresh",
+            LossDetector::Fack => "fack",
             LossDetector::Rto => "rto",
         }
     }
@@ -83,6 +113,9 @@ impl EventKind {
             EventKind::Dsack { .. } => "dsack",
             EventKind::PartialAck { .. } => "partial_ack",
             EventKind::Undo { .. } => "undo",
+            EventKind::EarlyRetransmitDelayed { .. } => "early_retransmit_delayed",
+            EventKind::EarlyRetransmit { .. } => "early_retransmit",
+            EventKind::Reordering { .. } => "reordering",
         }
     }
 
@@ -148,6 +181,12 @@ impl EventKind {
                 f("cwnd", cwnd);
                 f("ssthresh", ssthresh);
             }
+            EventKind::EarlyRetransmitDelayed { delay_us } => f("delay_us", delay_us),
+            EventKind::EarlyRetransmit { snd_una, enhanced } => {
+                f("snd_una", snd_una);
+                f("enhanced", enhanced as u64);
+            }
+            EventKind::Reordering { degree, .. } => f("degree", degree),
         }
     }
 }

@@ -24,6 +24,8 @@ pub struct TcpInfo {
     pub tcpi_total_retrans: u64,
     /// Bytes acknowledged (`bytes_acked`).
     pub tcpi_bytes_acked: u64,
+    /// The duplicate threshold in use, segments (`tp->reordering`).
+    pub tcpi_reordering: u64,
 }
 
 /// `ssthresh` before the first reduction, as Linux reports it (`TCP_INFINITE_SSTHRESH`).
@@ -31,7 +33,7 @@ pub const INFINITE_SSTHRESH: u64 = 0x7fff_ffff;
 
 impl TcpInfo {
     /// Every field by its packetdrill name.
-    pub fn fields(&self) -> [(&'static str, u64); 14] {
+    pub fn fields(&self) -> [(&'static str, u64); 15] {
         [
             ("tcpi_ca_state", self.tcpi_ca_state),
             ("tcpi_retransmits", self.tcpi_retransmits),
@@ -47,6 +49,7 @@ impl TcpInfo {
             ("tcpi_snd_cwnd", self.tcpi_snd_cwnd),
             ("tcpi_total_retrans", self.tcpi_total_retrans),
             ("tcpi_bytes_acked", self.tcpi_bytes_acked),
+            ("tcpi_reordering", self.tcpi_reordering),
         ]
     }
     /// A field by its packetdrill name.
@@ -84,6 +87,7 @@ impl Sender {
             tcpi_snd_cwnd: self.cwnd() / mss,
             tcpi_total_retrans: self.stats().retrans_segs,
             tcpi_bytes_acked: self.snd_una(),
+            tcpi_reordering: u64::from(self.reordering()),
         }
     }
 }

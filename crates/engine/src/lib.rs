@@ -38,6 +38,17 @@
 //! | DupAcks (RFC 6675) | `Sender::dupacks` |
 //! | SRTT, RTTVAR, RTO (RFC 6298) | [`rtt::Rtt::srtt`], [`rtt::Rtt::rttvar`], [`rtt::Rtt::rto`] |
 //! | recover (RFC 6582) | `Sender::recovery_point` |
+//! | SND.FACK (FACK; TLP draft §2.2) | [`scoreboard::Scoreboard::high_sacked`] |
+//! | DeliveredData (RFC 6937 §2) | computed per ACK by the sender, passed in [`reduce::RecoveryAck`] |
+//! | prr_delivered, prr_out, RecoverFS, SndCnt (RFC 6937 §3, RFC 9937 §6) | [`reduce::prr::Prr`] accessors, via [`Sender::reducer`] |
+//! | inflight (RFC 9937) | [`Sender::recovery_pipe`] (RFC 6675 pipe with SACK) |
+//! | `tp->reordering` (Linux) | [`Sender::reordering`] |
+//! | oseg, ownd, ER_thresh (RFC 5827) | [`detect::early_retransmit`] |
+//!
+//! ## Worked examples
+//!
+//! [`vectors`] regenerates the per-ACK tables of RFC 6937 §3.1, RFC 9937 §8 and the PRR
+//! paper (seed 003) from a real [`Sender`], next to the published tables.
 
 pub mod cc;
 pub mod config;
@@ -53,9 +64,10 @@ pub mod sender;
 pub mod stats;
 pub mod time;
 pub mod timer;
+pub mod vectors;
 
 pub use config::{Config, ConfigError, PRESETS};
-pub use event::{Event, EventKind};
+pub use event::{Event, EventKind, LossDetector, ReorderSignal};
 pub use info::TcpInfo;
 pub use packet::{
     Ack, ProbeKind, Range, SackBlocks, Segment, SynOptions, Timestamps, Transmit, Why,

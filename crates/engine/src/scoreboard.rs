@@ -12,6 +12,13 @@
 //! as one walks down the sequence space, the un-SACKed segments below a boundary
 //! (`lost_upto`) are exactly the lost ones, and the boundary only moves forward between
 //! timeouts — each ACK costs O(newly SACKed + newly lost) segments, not O(window).
+//! RFC 3517's variant of the byte rule and FACK's boundary (everything un-SACKed more
+//! than DupThresh·SMSS below SND.FACK) move the same boundary.
+//!
+//! For reordering detection (digest §8.4) each ACK also records the lowest newly
+//! delivered, never-retransmitted byte that lay below SND.FACK as the ACK arrived.
+
+mod nextseg;
 
 use std::collections::VecDeque;
 
@@ -59,6 +66,9 @@ pub struct Acked {
     pub any_retransmitted: bool,
     /// Bytes acknowledged that had been SACKed before (already counted as delivered).
     pub was_sacked: u64,
+    /// The earliest last transmission among acknowledged segments that had been
+    /// retransmitted (for the timestamp check of RFC 3522 §2).
+    pub oldest_retrans_sent: Option<Instant>,
 }
 
 /// Which NextSeg rule (RFC 6675 §4) chose a retransmission.
@@ -101,6 +111,11 @@ pub struct Scoreboard {
     sack_cache: [Range; CACHE],
     /// Segments split because a SACK edge fell inside them.
     splits: u64,
+    /// SND.FACK when the current ACK arrived ([`Scoreboard::begin_ack`]).
+    ack_fack: u64,
+    /// Lowest byte this ACK delivered (SACKed or cumulatively acknowledged, never
+    /// retransmitted, not SACKed before) that lay below `ack_fack`.
+    reorder_low: Option<u64>,
 }
 
 impl Scoreboard {
@@ -153,6 +168,28 @@ impl Scoreboard {
     pub fn last(&self) -> Option<&SentSeg> {
         self.segs.back()
     }
+    /// The highest outstanding segment is SACKed.
+    pub fn last_sacked(&self) -> bool {
+        self.segs.back().is_some_and(|s| s.sacked)
+    }
+
+    /// Starts processing an ACK: remembers SND.FACK for reordering detection.
+    pub fn begin_ack(&mut self) {
+        self.ack_fack = self.high_sacked();
+        self.reorder_low = None;
+    }
+
+    /// The lowest never-retransmitted byte this ACK delivered below the SND.FACK it found
+    /// (Linux `tcp_check_sack_reordering`'s `low_seq`), if any.
+    pub fn reorder_low(&self) -> Option<u64> {
+        self.reorder_low
+    }
+
+    fn note_delivered(&mut self, start: u64, end: u64, ever_retrans: bool) {
+        if !ever_retrans && end <= self.ack_fack {
+            self.reorder_low = Some(self.reorder_low.map_or(start, |l| l.min(start)));
+        }
+    }
 
     /// RFC 6675 SetPipe, in bytes: un-SACKed bytes not deemed lost, plus retransmitted
     /// bytes still outstanding.
@@ -202,12 +239,16 @@ impl Scoreboard {
             return out;
         }
         debug_assert!(cumulative <= self.snd_nxt);
-        while let Some(front) = self.segs.front() {
+        while let Some(&front) = self.segs.front() {
             if front.start >= cumulative {
                 break;
             }
             if front.end > cumulative {
                 // Partial ACK of a segment: drop its acknowledged prefix.
+                let (start, sacked, ever) = (front.start, front.sacked, front.ever_retrans);
+                if !sacked {
+                    self.note_delivered(start, cumulative, ever);
+                }
                 let cut = cumulative - front.start;
                 self.uncount(0, cut);
                 self.segs[0].start = cumulative;
@@ -219,6 +260,14 @@ impl Scoreboard {
             out.bytes += s.len();
             if s.sacked {
                 out.was_sacked += s.len();
+            } else {
+                self.note_delivered(s.start, s.end, s.ever_retrans);
+            }
+            if s.ever_retrans {
+                out.oldest_retrans_sent = Some(
+                    out.oldest_retrans_sent
+                        .map_or(s.last_sent, |t| t.min(s.last_sent)),
+                );
             }
             out.any_retransmitted |= s.ever_retrans;
             out.rtt_sample_sent = (!s.ever_retrans).then_some(s.last_sent);
@@ -310,6 +359,7 @@ impl Scoreboard {
                 m.lost = false;
                 m.retrans = false;
                 self.high_sacked = self.high_sacked.max(s.end);
+                self.note_delivered(s.start, s.end, s.ever_retrans);
             }
             i += 1;
         }
@@ -333,129 +383,6 @@ impl Scoreboard {
                 self.sacked_below_segs += 1;
             }
         }
-    }
-
-    /// Advances the IsLost boundary (RFC 6675 §4) and marks newly lost segments.
-    /// Calls `on_lost` with each; returns how many.
-    pub fn update_lost(&mut self, dupthresh: u32, mss: u64, mut on_lost: impl FnMut(Range)) -> u32 {
-        let mut marked = 0;
-        if self.sacked_segs == self.sacked_below_segs {
-            return 0; // nothing SACKed above the boundary: nothing new can be lost
-        }
-        let mut i = self.segs.partition_point(|s| s.start < self.lost_upto);
-        let byte_limit = u64::from(dupthresh.saturating_sub(1)) * mss;
-        while i < self.segs.len() {
-            let s = self.segs[i];
-            if s.sacked {
-                self.sacked_below_bytes += s.len();
-                self.sacked_below_segs += 1;
-            } else {
-                let above_segs = self.sacked_segs - self.sacked_below_segs;
-                let above_bytes = self.sacked_bytes - self.sacked_below_bytes;
-                if above_segs < u64::from(dupthresh) && above_bytes <= byte_limit {
-                    break;
-                }
-                if !s.lost {
-                    self.segs[i].lost = true;
-                    self.lost_bytes += s.len();
-                    marked += 1;
-                    on_lost(s.range());
-                }
-            }
-            self.lost_upto = s.end;
-            i += 1;
-        }
-        marked
-    }
-
-    /// The head segment is deemed lost (RFC 6675 §5: IsLost(HighACK + 1)).
-    pub fn head_lost(&self) -> bool {
-        self.segs.front().is_some_and(|s| s.lost)
-    }
-
-    /// Marks the head lost (fast retransmit entry without enough SACKs, as Linux's
-    /// `tcp_mark_head_lost` does for the first segment).
-    pub fn mark_head_lost(&mut self) {
-        if let Some(s) = self.segs.front_mut() {
-            if !s.lost && !s.sacked {
-                s.lost = true;
-                self.lost_bytes += s.end - s.start;
-            }
-        }
-    }
-
-    /// RFC 6675 §5.1 / RFC 5681 §3.1 after a timeout: every un-SACKed segment is lost and no
-    /// retransmission is in flight any more. O(window), once per timeout.
-    pub fn mark_all_lost(&mut self) {
-        for s in self.segs.iter_mut() {
-            s.retrans = false;
-            if !s.sacked {
-                s.lost = true;
-            }
-        }
-        self.retrans_bytes = 0;
-        self.lost_bytes = self.flight_size() - self.sacked_bytes;
-        self.lost_upto = self.snd_nxt;
-        self.sacked_below_bytes = self.sacked_bytes;
-        self.sacked_below_segs = self.sacked_segs;
-        self.start_recovery_episode();
-    }
-
-    /// Resets HighRxt/RescueRxt and the NextSeg cursor for a new recovery episode.
-    pub fn start_recovery_episode(&mut self) {
-        self.high_rxt = self.snd_una;
-        self.rescue_rxt = None;
-        self.rule1_from = self.snd_una;
-    }
-
-    /// The lowest segment that is lost and has no retransmission outstanding
-    /// (RFC 6675 NextSeg rule 1; also the slow-start repair after a timeout).
-    pub fn next_lost(&mut self) -> Option<SentSeg> {
-        let mut i = self.segs.partition_point(|s| s.end <= self.rule1_from);
-        while i < self.segs.len() {
-            let s = self.segs[i];
-            if !s.sacked && !s.lost {
-                // Above here nothing is lost yet; resume from here next time.
-                self.rule1_from = s.start;
-                return None;
-            }
-            if s.lost && !s.retrans && !s.sacked {
-                self.rule1_from = s.start;
-                return Some(s);
-            }
-            i += 1;
-        }
-        self.rule1_from = self.snd_nxt;
-        None
-    }
-
-    /// RFC 6675 NextSeg rules 3 and 4, used when no new data can be sent.
-    pub fn next_seg_fallback(&mut self, recovery_point: u64) -> Option<(SentSeg, NextSegRule)> {
-        let high = self.high_sacked();
-        let mut i = self.segs.partition_point(|s| s.end <= self.high_rxt);
-        while i < self.segs.len() && self.segs[i].start < high {
-            let s = self.segs[i];
-            if !s.sacked && !s.retrans && s.start >= self.high_rxt {
-                return Some((s, NextSegRule::Unsacked));
-            }
-            i += 1;
-        }
-        // Rule 4: once per recovery, the highest outstanding un-SACKed segment.
-        if self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
-            if let Some(s) = self.segs.iter().rev().find(|s| !s.sacked) {
-                self.rescue_rxt = Some(recovery_point);
-                return Some((*s, NextSegRule::Rescue));
-            }
-        }
-        None
-    }
-
-    /// Records a rescue retransmission without advancing HighRxt (RFC 6675 §4 rule 4).
-    pub fn on_rescue_retransmit(&mut self, now: Instant, start: u64) -> Option<SentSeg> {
-        let high_rxt = self.high_rxt;
-        let s = self.on_retransmit(now, start);
-        self.high_rxt = high_rxt;
-        s
     }
 
     /// (sacked, lost, retrans) bytes recounted from the segments, for debug invariants.

@@ -6,17 +6,26 @@
 //! Recovery states follow Linux's `tcp_ca_state` (Open, Disorder, Recovery, Loss); the
 //! classic rules are RFC 6675 §5 (SACK), RFC 6582 (NewReno without SACK), RFC 5681 §3 and
 //! RFC 6298 §5 (timer).
+//!
+//! Submodules split the sender along what it does: `handshake` (set-up), `ack` (one ACK:
+//! cumulative and SACK parts, DeliveredData, reordering and spurious-retransmission
+//! evidence), `recovery` (loss marking, the recovery state machine, the reducer calls, the
+//! timeout), `early_retransmit` (RFC 5827 and its delayed form on the deadline) and
+//! `transmit` (what to send next).
 
+mod ack;
+mod early_retransmit;
+mod handshake;
+mod recovery;
 mod transmit;
 
 use std::collections::VecDeque;
 
-use crate::cc::{Cc, CongestionOps, Window};
-use crate::config::{Config, ConfigError};
-use crate::detect::{dupthresh, newreno};
-use crate::event::{Event, EventKind, LossDetector};
-use crate::packet::{Ack, Range, SynOptions, Timestamps};
-use crate::reduce::rfc6675;
+use crate::cc::{Cc, Window};
+use crate::config::{Config, ConfigError, LossDetection};
+use crate::event::{Event, EventKind};
+use crate::packet::{Ack, Range, SynOptions, Timestamps, Why};
+use crate::reduce::Reducer;
 use crate::rtt::Rtt;
 use crate::scoreboard::Scoreboard;
 use crate::stats::Stats;
@@ -109,6 +118,27 @@ pub struct Sender {
     dupacks: u32,
     /// A fast retransmission of the head is due (RFC 6675 §5 step 4.3 / RFC 6582 step 2, 5).
     fast_rexmit_pending: bool,
+    /// What that retransmission is (`FastRetransmit`, or `EarlyRetransmit` after ER).
+    fast_rexmit_why: Why,
+    /// The transmission being accounted went out regardless of the reducer's quota.
+    forced_transmit: bool,
+    /// The rate-reduction algorithm with its per-episode state.
+    reducer: Reducer,
+    /// Linux `tp->reordering`: the duplicate threshold in use with adaptive reordering.
+    reordering: u32,
+    /// Reordering was detected at least once (RFC 5827 App. A.1 mitigation input).
+    reordering_seen: bool,
+    /// FACK turned off after reordering (Linux `tcp_disable_fack`).
+    fack_disabled: bool,
+    /// Without SACK: bytes credited to duplicate ACKs as delivered above SND.UNA (Linux's
+    /// emulated `sacked_out`; RFC 6937 §2 DeliveredData).
+    reno_sacked: u64,
+    /// The RTO deadline a delayed early retransmit displaced from the single slot.
+    er_saved_rto: Option<Instant>,
+    /// The pending delayed early retransmit is the TLP draft §4.2 case.
+    er_enhanced: bool,
+    /// The last early retransmission and whether it was already found spurious.
+    er_last: Option<(Range, bool)>,
     timer: Timer,
     events: VecDeque<Event>,
     events_dropped: u64,
@@ -150,6 +180,16 @@ impl Sender {
             recovery_point: 0,
             dupacks: 0,
             fast_rexmit_pending: false,
+            fast_rexmit_why: Why::FastRetransmit,
+            forced_transmit: false,
+            reducer: Reducer::new(config.reduction),
+            reordering: config.dupthresh,
+            reordering_seen: false,
+            fack_disabled: false,
+            reno_sacked: 0,
+            er_saved_rto: None,
+            er_enhanced: false,
+            er_last: None,
             timer: Timer::default(),
             events: VecDeque::new(),
             events_dropped: 0,
@@ -229,6 +269,7 @@ impl Sender {
         if let Some(kind) = self.timer.expired(now) {
             match kind {
                 TimerKind::Rto => self.on_rto(now),
+                TimerKind::EarlyRetransmit => self.on_delayed_early_retransmit(now),
             }
         }
         self.check_invariants();
@@ -325,6 +366,41 @@ impl Sender {
     pub fn events_dropped(&self) -> u64 {
         self.events_dropped
     }
+    /// The rate-reduction algorithm and its episode state (PRR's prr_delivered, …).
+    pub fn reducer(&self) -> &Reducer {
+        &self.reducer
+    }
+    /// The duplicate threshold in use: `dupthresh`, or Linux's adaptive `tp->reordering`.
+    pub fn reordering(&self) -> u32 {
+        if self.cfg.adaptive_reordering {
+            self.reordering
+        } else {
+            self.cfg.dupthresh
+        }
+    }
+    /// Reordering was detected (SACK, DSACK or timestamps) at least once.
+    pub fn reordering_seen(&self) -> bool {
+        self.reordering_seen
+    }
+    /// The loss detector in use (FACK falls back to dupthresh once adaptive reordering
+    /// saw reordering, as Linux's `tcp_disable_fack`).
+    pub fn loss_detection(&self) -> LossDetection {
+        if self.fack_disabled {
+            LossDetection::DupThresh
+        } else {
+            self.cfg.loss_detection
+        }
+    }
+    /// The pipe recovery runs on: RFC 6675 pipe with SACK; without SACK the same count
+    /// with the bytes duplicate ACKs reported delivered in place of SACKed bytes (Linux's
+    /// in_flight for Reno; NewReno under `rfc6675` uses FlightSize instead).
+    pub fn recovery_pipe(&self) -> u64 {
+        if self.sack_ok {
+            self.sb.pipe()
+        } else {
+            self.sb.pipe().saturating_sub(self.reno_sacked)
+        }
+    }
 
     fn established_event(&self) -> EventKind {
         EventKind::Established {
@@ -350,380 +426,6 @@ impl Sender {
         }
     }
 
-    /// Options agreed with the peer's SYN or SYN-ACK.
-    fn negotiate(&mut self, peer: &SynOptions, ts: Option<Timestamps>) {
-        // RFC 9293 §3.7.1: send no segment larger than the peer's MSS (536 if absent).
-        let peer_mss = if peer.mss == 0 {
-            536
-        } else {
-            u64::from(peer.mss)
-        };
-        self.mss = u64::from(self.cfg.mss).min(peer_mss).max(1);
-        self.sack_ok = self.cfg.sack && peer.sack_permitted;
-        self.ts_ok = self.cfg.timestamps && peer.timestamps && ts.is_some();
-        self.peer_window_scale = peer.window_scale;
-        if let Some(ts) = ts {
-            self.ts_recent = ts.val;
-        }
-    }
-
-    /// Completes the handshake on the SYN-ACK (active open) or on the ACK of our SYN-ACK
-    /// (passive open).
-    fn on_handshake_ack(&mut self, now: Instant, ack: &Ack) {
-        let Conn::Handshake {
-            passive,
-            first_sent,
-            retransmitted,
-        } = self.conn
-        else {
-            return;
-        };
-        let Some(first_sent) = first_sent else { return }; // nothing of ours was sent yet
-        if passive {
-            if ack.syn.is_some() || ack.cumulative != 0 {
-                return; // only the ACK of our SYN-ACK completes a passive open
-            }
-            if let Some(ts) = ack.ts {
-                self.ts_recent = ts.val;
-            }
-        } else {
-            let Some(peer) = ack.syn else { return };
-            self.negotiate(&peer, ack.ts);
-            self.handshake_ack_pending = true;
-        }
-        self.peer_window = ack.window;
-        self.max_window = ack.window;
-        self.rtt.reset_backoff();
-        // Seed SRTT from the handshake as Linux does (`tcp_synack_rtt_meas`): from the first
-        // SYN's send time unless it was retransmitted (Karn), else from the timestamp echo.
-        let sample = if !retransmitted {
-            Some(now - first_sent)
-        } else {
-            self.ts_sample(now, ack)
-        };
-        match sample {
-            Some(r) => self.rtt.on_sample(now, r, 0, 0),
-            // RFC 6298 §5.7.
-            None => self
-                .rtt
-                .set_base_rto(RTO_AFTER_SYN_TIMEOUT.max(self.cfg.min_rto)),
-        }
-        // RFC 5681 §3.1: a lost SYN or SYN-ACK leaves an initial window of one segment.
-        self.cwnd = if retransmitted {
-            self.mss
-        } else {
-            u64::from(self.cfg.initial_cwnd) * self.mss
-        };
-        self.conn = Conn::Established;
-        self.syn_pending = false;
-        self.timer.stop();
-        self.emit(now, self.established_event());
-    }
-
-    /// An RTT sample from the timestamp echo (RFC 7323 §4.1), if any.
-    fn ts_sample(&self, now: Instant, ack: &Ack) -> Option<Duration> {
-        let ecr = ack.ts?.ecr;
-        let clock = transmit::ts_clock(now);
-        (self.ts_ok && ecr != 0 && ecr <= clock).then(|| Duration::from_micros(clock - ecr))
-    }
-
-    fn handle_ack(&mut self, now: Instant, ack: &Ack) {
-        if !self.is_established() {
-            self.on_handshake_ack(now, ack);
-            return;
-        }
-        if ack.syn.is_some() {
-            // A retransmitted SYN-ACK: our handshake ACK was lost; send it again.
-            self.handshake_ack_pending = true;
-            return;
-        }
-        // The FIN takes one sequence number after the last byte: its ACK covers the data.
-        let cumulative = if self.fin_sent && ack.cumulative == self.app_written + 1 {
-            self.app_written
-        } else {
-            ack.cumulative
-        };
-        let ack = &Ack { cumulative, ..*ack };
-        if ack.cumulative > self.sb.snd_nxt() {
-            // RFC 9293 §3.10.7.4: an ACK for data not yet sent is dropped.
-            self.stats.ack_beyond_snd_nxt += 1;
-            return;
-        }
-        if self.ts_ok {
-            if let Some(ts) = ack.ts {
-                self.ts_recent = self.ts_recent.max(ts.val);
-            }
-        }
-        let prior_una = self.sb.snd_una();
-        let prior_window = self.peer_window;
-        let prior_flight = self.sb.flight_size();
-        self.peer_window = ack.window;
-        self.max_window = self.max_window.max(ack.window);
-
-        if self.sack_ok {
-            if let Some(d) = ack.dsack() {
-                self.on_dsack(now, d);
-            }
-        }
-
-        // Cumulative part.
-        let acked = self.sb.ack_cumulative(ack.cumulative);
-        if acked.bytes > 0 {
-            let sample = if self.ts_ok {
-                self.ts_sample(now, ack)
-            } else {
-                acked.rtt_sample_sent.map(|sent| now - sent)
-            };
-            if let Some(r) = sample {
-                self.rtt
-                    .on_sample(now, r, self.sb.snd_una(), self.sb.snd_nxt());
-            }
-            self.dupacks = 0; // RFC 6675 §5 (2)
-            self.rto_retransmits = 0;
-        }
-
-        // SACK part.
-        let mut newly_sacked = 0;
-        if self.sack_ok {
-            for b in ack.sack_blocks() {
-                match self.sb.sack(*b) {
-                    Some(n) => newly_sacked += n,
-                    None => self.stats.sack_discard += 1,
-                }
-            }
-            self.sb.set_sack_cache(ack.sack_blocks());
-            self.stats.sack_splits = self.sb.splits();
-        }
-
-        let is_dup = if self.sack_ok {
-            dupthresh::is_dupack_sack(newly_sacked)
-        } else {
-            dupthresh::is_dupack_nosack(
-                ack.cumulative,
-                prior_una,
-                prior_flight,
-                ack.window,
-                prior_window,
-            )
-        };
-        if is_dup {
-            self.dupacks = self.dupacks.saturating_add(1);
-        }
-
-        match self.state {
-            RecoveryState::Open | RecoveryState::Disorder | RecoveryState::Cwr => {
-                self.mark_lost_by_sack(now);
-                let head_lost = self.sack_ok && self.sb.head_lost();
-                if self.sb.flight_size() > 0
-                    && dupthresh::should_enter_recovery(self.dupacks, self.cfg.dupthresh, head_lost)
-                {
-                    self.enter_recovery(now);
-                } else {
-                    if acked.bytes > 0 {
-                        self.grow_cwnd(now, acked.bytes, prior_flight);
-                    }
-                    self.state = if self.sb.sacked_bytes() > 0 || self.dupacks > 0 {
-                        RecoveryState::Disorder
-                    } else {
-                        RecoveryState::Open
-                    };
-                }
-            }
-            RecoveryState::Recovery => {
-                if self.sb.snd_una() >= self.recovery_point {
-                    self.exit_recovery(now);
-                } else if self.sack_ok {
-                    self.mark_lost_by_sack(now);
-                } else if acked.bytes > 0 {
-                    // RFC 6582 §3.2 step 5: a partial ACK.
-                    self.cwnd = newreno::deflate_on_partial_ack(self.cwnd, acked.bytes, self.mss);
-                    self.fast_rexmit_pending = true;
-                    self.emit(
-                        now,
-                        EventKind::PartialAck {
-                            snd_una: self.sb.snd_una(),
-                            cwnd: self.cwnd,
-                        },
-                    );
-                } else if is_dup {
-                    self.cwnd = newreno::inflate(self.cwnd, self.mss);
-                }
-            }
-            RecoveryState::Loss => {
-                if acked.bytes > 0 {
-                    self.grow_cwnd(now, acked.bytes, prior_flight);
-                }
-                if self.sb.snd_una() >= self.recovery_point {
-                    self.state = RecoveryState::Open;
-                    self.emit(
-                        now,
-                        EventKind::ExitLoss {
-                            snd_una: self.sb.snd_una(),
-                            cwnd: self.cwnd,
-                        },
-                    );
-                }
-            }
-        }
-
-        // RFC 6298 §5.2, §5.3.
-        if self.sb.flight_size() == 0 {
-            self.timer.stop();
-        } else if acked.bytes > 0 || !self.timer.is_armed() {
-            self.arm_rto(now);
-        }
-    }
-
-    fn on_dsack(&mut self, now: Instant, d: Range) {
-        self.stats.dsack_recv += 1;
-        // Linux `tcp_check_dsack`: a DSACK longer than the largest window, or more DSACKs
-        // than retransmissions, is dubious and ignored.
-        let dubious = d.len() > self.max_window.max(self.mss)
-            || self.stats.dsack_recv > self.stats.retrans_segs;
-        if dubious {
-            self.stats.dsack_ignored_dubious += 1;
-        }
-        self.emit(
-            now,
-            EventKind::Dsack {
-                start: d.start,
-                end: d.end,
-                dubious,
-            },
-        );
-    }
-
-    fn mark_lost_by_sack(&mut self, now: Instant) {
-        if !self.sack_ok {
-            return;
-        }
-        let (dupthresh, mss) = (self.cfg.dupthresh, self.mss);
-        let (sb, events, dropped) = (&mut self.sb, &mut self.events, &mut self.events_dropped);
-        sb.update_lost(dupthresh, mss, |r| {
-            let kind = EventKind::MarkLost {
-                start: r.start,
-                end: r.end,
-                by: LossDetector::DupThresh,
-            };
-            push_event(events, dropped, Event { at: now, kind });
-        });
-    }
-
-    fn grow_cwnd(&mut self, now: Instant, acked: u64, prior_flight: u64) {
-        // Grow only when the window was in use (RFC 7661's spirit; Linux
-        // `tcp_is_cwnd_limited`), so an application-limited sender does not inflate cwnd.
-        if prior_flight.saturating_mul(2) < self.cwnd {
-            return;
-        }
-        let mut w = self.window();
-        self.cc.on_ack(now, &mut w, acked, self.rtt.srtt());
-        self.cwnd = w.cwnd.max(self.mss);
-    }
-
-    /// RFC 6675 §5 step 4 / RFC 6582 §3.2 step 2.
-    fn enter_recovery(&mut self, now: Instant) {
-        let flight = self.sb.flight_size();
-        self.ssthresh = self
-            .cc
-            .ssthresh(now, &self.window(), flight)
-            .max(2 * self.mss);
-        self.recovery_point = self.sb.snd_nxt();
-        self.cwnd = if self.sack_ok {
-            rfc6675::entry_cwnd(self.ssthresh)
-        } else {
-            newreno::entry_cwnd(self.ssthresh, self.mss)
-        };
-        self.state = RecoveryState::Recovery;
-        self.sb.start_recovery_episode();
-        if self.sack_ok {
-            self.sb.mark_head_lost();
-            self.stats.sack_recovery += 1;
-        } else {
-            self.stats.reno_recovery += 1;
-        }
-        self.fast_rexmit_pending = true;
-        let kind = EventKind::EnterRecovery {
-            recovery_point: self.recovery_point,
-            cwnd: self.cwnd,
-            ssthresh: self.ssthresh,
-            pipe: self.pipe(),
-        };
-        self.emit(now, kind);
-    }
-
-    fn exit_recovery(&mut self, now: Instant) {
-        if !self.sack_ok {
-            self.cwnd = newreno::exit_cwnd(self.ssthresh, self.sb.flight_size(), self.mss);
-        }
-        self.cwnd = self.cwnd.max(self.mss);
-        self.state = RecoveryState::Open;
-        self.dupacks = 0;
-        self.fast_rexmit_pending = false;
-        self.emit(
-            now,
-            EventKind::ExitRecovery {
-                snd_una: self.sb.snd_una(),
-                cwnd: self.cwnd,
-            },
-        );
-        // Remaining SACK marks keep the connection in Disorder until acknowledged.
-        if self.sb.sacked_bytes() > 0 {
-            self.state = RecoveryState::Disorder;
-        }
-    }
-
-    /// RFC 6298 §5.4-5.6 with RFC 5681 §3.1 and RFC 6675 §5.1.
-    fn on_rto(&mut self, now: Instant) {
-        if let Conn::Handshake { retransmitted, .. } = &mut self.conn {
-            *retransmitted = true;
-            self.rtt.backoff();
-            self.syn_pending = true;
-            self.stats.syn_retrans += 1;
-            self.emit(
-                now,
-                EventKind::SynTimeout {
-                    backoff: self.rtt.backoff_count(),
-                },
-            );
-            self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
-            return;
-        }
-        if self.sb.flight_size() == 0 {
-            self.timer.stop();
-            return;
-        }
-        self.stats.timeouts += 1;
-        self.rto_retransmits = self.rto_retransmits.saturating_add(1);
-        if self.state == RecoveryState::Recovery {
-            self.stats.recovery_fail += 1;
-        }
-        // RFC 5681 §3.1: ssthresh is held when the timer fires again for the same data.
-        if self.rtt.backoff_count() == 0 || self.state != RecoveryState::Loss {
-            let flight = self.sb.flight_size();
-            self.ssthresh = self
-                .cc
-                .ssthresh(now, &self.window(), flight)
-                .max(2 * self.mss);
-        }
-        self.cwnd = self.mss; // loss window (RFC 5681 §3.1)
-        self.cc.on_timeout(now);
-        self.sb.mark_all_lost();
-        self.state = RecoveryState::Loss;
-        self.recovery_point = self.sb.snd_nxt();
-        self.dupacks = 0;
-        self.fast_rexmit_pending = false;
-        self.rtt.backoff();
-        self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
-        let kind = EventKind::Rto {
-            snd_una: self.sb.snd_una(),
-            backoff: self.rtt.backoff_count(),
-            rto_us: self.rtt.rto().as_micros() as u64,
-            cwnd: self.cwnd,
-            ssthresh: self.ssthresh,
-        };
-        self.emit(now, kind);
-    }
-
     fn arm_rto(&mut self, now: Instant) {
         self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
     }
@@ -734,6 +436,13 @@ impl Sender {
             assert!(self.sb.snd_una() <= self.sb.snd_nxt());
             assert!(self.sb.snd_nxt() <= self.app_written);
             self.sb.check();
+            self.reducer.check();
+            if self.timer.kind() == Some(TimerKind::EarlyRetransmit) {
+                assert!(
+                    self.er_saved_rto.is_some(),
+                    "delayed ER without an RTO to restore"
+                );
+            }
             assert!(
                 self.cwnd >= self.mss,
                 "cwnd {} below one MSS {}",

@@ -65,4 +65,16 @@ counters! {
     sack_splits = "TCPSackSplits",
     /// Retransmissions that were themselves lost (`TCPLostRetransmit`).
     lost_retransmit = "TCPLostRetransmit",
+    /// Early retransmits sent (RFC 5827; Linux had no counter for them).
+    early_retrans = "TCPEarlyRetrans",
+    /// Early retransmits that waited on the delayed-ER deadline (RFC 5827 App. A.3).
+    early_retrans_delayed = "TCPEarlyRetransDelayed",
+    /// Early retransmits a DSACK or a timestamp echo showed to be spurious.
+    early_retrans_spurious = "TCPSpuriousEarlyRetrans",
+    /// Reordering detected from SACKs while SACK loss detection ran (`TCPSACKReorder`).
+    sack_reorder = "TCPSACKReorder",
+    /// Reordering detected from SACKs while FACK ran (`TCPFACKReorder`).
+    fack_reorder = "TCPFACKReorder",
+    /// Reordering detected from a timestamp echo older than a retransmission (`TCPTSReorder`).
+    ts_reorder = "TCPTSReorder",
 }

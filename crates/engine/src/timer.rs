@@ -9,12 +9,16 @@ use crate::time::Instant;
 pub enum TimerKind {
     /// Retransmission timeout (also the SYN timeout during the handshake).
     Rto,
+    /// Delayed early retransmit (RFC 5827 App. A.3; Linux `ICSK_TIME_EARLY_RETRANS`):
+    /// fast-retransmit when it expires; any ACK cancels it.
+    EarlyRetransmit,
 }
 
 impl TimerKind {
     pub fn name(self) -> &'static str {
         match self {
             TimerKind::Rto => "rto",
+            TimerKind::EarlyRetransmit => "early_retransmit",
         }
     }
 }

@@ -4,6 +4,7 @@
 
 mod common;
 use common::*;
+use lossrec::config::{EarlyRetransmit, LossDetection, Reduction};
 use lossrec::{Ack, Instant, Range, SackBlocks, Sender};
 use proptest::prelude::*;
 
@@ -24,9 +25,20 @@ proptest! {
     fn any_ack_stream_is_safe(
         acks in prop::collection::vec((arb_ack(40_000), 0u64..50, any::<bool>()), 1..60),
         sack in any::<bool>(),
+        reduction in prop::sample::select(Reduction::NAMES.to_vec()),
+        detection in prop::sample::select(LossDetection::NAMES.to_vec()),
+        er in prop::sample::select(EarlyRetransmit::NAMES.to_vec()),
+        bits in any::<u8>(),
     ) {
         let mut c = cfg();
         c.sack = sack;
+        c.reduction = reduction.parse().unwrap();
+        c.loss_detection = detection.parse().unwrap();
+        c.early_retransmit = er.parse().unwrap();
+        c.er_delayed = bits & 1 != 0;
+        c.er_disable_on_reordering = bits & 2 != 0;
+        c.adaptive_reordering = bits & 4 != 0;
+        c.rescue_retransmit = bits & 8 != 0;
         let mut s = Sender::new(c, ms(0)).unwrap();
         s.write(ms(0), 30 * MSS);
         s.close(ms(0));

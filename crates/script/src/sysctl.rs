@@ -19,7 +19,7 @@ pub enum Effect {
 /// | `tcp_sack` | `sack` |
 /// | `tcp_timestamps` | `timestamps` (1 and 2 are on) |
 /// | `tcp_reordering` | `dupthresh` |
-/// | `tcp_early_retrans` | `probe` (0–2: `none`; 3, 4: `rfc8985`) and `early_retransmit=off` (Linux ≥ 4.11 has no ER) |
+/// | `tcp_early_retrans` | as Linux 3.5-4.10: 0 `early_retransmit=off`; 1 `rfc5827` with `er_disable_on_reordering`; 2 the same with `er_delayed`; 3 `er-tlp`, delayed, and `probe=rfc8985`; 4 `probe=rfc8985` only (3 and 4 need the TLP axis value, so they are unsupported until it exists) |
 /// | `tcp_recovery` | `loss_detection` (bit 0: `rack`, else `dupthresh`) |
 /// | `tcp_frto` | `spurious_detection` (0: `none`; 1, 2: `frto`) |
 /// | `tcp_rto_min_us` | `min_rto_ms` (whole milliseconds) |
@@ -39,8 +39,22 @@ pub fn sysctl(key: &str, value: &str) -> Result<Effect, String> {
         "tcp_timestamps" => vec![("timestamps", on(num()? != 0))],
         "tcp_reordering" => vec![("dupthresh", num()?.to_string())],
         "tcp_early_retrans" => {
-            let probe = if num()? >= 3 { "rfc8985" } else { "none" };
-            vec![("early_retransmit", "off".into()), ("probe", probe.into())]
+            // Linux 3.5-4.10: 0 off, 1 ER (off for good after reordering), 2 delayed ER,
+            // 3 delayed ER + TLP (with the TLP draft's enhanced ER), 4 TLP only.
+            let (er, delayed, probe) = match num()? {
+                0 => ("off", false, "none"),
+                1 => ("rfc5827", false, "none"),
+                2 => ("rfc5827", true, "none"),
+                3 => ("er-tlp", true, "rfc8985"),
+                4 => ("off", false, "rfc8985"),
+                _ => return Err(format!("`{key}={value}`: expected 0 to 4")),
+            };
+            vec![
+                ("early_retransmit", er.into()),
+                ("er_delayed", on(delayed)),
+                ("er_disable_on_reordering", on(er != "off")),
+                ("probe", probe.into()),
+            ]
         }
         "tcp_recovery" => {
             let v = num()?;

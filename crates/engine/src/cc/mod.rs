@@ -62,11 +62,13 @@ impl Cc {
     pub fn new(kind: CongestionControl) -> Cc {
         match kind {
             CongestionControl::Reno => Cc::Reno(reno::Reno::default()),
+            CongestionControl::RenoLinux => Cc::Reno(reno::Reno::linux()),
             CongestionControl::Cubic => Cc::Cubic(cubic::Cubic::default()),
         }
     }
     pub fn kind(&self) -> CongestionControl {
         match self {
+            Cc::Reno(r) if r.halves_cwnd() => CongestionControl::RenoLinux,
             Cc::Reno(_) => CongestionControl::Reno,
             Cc::Cubic(_) => CongestionControl::Cubic,
         }

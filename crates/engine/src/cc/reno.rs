@@ -6,7 +6,8 @@
 //! - Congestion avoidance: bytes_acked accumulates; each time it reaches cwnd it drops by
 //!   cwnd and cwnd grows by one SMSS (RFC 3465 §2.1, RFC 5681 §3.1). The carried surplus
 //!   is kept below one window, so a stretch ACK yields one increase, not a burst of them.
-//! - ssthresh = max(FlightSize / 2, 2·SMSS) (RFC 5681 eq. 4).
+//! - ssthresh = max(FlightSize / 2, 2·SMSS) (RFC 5681 eq. 4); the `reno-linux` variant
+//!   halves cwnd instead, as Linux `tcp_reno_ssthresh` does (max(cwnd >> 1, 2) packets).
 
 use super::{CongestionOps, Window};
 use crate::time::{Duration, Instant};
@@ -20,9 +21,24 @@ pub struct Reno {
     bytes_acked: u64,
     /// cwnd when the last reduction began (Linux `prior_cwnd`), for undo.
     prior_cwnd: u64,
+    /// ssthresh from cwnd (Linux) rather than FlightSize (RFC 5681).
+    from_cwnd: bool,
 }
 
 impl Reno {
+    /// Reno with Linux's ssthresh rule: max(cwnd/2, 2·SMSS).
+    pub fn linux() -> Reno {
+        Reno {
+            from_cwnd: true,
+            ..Reno::default()
+        }
+    }
+
+    /// True for the Linux ssthresh rule.
+    pub fn halves_cwnd(&self) -> bool {
+        self.from_cwnd
+    }
+
     /// RFC 3465 bytes_acked.
     pub fn bytes_acked(&self) -> u64 {
         self.bytes_acked
@@ -69,8 +85,9 @@ impl CongestionOps for Reno {
     fn ssthresh(&mut self, _now: Instant, w: &Window, flight_size: u64) -> u64 {
         self.bytes_acked = 0;
         self.prior_cwnd = w.cwnd;
-        // RFC 5681 eq. (4).
-        (flight_size / 2).max(2u64.saturating_mul(w.smss()))
+        // RFC 5681 eq. (4), or Linux tcp_reno_ssthresh.
+        let base = if self.from_cwnd { w.cwnd } else { flight_size };
+        (base / 2).max(2u64.saturating_mul(w.smss()))
     }
     fn on_timeout(&mut self, _now: Instant) {
         self.bytes_acked = 0;

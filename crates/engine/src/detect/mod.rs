@@ -1,3 +1,6 @@
 //! Loss detection, one module per algorithm.
 pub mod dupthresh;
+pub mod early_retransmit;
+pub mod fack;
 pub mod newreno;
+pub mod reordering;

@@ -1,11 +1,11 @@
-//! Choosing the next segment to send: the handshake packets, RFC 6675 §5 step (C) with
-//! NextSeg in fast recovery, RFC 6582 in NewReno recovery, the slow-start repair after a
-//! timeout (RFC 6675 §5.1), and new data under cwnd with limited transmit (RFC 3042).
+//! Choosing the next segment to send: the handshake packets, fast recovery (the head's fast
+//! retransmission, then RFC 6675 §5 step (C) with NextSeg, as much as the reducer's quota
+//! allows; new data only without SACK), the slow-start repair after a timeout (RFC 6675
+//! §5.1), and new data under cwnd with limited transmit (RFC 3042).
 
 use super::{Conn, RecoveryState, Sender};
 use crate::detect::dupthresh;
 use crate::packet::{Range, SynOptions, Timestamps, Transmit, Why};
-use crate::reduce::rfc6675;
 use crate::scoreboard::{NextSegRule, SentSeg};
 use crate::time::Instant;
 use crate::timer::TimerKind;
@@ -109,7 +109,7 @@ impl Sender {
                 // RFC 3042: the first two duplicate ACKs may each release one new segment.
                 let extra = dupthresh::limited_transmit_allowance(
                     self.dupacks,
-                    self.cfg.dupthresh,
+                    self.reordering(),
                     self.mss,
                 );
                 if extra > 0 && self.cfg.limited_transmit {
@@ -123,31 +123,42 @@ impl Sender {
 
     fn next_in_recovery(&mut self, now: Instant) -> Option<Transmit> {
         if self.fast_rexmit_pending {
-            // RFC 6675 §5 step 4.3 / RFC 6582 step 2: the head goes out regardless of cwnd.
+            // RFC 6675 §5 step 4.3 / RFC 6582 step 2, 5 / RFC 5827: the head goes out
+            // regardless of cwnd.
             self.fast_rexmit_pending = false;
             if let Some(head) = self.sb.head().copied() {
                 if !head.sacked {
-                    return Some(self.retransmit(now, head, Why::FastRetransmit));
+                    self.forced_transmit = true;
+                    return Some(self.retransmit(now, head, self.fast_rexmit_why));
                 }
             }
         }
-        if !self.sack_ok {
-            // RFC 6582 §3.2 steps 3-4: new data as the inflated cwnd allows.
-            let room = self.cwnd.saturating_sub(self.sb.flight_size());
-            return self.new_data(now, room, Why::New);
-        }
-        // RFC 6675 §5 step (C): while cwnd − pipe ≥ SMSS, send NextSeg.
-        let room = rfc6675::quota(self.cwnd, self.sb.pipe(), self.mss);
+        let room = self.reducer.quota(
+            self.cwnd,
+            self.recovery_pipe(),
+            self.sb.flight_size(),
+            self.mss,
+        );
         if room == 0 {
             return None;
         }
+        if !self.sack_ok {
+            // RFC 6582 §3.2 steps 3-4: new data as the window allows.
+            return self.new_data(now, room, Why::New);
+        }
+        // RFC 6675 §5 step (C): NextSeg while the quota lasts.
         if let Some(seg) = self.sb.next_lost() {
-            return Some(self.retransmit(now, seg, Why::FastRetransmit));
+            return (seg.len() <= room).then(|| self.retransmit(now, seg, Why::FastRetransmit));
         }
         if let Some(t) = self.new_data(now, room, Why::New) {
             return Some(t);
         }
-        match self.sb.next_seg_fallback(self.recovery_point) {
+        let rescue_ok = self.cfg.rescue_retransmit;
+        match self
+            .sb
+            .next_seg_fallback_with(self.recovery_point, rescue_ok)
+        {
+            Some((seg, _)) if seg.len() > room => None,
             Some((seg, NextSegRule::Rescue)) => {
                 let seg = self.sb.on_rescue_retransmit(now, seg.start)?;
                 Some(self.segment(now, seg.range(), Why::FastRetransmit, seg.psh, seg.fin))
@@ -231,9 +242,20 @@ impl Sender {
         }
         match t.why {
             Why::FastRetransmit => self.stats.fast_retrans += 1,
+            Why::EarlyRetransmit => {
+                // An early retransmit is the fast retransmit of an ER-started recovery.
+                self.stats.fast_retrans += 1;
+                self.stats.early_retrans += 1;
+                self.er_last = Some((t.range, false));
+            }
             Why::RtoRetransmit => self.stats.slow_start_retrans += 1,
             Why::LimitedTransmit => self.stats.limited_transmit += 1,
             _ => {}
+        }
+        // PRR's prr_out counts everything sent in recovery (RFC 6937 §3).
+        let forced = core::mem::take(&mut self.forced_transmit);
+        if self.state == RecoveryState::Recovery {
+            self.reducer.on_transmit(t.range.len(), forced);
         }
         // RFC 6298 §5.1: start the timer when data is sent and it is not running.
         if !self.timer.is_armed() {

@@ -1,0 +1,186 @@
+//! The scoreboard's loss marks and NextSeg: the IsLost boundary of RFC 6675 §4 (with RFC
+//! 3517's byte rule and FACK's boundary as variants), the head and timeout marks, and
+//! NextSeg's rules 1, 3 and 4 with HighRxt and RescueRxt.
+
+use super::{NextSegRule, Scoreboard, SentSeg};
+use crate::packet::Range;
+use crate::time::Instant;
+
+impl Scoreboard {
+    /// Advances the IsLost boundary (RFC 6675 §4) and marks newly lost segments.
+    /// Calls `on_lost` with each; returns how many.
+    pub fn update_lost(&mut self, dupthresh: u32, mss: u64, on_lost: impl FnMut(Range)) -> u32 {
+        let byte_limit = u64::from(dupthresh.saturating_sub(1)).saturating_mul(mss);
+        self.update_lost_with(dupthresh, byte_limit, on_lost)
+    }
+
+    /// IsLost as RFC 3517 §4 words it: DupThresh discontiguous SACKed ranges, or
+    /// DupThresh·SMSS SACKed bytes, above the segment.
+    pub fn update_lost_3517(
+        &mut self,
+        dupthresh: u32,
+        mss: u64,
+        on_lost: impl FnMut(Range),
+    ) -> u32 {
+        let bytes = u64::from(dupthresh).saturating_mul(mss).saturating_sub(1);
+        self.update_lost_with(dupthresh, bytes, on_lost)
+    }
+
+    /// IsLost with the byte rule "more than `byte_limit` SACKed bytes above".
+    fn update_lost_with(
+        &mut self,
+        dupthresh: u32,
+        byte_limit: u64,
+        mut on_lost: impl FnMut(Range),
+    ) -> u32 {
+        let mut marked = 0;
+        if self.sacked_segs == self.sacked_below_segs {
+            return 0; // nothing SACKed above the boundary: nothing new can be lost
+        }
+        let mut i = self.segs.partition_point(|s| s.start < self.lost_upto);
+        while i < self.segs.len() {
+            let s = self.segs[i];
+            if s.sacked {
+                self.sacked_below_bytes += s.len();
+                self.sacked_below_segs += 1;
+            } else {
+                let above_segs = self.sacked_segs - self.sacked_below_segs;
+                let above_bytes = self.sacked_bytes - self.sacked_below_bytes;
+                if above_segs < u64::from(dupthresh) && above_bytes <= byte_limit {
+                    break;
+                }
+                if !s.lost {
+                    self.segs[i].lost = true;
+                    self.lost_bytes += s.len();
+                    marked += 1;
+                    on_lost(s.range());
+                }
+            }
+            self.lost_upto = s.end;
+            i += 1;
+        }
+        marked
+    }
+
+    /// FACK (TLP draft §2.2, digest §6): every un-SACKed segment ending at or below
+    /// `limit` (SND.FACK − DupThresh·SMSS) is lost. Moves the same boundary as IsLost.
+    pub fn update_lost_fack(&mut self, limit: u64, mut on_lost: impl FnMut(Range)) -> u32 {
+        let mut marked = 0;
+        let mut i = self.segs.partition_point(|s| s.start < self.lost_upto);
+        while i < self.segs.len() && self.segs[i].end <= limit {
+            let s = self.segs[i];
+            if s.sacked {
+                self.sacked_below_bytes += s.len();
+                self.sacked_below_segs += 1;
+            } else if !s.lost {
+                self.segs[i].lost = true;
+                self.lost_bytes += s.len();
+                marked += 1;
+                on_lost(s.range());
+            }
+            self.lost_upto = s.end;
+            i += 1;
+        }
+        marked
+    }
+
+    /// The head segment is deemed lost (RFC 6675 §5: IsLost(HighACK + 1)).
+    pub fn head_lost(&self) -> bool {
+        self.segs.front().is_some_and(|s| s.lost)
+    }
+
+    /// Marks the head lost (fast retransmit entry without enough SACKs, as Linux's
+    /// `tcp_mark_head_lost` does for the first segment).
+    pub fn mark_head_lost(&mut self) {
+        if let Some(s) = self.segs.front_mut() {
+            if !s.lost && !s.sacked {
+                s.lost = true;
+                self.lost_bytes += s.end - s.start;
+            }
+        }
+    }
+
+    /// RFC 6675 §5.1 / RFC 5681 §3.1 after a timeout: every un-SACKed segment is lost and no
+    /// retransmission is in flight any more. O(window), once per timeout.
+    pub fn mark_all_lost(&mut self) {
+        for s in self.segs.iter_mut() {
+            s.retrans = false;
+            if !s.sacked {
+                s.lost = true;
+            }
+        }
+        self.retrans_bytes = 0;
+        self.lost_bytes = self.flight_size() - self.sacked_bytes;
+        self.lost_upto = self.snd_nxt;
+        self.sacked_below_bytes = self.sacked_bytes;
+        self.sacked_below_segs = self.sacked_segs;
+        self.start_recovery_episode();
+    }
+
+    /// Resets HighRxt/RescueRxt and the NextSeg cursor for a new recovery episode.
+    pub fn start_recovery_episode(&mut self) {
+        self.high_rxt = self.snd_una;
+        self.rescue_rxt = None;
+        self.rule1_from = self.snd_una;
+    }
+
+    /// The lowest segment that is lost and has no retransmission outstanding
+    /// (RFC 6675 NextSeg rule 1; also the slow-start repair after a timeout).
+    pub fn next_lost(&mut self) -> Option<SentSeg> {
+        let mut i = self.segs.partition_point(|s| s.end <= self.rule1_from);
+        while i < self.segs.len() {
+            let s = self.segs[i];
+            if !s.sacked && !s.lost {
+                // Above here nothing is lost yet; resume from here next time.
+                self.rule1_from = s.start;
+                return None;
+            }
+            if s.lost && !s.retrans && !s.sacked {
+                self.rule1_from = s.start;
+                return Some(s);
+            }
+            i += 1;
+        }
+        self.rule1_from = self.snd_nxt;
+        None
+    }
+
+    /// RFC 6675 NextSeg rules 3 and 4, used when no new data can be sent.
+    pub fn next_seg_fallback(&mut self, recovery_point: u64) -> Option<(SentSeg, NextSegRule)> {
+        self.next_seg_fallback_with(recovery_point, true)
+    }
+
+    /// NextSeg rules 3 and 4, with rule 4 (the rescue retransmission) only if `rescue`
+    /// (RFC 3517 and Linux have no rule 4).
+    pub fn next_seg_fallback_with(
+        &mut self,
+        recovery_point: u64,
+        rescue: bool,
+    ) -> Option<(SentSeg, NextSegRule)> {
+        let high = self.high_sacked();
+        let mut i = self.segs.partition_point(|s| s.end <= self.high_rxt);
+        while i < self.segs.len() && self.segs[i].start < high {
+            let s = self.segs[i];
+            if !s.sacked && !s.retrans && s.start >= self.high_rxt {
+                return Some((s, NextSegRule::Unsacked));
+            }
+            i += 1;
+        }
+        // Rule 4: once per recovery, the highest outstanding un-SACKed segment.
+        if rescue && self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
+            if let Some(s) = self.segs.iter().rev().find(|s| !s.sacked) {
+                self.rescue_rxt = Some(recovery_point);
+                return Some((*s, NextSegRule::Rescue));
+            }
+        }
+        None
+    }
+
+    /// Records a rescue retransmission without advancing HighRxt (RFC 6675 §4 rule 4).
+    pub fn on_rescue_retransmit(&mut self, now: Instant, start: u64) -> Option<SentSeg> {
+        let high_rxt = self.high_rxt;
+        let s = self.on_retransmit(now, start);
+        self.high_rxt = high_rxt;
+        s
+    }
+}

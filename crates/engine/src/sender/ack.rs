@@ -1,0 +1,269 @@
+//! One ACK: the cumulative and SACK parts (RFC 6675 §5, RFC 5681 §3), RTT samples
+//! (RFC 6298, RFC 7323), DeliveredData (RFC 6937 §2), and the evidence of reordering and
+//! spurious retransmission: SACKs below SND.FACK (digest §8.4), DSACKs (RFC 2883, RFC 3708)
+//! and timestamp echoes older than a retransmission (RFC 3522 §2).
+
+use super::{transmit, RecoveryState, Sender};
+use crate::detect::{dupthresh, reordering};
+use crate::event::{EventKind, ReorderSignal};
+use crate::packet::{Ack, Range};
+use crate::scoreboard::Acked;
+use crate::time::Instant;
+
+/// What the connection looked like before this ACK.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Prior {
+    pub una: u64,
+    pub flight: u64,
+    pub sacked: u64,
+}
+
+impl Sender {
+    pub(super) fn handle_ack(&mut self, now: Instant, ack: &Ack) {
+        if !self.is_established() {
+            self.on_handshake_ack(now, ack);
+            return;
+        }
+        if ack.syn.is_some() {
+            // A retransmitted SYN-ACK: our handshake ACK was lost; send it again.
+            self.handshake_ack_pending = true;
+            return;
+        }
+        // The FIN takes one sequence number after the last byte: its ACK covers the data.
+        let cumulative = if self.fin_sent && ack.cumulative == self.app_written + 1 {
+            self.app_written
+        } else {
+            ack.cumulative
+        };
+        let ack = &Ack { cumulative, ..*ack };
+        if ack.cumulative > self.sb.snd_nxt() {
+            // RFC 9293 §3.10.7.4: an ACK for data not yet sent is dropped.
+            self.stats.ack_beyond_snd_nxt += 1;
+            return;
+        }
+        if self.ts_ok {
+            if let Some(ts) = ack.ts {
+                self.ts_recent = self.ts_recent.max(ts.val);
+            }
+        }
+        // Any ACK cancels a delayed early retransmit (Linux `tcp_ack` re-arms the RTO);
+        // the checks below may arm a fresh one.
+        self.cancel_delayed_early_retransmit();
+        let prior = self.prior();
+        let prior_window = self.peer_window;
+        self.peer_window = ack.window;
+        self.max_window = self.max_window.max(ack.window);
+        self.sb.begin_ack();
+
+        if self.sack_ok {
+            if let Some(d) = ack.dsack() {
+                self.on_dsack(now, d);
+            }
+        }
+
+        // Cumulative part.
+        let acked = self.sb.ack_cumulative(ack.cumulative);
+        if acked.bytes > 0 {
+            let sample = if self.ts_ok {
+                self.ts_sample(now, ack)
+            } else {
+                acked.rtt_sample_sent.map(|sent| now - sent)
+            };
+            if let Some(r) = sample {
+                self.rtt
+                    .on_sample(now, r, self.sb.snd_una(), self.sb.snd_nxt());
+            }
+            self.dupacks = 0; // RFC 6675 §5 (2)
+            self.rto_retransmits = 0;
+            self.check_timestamp_spurious(now, ack, &acked, prior.una);
+        }
+
+        // SACK part.
+        let mut newly_sacked = 0;
+        if self.sack_ok {
+            for b in ack.sack_blocks() {
+                match self.sb.sack(*b) {
+                    Some(n) => newly_sacked += n,
+                    None => self.stats.sack_discard += 1,
+                }
+            }
+            self.sb.set_sack_cache(ack.sack_blocks());
+            self.stats.sack_splits = self.sb.splits();
+            self.check_sack_reordering(now);
+        }
+
+        let is_dup = if self.sack_ok {
+            dupthresh::is_dupack_sack(newly_sacked)
+        } else {
+            dupthresh::is_dupack_nosack(
+                ack.cumulative,
+                prior.una,
+                prior.flight,
+                ack.window,
+                prior_window,
+            )
+        };
+        if is_dup {
+            self.dupacks = self.dupacks.saturating_add(1);
+        }
+        let delivered = self.delivered_data(&acked, newly_sacked, is_dup);
+
+        // RFC 6298 §5.2, §5.3 — before the state machine, so that a delayed early
+        // retransmit armed there keeps the slot.
+        if self.sb.flight_size() == 0 {
+            self.timer.stop();
+        } else if acked.bytes > 0 || !self.timer.is_armed() {
+            self.arm_rto(now);
+        }
+
+        match self.state {
+            RecoveryState::Open | RecoveryState::Disorder | RecoveryState::Cwr => {
+                self.on_ack_open(now, acked.bytes, delivered, is_dup, prior);
+            }
+            RecoveryState::Recovery => {
+                self.on_ack_recovery(now, acked.bytes, delivered, is_dup);
+            }
+            RecoveryState::Loss => {
+                if acked.bytes > 0 {
+                    self.grow_cwnd(now, acked.bytes, prior.flight);
+                }
+                if self.sb.snd_una() >= self.recovery_point {
+                    self.state = RecoveryState::Open;
+                    self.emit(
+                        now,
+                        EventKind::ExitLoss {
+                            snd_una: self.sb.snd_una(),
+                            cwnd: self.cwnd,
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    /// The state an ACK starts from. Without SACK, the bytes credited to duplicate ACKs
+    /// stand in for SACKed bytes (RFC 9937 §6).
+    pub(super) fn prior(&self) -> Prior {
+        Prior {
+            una: self.sb.snd_una(),
+            flight: self.sb.flight_size(),
+            sacked: if self.sack_ok {
+                self.sb.sacked_bytes()
+            } else {
+                self.reno_sacked
+            },
+        }
+    }
+
+    /// RFC 6937 §2 DeliveredData. With SACK: Δsnd.una + ΔSACKd. Without: one SMSS per
+    /// duplicate ACK, and on an advance Δsnd.una less the SMSS already credited to the
+    /// duplicates it covers (all but the hole itself, as Linux's `tcp_remove_reno_sacks`).
+    fn delivered_data(&mut self, acked: &Acked, newly_sacked: u64, is_dup: bool) -> u64 {
+        if self.sack_ok {
+            return acked.bytes + newly_sacked - acked.was_sacked;
+        }
+        let mut delivered = 0;
+        if acked.bytes > 0 {
+            let consumed = self.reno_sacked.min(acked.bytes.saturating_sub(self.mss));
+            self.reno_sacked -= consumed;
+            delivered += acked.bytes - consumed;
+        }
+        if is_dup {
+            // Never credit more than is outstanding beyond the hole (Linux
+            // `tcp_limit_reno_sacked`; RFC 9937 §6.2's cap on non-SACK DeliveredData).
+            let cap = self.sb.flight_size().saturating_sub(self.mss);
+            let credited = (self.reno_sacked + self.mss).min(cap);
+            delivered += credited.saturating_sub(self.reno_sacked);
+            self.reno_sacked = self.reno_sacked.max(credited);
+        }
+        if self.sb.flight_size() == 0 {
+            self.reno_sacked = 0;
+        }
+        delivered
+    }
+
+    /// A DSACK (RFC 2883 §4). When it is believable, the data it reports arrived twice: a
+    /// retransmission was spurious, which means reordering (RFC 3708) — and if it was the
+    /// last early retransmission, that one was spurious.
+    fn on_dsack(&mut self, now: Instant, d: Range) {
+        self.stats.dsack_recv += 1;
+        // Linux `tcp_check_dsack`: a DSACK longer than the largest window, or more DSACKs
+        // than retransmissions, is dubious and ignored.
+        let dubious = d.len() > self.max_window.max(self.mss)
+            || self.stats.dsack_recv > self.stats.retrans_segs;
+        if dubious {
+            self.stats.dsack_ignored_dubious += 1;
+        }
+        self.emit(
+            now,
+            EventKind::Dsack {
+                start: d.start,
+                end: d.end,
+                dubious,
+            },
+        );
+        if !dubious {
+            self.note_spurious(now, d, ReorderSignal::Dsack);
+        }
+    }
+
+    /// RFC 3522 §2 (Eifel detection): an ACK that acknowledges retransmitted data but
+    /// echoes a timestamp older than the retransmission was sent for the original.
+    fn check_timestamp_spurious(&mut self, now: Instant, ack: &Ack, acked: &Acked, prior_una: u64) {
+        let (Some(rexmit_sent), Some(ts)) = (acked.oldest_retrans_sent, ack.ts) else {
+            return;
+        };
+        if self.ts_ok && ts.ecr != 0 && ts.ecr < transmit::ts_clock(rexmit_sent) {
+            self.stats.ts_reorder += 1;
+            let range = Range::new(prior_una, self.sb.snd_una());
+            self.note_spurious(now, range, ReorderSignal::Timestamp);
+        }
+    }
+
+    /// A retransmission covering `range` was not needed.
+    fn note_spurious(&mut self, now: Instant, range: Range, by: ReorderSignal) {
+        self.reordering_seen = true;
+        if let Some((er, counted)) = &mut self.er_last {
+            if !*counted && er.overlaps(&range) {
+                *counted = true;
+                self.stats.early_retrans_spurious += 1;
+            }
+        }
+        let degree = u64::from(self.reordering());
+        self.emit(now, EventKind::Reordering { degree, by });
+    }
+
+    /// Linux `tcp_check_sack_reordering` (digest §8.4): never-retransmitted data delivered
+    /// below SND.FACK arrived out of order by ⌈(SND.FACK − seq)/SMSS⌉ segments. With
+    /// adaptive reordering a larger degree becomes the duplicate threshold (and FACK is
+    /// turned off, `tcp_disable_fack`).
+    fn check_sack_reordering(&mut self, now: Instant) {
+        let Some(low) = self.sb.reorder_low() else {
+            return;
+        };
+        let degree = reordering::degree(self.sb.high_sacked(), low, self.mss);
+        if degree == 0 {
+            return;
+        }
+        self.reordering_seen = true;
+        if degree <= self.reordering() {
+            return;
+        }
+        if self.loss_detection() == crate::config::LossDetection::Fack {
+            self.stats.fack_reorder += 1;
+        } else {
+            self.stats.sack_reorder += 1;
+        }
+        if self.cfg.adaptive_reordering {
+            self.reordering = reordering::raise(self.reordering, degree);
+            self.fack_disabled = true;
+        }
+        self.emit(
+            now,
+            EventKind::Reordering {
+                degree: u64::from(self.reordering()),
+                by: ReorderSignal::Sack,
+            },
+        );
+    }
+}

@@ -1,0 +1,119 @@
+//! Early Retransmit on the sender (RFC 5827; decisions in [`crate::detect::early_retransmit`]):
+//! checking the conditions after an ACK, the mitigations (App. A.1 off after reordering,
+//! A.2 rate cap, A.3 delay), and the delayed form on the single deadline (Linux 3.6's
+//! `ICSK_TIME_EARLY_RETRANS`): armed for max(SRTT/4, 2 ms) unless the RTO would fire first,
+//! cancelled by any ACK, fast-retransmitting on expiry.
+
+use super::ack::Prior;
+use super::{RecoveryState, Sender};
+use crate::config::EarlyRetransmit;
+use crate::detect::early_retransmit::{self as er, Trigger, View};
+use crate::event::EventKind;
+use crate::packet::Why;
+use crate::time::Instant;
+use crate::timer::TimerKind;
+
+impl Sender {
+    /// Whether an early retransmit is allowed now (outside recovery).
+    pub(super) fn early_retransmit_check(&self) -> Option<Trigger> {
+        if self.cfg.early_retransmit == EarlyRetransmit::Off
+            || (self.cfg.er_disable_on_reordering && self.reordering_seen)
+            || !er::within_rate_cap(
+                self.cfg.er_rate_cap_percent,
+                self.stats.early_retrans,
+                self.stats.data_segs_out,
+            )
+        {
+            return None;
+        }
+        let view = View {
+            oseg: self.sb.len() as u64,
+            ownd: self.sb.flight_size(),
+            sacked_segs: self.sb.sacked_segs(),
+            sacked_bytes: self.sb.sacked_bytes(),
+            last_sacked: self.sb.last_sacked(),
+            dupacks: self.dupacks,
+            sack: self.sack_ok,
+            mss: self.mss,
+            can_send_new: self.can_send_new(),
+        };
+        er::check(self.cfg.early_retransmit, &view)
+    }
+
+    /// RFC 5827 §2 (b): previously unsent data is ready and the receive window admits a
+    /// segment of it (then limited transmit, not ER, applies).
+    fn can_send_new(&self) -> bool {
+        let start = self.sb.snd_nxt();
+        let avail = self.app_written - start;
+        let rwnd_room = (self.sb.snd_una() + self.peer_window).saturating_sub(start);
+        avail > 0 && rwnd_room >= self.mss.min(avail)
+    }
+
+    /// Arms the delayed early retransmit if configured (always for the TLP draft §4.2
+    /// case) and possible: an RTT sample exists and the RTO would not fire first (Linux
+    /// `tcp_pause_early_retransmit`). Returns whether it was armed.
+    pub(super) fn maybe_delay_early_retransmit(&mut self, now: Instant, trigger: Trigger) -> bool {
+        if !(self.cfg.er_delayed || trigger == Trigger::Enhanced) {
+            return false;
+        }
+        let Some(delay) = er::delay(self.rtt.srtt()) else {
+            return false;
+        };
+        let rto = self.timer.deadline();
+        if rto.is_none_or(|rto| rto <= now + delay) {
+            return false;
+        }
+        self.er_saved_rto = rto;
+        self.er_enhanced = trigger == Trigger::Enhanced;
+        self.timer.arm(TimerKind::EarlyRetransmit, now + delay);
+        self.stats.early_retrans_delayed += 1;
+        self.emit(
+            now,
+            EventKind::EarlyRetransmitDelayed {
+                delay_us: delay.as_micros() as u64,
+            },
+        );
+        true
+    }
+
+    /// Starts fast recovery by an early retransmit of the head.
+    pub(super) fn early_retransmit(&mut self, now: Instant, trigger: Trigger, prior: Prior) {
+        self.emit(
+            now,
+            EventKind::EarlyRetransmit {
+                snd_una: self.sb.snd_una(),
+                enhanced: trigger == Trigger::Enhanced,
+            },
+        );
+        self.enter_recovery(now, Why::EarlyRetransmit, prior);
+    }
+
+    /// Any ACK cancels a pending delayed early retransmit: the RTO it displaced returns.
+    pub(super) fn cancel_delayed_early_retransmit(&mut self) {
+        if self.timer.kind() == Some(TimerKind::EarlyRetransmit) {
+            if let Some(rto) = self.er_saved_rto.take() {
+                self.timer.arm(TimerKind::Rto, rto);
+            }
+        }
+        self.er_saved_rto = None;
+    }
+
+    /// The delayed early retransmit's deadline passed with no ACK in between: the RTO
+    /// returns to the slot and, if ER still applies, fast recovery starts.
+    pub(super) fn on_delayed_early_retransmit(&mut self, now: Instant) {
+        match self.er_saved_rto.take() {
+            Some(rto) => self.timer.arm(TimerKind::Rto, rto),
+            None => self.arm_rto(now),
+        }
+        let open = matches!(self.state, RecoveryState::Open | RecoveryState::Disorder);
+        if !open || self.sb.flight_size() == 0 {
+            return;
+        }
+        let enhanced = self.er_enhanced;
+        if let Some(trigger) = self.early_retransmit_check() {
+            let trigger = if enhanced { Trigger::Enhanced } else { trigger };
+            let prior = self.prior();
+            self.early_retransmit(now, trigger, prior);
+        }
+    }
+}

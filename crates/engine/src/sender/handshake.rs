@@ -1,0 +1,85 @@
+//! Connection set-up on the sender (RFC 9293 §3.5): option negotiation on the peer's SYN
+//! or SYN-ACK, completing the handshake, and the handshake RTT sample.
+
+use super::{transmit, Conn, Sender, RTO_AFTER_SYN_TIMEOUT};
+use crate::packet::{Ack, SynOptions, Timestamps};
+use crate::time::{Duration, Instant};
+
+impl Sender {
+    /// Options agreed with the peer's SYN or SYN-ACK.
+    pub(super) fn negotiate(&mut self, peer: &SynOptions, ts: Option<Timestamps>) {
+        // RFC 9293 §3.7.1: send no segment larger than the peer's MSS (536 if absent).
+        let peer_mss = if peer.mss == 0 {
+            536
+        } else {
+            u64::from(peer.mss)
+        };
+        self.mss = u64::from(self.cfg.mss).min(peer_mss).max(1);
+        self.sack_ok = self.cfg.sack && peer.sack_permitted;
+        self.ts_ok = self.cfg.timestamps && peer.timestamps && ts.is_some();
+        self.peer_window_scale = peer.window_scale;
+        if let Some(ts) = ts {
+            self.ts_recent = ts.val;
+        }
+    }
+
+    /// Completes the handshake on the SYN-ACK (active open) or on the ACK of our SYN-ACK
+    /// (passive open).
+    pub(super) fn on_handshake_ack(&mut self, now: Instant, ack: &Ack) {
+        let Conn::Handshake {
+            passive,
+            first_sent,
+            retransmitted,
+        } = self.conn
+        else {
+            return;
+        };
+        let Some(first_sent) = first_sent else { return }; // nothing of ours was sent yet
+        if passive {
+            if ack.syn.is_some() || ack.cumulative != 0 {
+                return; // only the ACK of our SYN-ACK completes a passive open
+            }
+            if let Some(ts) = ack.ts {
+                self.ts_recent = ts.val;
+            }
+        } else {
+            let Some(peer) = ack.syn else { return };
+            self.negotiate(&peer, ack.ts);
+            self.handshake_ack_pending = true;
+        }
+        self.peer_window = ack.window;
+        self.max_window = ack.window;
+        self.rtt.reset_backoff();
+        // Seed SRTT from the handshake as Linux does (`tcp_synack_rtt_meas`): from the first
+        // SYN's send time unless it was retransmitted (Karn), else from the timestamp echo.
+        let sample = if !retransmitted {
+            Some(now - first_sent)
+        } else {
+            self.ts_sample(now, ack)
+        };
+        match sample {
+            Some(r) => self.rtt.on_sample(now, r, 0, 0),
+            // RFC 6298 §5.7.
+            None => self
+                .rtt
+                .set_base_rto(RTO_AFTER_SYN_TIMEOUT.max(self.cfg.min_rto)),
+        }
+        // RFC 5681 §3.1: a lost SYN or SYN-ACK leaves an initial window of one segment.
+        self.cwnd = if retransmitted {
+            self.mss
+        } else {
+            u64::from(self.cfg.initial_cwnd) * self.mss
+        };
+        self.conn = Conn::Established;
+        self.syn_pending = false;
+        self.timer.stop();
+        self.emit(now, self.established_event());
+    }
+
+    /// An RTT sample from the timestamp echo (RFC 7323 §4.1), if any.
+    pub(super) fn ts_sample(&self, now: Instant, ack: &Ack) -> Option<Duration> {
+        let ecr = ack.ts?.ecr;
+        let clock = transmit::ts_clock(now);
+        (self.ts_ok && ecr != 0 && ecr <= clock).then(|| Duration::from_micros(clock - ecr))
+    }
+}

@@ -1,0 +1,293 @@
+//! The recovery state machine: loss marking by the configured detector (RFC 6675 IsLost,
+//! RFC 3517's variant, FACK), entering and leaving fast recovery (RFC 6675 §5, RFC 6582
+//! §3.2) with the reducer deciding cwnd and the send quota, growth outside recovery
+//! (RFC 5681 §3.1 via the congestion control), and the retransmission timeout (RFC 6298
+//! §5.4-5.6 with RFC 5681 §3.1 and RFC 6675 §5.1).
+
+use super::ack::Prior;
+use super::{Conn, RecoveryState, Sender};
+use crate::cc::CongestionOps;
+use crate::config::LossDetection;
+use crate::detect::{dupthresh, fack, reordering};
+use crate::event::{Event, EventKind, LossDetector};
+use crate::packet::Why;
+use crate::reduce::{Entry, RecoveryAck};
+use crate::time::Instant;
+use crate::timer::TimerKind;
+
+impl Sender {
+    /// An ACK outside recovery: mark losses, then start recovery (dupthresh or FACK), an
+    /// early retransmit (immediate or delayed), or grow cwnd.
+    pub(super) fn on_ack_open(
+        &mut self,
+        now: Instant,
+        acked: u64,
+        delivered: u64,
+        is_dup: bool,
+        prior: Prior,
+    ) {
+        let newly_lost = self.mark_lost(now);
+        if self.sb.flight_size() > 0 && self.loss_trigger() {
+            self.enter_recovery(now, Why::FastRetransmit, prior);
+            self.reduce_on_ack(acked, delivered, is_dup, newly_lost);
+            return;
+        }
+        if self.sb.flight_size() > 0 {
+            if let Some(trigger) = self.early_retransmit_check() {
+                if self.maybe_delay_early_retransmit(now, trigger) {
+                    // Waiting on the deadline: the connection stays in Disorder.
+                } else {
+                    self.early_retransmit(now, trigger, prior);
+                    self.reduce_on_ack(acked, delivered, is_dup, newly_lost);
+                    return;
+                }
+            }
+        }
+        if acked > 0 {
+            self.grow_cwnd(now, acked, prior.flight);
+        }
+        self.state = if self.sb.sacked_bytes() > 0 || self.dupacks > 0 {
+            RecoveryState::Disorder
+        } else {
+            RecoveryState::Open
+        };
+    }
+
+    /// An ACK in fast recovery: leave it at the recovery point, else mark losses (SACK) or
+    /// handle a NewReno partial ACK, and let the reducer set cwnd.
+    pub(super) fn on_ack_recovery(
+        &mut self,
+        now: Instant,
+        acked: u64,
+        delivered: u64,
+        is_dup: bool,
+    ) {
+        if self.sb.snd_una() >= self.recovery_point {
+            self.exit_recovery(now);
+            return;
+        }
+        let mut newly_lost = self.mark_lost(now);
+        let partial = !self.sack_ok && acked > 0;
+        if partial {
+            // RFC 6582 §3.2 step 5: the partial ACK says the next segment is lost too
+            // (not a SafeACK for PRR); retransmit it now.
+            let before = self.sb.lost_bytes();
+            self.sb.mark_head_lost();
+            newly_lost += self.sb.lost_bytes() - before;
+            self.fast_rexmit_pending = true;
+            self.fast_rexmit_why = Why::FastRetransmit;
+        }
+        self.reduce_on_ack(acked, delivered, is_dup, newly_lost);
+        if partial {
+            self.emit(
+                now,
+                EventKind::PartialAck {
+                    snd_una: self.sb.snd_una(),
+                    cwnd: self.cwnd,
+                },
+            );
+        }
+    }
+
+    /// The reducer's answer to one ACK in recovery becomes cwnd.
+    fn reduce_on_ack(&mut self, acked: u64, delivered: u64, dupack: bool, newly_lost: u64) {
+        let a = RecoveryAck {
+            delivered,
+            acked,
+            dupack,
+            newly_lost,
+            pipe: self.recovery_pipe(),
+            flight_size: self.sb.flight_size(),
+            mss: self.mss,
+        };
+        self.cwnd = self
+            .reducer
+            .on_ack(&a, self.cwnd, self.ssthresh)
+            .max(self.mss);
+    }
+
+    /// Marks what the loss detector now deems lost (SACK only); returns the bytes.
+    pub(super) fn mark_lost(&mut self, now: Instant) -> u64 {
+        if !self.sack_ok {
+            return 0;
+        }
+        let (d, mss) = (self.reordering(), self.mss);
+        let detector = self.loss_detection();
+        let before = self.sb.lost_bytes();
+        let by = if detector == LossDetection::Fack {
+            LossDetector::Fack
+        } else {
+            LossDetector::DupThresh
+        };
+        let fack_limit = fack::lost_below(self.sb.high_sacked(), d, mss);
+        let (sb, events, dropped) = (&mut self.sb, &mut self.events, &mut self.events_dropped);
+        let on_lost = |r: crate::packet::Range| {
+            let kind = EventKind::MarkLost {
+                start: r.start,
+                end: r.end,
+                by,
+            };
+            super::push_event(events, dropped, Event { at: now, kind });
+        };
+        match detector {
+            LossDetection::DupThresh => sb.update_lost(d, mss, on_lost),
+            LossDetection::DupThresh3517 => sb.update_lost_3517(d, mss, on_lost),
+            LossDetection::Fack => sb.update_lost_fack(fack_limit, on_lost),
+        };
+        self.sb.lost_bytes() - before
+    }
+
+    /// Whether fast recovery starts now (with data outstanding).
+    fn loss_trigger(&self) -> bool {
+        let d = self.reordering();
+        if !self.sack_ok {
+            return self.dupacks >= d; // RFC 5681 §3.2 / RFC 6582
+        }
+        let head_lost = self.sb.head_lost();
+        match self.loss_detection() {
+            LossDetection::DupThresh => {
+                dupthresh::should_enter_recovery(self.dupacks, d, head_lost)
+            }
+            // RFC 3517 §5: only DupThresh duplicate ACKs start recovery.
+            LossDetection::DupThresh3517 => self.dupacks >= d,
+            LossDetection::Fack => {
+                fack::should_enter_recovery(self.sb.high_sacked(), self.sb.snd_una(), d, self.mss)
+                    || dupthresh::should_enter_recovery(self.dupacks, d, head_lost)
+            }
+        }
+    }
+
+    pub(super) fn grow_cwnd(&mut self, now: Instant, acked: u64, prior_flight: u64) {
+        // Grow only when the window was in use (RFC 7661's spirit; Linux
+        // `tcp_is_cwnd_limited`), so an application-limited sender does not inflate cwnd.
+        if prior_flight.saturating_mul(2) < self.cwnd {
+            return;
+        }
+        let mut w = self.window();
+        self.cc.on_ack(now, &mut w, acked, self.rtt.srtt());
+        self.cwnd = w.cwnd.max(self.mss);
+    }
+
+    /// RFC 6675 §5 step 4 / RFC 6582 §3.2 step 2; `why` names the head's retransmission.
+    pub(super) fn enter_recovery(&mut self, now: Instant, why: Why, prior: Prior) {
+        let flight = self.sb.flight_size();
+        self.ssthresh = self
+            .cc
+            .ssthresh(now, &self.window(), flight)
+            .max(2 * self.mss);
+        self.recovery_point = self.sb.snd_nxt();
+        let entry = Entry {
+            ssthresh: self.ssthresh,
+            cwnd: self.cwnd,
+            flight_size: flight,
+            prior_flight: prior.flight,
+            prior_sacked: prior.sacked,
+            mss: self.mss,
+            sack: self.sack_ok,
+        };
+        self.cwnd = self.reducer.on_enter(&entry).max(self.mss);
+        self.state = RecoveryState::Recovery;
+        self.sb.start_recovery_episode();
+        // The head is lost (with SACK: IsLost may not say so yet; without SACK it is the
+        // segment the duplicates point at, as Linux's `tcp_mark_head_lost`).
+        self.sb.mark_head_lost();
+        if self.sack_ok {
+            self.stats.sack_recovery += 1;
+        } else {
+            self.stats.reno_recovery += 1;
+        }
+        self.fast_rexmit_pending = true;
+        self.fast_rexmit_why = why;
+        let kind = EventKind::EnterRecovery {
+            recovery_point: self.recovery_point,
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+            pipe: self.pipe(),
+        };
+        self.emit(now, kind);
+    }
+
+    fn exit_recovery(&mut self, now: Instant) {
+        let flight = self.sb.flight_size();
+        self.cwnd = self
+            .reducer
+            .on_exit(self.cwnd, self.ssthresh, flight, self.mss)
+            .max(self.mss);
+        self.state = RecoveryState::Open;
+        self.dupacks = 0;
+        self.reno_sacked = 0;
+        self.fast_rexmit_pending = false;
+        self.emit(
+            now,
+            EventKind::ExitRecovery {
+                snd_una: self.sb.snd_una(),
+                cwnd: self.cwnd,
+            },
+        );
+        // Remaining SACK marks keep the connection in Disorder until acknowledged.
+        if self.sb.sacked_bytes() > 0 {
+            self.state = RecoveryState::Disorder;
+        }
+    }
+
+    /// RFC 6298 §5.4-5.6 with RFC 5681 §3.1 and RFC 6675 §5.1.
+    pub(super) fn on_rto(&mut self, now: Instant) {
+        if let Conn::Handshake { retransmitted, .. } = &mut self.conn {
+            *retransmitted = true;
+            self.rtt.backoff();
+            self.syn_pending = true;
+            self.stats.syn_retrans += 1;
+            self.emit(
+                now,
+                EventKind::SynTimeout {
+                    backoff: self.rtt.backoff_count(),
+                },
+            );
+            self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
+            return;
+        }
+        if self.sb.flight_size() == 0 {
+            self.timer.stop();
+            return;
+        }
+        self.stats.timeouts += 1;
+        self.rto_retransmits = self.rto_retransmits.saturating_add(1);
+        if self.state == RecoveryState::Recovery {
+            self.stats.recovery_fail += 1;
+        }
+        // Linux `tcp_enter_loss` (digest §16): the adaptive threshold falls back.
+        let open = matches!(self.state, RecoveryState::Open | RecoveryState::Disorder);
+        self.reordering = reordering::after_timeout(
+            self.reordering,
+            self.cfg.dupthresh,
+            open,
+            self.sb.sacked_segs(),
+        );
+        // RFC 5681 §3.1: ssthresh is held when the timer fires again for the same data.
+        if self.rtt.backoff_count() == 0 || self.state != RecoveryState::Loss {
+            let flight = self.sb.flight_size();
+            self.ssthresh = self
+                .cc
+                .ssthresh(now, &self.window(), flight)
+                .max(2 * self.mss);
+        }
+        self.cwnd = self.mss; // loss window (RFC 5681 §3.1)
+        self.cc.on_timeout(now);
+        self.sb.mark_all_lost();
+        self.state = RecoveryState::Loss;
+        self.recovery_point = self.sb.snd_nxt();
+        self.dupacks = 0;
+        self.reno_sacked = 0;
+        self.fast_rexmit_pending = false;
+        self.rtt.backoff();
+        self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
+        let kind = EventKind::Rto {
+            snd_una: self.sb.snd_una(),
+            backoff: self.rtt.backoff_count(),
+            rto_us: self.rtt.rto().as_micros() as u64,
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+        };
+        self.emit(now, kind);
+    }
+}
