@@ -36,6 +36,9 @@ NOTES = """
 * **Repetitions.** The tail-drop model is deterministic and nothing else is random here,
   so repetitions differ only in their seeds and give identical results; the means are
   those of identical values.
+* **Baseline preset.** The seed's baseline is Linux 3.17 with `tcp_early_retrans = 2`:
+  Early Retransmit on, TLP off. Early Retransmit needs a later segment to be SACKed, which
+  a tail drop never gives, so `linux-classic` (no ER) behaves the same here.
 * **RTO.** The engine's RTO at the loss is read from a traced run of each point (the
   `rto` event's `rto_us` divided by its backoff).
 """
