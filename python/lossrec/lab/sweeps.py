@@ -470,7 +470,7 @@ class _Progress:
         if how is True:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, initial=done, unit="scenario", unit_scale=True,
+            self.bar = tqdm(total=total, initial=done, unit="scenario",
                             file=sys.stderr, desc="sweep", dynamic_ncols=True, smoothing=0.1)
 
     def update(self, n: int) -> None:
