@@ -79,13 +79,14 @@ pub(crate) fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
     Ok(p)
 }
 
-/// Runs `f` over `items` on `threads` threads (in the calling thread when 1), keeping order.
+/// Runs `f` over `items` on `threads` threads, keeping order (in the calling thread when
+/// there is one thread or too few items to be worth handing over).
 pub(crate) fn par_map<T: Sync, R: Send>(
     threads: usize,
     items: &[T],
     f: impl Fn(&T) -> R + Sync + Send,
 ) -> PyResult<Vec<R>> {
-    if threads <= 1 || items.len() <= 1 {
+    if threads <= 1 || items.len() < 16 {
         return Ok(items.iter().map(f).collect());
     }
     let p = pool(threads)?;
