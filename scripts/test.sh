@@ -17,10 +17,16 @@ step "Rust tests (engine, wire, simulator, scripts)"
 cargo test --workspace --exclude lossrec-py --quiet
 
 step "installing the Python package (maturin build of the Rust core)"
-python3 -m pip install --quiet --disable-pip-version-check ".[test]"
+python3 -m pip install --quiet --disable-pip-version-check ".[test,dask]"
 
 step "conformance scripts (lossrec script)"
 lossrec script crates/engine/tests/scripts
 
 step "Python tests"
 python3 -m pytest -q python/tests
+
+step "quick reproductions (lossrec reproduce --all --quick)"
+repro_out="$(mktemp -d)"
+trap 'rm -rf "$repro_out"' EXIT
+lossrec reproduce --all --quick -q -o "$repro_out"
+cat "$repro_out/index.md"

@@ -193,11 +193,22 @@ def test_bench_json_keys(cli):
     r = cli("bench", "--json")
     assert r.code == 0, r.stderr
     obj = json.loads(r.stdout)
-    assert set(obj) == {"bulk", "short_flows"}
+    assert set(obj) == {"bulk", "short_flows", "sweep"}
     assert {"data_packets_per_s", "events_per_s", "wall_s"} <= set(obj["bulk"])
     assert {"flows_per_s", "wall_s"} <= set(obj["short_flows"])
     assert obj["bulk"]["wall_s"] >= 1.0 and obj["bulk"]["data_packets_per_s"] > 0
     assert obj["short_flows"]["flows_per_s"] > 0
+    sw = obj["sweep"]
+    assert {"scenarios", "wall_s_jobs1", "wall_s_jobs2", "speedup", "overhead_pct",
+            "overhead_pct_per_scenario", "fixed_overhead_ms", "machine_speedup"} <= set(sw)
+    assert sw["scenarios"] == 1000 and sw["speedup"] > 0 and sw["wall_s_jobs1"] > 0
+
+
+def test_bench_only_sweep_table(cli):
+    r = cli("bench", "--only", "sweep")
+    assert r.code == 0, r.stderr
+    assert "speedup, 2 threads vs 1" in r.stdout and "overhead per scenario" in r.stdout
+    assert "machine's own speedup" in r.stdout
 
 
 def test_dotted_dict_keys_run():

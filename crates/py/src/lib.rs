@@ -1,10 +1,13 @@
 //! `lossrec._core`: the Python face of the engine and simulator.
 //!
 //! Thin wrappers, no logic: every function converts arguments, calls `lossrec` or
-//! `lossrec_sim`, and converts the result. Errors become `lossrec._core.ScenarioError`
-//! (a `ValueError`) for scenario problems and plain `ValueError` for bad presets or
-//! arguments. The only clock read here is the wall time around a simulation, which the
-//! simulator itself never reads.
+//! `lossrec_sim`, and converts the result — except the sweep machinery (`sweep.rs`,
+//! `batch.rs`), which is all about crossing this boundary once per batch rather than once
+//! per scenario: building points, deriving seeds, running batches in parallel.
+//!
+//! Errors become `lossrec._core.ScenarioError` (a `ValueError`) for scenario problems and
+//! plain `ValueError` for bad presets or arguments. The only clock read here is the wall
+//! time around a simulation, which the simulator itself never reads.
 
 use std::time::Instant;
 
@@ -15,7 +18,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
+mod batch;
 mod benchmarks;
+mod sweep;
 
 create_exception!(
     _core,
@@ -164,5 +169,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add_function(wrap_pyfunction!(run_script, m)?)?;
     m.add_function(wrap_pyfunction!(debug_build, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::sweep_points, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::run_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::sweep_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::simulate_only, m)?)?;
     Ok(())
 }

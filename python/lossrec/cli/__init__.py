@@ -13,5 +13,7 @@ from . import run as _run  # noqa: F401,E402
 from . import presets as _presets  # noqa: F401,E402
 from . import bench as _bench  # noqa: F401,E402
 from . import script as _script  # noqa: F401,E402
+from . import sweep as _sweep  # noqa: F401,E402
+from . import reproduce as _reproduce  # noqa: F401,E402
 
 __all__ = ["main"]

@@ -22,6 +22,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 EXIT_USAGE = 2
 #: Exit status for internal errors.
 EXIT_INTERNAL = 1
+#: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
+EXIT_INTERRUPTED = 130
 
 
 class CliError(click.ClickException):
@@ -75,4 +77,6 @@ def main() -> None:
     lossrec presets             every preset and its axis values
     lossrec bench               simulator throughput against its targets
     lossrec script FILE.pkt...  packetdrill-style scripts against the engine
+    lossrec sweep SCENARIO.toml --set KEY=V1,V2 ...   parameter sweeps (all cores or Dask)
+    lossrec reproduce NAME|--all|--list               a seed's experiments, published vs ours
     """

@@ -1,0 +1,67 @@
+"""Published-vs-ours verdicts.
+
+A study's ``claims(df, published, ctx)`` returns one :class:`Verdict` per claim of its
+``published.toml``: our number(s) as text, one of :data:`HOLDS`, :data:`FAILS` or
+:data:`NOT_COMPARABLE`, and why. The agreement rule's parameters (a tolerance, a
+direction) live in ``published.toml`` beside the published value, so that the rule is
+data, stated before the numbers are seen.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional
+
+HOLDS = "holds"
+FAILS = "does not hold"
+NOT_COMPARABLE = "not comparable"
+VERDICTS = (HOLDS, FAILS, NOT_COMPARABLE)
+
+
+@dataclass
+class Verdict:
+    """The outcome of one claim (``claim`` is its key in ``published.toml``)."""
+
+    claim: str
+    ours: str
+    verdict: str
+    why: str
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+
+    @classmethod
+    def judge(cls, claim: str, ok: bool, ours: str, why: str) -> "Verdict":
+        return cls(claim, ours, HOLDS if ok else FAILS, why)
+
+    @classmethod
+    def not_comparable(cls, claim: str, why: str, ours: str = "—") -> "Verdict":
+        return cls(claim, ours, NOT_COMPARABLE, why)
+
+
+def within(ours: float, published: float, tol_pct: Optional[float] = None,
+           tol_abs: Optional[float] = None) -> bool:
+    """True when ``ours`` is within ``tol_pct`` percent of ``published`` or within
+    ``tol_abs`` of it (either suffices; at least one must be given). NaN never is."""
+    if tol_pct is None and tol_abs is None:
+        raise ValueError("within() needs tol_pct or tol_abs")
+    if ours is None or published is None or math.isnan(ours) or math.isnan(published):
+        return False
+    d = abs(ours - published)
+    return (tol_pct is not None and d <= abs(published) * tol_pct / 100.0) or (
+        tol_abs is not None and d <= tol_abs)
+
+
+def rel_diff_pct(ours: float, published: float) -> float:
+    """(ours − published) / published in percent."""
+    return (ours - published) / published * 100.0
+
+
+def param(claim: Mapping[str, Any], key: str, default: Any = None) -> Any:
+    """A rule parameter of a published claim, e.g. ``param(c, "tolerance_pct", 5)``."""
+    v = claim.get(key, default)
+    if v is None:
+        raise ValueError(f"published claim lacks `{key}`")
+    return v

@@ -1,0 +1,241 @@
+"""``lossrec reproduce``: studies under ``experiments/<name>/`` and their reports.
+
+A study is a folder holding ``study.py``, ``published.toml`` and its scenario files (see
+``experiments/README.md`` for the contract). :func:`reproduce` runs its sweeps, writes
+``DIR/<name>/results.csv``, the figures as PNG and SVG and ``report.md`` with the
+published-vs-ours verdict table; :func:`reproduce_all` does every study and writes
+``DIR/index.md``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
+
+import pandas as pd
+
+from .. import _core
+from ..scenario import _toml_loads
+from .claims import NOT_COMPARABLE, Verdict
+from .report import write_index, write_report
+from .sweeps import sweep as run_sweep
+
+PathLike = Union[str, "os.PathLike[str]"]
+#: Environment variable naming the experiments folder.
+ENV = "LOSSREC_EXPERIMENTS"
+
+
+@dataclass
+class Sweep:
+    """One sweep of a study: ``scenario`` (a file in the study folder) × ``params`` ×
+    ``reps``. ``labels`` are constant columns added to its rows (e.g. to mark the
+    no-loss sweep with ``{"path.loss.count": 0}``)."""
+
+    scenario: str
+    params: Dict[str, List[Any]] = field(default_factory=dict)
+    reps: int = 1
+    common_seeds: bool = False
+    labels: Dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Context:
+    """What a study's figures and claims may use besides the DataFrame."""
+
+    study: "Study"
+    quick: bool
+    out: Path
+    #: Values a study computes once and shares between its figures and claims.
+    cache: Dict[str, Any] = field(default_factory=dict)
+
+    def scenario(self, name: str) -> Path:
+        """A file of the study folder."""
+        return self.study.dir / name
+
+
+@dataclass
+class Study:
+    name: str
+    dir: Path
+    module: ModuleType
+    published: Dict[str, Any]
+
+    @property
+    def title(self) -> str:
+        return str(getattr(self.module, "TITLE", self.name))
+
+    @property
+    def seed(self) -> str:
+        return str(getattr(self.module, "SEED", ""))
+
+    @property
+    def claims_published(self) -> Dict[str, Dict[str, Any]]:
+        return dict(self.published.get("claims", {}))
+
+    def sweeps(self, quick: bool) -> List[Sweep]:
+        return list(self.module.sweeps(quick))
+
+
+# --------------------------------------------------------------------------- finding
+
+
+def experiments_root(explicit: Optional[PathLike] = None) -> Path:
+    """The experiments folder: ``explicit``, else ``$LOSSREC_EXPERIMENTS``, else
+    ``experiments/`` in the current folder or a parent, else the source checkout's."""
+    if explicit is not None:
+        p = Path(explicit)
+        if not p.is_dir():
+            raise ValueError(f"{p}: no such experiments folder")
+        return p
+    env = os.environ.get(ENV)
+    if env:
+        p = Path(env)
+        if not p.is_dir():
+            raise ValueError(f"${ENV}={env}: no such folder")
+        return p
+    here = Path.cwd().resolve()
+    for d in (here, *here.parents):
+        if (d / "experiments").is_dir() and any((d / "experiments").glob("*/study.py")):
+            return d / "experiments"
+    src = Path(__file__).resolve().parents[3] / "experiments"
+    if src.is_dir():
+        return src
+    raise ValueError("no experiments folder found: run from the lossrec checkout, set "
+                     f"${ENV}, or pass --experiments DIR")
+
+
+def find_studies(root: Optional[PathLike] = None) -> Dict[str, Path]:
+    """Study name → folder, for every ``<root>/<name>/study.py``, sorted by name."""
+    r = experiments_root(root)
+    return {p.parent.name: p.parent for p in sorted(r.glob("*/study.py"))}
+
+
+def load_study(name: str, root: Optional[PathLike] = None) -> Study:
+    """Imports ``<root>/<name>/study.py`` and reads its ``published.toml``."""
+    studies = find_studies(root)
+    if name not in studies:
+        valid = ", ".join(studies) or "none"
+        raise ValueError(f"unknown study `{name}`; studies: {valid}")
+    d = studies[name]
+    spec = importlib.util.spec_from_file_location(f"lossrec_study_{name.replace('-', '_')}",
+                                                  d / "study.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    for attr in ("sweeps", "claims"):
+        if not callable(getattr(module, attr, None)):
+            raise ValueError(f"{d / 'study.py'}: defines no {attr}() function")
+    pub_path = d / "published.toml"
+    try:
+        published = _toml_loads(pub_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"{pub_path}: missing (the published numbers of the study)") from None
+    except ValueError as e:
+        raise ValueError(f"{pub_path}: {e}") from None
+    for cid, c in published.get("claims", {}).items():
+        for k in ("statement", "value", "where", "agreement"):
+            if k not in c:
+                raise ValueError(f"{pub_path}: claims.{cid}: missing `{k}`")
+    return Study(name, d, module, published)
+
+
+# ----------------------------------------------------------------------------- running
+
+
+def run_study_sweeps(study: Study, quick: bool, jobs: Optional[int] = None,
+                     progress: Any = False) -> Tuple[pd.DataFrame, List[Dict[str, Any]]]:
+    """Runs every sweep of ``study``; returns the concatenated rows and a description of
+    each sweep for the report."""
+    frames, runs = [], []
+    for sw in study.sweeps(quick):
+        t0 = time.perf_counter()
+        df = run_sweep(study.dir / sw.scenario, sw.params, reps=sw.reps, jobs=jobs,
+                       progress=progress, common_seeds=sw.common_seeds)
+        for k, v in sw.labels.items():
+            df[k] = v
+        frames.append(df)
+        runs.append({"scenario": sw.scenario, "params": sw.params, "reps": sw.reps,
+                     "labels": sw.labels, "scenarios": df.attrs["sweep"]["scenarios"],
+                     "rows": len(df), "wall_s": time.perf_counter() - t0,
+                     "common_seeds": sw.common_seeds})
+    df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    prepare: Optional[Callable[[pd.DataFrame], pd.DataFrame]] = getattr(study.module, "prepare", None)
+    if prepare is not None:
+        df = prepare(df)
+    return df, runs
+
+
+def reproduce(name: str, out: PathLike = "out", quick: bool = False, jobs: Optional[int] = None,
+              root: Optional[PathLike] = None, progress: Any = False) -> Path:
+    """Runs study ``name`` and writes ``out/<name>/`` (report.md, figures, results.csv).
+    Returns the report's path."""
+    study = load_study(name, root)
+    return run_study(study, Path(out), quick, jobs, progress)[0]
+
+
+def run_study(study: Study, out: Path, quick: bool, jobs: Optional[int],
+               progress: Any) -> Tuple[Path, List[Verdict]]:
+    t0 = time.perf_counter()
+    d = out / study.name
+    d.mkdir(parents=True, exist_ok=True)
+    df, runs = run_study_sweeps(study, quick, jobs, progress)
+    df.to_csv(d / "results.csv", index=False)
+    ctx = Context(study, quick, d)
+    figures: List[Tuple[str, str]] = []
+    for fname, fn in dict(getattr(study.module, "FIGURES", {})).items():
+        fig, caption = fn(df, ctx)
+        fig.savefig(d / f"{fname}.png", dpi=150)
+        fig.savefig(d / f"{fname}.svg", metadata={"Date": None})
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+        figures.append((fname, caption))
+    verdicts = list(study.module.claims(df, study.claims_published, ctx))
+    verdicts = _complete(study, verdicts)
+    report = write_report(study, d, quick, runs, df, figures, verdicts,
+                          wall_s=time.perf_counter() - t0, version=_core.__version__)
+    return report, verdicts
+
+
+def _complete(study: Study, verdicts: List[Verdict]) -> List[Verdict]:
+    """Every published claim gets exactly one verdict, in published order."""
+    published = study.claims_published
+    by_id: Dict[str, Verdict] = {}
+    for v in verdicts:
+        if v.claim not in published:
+            raise ValueError(f"{study.dir / 'study.py'}: verdict for `{v.claim}`, which "
+                             f"published.toml does not declare")
+        by_id[v.claim] = v
+    return [by_id.get(cid) or Verdict(cid, "—", NOT_COMPARABLE, "the study does not evaluate it")
+            for cid in published]
+
+
+def reproduce_all(out: PathLike = "out", quick: bool = False, jobs: Optional[int] = None,
+                  root: Optional[PathLike] = None, progress: Any = False,
+                  on_study: Optional[Callable[[str], None]] = None) -> Path:
+    """Runs every study and writes ``out/index.md`` linking their reports; returns its path."""
+    outp = Path(out)
+    rows = []
+    for name in find_studies(root):
+        if on_study is not None:
+            on_study(name)
+        study = load_study(name, root)
+        report, verdicts = run_study(study, outp, quick, jobs, progress)
+        rows.append((study, report, verdicts))
+    return write_index(outp, rows, quick)
+
+
+def list_studies(root: Optional[PathLike] = None) -> List[Tuple[str, str, str]]:
+    """(name, seed, title) of every study."""
+    out = []
+    for name in find_studies(root):
+        s = load_study(name, root)
+        out.append((name, s.seed, s.title))
+    return out

@@ -1,0 +1,140 @@
+"""lossrec reproduce: listing, the classic-baseline study, --all and the study contract."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import lossrec
+from lossrec.lab import studies
+
+ROOT = Path(__file__).resolve().parents[2]
+EXPERIMENTS = ROOT / "experiments"
+
+
+def test_list(cli):
+    r = cli("reproduce", "--list", "--experiments", str(EXPERIMENTS))
+    assert r.code == 0
+    assert re.search(r"classic-baseline\s+002\s+Tail-loss recovery", r.stdout)
+    assert "examples" not in r.stdout  # a folder without study.py is not a study
+
+
+def test_classic_baseline_quick(cli, tmp_path):
+    r = cli("reproduce", "classic-baseline", "--quick", "-o", str(tmp_path), "-q",
+            "--experiments", str(EXPERIMENTS))
+    assert r.code == 0, r.stderr
+    d = tmp_path / "classic-baseline"
+    for name in ("fct-vs-rtt", "fct-vs-k", "recovery-cost", "ns3-40ms"):
+        assert (d / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert b"<svg" in (d / f"{name}.svg").read_bytes()[:2000]
+    report = (d / "report.md").read_text()
+    assert "| claim | published | where in the seed | agreement rule | ours | verdict | why |" in report
+    for claim in ("rto_plus_rtt", "ns3_fct_40ms", "delack_similar"):
+        assert f"**{claim}**" in report
+    assert "![" in report and "(fct-vs-rtt.png)" in report and "(fct-vs-rtt.svg)" in report
+    assert "--quick" in report
+    # the verdicts: RTO + RTT and the ns-3 figure hold
+    assert re.search(r"\*\*ns3_fct_40ms\*\*.*\| 1\.112 s \|.*1\.1122 s.*✅ holds", report)
+    assert re.search(r"\*\*rto_plus_rtt\*\*.*✅ holds", report)
+    df = pd.read_csv(d / "results.csv")
+    assert {"path.rtt_ms", "sender.preset", "receiver.delayed_ack_ms", "K", "fct_ms", "arm"} <= set(df.columns)
+    assert set(df["K"]) == {0, 1, 2, 3, 4, 5}
+    k1 = df[(df["K"] == 1) & (df["sender.preset"] == "rfc") & (df["path.rtt_ms"] == 40)
+            & (df["receiver.delayed_ack_ms"] == 0)]
+    assert k1["fct_ms"].mean() == pytest.approx(1112.17, abs=0.01)
+    assert "3 hold" in r.stdout
+
+
+def test_all_quick_writes_index(tmp_path):
+    index = lossrec.reproduce_all(tmp_path, quick=True, root=EXPERIMENTS)
+    text = index.read_text()
+    assert index == tmp_path / "index.md"
+    assert "[classic-baseline](classic-baseline/report.md)" in text
+    assert (tmp_path / "classic-baseline" / "report.md").exists()
+
+
+def test_cli_needs_exactly_one_target(cli):
+    for args in ([], ["classic-baseline", "--all"], ["--list", "--all"]):
+        r = cli("reproduce", *args)
+        assert r.code == 2 and "give a study NAME, --all or --list" in r.stderr
+
+
+def test_unknown_study(cli):
+    r = cli("reproduce", "nope", "--experiments", str(EXPERIMENTS))
+    assert r.code == 2 and "unknown study `nope`; studies: classic-baseline" in r.stderr
+
+
+# ------------------------------------------------------------- the contract, on a toy study
+
+TOY = '''
+from lossrec.lab import Sweep, Verdict, within
+from lossrec.lab import style
+
+TITLE = "Toy"
+SEED = "000"
+
+def sweeps(quick):
+    return [Sweep("s.toml", {"path.rtt_ms": [10, 20] if quick else [10, 20, 40]}, reps=2)]
+
+def bars(df, ctx):
+    fig, ax = style.figure()
+    ax.plot(df["path.rtt_ms"], df["fct_ms"])
+    return fig, "FCT"
+
+FIGURES = {"fct": bars}
+
+def claims(df, published, ctx):
+    c = published["fast"]
+    ours = df["fct_ms"].max()
+    return [Verdict.judge("fast", within(ours, c["value"], tol_pct=c["tolerance_pct"]), f"{ours:.1f}", "because")]
+'''
+PUBLISHED = '''
+[claims.fast]
+statement = "flows finish fast"
+value = 1
+unit = "ms"
+where = "nowhere"
+agreement = "within 10 %"
+tolerance_pct = 10
+
+[claims.other]
+statement = "something the study does not look at"
+value = "x"
+where = "there"
+agreement = "n/a"
+'''
+
+
+@pytest.fixture
+def toy(tmp_path):
+    d = tmp_path / "exp" / "toy"
+    d.mkdir(parents=True)
+    (d / "study.py").write_text(TOY)
+    (d / "published.toml").write_text(PUBLISHED)
+    (d / "s.toml").write_text("[workload]\nsegments = 2\n")
+    return tmp_path / "exp"
+
+
+def test_toy_study_verdicts(toy, tmp_path):
+    out = tmp_path / "out"
+    report = lossrec.reproduce("toy", out=out, quick=True, root=toy)
+    text = report.read_text()
+    assert "❌ does not hold" in text  # a 2-segment flow takes longer than 1 ms
+    assert "➖ not comparable" in text and "the study does not evaluate it" in text
+    assert (out / "toy" / "fct.png").exists() and (out / "toy" / "fct.svg").exists()
+    assert len(pd.read_csv(out / "toy" / "results.csv")) == 4  # quick: 2 RTTs × 2 reps
+
+
+def test_bad_published_toml(toy, cli):
+    (toy / "toy" / "published.toml").write_text('[claims.a]\nstatement = "x"\n')
+    r = cli("reproduce", "toy", "--experiments", str(toy))
+    assert r.code == 2 and "published.toml: claims.a: missing `value`" in r.stderr
+
+
+def test_experiments_from_environment(toy, monkeypatch):
+    monkeypatch.setenv("LOSSREC_EXPERIMENTS", str(toy))
+    assert list(studies.find_studies()) == ["toy"]
