@@ -1,4 +1,5 @@
-//! The two benchmark scenarios (`cargo bench -p lossrec-sim`, `lossrec bench`).
+//! The benchmark scenarios (`cargo bench -p lossrec-sim`, `lossrec bench`): two
+//! simulations, and the engine's per-ACK micro-benchmark workload ([`per_ack_workload`]).
 
 use crate::Scenario;
 
@@ -238,6 +239,8 @@ pub mod per_ack {
                 s.on_timeout(now);
             }
         }
+        // What the last ACK released (the replay sends it too).
+        while s.poll_transmit(now).is_some() {}
         let st = s.stats();
         PerAckWorkload {
             in_flight,
@@ -255,3 +258,26 @@ pub mod per_ack {
 }
 
 pub use per_ack::{per_ack_workload, PerAckWorkload};
+
+#[cfg(test)]
+mod tests {
+    use super::per_ack_workload;
+
+    /// The replay reproduces the recording (same transmissions, no timeout), and the
+    /// window keeps about `in_flight` segments outstanding.
+    #[test]
+    fn per_ack_replay_matches_recording() {
+        let w = per_ack_workload(100, 7);
+        assert_eq!(w.acks.len(), 2_000);
+        assert!(
+            (90.0..=100.0).contains(&w.mean_outstanding),
+            "{}",
+            w.mean_outstanding
+        );
+        let mut s = w.sender();
+        assert_eq!(w.replay(&mut s), 2_000);
+        assert_eq!(s.stats().data_segs_out, w.segments_sent);
+        assert_eq!(s.stats().retrans_segs, w.retransmissions);
+        assert!(w.retransmissions > 0, "1 % loss");
+    }
+}
