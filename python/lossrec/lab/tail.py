@@ -1,0 +1,359 @@
+"""Tail-loss measurements from traces: what each loss probe did, recovery episodes, bytes
+the receiver got twice, and the engine's worked examples (``lossrec::vectors::tail``).
+
+The simulator's trace (``lossrec.run(..., trace=True)``) knows what the sender cannot:
+which transmissions the path dropped. :func:`probe_outcomes` uses that ground truth to say
+for each loss probe whether it repaired the only loss, revealed more, was unnecessary
+(its segment had already got through) or was itself lost; it also records what the
+sender could see (a DSACK for the probe, the engine's ``tlp_recovery`` verdict).
+:func:`summarize` folds one run's records into the counts the ``tlp`` and ``rack``
+studies compare; :func:`traced_sweep` runs sweep points with tracing and summarises each
+run.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
+
+import pandas as pd
+
+from .. import _core
+from ..result import parse_jsonl
+from ..scenario import ScenarioLike
+from .sweeps import default_jobs, make_plan
+
+Record = Mapping[str, Any]
+#: ``send.why`` values that are not data.
+HANDSHAKE = {"syn", "syn_ack", "handshake_ack"}
+PROBES = {"probe_new", "probe_retransmit"}
+#: What a retransmitted probe turned out to be (ground truth from the path's drops).
+ONLY_LOSS = "repaired the only loss"
+MORE_LOSSES = "revealed more losses"
+UNNECESSARY = "unnecessary"
+PROBE_LOST = "probe lost"
+NEW_DATA = "new data"
+OUTCOMES = (ONLY_LOSS, MORE_LOSSES, UNNECESSARY, PROBE_LOST, NEW_DATA)
+
+
+# ------------------------------------------------------------------------ byte ranges
+
+
+class Ranges:
+    """A set of byte offsets as sorted, disjoint [start, end) intervals."""
+
+    def __init__(self) -> None:
+        self.iv: List[List[int]] = []
+
+    def add(self, s: int, e: int) -> int:
+        """Adds [s, e); returns how many of its bytes were already in the set."""
+        if e <= s:
+            return 0
+        overlap = self.overlap(s, e)
+        out: List[List[int]] = []
+        placed = False
+        for a, b in self.iv:
+            if b < s or a > e:
+                if a > e and not placed:
+                    out.append([s, e])
+                    placed = True
+                out.append([a, b])
+            else:
+                s, e = min(s, a), max(e, b)
+        if not placed:
+            out.append([s, e])
+        out.sort()
+        self.iv = out
+        return overlap
+
+    def remove(self, s: int, e: int) -> None:
+        out: List[List[int]] = []
+        for a, b in self.iv:
+            if b <= s or a >= e:
+                out.append([a, b])
+                continue
+            if a < s:
+                out.append([a, s])
+            if b > e:
+                out.append([e, b])
+        self.iv = out
+
+    def overlap(self, s: int, e: int) -> int:
+        return sum(max(0, min(b, e) - max(a, s)) for a, b in self.iv)
+
+    def total(self) -> int:
+        return sum(b - a for a, b in self.iv)
+
+    def within(self, s: int, e: int) -> bool:
+        """True when every byte of the set lies in [s, e)."""
+        return all(a >= s and b <= e for a, b in self.iv)
+
+
+def _seq(r: Record) -> Optional[Tuple[int, int]]:
+    v = r.get("seq")
+    if isinstance(v, (list, tuple)) and len(v) == 2:
+        return int(v[0]), int(v[1])
+    return None
+
+
+def is_data_send(r: Record) -> bool:
+    s = _seq(r)
+    return r.get("kind") == "send" and r.get("why") not in HANDSHAKE and s is not None and s[1] > s[0]
+
+
+# ------------------------------------------------------------------------- analyses
+
+
+def probe_outcomes(records: Iterable[Record]) -> List[Dict[str, Any]]:
+    """One dict per loss probe: ``flow``, ``t_us``, ``start``, ``end``, ``retransmit``,
+    ``outcome`` (one of :data:`OUTCOMES`), ``dsacked`` (a later DSACK covered part of the
+    probe's range: what the sender sees of an unnecessary probe) and ``tlp_recovery``
+    (the engine's TLP loss detection reduced cwnd for this probe's episode).
+
+    Ground truth per flow: the bytes whose latest transmission the path dropped ("holes").
+    A retransmitted probe is *unnecessary* when none of its bytes is a hole, *repaired
+    the only loss* when the holes all lie within it (and it got through), *revealed more
+    losses* when there are holes elsewhere too, and *probe lost* when the path dropped it.
+    """
+    holes: Dict[int, Ranges] = {}
+    probes: List[Dict[str, Any]] = []
+    open_by_flow: Dict[int, List[Dict[str, Any]]] = {}
+    pending: Optional[Tuple[Dict[str, Any], Tuple[int, int]]] = None
+    for r in records:
+        kind = r.get("kind")
+        flow = int(r.get("flow", 0))
+        h = holes.setdefault(flow, Ranges())
+        if kind == "send" and is_data_send(r):
+            s, e = _seq(r)  # type: ignore[misc]
+            pending = None
+            if r.get("why") in PROBES:
+                retx = r.get("why") == "probe_retransmit"
+                if not retx:
+                    outcome = NEW_DATA
+                elif h.overlap(s, e) == 0:
+                    outcome = UNNECESSARY
+                elif h.within(s, e):
+                    outcome = ONLY_LOSS
+                else:
+                    outcome = MORE_LOSSES
+                p = {"flow": flow, "t_us": int(r["t_us"]), "start": s, "end": e,
+                     "retransmit": retx, "outcome": outcome, "dsacked": False,
+                     "tlp_recovery": False}
+                probes.append(p)
+                open_by_flow.setdefault(flow, []).append(p)
+                pending = (p, (s, e))
+            h.remove(s, e)
+        elif kind == "drop" and r.get("dir") == "data":
+            sq = _seq(r)
+            if sq is not None:
+                h.add(*sq)
+                if pending is not None and pending[1] == sq and pending[0]["flow"] == flow:
+                    if pending[0]["retransmit"]:
+                        pending[0]["outcome"] = PROBE_LOST
+                pending = None
+        elif kind == "ack":
+            d = r.get("dsack")
+            if isinstance(d, (list, tuple)) and len(d) == 2:
+                for p in open_by_flow.get(flow, []):
+                    if p["retransmit"] and d[0] < p["end"] and p["start"] < d[1]:
+                        p["dsacked"] = True
+        elif kind == "event" and r.get("name") == "tlp_recovery":
+            for p in reversed(open_by_flow.get(flow, [])):
+                if p["retransmit"]:
+                    p["tlp_recovery"] = True
+                    break
+    return probes
+
+
+def recovery_episodes(records: Iterable[Record]) -> List[Dict[str, Any]]:
+    """Recovery episodes per flow: ``flow``, ``kind`` ("fast" from ``enter_recovery`` to
+    ``exit_recovery``, "rto" from the first ``rto`` to ``exit_loss``), ``start_us``,
+    ``end_us`` (the flow's last record when the trace ends first) and ``rtos`` (timeouts
+    in the episode, backoffs included). A timeout during fast recovery ends that episode
+    and starts an "rto" one."""
+    state: Dict[int, Optional[Dict[str, Any]]] = {}
+    last: Dict[int, int] = {}
+    out: List[Dict[str, Any]] = []
+    for r in records:
+        flow = int(r.get("flow", 0))
+        t = int(r.get("t_us", 0))
+        last[flow] = t
+        if r.get("kind") != "event":
+            continue
+        name = r.get("name")
+        cur = state.get(flow)
+        if name == "enter_recovery":
+            if cur is None:
+                state[flow] = {"flow": flow, "kind": "fast", "start_us": t, "end_us": None, "rtos": 0}
+        elif name == "exit_recovery":
+            if cur is not None and cur["kind"] == "fast":
+                cur["end_us"] = t
+                out.append(cur)
+                state[flow] = None
+        elif name == "rto":
+            if cur is not None and cur["kind"] == "rto":
+                cur["rtos"] += 1
+            else:
+                if cur is not None:
+                    cur["end_us"] = t
+                    out.append(cur)
+                state[flow] = {"flow": flow, "kind": "rto", "start_us": t, "end_us": None, "rtos": 1}
+        elif name == "exit_loss":
+            if cur is not None and cur["kind"] == "rto":
+                cur["end_us"] = t
+                out.append(cur)
+                state[flow] = None
+    for flow, cur in state.items():
+        if cur is not None:
+            cur["end_us"] = last.get(flow, cur["start_us"])
+            out.append(cur)
+    return out
+
+
+def dup_bytes(records: Iterable[Record]) -> Dict[int, int]:
+    """Bytes each flow's receiver got more than once, from the ``recv`` records."""
+    got: Dict[int, Ranges] = {}
+    dup: Dict[int, int] = {}
+    for r in records:
+        if r.get("kind") != "recv":
+            continue
+        sq = _seq(r)
+        if sq is None or sq[1] <= sq[0]:
+            continue
+        flow = int(r.get("flow", 0))
+        dup[flow] = dup.get(flow, 0) + got.setdefault(flow, Ranges()).add(*sq)
+    return dup
+
+
+def summarize(records: List[Record]) -> Dict[str, Any]:
+    """One run's totals over all flows: data segments sent and retransmitted, loss probes
+    by outcome, DSACKed probes, TLP recoveries, timeouts, recovery episodes and the time
+    spent in them, lost retransmissions (retransmissions the path dropped) and the bytes
+    the receivers got twice."""
+    sends = retx = lost_retx = 0
+    tlp_recoveries = rtos = dsacks = 0
+    pending_retx: Optional[Tuple[int, Tuple[int, int]]] = None
+    for r in records:
+        kind = r.get("kind")
+        if kind == "send" and is_data_send(r):
+            sends += 1
+            why = r.get("why")
+            is_retx = why not in ("new", "limited_transmit", "probe_new")
+            retx += is_retx
+            pending_retx = (int(r.get("flow", 0)), _seq(r)) if is_retx else None  # type: ignore[assignment]
+        elif kind == "drop" and r.get("dir") == "data":
+            if pending_retx is not None and pending_retx == (int(r.get("flow", 0)), _seq(r)):
+                lost_retx += 1
+            pending_retx = None
+        elif kind == "event":
+            name = r.get("name")
+            tlp_recoveries += name == "tlp_recovery"
+            rtos += name == "rto"
+            dsacks += name == "dsack"
+    probes = probe_outcomes(records)
+    eps = recovery_episodes(records)
+    out: Dict[str, Any] = {
+        "data_segments": sends, "retransmissions": retx, "lost_retransmissions": lost_retx,
+        "probes": len(probes), "probes_retransmit": sum(p["retransmit"] for p in probes),
+        "probes_dsacked": sum(p["dsacked"] for p in probes),
+        "probes_tlp_recovery": sum(p["tlp_recovery"] for p in probes),
+        "tlp_recoveries": tlp_recoveries, "timeouts": rtos, "dsacks": dsacks,
+        "fast_episodes": sum(e["kind"] == "fast" for e in eps),
+        "rto_episodes": sum(e["kind"] == "rto" for e in eps),
+        "recovery_ms": sum(e["end_us"] - e["start_us"] for e in eps) / 1000.0,
+        "fast_recovery_ms": sum(e["end_us"] - e["start_us"] for e in eps if e["kind"] == "fast") / 1000.0,
+        "rto_recovery_ms": sum(e["end_us"] - e["start_us"] for e in eps if e["kind"] == "rto") / 1000.0,
+        "dup_bytes": sum(dup_bytes(records).values()),
+    }
+    for o in OUTCOMES:
+        out["probes_" + o.replace(" ", "_")] = sum(p["outcome"] == o for p in probes)
+    return out
+
+
+def scoreboard(ack: Record, segments: int, mss: int, base: int = 0) -> str:
+    """The sender's view after ``ack`` of ``segments`` segments from ``base``: A (cumulatively
+    ACKed), S (SACKed) or L (still missing), one letter per segment."""
+    cum = int(ack.get("ack", 0))
+    blocks = [b for b in (ack.get("sack") or []) if isinstance(b, (list, tuple)) and len(b) == 2]
+    out = []
+    for i in range(segments):
+        s, e = base + i * mss, base + (i + 1) * mss
+        if e <= cum:
+            out.append("A")
+        elif any(b[0] <= s and e <= b[1] for b in blocks):
+            out.append("S")
+        else:
+            out.append("L")
+    return "".join(out)
+
+
+# --------------------------------------------------------------------- traced sweeps
+
+
+def traced_sweep(
+    scenario: ScenarioLike,
+    params: Optional[Mapping[str, Any]] = None,
+    reps: int = 1,
+    summarize_run: Callable[[List[Record], Dict[str, Any]], Dict[str, Any]] = lambda recs, obj: summarize(recs),
+    jobs: Optional[int] = None,
+    *,
+    common_seeds: bool = False,
+) -> pd.DataFrame:
+    """Runs every point × ``reps`` of ``scenario`` with the trace on — the same points and
+    seeds as :func:`lossrec.lab.sweep` — and returns one row per run: the swept keys,
+    ``rep``, ``seed``, the run's flow totals (``flows``, ``fct_ms`` list as
+    ``fct_ms_all``) and what ``summarize_run(records, json_object)`` returns (by default
+    :func:`summarize`). Each trace is parsed and dropped as soon as it is summarised."""
+    jobs = jobs or default_jobs()
+    plan = make_plan(scenario, params, reps, common_seeds, None, jobs)
+    bases = [_core.validate_scenario(text, origin) for text, origin, _ in plan.specs]
+    tasks = [(p, r) for p in range(len(plan.points)) for r in range(reps)]
+
+    def one(task: Tuple[int, int]) -> Dict[str, Any]:
+        p, rep = task
+        text, origin, key = plan.specs[p]
+        seed = _core.sweep_seed(bases[p], key, rep)
+        js, tr, _ = _core.run_scenario(text, origin, seed, True, False)
+        obj = json.loads(js)
+        recs = parse_jsonl(tr or "")
+        point = {k: plan.values[j][plan.points[p][j]] for j, k in enumerate(plan.keys)}
+        flows = obj.get("flows", [])
+        row = {**point, "rep": rep, "seed": seed, "flows": len(flows),
+               "fct_ms_all": [f.get("fct_ms") for f in flows]}
+        row.update(summarize_run(recs, obj))
+        return row
+
+    if jobs > 1 and len(tasks) > 1:
+        with ThreadPoolExecutor(max_workers=jobs) as ex:
+            rows = list(ex.map(one, tasks))
+    else:
+        rows = [one(t) for t in tasks]
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------- engine's vectors
+
+
+def engine_vectors() -> Optional[Dict[str, Any]]:
+    """The engine's worked tail-loss examples (``lossrec::vectors::tail``) through
+    ``lossrec._core.tail_vectors()``, with every trace's ``jsonl`` parsed into
+    ``records``; None when this build of ``lossrec._core`` lacks the binding."""
+    fn = getattr(_core, "tail_vectors", None)
+    if fn is None:
+        return None
+    d = dict(fn())
+
+    def parse(t: Dict[str, Any]) -> Dict[str, Any]:
+        t = dict(t)
+        t["records"] = parse_jsonl(t.get("jsonl", ""))
+        return t
+
+    d["taxonomy"] = [{**r, "trace": parse(r["trace"])} for r in d.get("taxonomy", [])]
+    d["spurious_rto"] = [{**a, "trace": parse(a["trace"])} for a in d.get("spurious_rto", [])]
+    d["traces"] = {k: parse(v) for k, v in dict(d.get("traces", {})).items()}
+    return d
+
+
+BINDING_MISSING = ("not comparable (binding missing): this build of lossrec._core has no "
+                   "tail_vectors(), the Python face of lossrec::vectors::tail")
