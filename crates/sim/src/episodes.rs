@@ -1,6 +1,8 @@
 //! Fast-recovery episodes of each connection, for the per-recovery statistics of the PRR
 //! paper (seed 003 §5: recovery time, cwnd after recovery, slow start after recovery,
 //! timeouts in recovery, lost retransmissions, data sent in recovery).
+//! The simulator knows which packets the path dropped, so lost retransmissions are counted
+//! exactly rather than inferred as a sender would (`TCPLostRetransmit`).
 //!
 //! Built from the engine's events (`enter_recovery`, `exit_recovery`, `rto`, `exit_loss`,
 //! `undo`) as the simulator drains them, plus the window the sender had as each input
@@ -47,7 +49,8 @@ pub struct Recovery {
     /// and how many of them were retransmissions.
     pub sent: u64,
     pub retransmits: u64,
-    /// Retransmissions found lost again during the episode (`TCPLostRetransmit`).
+    /// Of those retransmissions, how many the path dropped (the simulator's ground truth,
+    /// not a sender's inference).
     pub lost_retransmits: u64,
 }
 
@@ -65,7 +68,6 @@ impl Recovery {
 #[derive(Debug)]
 struct Open {
     rec: Recovery,
-    lost_retrans_at_start: u64,
     /// Still in fast recovery (not yet interrupted by a timeout).
     fast: bool,
 }
@@ -134,7 +136,6 @@ impl Tracker {
                         retransmits: 0,
                         lost_retransmits: 0,
                     },
-                    lost_retrans_at_start: s.stats().lost_retransmit,
                     fast: true,
                 });
             }
@@ -150,8 +151,6 @@ impl Tracker {
                     if o.fast {
                         o.fast = false;
                         o.rec.rto_ms = Some(t);
-                        o.rec.lost_retransmits =
-                            s.stats().lost_retransmit - o.lost_retrans_at_start;
                     }
                 }
             }
@@ -170,12 +169,18 @@ impl Tracker {
         }
     }
 
-    /// A data segment went out.
-    pub fn on_send(&mut self, retransmission: bool) {
+    /// A data segment went out; `lost` if the path dropped it.
+    pub fn on_send(&mut self, retransmission: bool, lost: bool) {
         if let Some(o) = self.open.as_mut().filter(|o| o.fast) {
             o.rec.sent += 1;
             o.rec.retransmits += u64::from(retransmission);
+            o.rec.lost_retransmits += u64::from(retransmission && lost);
         }
+    }
+
+    /// In fast recovery (an episode is open and no timeout interrupted it).
+    pub fn in_fast_recovery(&self) -> bool {
+        self.open.as_ref().is_some_and(|o| o.fast)
     }
 
     /// The run ended (or the connection was torn down): an open episode is reported as such.
@@ -200,9 +205,6 @@ impl Tracker {
         } else {
             how
         };
-        if o.fast {
-            o.rec.lost_retransmits = s.stats().lost_retransmit - o.lost_retrans_at_start;
-        }
         if end.is_some() {
             o.rec.cwnd_after = Some(segs(s.cwnd(), mss));
             o.rec.ssthresh_after = Some(segs(s.ssthresh(), mss));
@@ -211,17 +213,22 @@ impl Tracker {
     }
 }
 
-/// Timeouts by the state the connection was in when they fired (the paper's Table 1:
-/// timeouts in Open, Disorder, Recovery, and in Loss, i.e. exponential backoff).
+/// What the simulator counts per connection besides the sender's own counters: timeouts
+/// by the state the connection was in when they fired (the paper's Table 1: timeouts in
+/// Open, Disorder, Recovery, and in Loss, i.e. exponential backoff), and retransmissions
+/// the path dropped.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Timeouts {
+pub struct Counters {
     pub open: u64,
     pub disorder: u64,
     pub recovery: u64,
     pub loss: u64,
+    pub lost_retransmits: u64,
+    /// Of those, retransmissions sent in fast recovery.
+    pub lost_fast_retransmits: u64,
 }
 
-impl Timeouts {
+impl Counters {
     /// Counts a timeout if `on_timeout` fired one (the deadline may also have been an
     /// early-retransmit timer).
     /// `before` and `after` are the sender's `timeouts` counter around `on_timeout`.
@@ -236,12 +243,14 @@ impl Timeouts {
     }
 
     /// Counts since `earlier`.
-    pub fn since(&self, earlier: &Timeouts) -> Timeouts {
-        Timeouts {
+    pub fn since(&self, earlier: &Counters) -> Counters {
+        Counters {
             open: self.open - earlier.open,
             disorder: self.disorder - earlier.disorder,
             recovery: self.recovery - earlier.recovery,
             loss: self.loss - earlier.loss,
+            lost_retransmits: self.lost_retransmits - earlier.lost_retransmits,
+            lost_fast_retransmits: self.lost_fast_retransmits - earlier.lost_fast_retransmits,
         }
     }
 }

@@ -106,8 +106,10 @@ pub struct FlowResult {
     pub final_cwnd: u64,
     /// Retransmissions in fast recovery (`TCPFastRetrans`).
     pub fast_retransmits: u64,
-    /// Retransmissions that were lost again (`TCPLostRetransmit`).
+    /// Retransmissions the path dropped (the simulator's ground truth; Linux infers some
+    /// of them as `TCPLostRetransmit`), and of those the ones sent in fast recovery.
     pub lost_retransmits: u64,
+    pub lost_fast_retransmits: u64,
     /// Retransmissions in slow start after a timeout (`TCPSlowStartRetrans`).
     pub slow_start_retransmits: u64,
     /// Retransmission timeouts by the state they fired in (they add up to `rtos`): Open
@@ -141,6 +143,7 @@ impl FlowResult {
             final_cwnd: 0,
             fast_retransmits: 0,
             lost_retransmits: 0,
+            lost_fast_retransmits: 0,
             slow_start_retransmits: 0,
             rtos_in_open: 0,
             rtos_in_disorder: 0,

@@ -203,7 +203,7 @@ impl<'a> Sim<'a> {
                 let (state, before) = (ends.sender.state(), ends.sender.stats().timeouts);
                 f.episodes.before_input(&ends.sender);
                 ends.sender.on_timeout(now);
-                f.timeouts
+                f.counters
                     .count(state, before, ends.sender.stats().timeouts);
                 self.after_sender(i);
             }
@@ -325,7 +325,6 @@ impl<'a> Sim<'a> {
         if !tx.range.is_empty() {
             self.data_packets += 1;
             let f = &mut self.flows[i as usize];
-            f.episodes.on_send(tx.why.is_retransmission());
             let index = f.data_idx;
             f.data_idx += 1;
             if !self.data_loss.is_none() {
@@ -341,6 +340,7 @@ impl<'a> Sim<'a> {
                     if let Some(t) = self.trace.as_mut() {
                         t.drop_data(self.now, i, tx.range, DropCause::Loss);
                     }
+                    self.sent_data(i, &tx, true);
                     return;
                 }
             }
@@ -352,11 +352,29 @@ impl<'a> Sim<'a> {
             if let Some(t) = self.trace.as_mut() {
                 t.drop_data(self.now, i, tx.range, DropCause::Queue);
             }
+            self.sent_data(i, &tx, true);
             return;
         };
+        self.sent_data(i, &tx, false);
         let at = self.arrival(depart, self.fwd.spec.delay_ns, extra);
         let slot = self.segs.insert(tx.segment());
         self.queue.push(at, Ev::DataArrive { flow: i, slot });
+    }
+
+    /// Counts a data segment the sender emitted, and whether the path dropped it.
+    fn sent_data(&mut self, i: u32, tx: &Transmit, lost: bool) {
+        if tx.range.is_empty() {
+            return;
+        }
+        let f = &mut self.flows[i as usize];
+        let retx = tx.why.is_retransmission();
+        if retx && lost {
+            f.counters.lost_retransmits += 1;
+            if f.episodes.in_fast_recovery() {
+                f.counters.lost_fast_retransmits += 1;
+            }
+        }
+        f.episodes.on_send(retx, lost);
     }
 
     /// Puts a receiver's ACK on the reverse path.

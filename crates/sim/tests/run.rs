@@ -104,6 +104,7 @@ fn json_has_exactly_the_contract_keys() {
         "final_cwnd",
         "fast_retransmits",
         "lost_retransmits",
+        "lost_fast_retransmits",
         "slow_start_retransmits",
         "rtos_in_open",
         "rtos_in_disorder",

@@ -223,10 +223,13 @@ fn a_timeout_in_recovery_ends_the_episode_as_rto() {
     assert_eq!(f.rtos, 1);
     assert_eq!(f.rtos_in_recovery, 1);
     assert_eq!(f.rtos_in_open + f.rtos_in_disorder + f.rtos_in_loss, 0);
+    // The lost fast retransmission is counted (ground truth), in the flow and the episode.
+    assert_eq!((f.lost_retransmits, f.lost_fast_retransmits), (1, 1));
     let r = &out.recoveries[0];
     assert_eq!(r.ended_by, "rto", "{}", out.to_json(0.0));
     assert!(r.rto_ms.unwrap() > r.start_ms && r.end_ms.unwrap() > r.rto_ms.unwrap());
     assert_eq!(r.cwnd_at_end, None);
+    assert_eq!((r.retransmits, r.lost_retransmits), (1, 1));
 }
 
 #[test]

@@ -140,7 +140,7 @@ impl Sim<'_> {
         self.results[slot] = Some(f.result(slot as u64, Some(&f.message_stats)));
         let ends = f.ends.as_mut().expect("live flow");
         f.message_stats = ends.sender.stats().clone();
-        f.message_timeouts = f.timeouts;
+        f.message_counters = f.counters;
         f.message = Range::new(f.message.end, f.message.end + bytes);
         f.message_ns = self.now;
         f.completed_ns = None;
