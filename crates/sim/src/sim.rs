@@ -443,10 +443,8 @@ impl<'a> Sim<'a> {
             f.episodes.close(&ends.sender, &mut self.recoveries);
         }
         f.ends = None;
-        let next_sequential = matches!(
-            self.sc.workload,
-            Workload::Flows { .. } | Workload::RequestResponse { .. }
-        ) && self.sc.workload.arrival() == Arrival::Sequential;
+        let next_sequential = !matches!(self.sc.workload, Workload::Bulk { .. })
+            && self.sc.workload.arrival() == Arrival::Sequential;
         if next_sequential && u64::from(i) + 1 < self.sc.workload.connections() {
             self.queue.push(self.now, Ev::FlowStart(i + 1));
         }

@@ -11,9 +11,10 @@
 //!   not queued or lost), which then writes the next response. The connection closes after
 //!   its last response is written. Response sizes are `fixed` or drawn from an
 //!   `exponential` or `lognormal` distribution of the given mean (see [`SizeDist`]).
-//! - `writes`: one connection whose application writes `bytes` at each of the given times
-//!   (ms after the connection starts, i.e. after its first SYN), then closes: an
-//!   application that pauses and resumes (the PRR paper's examples).
+//! - `writes`: `connections` connections (default 1, arriving as `flows` do) whose
+//!   application writes `bytes` at each of the given times (ms after the connection
+//!   starts, i.e. after its first SYN), then closes: an application that pauses and
+//!   resumes (the PRR paper's examples), or a server sending a video in timed chunks.
 //! - `bulk`: `flows` long-lived transfers starting at t = 0 and measured for `duration_s`.
 
 use crate::rng::{mix64, Stream};
@@ -119,9 +120,11 @@ pub enum Workload {
         max_bytes: u64,
         think_ns: u64,
     },
-    /// One connection; `(time after its start in ns, bytes)`, sorted by time.
+    /// `(time after the connection's start in ns, bytes)`, sorted by time.
     Writes {
         writes: Vec<(u64, u64)>,
+        connections: u64,
+        arrival: Arrival,
     },
     Bulk {
         flows: u64,
@@ -135,7 +138,7 @@ impl Workload {
         match *self {
             Workload::Flows { flows, .. } | Workload::Bulk { flows, .. } => flows,
             Workload::RequestResponse { connections, .. } => connections,
-            Workload::Writes { .. } => 1,
+            Workload::Writes { connections, .. } => connections,
         }
     }
     /// Per-flow results the run reports: one per connection, or one per response.
@@ -155,7 +158,7 @@ impl Workload {
         match self {
             Workload::Flows { size, .. } => size.bytes(mss),
             Workload::RequestResponse { response, .. } => response.bytes(mss),
-            Workload::Writes { writes } => writes
+            Workload::Writes { writes, .. } => writes
                 .iter()
                 .take_while(|(t, _)| *t == 0)
                 .map(|(_, b)| b)
@@ -166,8 +169,9 @@ impl Workload {
     /// How connections arrive (`writes` has one, bulk starts all at once).
     pub fn arrival(&self) -> Arrival {
         match *self {
-            Workload::Flows { arrival, .. } | Workload::RequestResponse { arrival, .. } => arrival,
-            Workload::Writes { .. } => Arrival::Sequential,
+            Workload::Flows { arrival, .. }
+            | Workload::RequestResponse { arrival, .. }
+            | Workload::Writes { arrival, .. } => arrival,
             Workload::Bulk { .. } => Arrival::Concurrent,
         }
     }
@@ -226,6 +230,8 @@ mod tests {
         assert_eq!((w.connections(), w.first_write(1000)), (2, BULK_BYTES));
         let w = Workload::Writes {
             writes: vec![(0, 20_000), (0, 5), (500_000_000, 10_000)],
+            connections: 1,
+            arrival: Arrival::Sequential,
         };
         assert_eq!(
             (w.connections(), w.results(), w.first_write(1000), w.kind()),

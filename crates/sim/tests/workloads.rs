@@ -349,3 +349,34 @@ fn new_workloads_are_deterministic() {
         }
     }
 }
+
+#[test]
+fn writes_over_several_connections_follow_each_connections_start() {
+    let text = "[path]\nrtt_ms = 20\n[sender]\nhandshake = false\n[workload]\nkind = \"writes\"\n\
+                connections = 3\narrival = \"poisson\"\nrate_per_s = 4\nwrites = [[0, 3000], [200, 2000]]\n";
+    let out = traced(text);
+    assert_all_delivered(&out, 5000);
+    assert_eq!(out.flows.len(), 3);
+    let l = lines(&out);
+    for flow in 0..3u64 {
+        let sends: Vec<(f64, (u64, u64))> = data_sends(&l)
+            .into_iter()
+            .filter(|s| s["flow"] == flow)
+            .map(|s| (t_ms(s), seq(s)))
+            .collect();
+        let start = sends[0].0;
+        // The second write leaves 200 ms after this connection's own start.
+        let second = sends.iter().find(|(_, r)| r.0 >= 3000).unwrap().0;
+        assert!((second - start - 200.0).abs() < 1e-6, "flow {flow}: {start} {second}");
+    }
+    // Concurrent connections all start at 0; sequential ones one after another.
+    let conc = traced(&text.replace("arrival = \"poisson\"\nrate_per_s = 4", "arrival = \"concurrent\""));
+    let l = lines(&conc);
+    let firsts: Vec<f64> = (0..3u64)
+        .map(|f| t_ms(data_sends(&l).into_iter().find(|s| s["flow"] == f).unwrap()))
+        .collect();
+    assert_eq!(firsts, [0.0, 0.0, 0.0]);
+    let seqn = plain(&text.replace("arrival = \"poisson\"\nrate_per_s = 4\n", ""));
+    assert_all_delivered(&seqn, 5000);
+    assert!(seqn.sim_time_s > 0.6);
+}

@@ -44,7 +44,7 @@ impl Cx<'_> {
                 "response_max_bytes",
                 "think_ms",
             ],
-            "writes" => &["writes"],
+            "writes" => &["writes", "connections", "arrival", "rate_per_s"],
             "bulk" => &["flows", "duration_s"],
             other => {
                 return Err(self.err(
@@ -124,6 +124,12 @@ impl Cx<'_> {
             }
             "writes" => Workload::Writes {
                 writes: self.writes(w)?,
+                connections: self.at_least(
+                    "workload.connections",
+                    w.connections.unwrap_or(1),
+                    1,
+                )?,
+                arrival: self.arrival(w)?,
             },
             _ => {
                 let d = self.positive(

@@ -45,7 +45,7 @@ impl Sim<'_> {
                 f.sizes = Some(rng);
                 (b, requests - 1, None)
             }
-            Workload::Writes { writes } => {
+            Workload::Writes { writes, .. } => {
                 let now0 = writes.iter().take_while(|(t, _)| *t == 0).count();
                 let total: u64 = writes.iter().map(|(_, b)| b).sum();
                 f.next_write = now0;
@@ -97,7 +97,7 @@ impl Sim<'_> {
     /// A `writes` connection's application writes its next chunk(s).
     fn app_write(&mut self, i: u32) {
         let now = self.now();
-        let Workload::Writes { writes } = &self.sc.workload else {
+        let Workload::Writes { writes, .. } = &self.sc.workload else {
             return;
         };
         let f = &mut self.flows[i as usize];
