@@ -117,8 +117,11 @@ def banking(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
         ax = axes[1, j]
         ax.step([s.t for s in rec], [s.prr_delivered for s in rec], where="post",
                 color="tab:green", label="prr_delivered")
-        ax.step([s.t for s in rec], [s.prr_out + s.sent_bytes / ex.MSS for s in rec], where="post",
-                color="tab:red", label="prr_out (after sending)")
+        # prr_out counts every segment sent in recovery: step at each send.
+        t0, t1 = (rec[0].t, rec[-1].t) if rec else (0.0, 0.0)
+        times = [x["t_us"] / 1000.0 for x in r.sends if t0 <= x["t_us"] / 1000.0 <= t1]
+        ax.step([t0] + times, list(range(0, len(times) + 1)), where="post", color="tab:red",
+                label="prr_out (segments sent in recovery)")
         ax.axvline(ex.RESUME_MS, color="black", linestyle=":", linewidth=1)
         ax.set_ylabel("segments")
         ax.set_xlabel("time (ms)")
