@@ -46,6 +46,18 @@ axis!(
         /// SND.FACK − SND.UNA > DupThresh·SMSS; un-SACKed data more than DupThresh·SMSS
         /// below SND.FACK is lost (Linux before 4.15 with `tcp_fack`).
         Fack = "fack",
+        /// RFC 8985 §6 RACK: a segment is lost once a segment sent after it was delivered
+        /// and RACK.rtt + reo_wnd has passed since it was sent; reo_wnd adapts to DSACKs;
+        /// lost retransmissions are detected; an RTO marks only the head and what has timed
+        /// out (§6.3). Needs SACK: without it the sender falls back to `dupthresh` (NewReno).
+        Rack = "rack",
+        /// Linux's RACK (`tcp_recovery` bit 0x1, digest §8.4): reo_wnd is 0 without
+        /// observed reordering once `tp->reordering` segments are SACKed or in recovery;
+        /// DSACK growth only after reordering was seen, not for a TLP's DSACK, once per
+        /// round; the reorder timer has 2 ms (2 jiffies) of slack and is capped at the RTO;
+        /// the RTO marks only segments older than RACK.rtt (no reo_wnd); cwnd after an RTO
+        /// is the in-flight count plus one segment.
+        RackLinux = "rack-linux",
     }
 );
 
@@ -53,6 +65,20 @@ axis!(
     /// Tail loss probing.
     Probe {
         None = "none",
+        /// draft-dukkipati-tcpm-tcp-loss-probe-01 §2-3 (seed 000): PTO = max(2·SRTT, 10 ms),
+        /// or max(2·SRTT, 1.5·SRTT + WCDelAckT) with one segment out, never after the RTO;
+        /// only in Open state when cwnd- or application-limited; `tlp_max_probes`
+        /// consecutive probes; TLPRtxOut/TLPHighRxt loss detection with a cwnd reduction
+        /// when the probe masked a loss.
+        TlpDraft = "tlp-draft",
+        /// RFC 8985 §7: one probe per episode (TLP.end_seq), an RTT sample needed since
+        /// the last probe, PTO = 2·SRTT (+ TLP.max_ack_delay with one segment out), then
+        /// always the RTO; §7.4 decides from the probe's ACK whether it masked a loss.
+        Tlp = "tlp",
+        /// Linux's TLP (`tcp_early_retrans` 3 or 4; digest §9.3): PTO = 2·SRTT + 200 ms
+        /// with one packet out, else + 2 ms (2 jiffies); allowed in Open and CWR; no
+        /// RTT-sample rule; a retransmitted probe is not counted in flight.
+        TlpLinux = "tlp-linux",
     }
 );
 
@@ -160,6 +186,23 @@ pub struct Config {
     /// RFC 6675 NextSeg rule 4, the rescue retransmission (absent from RFC 3517 and Linux).
     pub rescue_retransmit: bool,
     pub probe: Probe,
+    /// Consecutive probes per tail (TLP draft §2.1 (2c): one or two). Only `tlp-draft`
+    /// sends more than one; RFC 8985 and Linux send one per episode.
+    pub tlp_max_probes: u32,
+    /// The delayed-ACK allowance added to the PTO when one segment is outstanding: the
+    /// draft's WCDelAckT (§2.1, RECOMMENDED 200 ms), RFC 8985's TLP.max_ack_delay (§7.2),
+    /// Linux's TCP_RTO_MIN allowance.
+    pub tlp_max_ack_delay: Duration,
+    /// Probe in fast recovery too (seed 001 slide 18's proposal, "need to update draft-02
+    /// to probe in recovery"; RFC 8985 §7.2 and Linux do not): a PTO with no ACK in
+    /// recovery retransmits the highest un-SACKed segment, so lost retransmissions at the
+    /// tail are found without an RTO.
+    pub tlp_in_recovery: bool,
+    /// RACK without DSACK-driven growth of reo_wnd (Linux `tcp_recovery` bit 0x2).
+    pub rack_static_reo_wnd: bool,
+    /// RACK without the DupThresh shortcut that zeroes reo_wnd before reordering is seen
+    /// (Linux `tcp_recovery` bit 0x4, `TCP_RACK_NO_DUPTHRESH`).
+    pub rack_no_dupthresh: bool,
     pub early_retransmit: EarlyRetransmit,
     /// RFC 5827 App. A.3 / Linux `tcp_early_retrans=2`: wait max(SRTT/4, 2 ms) on the
     /// deadline before an early retransmit; any ACK cancels the wait.
@@ -205,6 +248,11 @@ pub const AXES: &[&str] = &[
     "adaptive_reordering",
     "rescue_retransmit",
     "probe",
+    "tlp_max_probes",
+    "tlp_max_ack_delay_ms",
+    "tlp_in_recovery",
+    "rack_static_reo_wnd",
+    "rack_no_dupthresh",
     "early_retransmit",
     "er_delayed",
     "er_disable_on_reordering",
@@ -236,6 +284,11 @@ impl Config {
             "adaptive_reordering" => self.adaptive_reordering = parse_bool(axis, v)?,
             "rescue_retransmit" => self.rescue_retransmit = parse_bool(axis, v)?,
             "probe" => self.probe = v.parse()?,
+            "tlp_max_probes" => self.tlp_max_probes = parse_num(axis, v, 1, 2)? as u32,
+            "tlp_max_ack_delay_ms" => self.tlp_max_ack_delay = ms(parse_num(axis, v, 0, 10_000)?),
+            "tlp_in_recovery" => self.tlp_in_recovery = parse_bool(axis, v)?,
+            "rack_static_reo_wnd" => self.rack_static_reo_wnd = parse_bool(axis, v)?,
+            "rack_no_dupthresh" => self.rack_no_dupthresh = parse_bool(axis, v)?,
             "early_retransmit" => self.early_retransmit = v.parse()?,
             "er_delayed" => self.er_delayed = parse_bool(axis, v)?,
             "er_disable_on_reordering" => self.er_disable_on_reordering = parse_bool(axis, v)?,
@@ -274,6 +327,11 @@ impl Config {
             ("adaptive_reordering", self.adaptive_reordering.to_string()),
             ("rescue_retransmit", self.rescue_retransmit.to_string()),
             ("probe", self.probe.to_string()),
+            ("tlp_max_probes", self.tlp_max_probes.to_string()),
+            ("tlp_max_ack_delay_ms", d(self.tlp_max_ack_delay)),
+            ("tlp_in_recovery", self.tlp_in_recovery.to_string()),
+            ("rack_static_reo_wnd", self.rack_static_reo_wnd.to_string()),
+            ("rack_no_dupthresh", self.rack_no_dupthresh.to_string()),
             ("early_retransmit", self.early_retransmit.to_string()),
             ("er_delayed", self.er_delayed.to_string()),
             (
@@ -307,7 +365,20 @@ impl Config {
                 self.max_rto.as_millis()
             )));
         }
+        if !(1..=2).contains(&self.tlp_max_probes) {
+            return Err(ConfigError::Invalid(format!(
+                "tlp_max_probes ({}) must be 1 or 2 (TLP draft §2.1)",
+                self.tlp_max_probes
+            )));
+        }
         Ok(())
+    }
+}
+
+impl LossDetection {
+    /// RACK in either form (RFC 8985 or Linux).
+    pub fn is_rack(self) -> bool {
+        matches!(self, LossDetection::Rack | LossDetection::RackLinux)
     }
 }
 

@@ -58,6 +58,20 @@ pub enum EventKind {
     /// Reordering was detected; `degree` is the reordering degree now used as DupThresh
     /// (Linux `tp->reordering`), in segments.
     Reordering { degree: u64, by: ReorderSignal },
+    /// The probe timeout fired and a tail loss probe goes out (TLP draft §2.1 (3),
+    /// RFC 8985 §7.3): a retransmission of `[start, end)` or new data from `start`.
+    LossProbe {
+        start: u64,
+        end: u64,
+        retransmit: bool,
+    },
+    /// A probe's ACKs showed it repaired a loss (TLP draft §3.2, RFC 8985 §7.4.2): cwnd
+    /// was reduced to the new ssthresh.
+    TlpRecovery { cwnd: u64, ssthresh: u64 },
+    /// RACK's reorder timer fired (RFC 8985 §6.2 step 5); `lost` bytes were newly marked.
+    ReoTimeout { lost: u64 },
+    /// A retransmission of `[start, end)` was itself lost (RFC 8985 §6.2 step 5).
+    LostRetransmit { start: u64, end: u64 },
 }
 
 /// What showed that the network reordered segments.
@@ -87,6 +101,8 @@ pub enum LossDetector {
     DupThresh,
     Fack,
     Rto,
+    /// RACK (RFC 8985 §6), on an ACK or the reorder timer.
+    Rack,
 }
 
 impl LossDetector {
@@ -95,6 +111,7 @@ impl LossDetector {
             LossDetector::DupThresh => "dupthresh",
             LossDetector::Fack => "fack",
             LossDetector::Rto => "rto",
+            LossDetector::Rack => "rack",
         }
     }
 }
@@ -116,6 +133,10 @@ impl EventKind {
             EventKind::EarlyRetransmitDelayed { .. } => "early_retransmit_delayed",
             EventKind::EarlyRetransmit { .. } => "early_retransmit",
             EventKind::Reordering { .. } => "reordering",
+            EventKind::LossProbe { .. } => "loss_probe",
+            EventKind::TlpRecovery { .. } => "tlp_recovery",
+            EventKind::ReoTimeout { .. } => "reo_timeout",
+            EventKind::LostRetransmit { .. } => "lost_retransmit",
         }
     }
 
@@ -187,6 +208,24 @@ impl EventKind {
                 f("enhanced", enhanced as u64);
             }
             EventKind::Reordering { degree, .. } => f("degree", degree),
+            EventKind::LossProbe {
+                start,
+                end,
+                retransmit,
+            } => {
+                f("start", start);
+                f("end", end);
+                f("retransmit", retransmit as u64);
+            }
+            EventKind::TlpRecovery { cwnd, ssthresh } => {
+                f("cwnd", cwnd);
+                f("ssthresh", ssthresh);
+            }
+            EventKind::ReoTimeout { lost } => f("lost", lost),
+            EventKind::LostRetransmit { start, end } => {
+                f("start", start);
+                f("end", end);
+            }
         }
     }
 }

@@ -44,11 +44,20 @@
 //! | inflight (RFC 9937) | [`Sender::recovery_pipe`] (RFC 6675 pipe with SACK) |
 //! | `tp->reordering` (Linux) | [`Sender::reordering`] |
 //! | oseg, ownd, ER_thresh (RFC 5827) | [`detect::early_retransmit`] |
+//! | RACK.xmit_ts, RACK.end_seq, RACK.rtt, RACK.reordering_seen, RACK.reo_wnd, RACK.reo_wnd_mult, RACK.reo_wnd_persist, RACK.dsack_round (RFC 8985 §5.3) | [`detect::rack::Rack`] (`segment`, `rtt`, …), via [`Sender::rack`] |
+//! | Segment.xmit_ts, Segment.lost, Segment.retransmitted (RFC 8985 §5.2) | [`scoreboard::SentSeg`] `last_sent`, `lost`, `ever_retrans`; transmit-time order in [`scoreboard::timeorder`] |
+//! | RACK.min_RTT | [`rtt::Rtt::min_rtt`] |
+//! | TLP.end_seq, TLP.is_retrans (RFC 8985 §7.1; Linux `tlp_high_seq`) | [`probe::tlp::Episode`], via [`Sender::tlp_episode`] |
+//! | TLPRtxOut, TLPHighRxt (TLP draft §3.2) | [`probe::tlp_draft::Episode`], via [`Sender::tlp_draft_episode`] |
+//! | PTO, WCDelAckT / TLP.max_ack_delay | [`probe::pto`], `Config::tlp_max_ack_delay` |
 //!
 //! ## Worked examples
 //!
 //! [`vectors`] regenerates the per-ACK tables of RFC 6937 §3.1, RFC 9937 §8 and the PRR
-//! paper (seed 003) from a real [`Sender`], next to the published tables.
+//! paper (seed 003) from a real [`Sender`], next to the published tables; and
+//! [`vectors::tail`] the tail-loss examples (the TLP draft's §2.1 example and §4.2
+//! taxonomy, RFC 8985's Figure 1, §3.5 and §9.3, seed 001's timelines) on a scripted
+//! path ([`vectors::path`]).
 
 pub mod cc;
 pub mod config;
@@ -56,6 +65,7 @@ pub mod detect;
 pub mod event;
 pub mod info;
 pub mod packet;
+pub mod probe;
 pub mod receiver;
 pub mod reduce;
 pub mod rtt;

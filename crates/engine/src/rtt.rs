@@ -193,6 +193,8 @@ pub struct Rtt {
     raw_rto: Option<Duration>,
     /// RTO before backoff, after the estimator's floor/ceiling.
     rto: Duration,
+    /// `rto` with the backoff applied, kept up to date (read on every ACK).
+    rto_backed_off: Duration,
     min_rto: Duration,
     max_rto: Duration,
     backoff: u32,
@@ -219,6 +221,7 @@ impl Rtt {
             linux: LinuxVars::default(),
             raw_rto: None,
             rto: initial_rto.min(max_rto),
+            rto_backed_off: initial_rto.min(max_rto),
             min_rto,
             max_rto,
             backoff: 0,
@@ -258,6 +261,7 @@ impl Rtt {
             RttEstimator::Linux => raw.min(self.max_rto),
         };
         self.backoff = 0;
+        self.refresh_rto();
         self.samples = self.samples.saturating_add(1);
     }
 
@@ -269,10 +273,18 @@ impl Rtt {
             None => (r_ns, r_ns / 2),
             // §2.3: RTTVAR first, from the old SRTT; then SRTT. One rounding each.
             Some(old) => {
-                let old = dur_nanos(old) as u128;
-                let err = old.abs_diff(r_ns);
-                let rttvar = (3 * dur_nanos(self.rttvar) as u128 + err) / 4;
-                ((7 * old + r_ns) / 8, rttvar)
+                let (old, var) = (dur_nanos(old), dur_nanos(self.rttvar));
+                const SMALL: u64 = 1 << 60; // 36 years: u64 arithmetic cannot overflow
+                if old < SMALL && var < SMALL && (r_ns as u64) < SMALL {
+                    // The same formulas in u64 (u128 division is slow; this runs per ACK).
+                    let r = r_ns as u64;
+                    let rttvar = (3 * var + old.abs_diff(r)) / 4;
+                    (((7 * old + r) / 8) as u128, rttvar as u128)
+                } else {
+                    let (old, var) = (old as u128, var as u128);
+                    let err = old.abs_diff(r_ns);
+                    ((7 * old + r_ns) / 8, (3 * var + err) / 4)
+                }
             }
         };
         self.srtt = Some(from_ns(srtt));
@@ -348,26 +360,34 @@ impl Rtt {
     }
     /// The RTO with exponential backoff (RFC 6298 §5.5; Linux `inet_csk_rto_backoff`):
     /// base_rto · 2^backoff, capped at the maximum.
+    #[allow(clippy::misnamed_getters)] // `rto` is the base; this is it backed off
     pub fn rto(&self) -> Duration {
-        if self.backoff >= 64 {
-            return self.max_rto;
-        }
-        let ns = (dur_nanos(self.rto) as u128) << self.backoff;
-        from_ns(ns).min(self.max_rto)
+        self.rto_backed_off
+    }
+    fn refresh_rto(&mut self) {
+        self.rto_backed_off = if self.backoff >= 64 {
+            self.max_rto
+        } else {
+            let ns = (dur_nanos(self.rto) as u128) << self.backoff;
+            from_ns(ns).min(self.max_rto)
+        };
     }
     /// One more doubling (RFC 6298 §5.5), after a timeout.
     pub fn backoff(&mut self) {
         self.backoff = self.backoff.saturating_add(1);
+        self.refresh_rto();
     }
     pub fn backoff_count(&self) -> u32 {
         self.backoff
     }
     pub fn reset_backoff(&mut self) {
         self.backoff = 0;
+        self.refresh_rto();
     }
     /// Sets the unbacked-off RTO directly (RFC 6298 §5.7: 3 s after a SYN timeout), capped
     /// at the maximum. The next sample recomputes it.
     pub fn set_base_rto(&mut self, rto: Duration) {
         self.rto = rto.min(self.max_rto);
+        self.refresh_rto();
     }
 }

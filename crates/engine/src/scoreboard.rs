@@ -19,11 +19,17 @@
 //! delivered, never-retransmitted byte that lay below SND.FACK as the ACK arrived.
 
 mod nextseg;
+mod rack;
+mod sack;
+pub mod timeorder;
 
 use std::collections::VecDeque;
 
 use crate::packet::Range;
 use crate::time::Instant;
+use timeorder::{TimeOrder, NIL};
+
+pub use rack::{Delivered, RackFilter, RackMarks};
 
 /// One segment that was sent and is not cumulatively acknowledged.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -42,6 +48,9 @@ pub struct SentSeg {
     pub last_sent: Instant,
     pub psh: bool,
     pub fin: bool,
+    /// Its current transmission's node in the transmit-time order (`u32::MAX` when not
+    /// linked: SACKed, lost awaiting retransmission, or the order is not kept).
+    pub ts_node: u32,
 }
 
 impl SentSeg {
@@ -53,6 +62,11 @@ impl SentSeg {
     }
     pub fn range(&self) -> Range {
         Range::new(self.start, self.end)
+    }
+    /// Still outstanding with its current transmission, as RACK sees it: not SACKed, and
+    /// not lost while awaiting a retransmission (RFC 8985's "infinite" xmit_ts).
+    pub fn in_time_order(&self) -> bool {
+        !self.sacked && (!self.lost || self.retrans)
     }
 }
 
@@ -94,6 +108,8 @@ pub struct Scoreboard {
     sacked_segs: u64,
     lost_bytes: u64,
     retrans_bytes: u64,
+    /// Lost bytes with no retransmission outstanding: what NextSeg rule 1 may still send.
+    lost_pending_bytes: u64,
     /// Every un-SACKed segment ending at or below this offset is lost.
     lost_upto: u64,
     /// SACKed bytes/segments below `lost_upto`.
@@ -111,11 +127,23 @@ pub struct Scoreboard {
     sack_cache: [Range; CACHE],
     /// Segments split because a SACK edge fell inside them.
     splits: u64,
+    /// Segments removed from the front so far: `popped + i` names segment `i` across ACKs.
+    popped: u64,
+    /// Where the last SACK marking ended (`popped + index`): a growing block's next edge
+    /// is almost always there, which saves a binary search over the window per ACK.
+    sack_hint: u64,
     /// SND.FACK when the current ACK arrived ([`Scoreboard::begin_ack`]).
     ack_fack: u64,
     /// Lowest byte this ACK delivered (SACKed or cumulatively acknowledged, never
     /// retransmitted, not SACKed before) that lay below `ack_fack`.
     reorder_low: Option<u64>,
+    /// Keep the transmit-time order (RACK needs it).
+    time_order: bool,
+    /// Every outstanding transmission in time order (RFC 8985 §6.2 step 5).
+    tsorted: TimeOrder,
+    /// RACK step 2's filter for this ACK, and the most recently sent segments it delivered.
+    rack_filter: RackFilter,
+    delivered: Delivered,
 }
 
 impl Scoreboard {
@@ -145,6 +173,10 @@ impl Scoreboard {
     pub fn retrans_bytes(&self) -> u64 {
         self.retrans_bytes
     }
+    /// Lost bytes awaiting retransmission.
+    pub fn lost_pending_bytes(&self) -> u64 {
+        self.lost_pending_bytes
+    }
     /// SND.FACK: one past the highest SACKed byte, or SND.UNA.
     pub fn high_sacked(&self) -> u64 {
         self.high_sacked.max(self.snd_una)
@@ -159,7 +191,7 @@ impl Scoreboard {
     pub fn is_empty(&self) -> bool {
         self.segs.is_empty()
     }
-    pub fn segments(&self) -> impl Iterator<Item = &SentSeg> {
+    pub fn segments(&self) -> impl DoubleEndedIterator<Item = &SentSeg> + ExactSizeIterator {
         self.segs.iter()
     }
     pub fn head(&self) -> Option<&SentSeg> {
@@ -177,6 +209,7 @@ impl Scoreboard {
     pub fn begin_ack(&mut self) {
         self.ack_fack = self.high_sacked();
         self.reorder_low = None;
+        self.delivered = Delivered::default();
     }
 
     /// The lowest never-retransmitted byte this ACK delivered below the SND.FACK it found
@@ -185,10 +218,12 @@ impl Scoreboard {
         self.reorder_low
     }
 
-    fn note_delivered(&mut self, start: u64, end: u64, ever_retrans: bool) {
-        if !ever_retrans && end <= self.ack_fack {
+    fn note_delivered(&mut self, s: &SentSeg, by_sack: bool) {
+        let (start, end) = (s.start, s.end);
+        if !s.ever_retrans && end <= self.ack_fack {
             self.reorder_low = Some(self.reorder_low.map_or(start, |l| l.min(start)));
         }
+        self.delivered.note(&self.rack_filter, s, by_sack);
     }
 
     /// RFC 6675 SetPipe, in bytes: un-SACKed bytes not deemed lost, plus retransmitted
@@ -212,8 +247,27 @@ impl Scoreboard {
             last_sent: now,
             psh,
             fin,
+            ts_node: NIL,
         });
         self.snd_nxt = range.end;
+        if self.time_order {
+            let i = self.segs.len() - 1;
+            self.link(i);
+        }
+    }
+
+    /// Links segment `i`'s current transmission at the tail of the time order.
+    fn link(&mut self, i: usize) {
+        let s = &mut self.segs[i];
+        s.ts_node = self.tsorted.push_back(s.last_sent, s.start, s.end);
+    }
+
+    /// Segment `i` no longer counts for its transmission's node.
+    fn unlink(&mut self, i: usize) {
+        let id = core::mem::replace(&mut self.segs[i].ts_node, NIL);
+        if id != NIL {
+            self.tsorted.release(id);
+        }
     }
 
     /// Records a retransmission of the segment starting at `start`; returns it.
@@ -223,13 +277,35 @@ impl Scoreboard {
         if !s.retrans && !s.sacked {
             s.retrans = true;
             self.retrans_bytes += s.end - s.start;
+            if s.lost {
+                self.lost_pending_bytes -= s.end - s.start;
+            }
         }
+        self.sent_again(now, i);
+        let seg = self.segs[i];
+        self.high_rxt = self.high_rxt.max(seg.end);
+        Some(seg)
+    }
+
+    /// A retransmission that does not count as one in flight: Linux's TLP probe
+    /// (`tcp_send_loss_probe` sets only `TCPCB_EVER_RETRANS`, digest §9.3). RACK still sees
+    /// the new transmit time. Does not move HighRxt.
+    pub fn on_retransmit_untracked(&mut self, now: Instant, start: u64) -> Option<SentSeg> {
+        let i = self.index_of(start)?;
+        self.sent_again(now, i);
+        Some(self.segs[i])
+    }
+
+    /// Transmit bookkeeping shared by every retransmission (RFC 8985 §6.1).
+    fn sent_again(&mut self, now: Instant, i: usize) {
+        self.unlink(i);
+        let s = &mut self.segs[i];
         s.ever_retrans = true;
         s.xmit_count += 1;
         s.last_sent = now;
-        let seg = *s;
-        self.high_rxt = self.high_rxt.max(seg.end);
-        Some(seg)
+        if self.time_order && s.in_time_order() {
+            self.link(i);
+        }
     }
 
     /// Removes everything below `cumulative` (which must not exceed SND.NXT).
@@ -245,9 +321,10 @@ impl Scoreboard {
             }
             if front.end > cumulative {
                 // Partial ACK of a segment: drop its acknowledged prefix.
-                let (start, sacked, ever) = (front.start, front.sacked, front.ever_retrans);
-                if !sacked {
-                    self.note_delivered(start, cumulative, ever);
+                if !front.sacked {
+                    let mut part = front;
+                    part.end = cumulative;
+                    self.note_delivered(&part, false);
                 }
                 let cut = cumulative - front.start;
                 self.uncount(0, cut);
@@ -255,13 +332,15 @@ impl Scoreboard {
                 out.bytes += cut;
                 break;
             }
+            self.unlink(0);
             let s = self.segs.pop_front().expect("front exists");
+            self.popped += 1;
             self.uncount_seg(&s);
             out.bytes += s.len();
             if s.sacked {
                 out.was_sacked += s.len();
             } else {
-                self.note_delivered(s.start, s.end, s.ever_retrans);
+                self.note_delivered(&s, false);
             }
             if s.ever_retrans {
                 out.oldest_retrans_sent = Some(
@@ -279,110 +358,6 @@ impl Scoreboard {
         self.high_rxt = self.high_rxt.max(cumulative);
         self.rule1_from = self.rule1_from.max(cumulative);
         out
-    }
-
-    /// Marks `block` SACKed; returns the newly SACKed byte count. Parts outside
-    /// [SND.UNA, SND.NXT) are ignored; `None` when nothing of the block is valid.
-    pub fn sack(&mut self, block: Range) -> Option<u64> {
-        let b = block.intersect(&Range::new(self.snd_una, self.snd_nxt))?;
-        // Skip what the previous ACK already reported (Linux's SACK cache): a growing
-        // first block is then processed only at its new edge.
-        let mut pieces = [Range::default(); CACHE + 1];
-        let mut n = 1;
-        pieces[0] = b;
-        for c in self.sack_cache {
-            if c.is_empty() {
-                continue;
-            }
-            let mut next = [Range::default(); CACHE + 1];
-            let mut m = 0;
-            for p in &pieces[..n] {
-                for q in subtract(*p, c).into_iter().flatten() {
-                    if m < next.len() {
-                        next[m] = q;
-                        m += 1;
-                    }
-                }
-            }
-            pieces = next;
-            n = m;
-        }
-        let mut newly = 0;
-        for p in &pieces[..n] {
-            newly += self.mark_sacked(*p);
-        }
-        Some(newly)
-    }
-
-    /// Remembers the blocks of the ACK just processed (see [`Scoreboard::sack`]).
-    pub fn set_sack_cache(&mut self, blocks: &[Range]) {
-        // Only what was inside [SND.UNA, SND.NXT) was applied; cache just that.
-        let valid = Range::new(self.snd_una, self.snd_nxt);
-        self.sack_cache = [Range::default(); CACHE];
-        for (c, b) in self.sack_cache.iter_mut().zip(blocks) {
-            *c = b.intersect(&valid).unwrap_or_default();
-        }
-    }
-
-    fn mark_sacked(&mut self, p: Range) -> u64 {
-        let mut i = self.segs.partition_point(|s| s.end <= p.start);
-        if i >= self.segs.len() {
-            return 0;
-        }
-        if self.segs[i].start < p.start {
-            self.split(i, p.start);
-            i += 1;
-        }
-        let mut newly = 0;
-        while i < self.segs.len() && self.segs[i].start < p.end {
-            if self.segs[i].end > p.end {
-                self.split(i, p.end);
-            }
-            let s = self.segs[i];
-            if !s.sacked {
-                let len = s.len();
-                newly += len;
-                self.sacked_bytes += len;
-                self.sacked_segs += 1;
-                if s.lost {
-                    self.lost_bytes -= len;
-                }
-                if s.retrans {
-                    self.retrans_bytes -= len;
-                }
-                if s.end <= self.lost_upto {
-                    self.sacked_below_bytes += len;
-                    self.sacked_below_segs += 1;
-                }
-                let m = &mut self.segs[i];
-                m.sacked = true;
-                m.lost = false;
-                m.retrans = false;
-                self.high_sacked = self.high_sacked.max(s.end);
-                self.note_delivered(s.start, s.end, s.ever_retrans);
-            }
-            i += 1;
-        }
-        newly
-    }
-
-    /// Splits segment `i` at `at` (strictly inside it); both halves keep its marks.
-    fn split(&mut self, i: usize, at: u64) {
-        let s = self.segs[i];
-        debug_assert!(s.start < at && at < s.end);
-        let mut right = s;
-        right.start = at;
-        self.segs[i].end = at;
-        self.segs[i].fin = false;
-        self.segs[i].psh = false;
-        self.segs.insert(i + 1, right);
-        self.splits += 1;
-        if s.sacked {
-            self.sacked_segs += 1;
-            if s.end <= self.lost_upto {
-                self.sacked_below_segs += 1;
-            }
-        }
     }
 
     /// (sacked, lost, retrans) bytes recounted from the segments, for debug invariants.
@@ -431,6 +406,22 @@ impl Scoreboard {
             below, self.sacked_below_bytes,
             "sacked-below-boundary drifted"
         );
+        let pending: u64 = self
+            .segs
+            .iter()
+            .filter(|s| s.lost && !s.retrans)
+            .map(|s| s.len())
+            .sum();
+        assert_eq!(
+            pending, self.lost_pending_bytes,
+            "lost-pending bytes drifted"
+        );
+        for s in &self.segs {
+            let should = self.time_order && s.in_time_order();
+            assert_eq!(s.ts_node != NIL, should, "time-order link wrong for {s:?}");
+        }
+        self.tsorted
+            .check_refs(self.segs.iter().map(|s| s.ts_node).filter(|&n| n != NIL));
     }
 
     fn index_of(&self, start: u64) -> Option<usize> {
@@ -449,6 +440,9 @@ impl Scoreboard {
         }
         if s.lost {
             self.lost_bytes -= cut;
+            if !s.retrans {
+                self.lost_pending_bytes -= cut;
+            }
         }
         if s.retrans {
             self.retrans_bytes -= cut;
@@ -467,22 +461,12 @@ impl Scoreboard {
         }
         if s.lost {
             self.lost_bytes -= len;
+            if !s.retrans {
+                self.lost_pending_bytes -= len;
+            }
         }
         if s.retrans {
             self.retrans_bytes -= len;
         }
     }
-}
-
-/// `a` minus `b`: up to two pieces.
-fn subtract(a: Range, b: Range) -> [Option<Range>; 2] {
-    if !a.overlaps(&b) {
-        return [Some(a), None];
-    }
-    let left = Range::new(a.start, b.start.min(a.end));
-    let right = Range::new(b.end.max(a.start), a.end);
-    [
-        (!left.is_empty()).then_some(left),
-        (!right.is_empty()).then_some(right),
-    ]
 }

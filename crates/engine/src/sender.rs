@@ -10,21 +10,29 @@
 //! Submodules split the sender along what it does: `handshake` (set-up), `ack` (one ACK:
 //! cumulative and SACK parts, DeliveredData, reordering and spurious-retransmission
 //! evidence), `recovery` (loss marking, the recovery state machine, the reducer calls, the
-//! timeout), `early_retransmit` (RFC 5827 and its delayed form on the deadline) and
-//! `transmit` (what to send next).
+//! timeout), `early_retransmit` (RFC 5827 and its delayed form on the deadline), `rack`
+//! (RFC 8985 §6 on the sender: RACK.segment, reo_wnd, the reorder timer, RTO marks),
+//! `probe` (tail loss probes: scheduling, sending, the probe's ACKs), `timers` (the one
+//! deadline: which kind is armed when) and `transmit` (what to send next).
 
 mod ack;
 mod early_retransmit;
 mod handshake;
+mod probe;
+mod rack;
 mod recovery;
+mod timers;
 mod transmit;
 
 use std::collections::VecDeque;
 
 use crate::cc::{Cc, Window};
-use crate::config::{Config, ConfigError, LossDetection};
+use crate::config::{Config, ConfigError, LossDetection, Probe};
+use crate::detect::rack::{self as rack_det, Rack};
 use crate::event::{Event, EventKind};
+use crate::packet::ProbeKind;
 use crate::packet::{Ack, Range, SynOptions, Timestamps, Why};
+use crate::probe::{tlp, tlp_draft};
 use crate::reduce::Reducer;
 use crate::rtt::Rtt;
 use crate::scoreboard::Scoreboard;
@@ -133,12 +141,27 @@ pub struct Sender {
     /// Without SACK: bytes credited to duplicate ACKs as delivered above SND.UNA (Linux's
     /// emulated `sacked_out`; RFC 6937 §2 DeliveredData).
     reno_sacked: u64,
-    /// The RTO deadline a delayed early retransmit displaced from the single slot.
-    er_saved_rto: Option<Instant>,
+    /// The deadline (RTO, or a pending probe or reorder timer) a delayed early retransmit
+    /// displaced from the single slot.
+    er_saved_rto: Option<(TimerKind, Instant)>,
     /// The pending delayed early retransmit is the TLP draft §4.2 case.
     er_enhanced: bool,
     /// The last early retransmission and whether it was already found spurious.
     er_last: Option<(Range, bool)>,
+    /// RACK's state (RFC 8985 §5.3).
+    rack: Rack,
+    /// RACK.segment advanced on the ACK being processed (Linux `rack.advanced`).
+    rack_advanced: bool,
+    /// The reorder-timer wait RACK's last detection asked for.
+    rack_wait: Option<Duration>,
+    /// The TLP draft's episode (TLPRtxOut, TLPHighRxt, consecutive PTOs).
+    tlp_draft: tlp_draft::Episode,
+    /// RFC 8985 / Linux TLP episode (TLP.end_seq, TLP.is_retrans).
+    tlp: tlp::Episode,
+    /// A probe is to be sent by the next `poll_transmit`.
+    probe_pending: Option<ProbeKind>,
+    /// The timeout's retransmission of the head is due (it goes out whatever cwnd says).
+    rto_head_pending: bool,
     timer: Timer,
     events: VecDeque<Event>,
     events_dropped: u64,
@@ -190,12 +213,30 @@ impl Sender {
             er_saved_rto: None,
             er_enhanced: false,
             er_last: None,
+            rack: {
+                let variant = if config.loss_detection == LossDetection::RackLinux {
+                    rack_det::Variant::Linux
+                } else {
+                    rack_det::Variant::Rfc8985
+                };
+                let mut r = Rack::new(variant);
+                r.static_reo_wnd = config.rack_static_reo_wnd;
+                r.no_dupthresh = config.rack_no_dupthresh;
+                r
+            },
+            rack_advanced: false,
+            rack_wait: None,
+            tlp_draft: tlp_draft::Episode::default(),
+            tlp: tlp::Episode::new(config.probe == Probe::TlpLinux),
+            probe_pending: None,
+            rto_head_pending: false,
             timer: Timer::default(),
             events: VecDeque::new(),
             events_dropped: 0,
             stats: Stats::default(),
             cfg: config,
         };
+        s.sb.set_time_order(s.cfg.loss_detection.is_rack() && s.sack_ok);
         if s.cfg.handshake {
             s.conn = Conn::Handshake {
                 passive: false,
@@ -270,6 +311,8 @@ impl Sender {
             match kind {
                 TimerKind::Rto => self.on_rto(now),
                 TimerKind::EarlyRetransmit => self.on_delayed_early_retransmit(now),
+                TimerKind::LossProbe => self.on_loss_probe(now),
+                TimerKind::ReoTimeout => self.on_reo_timeout(now),
             }
         }
         self.check_invariants();
@@ -384,12 +427,37 @@ impl Sender {
     }
     /// The loss detector in use (FACK falls back to dupthresh once adaptive reordering
     /// saw reordering, as Linux's `tcp_disable_fack`).
+    ///
+    /// RACK needs SACK (RFC 8985 §4): without it the sender falls back to `dupthresh`
+    /// (NewReno).
     pub fn loss_detection(&self) -> LossDetection {
-        if self.fack_disabled {
+        let d = self.cfg.loss_detection;
+        if (self.fack_disabled && d == LossDetection::Fack) || (d.is_rack() && !self.sack_ok) {
             LossDetection::DupThresh
         } else {
-            self.cfg.loss_detection
+            d
         }
+    }
+    /// RACK is the loss detector (configured, and SACK in use).
+    pub fn rack_active(&self) -> bool {
+        self.cfg.loss_detection.is_rack() && self.sack_ok
+    }
+    /// RACK's state (RACK.segment, RACK.rtt, reo_wnd, its multiplier and persistence).
+    pub fn rack(&self) -> &Rack {
+        &self.rack
+    }
+    /// Tail loss probing is on (configured, and SACK in use: TLP draft §2.1 (2d), RFC 8985
+    /// §4, Linux `tcp_is_sack`).
+    pub fn probe_active(&self) -> bool {
+        self.cfg.probe != Probe::None && self.sack_ok
+    }
+    /// The TLP draft's episode state (TLPRtxOut, TLPHighRxt).
+    pub fn tlp_draft_episode(&self) -> &tlp_draft::Episode {
+        &self.tlp_draft
+    }
+    /// The RFC 8985 / Linux TLP state (TLP.end_seq, TLP.is_retrans).
+    pub fn tlp_episode(&self) -> &tlp::Episode {
+        &self.tlp
     }
     /// The pipe recovery runs on: RFC 6675 pipe with SACK; without SACK the same count
     /// with the bytes duplicate ACKs reported delivered in place of SACKed bytes (Linux's
@@ -437,11 +505,20 @@ impl Sender {
             assert!(self.sb.snd_nxt() <= self.app_written);
             self.sb.check();
             self.reducer.check();
-            if self.timer.kind() == Some(TimerKind::EarlyRetransmit) {
-                assert!(
+            match self.timer.kind() {
+                Some(TimerKind::EarlyRetransmit) => assert!(
                     self.er_saved_rto.is_some(),
                     "delayed ER without an RTO to restore"
-                );
+                ),
+                Some(TimerKind::LossProbe) => {
+                    assert!(self.probe_active(), "PTO armed without probing");
+                    assert!(self.sb.flight_size() > 0, "PTO armed with nothing out");
+                }
+                Some(TimerKind::ReoTimeout) => {
+                    assert!(self.rack_active(), "reorder timer without RACK");
+                    assert!(self.sb.flight_size() > 0, "reorder timer with nothing out");
+                }
+                _ => {}
             }
             assert!(
                 self.cwnd >= self.mss,

@@ -12,6 +12,12 @@ pub enum TimerKind {
     /// Delayed early retransmit (RFC 5827 App. A.3; Linux `ICSK_TIME_EARLY_RETRANS`):
     /// fast-retransmit when it expires; any ACK cancels it.
     EarlyRetransmit,
+    /// Tail loss probe timeout, PTO (TLP draft §2.1, RFC 8985 §7.2; Linux
+    /// `ICSK_TIME_LOSS_PROBE`): send a probe when it expires.
+    LossProbe,
+    /// RACK's reorder timer (RFC 8985 §6.2 step 5; Linux `ICSK_TIME_REO_TIMEOUT`): run
+    /// RACK's loss detection again when it expires.
+    ReoTimeout,
 }
 
 impl TimerKind {
@@ -19,6 +25,8 @@ impl TimerKind {
         match self {
             TimerKind::Rto => "rto",
             TimerKind::EarlyRetransmit => "early_retransmit",
+            TimerKind::LossProbe => "loss_probe",
+            TimerKind::ReoTimeout => "reo_timeout",
         }
     }
 }

@@ -5,7 +5,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use lossrec::config::{CongestionControl, EarlyRetransmit, LossDetection, Reduction};
+use lossrec::config::{CongestionControl, EarlyRetransmit, LossDetection, Probe, Reduction};
 use lossrec::{Ack, Config, Duration, Instant, Receiver, ReceiverConfig, Segment, Sender};
 use proptest::prelude::*;
 
@@ -156,29 +156,32 @@ proptest! {
     }
 }
 
-fn axes() -> impl Strategy<
-    Value = (
-        Reduction,
-        LossDetection,
-        EarlyRetransmit,
-        u8,
-        CongestionControl,
-    ),
-> {
+type Axes = (
+    Reduction,
+    LossDetection,
+    EarlyRetransmit,
+    u16,
+    CongestionControl,
+    Probe,
+);
+
+fn axes() -> impl Strategy<Value = Axes> {
     (
         prop::sample::select(Reduction::NAMES.to_vec()),
         prop::sample::select(LossDetection::NAMES.to_vec()),
         prop::sample::select(EarlyRetransmit::NAMES.to_vec()),
-        any::<u8>(),
+        any::<u16>(),
         prop::sample::select(CongestionControl::NAMES.to_vec()),
+        prop::sample::select(Probe::NAMES.to_vec()),
     )
-        .prop_map(|(r, d, e, bits, cc)| {
+        .prop_map(|(r, d, e, bits, cc, p)| {
             (
                 r.parse().unwrap(),
                 d.parse().unwrap(),
                 e.parse().unwrap(),
                 bits,
                 cc.parse().unwrap(),
+                p.parse().unwrap(),
             )
         })
 }
@@ -186,18 +189,21 @@ fn axes() -> impl Strategy<
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(160))]
 
-    /// Every reduction × detection × early-retransmit combination (with random
-    /// mitigations, adaptive reordering, rescue and congestion control) delivers every
-    /// byte under random loss and reordering; the engine's debug invariants (cwnd ≥ 1 MSS,
-    /// pipe recount, PRR's prr_out within its allowance, the deadline rule) hold throughout.
+    /// Every probe × detection × reduction × early-retransmit combination (with random
+    /// mitigations, adaptive reordering, rescue, congestion control, one or two draft
+    /// probes, RACK's Linux bits) delivers every byte under random loss and reordering;
+    /// the engine's debug invariants (cwnd ≥ 1 MSS, pipe recount, PRR's prr_out within its
+    /// allowance, the time-order links, the deadline rule: exactly one deadline armed
+    /// while data is outstanding, a PTO only when probing, a reorder timer only with
+    /// RACK) hold throughout.
     #[test]
     fn every_axis_combination_delivers(
         seed in any::<u64>(),
         data_loss in 0.0f64..0.5,
         ack_loss in 0.0f64..0.4,
         reorder in 0.0f64..0.3,
-        segments in 1u64..60,
-        (reduction, detection, er, bits, cc) in axes(),
+        segments in 1u64..120,
+        (reduction, detection, er, bits, cc, probe) in axes(),
         sack in prop::bool::weighted(0.8),
         timestamps in any::<bool>(),
         delack in any::<bool>(),
@@ -216,6 +222,16 @@ proptest! {
         cfg.sack = sack;
         cfg.timestamps = timestamps;
         cfg.handshake = bits & 64 != 0;
+        cfg.probe = probe;
+        cfg.tlp_max_probes = if bits & 128 != 0 { 2 } else { 1 };
+        cfg.rack_static_reo_wnd = bits & 256 != 0;
+        cfg.rack_no_dupthresh = bits & 512 != 0;
+        cfg.tlp_max_ack_delay = Duration::from_millis(if bits & 1024 != 0 { 0 } else { 200 });
+        cfg.tlp_in_recovery = bits & 4096 != 0;
+        if bits & 2048 != 0 {
+            cfg.rtt_estimator = "linux".parse().unwrap();
+            cfg.min_rto = Duration::from_millis(200);
+        }
         let rcfg = ReceiverConfig {
             delayed_ack: delack.then(|| Duration::from_millis(40)),
             ..ReceiverConfig::default()

@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use lossrec::config::{EarlyRetransmit, LossDetection, Reduction};
+use lossrec::config::{EarlyRetransmit, LossDetection, Probe, Reduction};
 use lossrec::{Ack, Instant, Range, SackBlocks, Sender};
 use proptest::prelude::*;
 
@@ -28,6 +28,7 @@ proptest! {
         reduction in prop::sample::select(Reduction::NAMES.to_vec()),
         detection in prop::sample::select(LossDetection::NAMES.to_vec()),
         er in prop::sample::select(EarlyRetransmit::NAMES.to_vec()),
+        probe in prop::sample::select(Probe::NAMES.to_vec()),
         bits in any::<u8>(),
     ) {
         let mut c = cfg();
@@ -39,6 +40,10 @@ proptest! {
         c.er_disable_on_reordering = bits & 2 != 0;
         c.adaptive_reordering = bits & 4 != 0;
         c.rescue_retransmit = bits & 8 != 0;
+        c.probe = probe.parse().unwrap();
+        c.tlp_max_probes = if bits & 16 != 0 { 2 } else { 1 };
+        c.tlp_in_recovery = bits & 32 != 0;
+        c.rack_no_dupthresh = bits & 64 != 0;
         let mut s = Sender::new(c, ms(0)).unwrap();
         s.write(ms(0), 30 * MSS);
         s.close(ms(0));
@@ -68,9 +73,31 @@ proptest! {
     }
 }
 
-/// Time may also be given out of order by a careless caller: no panic.
+/// Time may also be given out of order by a careless caller: no panic, with any
+/// detector and probe.
 #[test]
 fn time_going_backwards_is_harmless() {
+    for (d, p) in [
+        ("dupthresh", "none"),
+        ("rack", "tlp"),
+        ("rack-linux", "tlp-linux"),
+        ("fack", "tlp-draft"),
+    ] {
+        let mut c = cfg();
+        c.loss_detection = d.parse().unwrap();
+        c.probe = p.parse().unwrap();
+        let mut s = sender_with(c, 8);
+        drain(&mut s, ms(100));
+        s.on_ack(ms(200), &sack(0, &[(5 * MSS, 6 * MSS)]));
+        drain(&mut s, ms(200));
+        s.on_ack(ms(50), &ack(MSS));
+        s.on_timeout(Instant::ZERO);
+        drain(&mut s, ms(10));
+        if let Some(t) = s.poll_timeout() {
+            s.on_timeout(t);
+        }
+        drain(&mut s, ms(5));
+    }
     let mut s = sender_with(cfg(), 5);
     drain(&mut s, ms(100));
     s.on_ack(ms(50), &ack(MSS));

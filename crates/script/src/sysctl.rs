@@ -2,12 +2,19 @@
 //! onto the engine's configuration axes. A knob with no axis, or a value whose axis value
 //! the engine does not have, is an "unsupported" error rather than silently ignored.
 
+use lossrec::config::{LossDetection, Probe};
 use lossrec::Config;
 
 /// What a knob does here.
 pub enum Effect {
     /// Set these axes.
     Set(Vec<(&'static str, String)>),
+    /// `tcp_early_retrans=N`, whose meaning changed across Linux versions: resolved against
+    /// the configuration it is applied to (see [`sysctl`]).
+    EarlyRetrans(u64),
+    /// `tcp_recovery=N`: bit 0x1 RACK, 0x2 static reo_wnd, 0x4 no DupThresh shortcut;
+    /// clearing bit 0x1 leaves a non-RACK detector (FACK, RFC 3517) as configured.
+    Recovery(u64),
     /// Accepted; nothing to change (the reason goes to the log).
     Ignore(&'static str),
 }
@@ -19,8 +26,8 @@ pub enum Effect {
 /// | `tcp_sack` | `sack` |
 /// | `tcp_timestamps` | `timestamps` (1 and 2 are on) |
 /// | `tcp_reordering` | `dupthresh` |
-/// | `tcp_early_retrans` | as Linux 3.5-4.10: 0 `early_retransmit=off`; 1 `rfc5827` with `er_disable_on_reordering`; 2 the same with `er_delayed`; 3 `er-tlp`, delayed, and `probe=rfc8985`; 4 `probe=rfc8985` only (3 and 4 need the TLP axis value, so they are unsupported until it exists) |
-/// | `tcp_recovery` | `loss_detection` (bit 0: `rack`, else `dupthresh`) |
+/// | `tcp_early_retrans` | 0 `early_retransmit=off`, `probe=none`; 1 `rfc5827` with `er_disable_on_reordering`; 2 the same with `er_delayed` (Linux 3.5-4.10); 3 and 4 turn TLP on: the configured TLP value if it has one (a preset chose the era), else `tlp-linux`. 3 also means delayed ER (`er-tlp`, the TLP draft's §4.2 enhancement, Linux 3.10-4.10) unless RACK is the detector (ER was removed in 4.11, "subsumed by RACK"); 4 is TLP without ER |
+/// | `tcp_recovery` | bit 0x1 `loss_detection=rack-linux` (clear: `dupthresh` if RACK was configured, else unchanged); 0x2 `rack_static_reo_wnd`; 0x4 `rack_no_dupthresh` |
 /// | `tcp_frto` | `spurious_detection` (0: `none`; 1, 2: `frto`) |
 /// | `tcp_rto_min_us` | `min_rto_ms` (whole milliseconds) |
 /// | `tcp_rto_max_ms` | `max_rto_ms` |
@@ -38,33 +45,19 @@ pub fn sysctl(key: &str, value: &str) -> Result<Effect, String> {
         "tcp_sack" => vec![("sack", on(num()? != 0))],
         "tcp_timestamps" => vec![("timestamps", on(num()? != 0))],
         "tcp_reordering" => vec![("dupthresh", num()?.to_string())],
-        "tcp_early_retrans" => {
-            // Linux 3.5-4.10: 0 off, 1 ER (off for good after reordering), 2 delayed ER,
-            // 3 delayed ER + TLP (with the TLP draft's enhanced ER), 4 TLP only.
-            let (er, delayed, probe) = match num()? {
-                0 => ("off", false, "none"),
-                1 => ("rfc5827", false, "none"),
-                2 => ("rfc5827", true, "none"),
-                3 => ("er-tlp", true, "rfc8985"),
-                4 => ("off", false, "rfc8985"),
-                _ => return Err(format!("`{key}={value}`: expected 0 to 4")),
-            };
-            vec![
-                ("early_retransmit", er.into()),
-                ("er_delayed", on(delayed)),
-                ("er_disable_on_reordering", on(er != "off")),
-                ("probe", probe.into()),
-            ]
-        }
+        "tcp_early_retrans" => match num()? {
+            n @ 0..=4 => return Ok(Effect::EarlyRetrans(n)),
+            _ => return Err(format!("`{key}={value}`: expected 0 to 4")),
+        },
         "tcp_recovery" => {
             let v = num()?;
-            if v & !1 != 0 {
+            if v & !7 != 0 {
                 return Err(format!(
-                    "`{key}={value}`: only bit 0 (RACK) has an engine axis (loss_detection)"
+                    "`{key}={value}`: only bits 0x1 (RACK), 0x2 (static reo_wnd) and 0x4 \
+                     (no DupThresh shortcut) have engine axes"
                 ));
             }
-            let d = if v & 1 == 1 { "rack" } else { "dupthresh" };
-            vec![("loss_detection", d.into())]
+            return Ok(Effect::Recovery(v));
         }
         "tcp_frto" => {
             let d = if num()? == 0 { "none" } else { "frto" };
@@ -95,14 +88,64 @@ pub fn sysctl(key: &str, value: &str) -> Result<Effect, String> {
 
 /// Applies one effect to `cfg`; a bad axis value becomes an "unsupported" message.
 pub fn apply(cfg: &mut Config, what: &str, effect: &Effect) -> Result<(), String> {
-    if let Effect::Set(sets) = effect {
-        for (axis, value) in sets {
-            cfg.set(axis, value).map_err(|e| {
-                format!("`{what}` needs {axis}={value}, which the engine lacks: {e}")
-            })?;
+    let resolved;
+    let sets = match effect {
+        Effect::Set(sets) => sets,
+        Effect::Ignore(_) => return Ok(()),
+        Effect::EarlyRetrans(n) => {
+            resolved = early_retrans(cfg, *n);
+            &resolved
         }
+        Effect::Recovery(bits) => {
+            resolved = recovery(cfg, *bits);
+            &resolved
+        }
+    };
+    for (axis, value) in sets {
+        cfg.set(axis, value)
+            .map_err(|e| format!("`{what}` needs {axis}={value}, which the engine lacks: {e}"))?;
     }
     Ok(())
+}
+
+/// `tcp_early_retrans=n` against `cfg` (see the table on [`sysctl`]).
+fn early_retrans(cfg: &Config, n: u64) -> Vec<(&'static str, String)> {
+    let on = |v: bool| if v { "true" } else { "false" }.to_string();
+    let tlp = match cfg.probe {
+        Probe::None => Probe::TlpLinux,
+        p => p,
+    };
+    let rack = cfg.loss_detection.is_rack();
+    let (er, delayed, probe) = match n {
+        0 => ("off", false, Probe::None),
+        1 => ("rfc5827", false, Probe::None),
+        2 => ("rfc5827", true, Probe::None),
+        3 if !rack => ("er-tlp", true, tlp),
+        _ => ("off", false, tlp),
+    };
+    vec![
+        ("early_retransmit", er.into()),
+        ("er_delayed", on(delayed)),
+        ("er_disable_on_reordering", on(er != "off")),
+        ("probe", probe.to_string()),
+    ]
+}
+
+/// `tcp_recovery=bits` against `cfg`.
+fn recovery(cfg: &Config, bits: u64) -> Vec<(&'static str, String)> {
+    let on = |v: bool| if v { "true" } else { "false" }.to_string();
+    let detection = if bits & 1 == 1 {
+        LossDetection::RackLinux
+    } else if cfg.loss_detection.is_rack() {
+        LossDetection::DupThresh
+    } else {
+        cfg.loss_detection
+    };
+    vec![
+        ("loss_detection", detection.to_string()),
+        ("rack_static_reo_wnd", on(bits & 2 != 0)),
+        ("rack_no_dupthresh", on(bits & 4 != 0)),
+    ]
 }
 
 /// The `key=value` assignments of one shell command, or why it is not a sysctl.

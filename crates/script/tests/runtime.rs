@@ -236,10 +236,8 @@ fn unsupported_constructs() {
     }
     // Knobs whose engine axis value does not exist (yet).
     for (knob, frag) in [
-        ("tcp_early_retrans=3", "needs probe=rfc8985"),
-        ("tcp_recovery=1", "needs loss_detection=rack"),
         ("tcp_frto=2", "needs spurious_detection=frto"),
-        ("tcp_recovery=4", "only bit 0"),
+        ("tcp_recovery=8", "only bits 0x1"),
     ] {
         let r = run_script(
             &format!("0 `sysctl -q net.ipv4.{knob}`\n"),
@@ -268,6 +266,49 @@ fn knobs_map_onto_axes() {
     assert_eq!(get("probe"), "none");
     assert_eq!(get("min_rto_ms"), "200");
     assert_eq!(get("cc"), "cubic");
+}
+
+/// `tcp_early_retrans` and `tcp_recovery` resolve against the preset: TLP keeps the
+/// preset's era, RACK takes over from early retransmit.
+#[test]
+fn tlp_and_rack_knobs() {
+    let run = |header: &str, knobs: &str| {
+        let script = format!(
+            "{header}\n0 `sysctl -q {knobs}`\n+0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n+0 listen(3, 1) = 0\n"
+        );
+        let r = run_script(&script, "t.pkt", &ScriptOptions::default());
+        assert!(r.passed, "{r}");
+        move |k: &str| r.config.iter().find(|(a, _)| a == k).unwrap().1.clone()
+    };
+    let get = run("// lossrec: preset=rfc", "net.ipv4.tcp_early_retrans=3");
+    assert_eq!(
+        (get("probe"), get("early_retransmit")),
+        ("tlp-linux".into(), "er-tlp".into())
+    );
+    let get = run(
+        "// lossrec: preset=tlp-draft",
+        "net.ipv4.tcp_early_retrans=3",
+    );
+    assert_eq!(get("probe"), "tlp-draft");
+    let get = run(
+        "// lossrec: preset=rfc",
+        "net.ipv4.tcp_recovery=1 net.ipv4.tcp_early_retrans=3",
+    );
+    assert_eq!(get("loss_detection"), "rack-linux");
+    assert_eq!(
+        (get("probe"), get("early_retransmit")),
+        ("tlp-linux".into(), "off".into())
+    );
+    let get = run(
+        "// lossrec: preset=linux",
+        "net.ipv4.tcp_recovery=5 net.ipv4.tcp_early_retrans=0",
+    );
+    assert_eq!(get("rack_no_dupthresh"), "true");
+    assert_eq!(get("probe"), "none");
+    let get = run("// lossrec: preset=linux-rh", "net.ipv4.tcp_recovery=0");
+    assert_eq!(get("loss_detection"), "fack", "a non-RACK detector stays");
+    let get = run("// lossrec: preset=linux", "net.ipv4.tcp_recovery=0");
+    assert_eq!(get("loss_detection"), "dupthresh");
 }
 
 #[test]

@@ -60,6 +60,27 @@ pub const PRESETS: &[Preset] = &[
         summary: "prr with Early Retransmit as Linux 3.6 tcp_early_retrans=2",
         build: Config::prr_er,
     },
+    Preset {
+        name: "tlp-draft",
+        summary: "the TLP draft's experiment (seed 000): Linux 2013 (prr-er: FACK, PRR, \
+                  CUBIC) with tcp_early_retrans=3 (delayed ER with the draft's §4.2 \
+                  enhancement) and TLP draft-01, one probe, WCDelAckT 200 ms; \
+                  set probe=none for the baseline arm",
+        build: Config::tlp_draft,
+    },
+    Preset {
+        name: "rack-tlp",
+        summary: "RFC 8985 RACK-TLP with RFC 9937 PRR and CUBIC on the RFC 6298 RTO \
+                  (1 s minimum)",
+        build: Config::rack_tlp,
+    },
+    Preset {
+        name: "linux",
+        summary: "modern Linux: rack-linux, tlp-linux, prr-linux, CUBIC, Linux RTT \
+                  estimator, 200 ms min RTO, adaptive reordering, no early retransmit; \
+                  model the receiver with a 40 ms minimum delayed ACK (a scenario setting)",
+        build: Config::linux,
+    },
 ];
 
 impl Config {
@@ -73,6 +94,11 @@ impl Config {
             adaptive_reordering: false,
             rescue_retransmit: true,
             probe: Probe::None,
+            tlp_max_probes: 1,
+            tlp_max_ack_delay: Duration::from_millis(200),
+            tlp_in_recovery: false,
+            rack_static_reo_wnd: false,
+            rack_no_dupthresh: false,
             early_retransmit: EarlyRetransmit::Off,
             er_delayed: false,
             er_disable_on_reordering: false,
@@ -159,6 +185,46 @@ impl Config {
     }
     pub fn prr_er() -> Config {
         Config::prr().with_er("prr-er")
+    }
+
+    /// The TLP draft's experiment (seed 000 §5): Linux 3.10-era fast recovery (FACK,
+    /// adaptive reordering, PRR, CUBIC) with `tcp_early_retrans=3` — delayed early
+    /// retransmit, including the draft's §4.2 enhancement — and TLP draft-01 with one probe.
+    pub fn tlp_draft() -> Config {
+        Config {
+            preset: "tlp-draft",
+            early_retransmit: EarlyRetransmit::ErTlp,
+            probe: Probe::TlpDraft,
+            ..Config::prr_er()
+        }
+    }
+
+    /// RFC 8985 RACK-TLP with RFC 9937 PRR and CUBIC.
+    pub fn rack_tlp() -> Config {
+        Config {
+            preset: "rack-tlp",
+            loss_detection: LossDetection::Rack,
+            probe: Probe::Tlp,
+            reduction: Reduction::Prr,
+            cc: CongestionControl::Cubic,
+            rescue_retransmit: false,
+            ..Config::rfc()
+        }
+    }
+
+    /// Modern Linux (5.x/6.x): RACK and TLP as Linux runs them, its PRR, CUBIC, its RTT
+    /// estimator and 200 ms minimum RTO, adaptive reordering; no early retransmit (removed
+    /// in 4.11). The 40 ms minimum delayed ACK of a Linux receiver belongs to the scenario.
+    pub fn linux() -> Config {
+        Config {
+            preset: "linux",
+            loss_detection: LossDetection::RackLinux,
+            probe: Probe::TlpLinux,
+            reduction: Reduction::PrrLinux,
+            adaptive_reordering: true,
+            rescue_retransmit: false,
+            ..Config::linux_classic()
+        }
     }
 
     /// The preset with this name, or an error listing the valid names.

@@ -3,4 +3,5 @@ pub mod dupthresh;
 pub mod early_retransmit;
 pub mod fack;
 pub mod newreno;
+pub mod rack;
 pub mod reordering;

@@ -2,7 +2,7 @@
 //! 3517's byte rule and FACK's boundary as variants), the head and timeout marks, and
 //! NextSeg's rules 1, 3 and 4 with HighRxt and RescueRxt.
 
-use super::{NextSegRule, Scoreboard, SentSeg};
+use super::{timeorder, NextSegRule, Scoreboard, SentSeg};
 use crate::packet::Range;
 use crate::time::Instant;
 
@@ -50,8 +50,7 @@ impl Scoreboard {
                     break;
                 }
                 if !s.lost {
-                    self.segs[i].lost = true;
-                    self.lost_bytes += s.len();
+                    self.mark_one_lost(i);
                     marked += 1;
                     on_lost(s.range());
                 }
@@ -60,6 +59,21 @@ impl Scoreboard {
             i += 1;
         }
         marked
+    }
+
+    /// Marks segment `i` (not SACKed, not lost) lost; a retransmission of it still
+    /// outstanding keeps it in flight (RFC 6675 HighRxt).
+    fn mark_one_lost(&mut self, i: usize) {
+        let s = &mut self.segs[i];
+        debug_assert!(!s.lost && !s.sacked);
+        s.lost = true;
+        let (start, len, retrans) = (s.start, s.len(), s.retrans);
+        self.lost_bytes += len;
+        if !retrans {
+            self.lost_pending_bytes += len;
+            self.rule1_from = self.rule1_from.min(start);
+            self.unlink(i);
+        }
     }
 
     /// FACK (TLP draft §2.2, digest §6): every un-SACKed segment ending at or below
@@ -73,8 +87,7 @@ impl Scoreboard {
                 self.sacked_below_bytes += s.len();
                 self.sacked_below_segs += 1;
             } else if !s.lost {
-                self.segs[i].lost = true;
-                self.lost_bytes += s.len();
+                self.mark_one_lost(i);
                 marked += 1;
                 on_lost(s.range());
             }
@@ -92,11 +105,8 @@ impl Scoreboard {
     /// Marks the head lost (fast retransmit entry without enough SACKs, as Linux's
     /// `tcp_mark_head_lost` does for the first segment).
     pub fn mark_head_lost(&mut self) {
-        if let Some(s) = self.segs.front_mut() {
-            if !s.lost && !s.sacked {
-                s.lost = true;
-                self.lost_bytes += s.end - s.start;
-            }
+        if self.segs.front().is_some_and(|s| !s.lost && !s.sacked) {
+            self.mark_one_lost(0);
         }
     }
 
@@ -105,12 +115,15 @@ impl Scoreboard {
     pub fn mark_all_lost(&mut self) {
         for s in self.segs.iter_mut() {
             s.retrans = false;
+            s.ts_node = timeorder::NIL;
             if !s.sacked {
                 s.lost = true;
             }
         }
+        self.tsorted.clear();
         self.retrans_bytes = 0;
         self.lost_bytes = self.flight_size() - self.sacked_bytes;
+        self.lost_pending_bytes = self.lost_bytes;
         self.lost_upto = self.snd_nxt;
         self.sacked_below_bytes = self.sacked_bytes;
         self.sacked_below_segs = self.sacked_segs;
@@ -126,21 +139,24 @@ impl Scoreboard {
 
     /// The lowest segment that is lost and has no retransmission outstanding
     /// (RFC 6675 NextSeg rule 1; also the slow-start repair after a timeout).
+    ///
+    /// Nothing below the cursor `rule1_from` awaits retransmission (every mark that makes a
+    /// segment lost moves the cursor back to it, since RACK marks in time order, not
+    /// sequence order); with nothing pending the answer costs nothing.
     pub fn next_lost(&mut self) -> Option<SentSeg> {
+        if self.lost_pending_bytes == 0 {
+            return None;
+        }
         let mut i = self.segs.partition_point(|s| s.end <= self.rule1_from);
         while i < self.segs.len() {
             let s = self.segs[i];
-            if !s.sacked && !s.lost {
-                // Above here nothing is lost yet; resume from here next time.
-                self.rule1_from = s.start;
-                return None;
-            }
             if s.lost && !s.retrans && !s.sacked {
                 self.rule1_from = s.start;
                 return Some(s);
             }
             i += 1;
         }
+        debug_assert!(false, "lost bytes pending but none found above the cursor");
         self.rule1_from = self.snd_nxt;
         None
     }

@@ -7,7 +7,7 @@ use super::{transmit, RecoveryState, Sender};
 use crate::detect::{dupthresh, reordering};
 use crate::event::{EventKind, ReorderSignal};
 use crate::packet::{Ack, Range};
-use crate::scoreboard::Acked;
+use crate::scoreboard::{Acked, RackFilter};
 use crate::time::Instant;
 
 /// What the connection looked like before this ACK.
@@ -53,11 +53,22 @@ impl Sender {
         let prior_window = self.peer_window;
         self.peer_window = ack.window;
         self.max_window = self.max_window.max(ack.window);
+        self.sb.set_rack_filter(RackFilter {
+            now,
+            min_rtt: self.rtt.min_rtt(),
+            ts_ecr: ack.ts.filter(|t| self.ts_ok && t.ecr != 0).map(|t| t.ecr),
+        });
         self.sb.begin_ack();
 
+        // A believable DSACK (RFC 2883; Linux's sanity checks), and the other blocks.
+        let raw_dsack = ack.dsack();
+        let blocks = &ack.sack.as_slice()[usize::from(raw_dsack.is_some())..];
+        let mut dsack = None;
         if self.sack_ok {
-            if let Some(d) = ack.dsack() {
-                self.on_dsack(now, d);
+            if let Some(d) = raw_dsack {
+                if self.on_dsack(now, d) {
+                    dsack = Some(d);
+                }
             }
         }
 
@@ -72,6 +83,7 @@ impl Sender {
             if let Some(r) = sample {
                 self.rtt
                     .on_sample(now, r, self.sb.snd_una(), self.sb.snd_nxt());
+                self.tlp.rtt_sampled = true; // RFC 8985 §7.3's condition
             }
             self.dupacks = 0; // RFC 6675 §5 (2)
             self.rto_retransmits = 0;
@@ -81,13 +93,13 @@ impl Sender {
         // SACK part.
         let mut newly_sacked = 0;
         if self.sack_ok {
-            for b in ack.sack_blocks() {
+            for b in blocks {
                 match self.sb.sack(*b) {
                     Some(n) => newly_sacked += n,
                     None => self.stats.sack_discard += 1,
                 }
             }
-            self.sb.set_sack_cache(ack.sack_blocks());
+            self.sb.set_sack_cache(blocks);
             self.stats.sack_splits = self.sb.splits();
             self.check_sack_reordering(now);
         }
@@ -108,11 +120,25 @@ impl Sender {
         }
         let delivered = self.delivered_data(&acked, newly_sacked, is_dup);
 
+        // RFC 8985 §6.2 steps 2-4 (Linux `tcp_rack_advance`, `tcp_rack_update_reo_wnd`),
+        // then the probe's ACK processing (§7.4; Linux `tcp_process_tlp_ack`).
+        let tlp_dsack = dsack.is_some_and(|d| Some(d.end) == self.tlp.end_seq);
+        if self.rack_active() {
+            self.rack_on_ack(now, dsack.is_some(), tlp_dsack);
+        }
+        if self.probe_active() {
+            let window_update = ack.window != prior_window;
+            self.probe_on_ack(now, ack, dsack, prior, newly_sacked > 0, window_update);
+        }
+
         // RFC 6298 §5.2, §5.3 — before the state machine, so that a delayed early
-        // retransmit armed there keeps the slot.
+        // retransmit armed there keeps the slot; an RTO replacing a PTO or reorder timer
+        // stays anchored at the head.
         if self.sb.flight_size() == 0 {
             self.timer.stop();
-        } else if acked.bytes > 0 || !self.timer.is_armed() {
+        } else if acked.bytes > 0 {
+            self.rearm_rto(now);
+        } else if !self.timer.is_armed() {
             self.arm_rto(now);
         }
 
@@ -129,6 +155,7 @@ impl Sender {
                 }
                 if self.sb.snd_una() >= self.recovery_point {
                     self.state = RecoveryState::Open;
+                    self.rack.on_recovery_end();
                     self.emit(
                         now,
                         EventKind::ExitLoss {
@@ -136,9 +163,13 @@ impl Sender {
                             cwnd: self.cwnd,
                         },
                     );
+                } else if self.rack_active() {
+                    // RTO recovery goes on detecting with RACK (RFC 8985 §6.3).
+                    self.rack_detect(now, false);
                 }
             }
         }
+        self.set_timer_after_ack(now, acked.bytes > 0, newly_sacked > 0);
     }
 
     /// The state an ACK starts from. Without SACK, the bytes credited to duplicate ACKs
@@ -185,7 +216,8 @@ impl Sender {
     /// A DSACK (RFC 2883 §4). When it is believable, the data it reports arrived twice: a
     /// retransmission was spurious, which means reordering (RFC 3708) — and if it was the
     /// last early retransmission, that one was spurious.
-    fn on_dsack(&mut self, now: Instant, d: Range) {
+    /// Returns whether it was believable.
+    fn on_dsack(&mut self, now: Instant, d: Range) -> bool {
         self.stats.dsack_recv += 1;
         // Linux `tcp_check_dsack`: a DSACK longer than the largest window, or more DSACKs
         // than retransmissions, is dubious and ignored.
@@ -205,6 +237,7 @@ impl Sender {
         if !dubious {
             self.note_spurious(now, d, ReorderSignal::Dsack);
         }
+        !dubious
     }
 
     /// RFC 3522 §2 (Eifel detection): an ACK that acknowledges retransmitted data but
@@ -246,6 +279,7 @@ impl Sender {
             return;
         }
         self.reordering_seen = true;
+        self.rack.reordering_seen = true; // RFC 8985 §6.2 step 3
         if degree <= self.reordering() {
             return;
         }

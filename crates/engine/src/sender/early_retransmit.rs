@@ -59,11 +59,14 @@ impl Sender {
         let Some(delay) = er::delay(self.rtt.srtt()) else {
             return false;
         };
-        let rto = self.timer.deadline();
-        if rto.is_none_or(|rto| rto <= now + delay) {
+        // What it displaces: the RTO, or a pending PTO or reorder timer.
+        let (Some(kind), Some(at)) = (self.timer.kind(), self.timer.deadline()) else {
+            return false;
+        };
+        if at <= now + delay {
             return false;
         }
-        self.er_saved_rto = rto;
+        self.er_saved_rto = Some((kind, at));
         self.er_enhanced = trigger == Trigger::Enhanced;
         self.timer.arm(TimerKind::EarlyRetransmit, now + delay);
         self.stats.early_retrans_delayed += 1;
@@ -91,8 +94,8 @@ impl Sender {
     /// Any ACK cancels a pending delayed early retransmit: the RTO it displaced returns.
     pub(super) fn cancel_delayed_early_retransmit(&mut self) {
         if self.timer.kind() == Some(TimerKind::EarlyRetransmit) {
-            if let Some(rto) = self.er_saved_rto.take() {
-                self.timer.arm(TimerKind::Rto, rto);
+            if let Some((kind, at)) = self.er_saved_rto.take() {
+                self.timer.arm(kind, at);
             }
         }
         self.er_saved_rto = None;
@@ -102,7 +105,7 @@ impl Sender {
     /// returns to the slot and, if ER still applies, fast recovery starts.
     pub(super) fn on_delayed_early_retransmit(&mut self, now: Instant) {
         match self.er_saved_rto.take() {
-            Some(rto) => self.timer.arm(TimerKind::Rto, rto),
+            Some((kind, at)) => self.timer.arm(kind, at),
             None => self.arm_rto(now),
         }
         let open = matches!(self.state, RecoveryState::Open | RecoveryState::Disorder);

@@ -28,7 +28,12 @@ impl Sender {
     ) {
         let newly_lost = self.mark_lost(now);
         if self.sb.flight_size() > 0 && self.loss_trigger() {
-            self.enter_recovery(now, Why::FastRetransmit, prior);
+            let why = if self.rack_active() {
+                Why::RackRetransmit
+            } else {
+                Why::FastRetransmit
+            };
+            self.enter_recovery(now, why, prior);
             self.reduce_on_ack(acked, delivered, is_dup, newly_lost);
             return;
         }
@@ -111,13 +116,15 @@ impl Sender {
         if !self.sack_ok {
             return 0;
         }
+        if self.rack_active() {
+            return self.rack_detect(now, false);
+        }
         let (d, mss) = (self.reordering(), self.mss);
         let detector = self.loss_detection();
         let before = self.sb.lost_bytes();
-        let by = if detector == LossDetection::Fack {
-            LossDetector::Fack
-        } else {
-            LossDetector::DupThresh
+        let by = match detector {
+            LossDetection::Fack => LossDetector::Fack,
+            _ => LossDetector::DupThresh,
         };
         let fack_limit = fack::lost_below(self.sb.high_sacked(), d, mss);
         let (sb, events, dropped) = (&mut self.sb, &mut self.events, &mut self.events_dropped);
@@ -133,6 +140,7 @@ impl Sender {
             LossDetection::DupThresh => sb.update_lost(d, mss, on_lost),
             LossDetection::DupThresh3517 => sb.update_lost_3517(d, mss, on_lost),
             LossDetection::Fack => sb.update_lost_fack(fack_limit, on_lost),
+            LossDetection::Rack | LossDetection::RackLinux => 0,
         };
         self.sb.lost_bytes() - before
     }
@@ -154,6 +162,9 @@ impl Sender {
                 fack::should_enter_recovery(self.sb.high_sacked(), self.sb.snd_una(), d, self.mss)
                     || dupthresh::should_enter_recovery(self.dupacks, d, head_lost)
             }
+            // RFC 8985 §6.2: any segment RACK marked lost starts fast recovery (Linux
+            // `tcp_time_to_recover`: lost_out).
+            LossDetection::Rack | LossDetection::RackLinux => self.sb.lost_bytes() > 0,
         }
     }
 
@@ -189,8 +200,14 @@ impl Sender {
         self.state = RecoveryState::Recovery;
         self.sb.start_recovery_episode();
         // The head is lost (with SACK: IsLost may not say so yet; without SACK it is the
-        // segment the duplicates point at, as Linux's `tcp_mark_head_lost`).
-        self.sb.mark_head_lost();
+        // segment the duplicates point at, as Linux's `tcp_mark_head_lost`). RACK marks
+        // what it found lost itself; an early retransmit still means the head.
+        if !self.rack_active() || why == Why::EarlyRetransmit {
+            self.sb.mark_head_lost();
+        }
+        // TLP draft §3.2 (2), RFC 8985 §7.1: a new episode starts with recovery.
+        self.tlp_draft.reset();
+        self.tlp.reset();
         if self.sack_ok {
             self.stats.sack_recovery += 1;
         } else {
@@ -217,6 +234,7 @@ impl Sender {
         self.dupacks = 0;
         self.reno_sacked = 0;
         self.fast_rexmit_pending = false;
+        self.rack.on_recovery_end();
         self.emit(
             now,
             EventKind::ExitRecovery {
@@ -271,9 +289,23 @@ impl Sender {
                 .ssthresh(now, &self.window(), flight)
                 .max(2 * self.mss);
         }
-        self.cwnd = self.mss; // loss window (RFC 5681 §3.1)
         self.cc.on_timeout(now);
-        self.sb.mark_all_lost();
+        if self.rack_active() {
+            // RFC 8985 §6.3: only the head and what has timed out.
+            self.rack_mark_on_rto(now);
+        } else {
+            self.sb.mark_all_lost();
+        }
+        self.cwnd = if self.loss_detection() == LossDetection::RackLinux {
+            // Linux `tcp_enter_loss`: in flight (after the marks) + 1.
+            self.sb.pipe() + self.mss
+        } else {
+            self.mss // loss window (RFC 5681 §3.1)
+        };
+        self.rto_head_pending = true;
+        self.probe_pending = None;
+        self.tlp_draft.reset();
+        self.tlp.reset();
         self.state = RecoveryState::Loss;
         self.recovery_point = self.sb.snd_nxt();
         self.dupacks = 0;

@@ -86,12 +86,26 @@ impl Sender {
             let at = self.sb.snd_nxt();
             return Some(self.segment(now, Range::new(at, at), Why::HandshakeAck, false, false));
         }
+        if let Some(kind) = self.probe_pending.take() {
+            if let Some(t) = self.probe_transmit(now, kind) {
+                return Some(t);
+            }
+        }
         match self.state {
             RecoveryState::Recovery => self.next_in_recovery(now),
             RecoveryState::Loss => {
-                // Every un-SACKed segment was marked lost at the timeout, so the
-                // scoreboard's pipe counts only what was resent since — with or without
-                // SACK (go-back-N without it).
+                // RFC 6298 §5.4: the timeout retransmits the head whatever cwnd says.
+                if core::mem::take(&mut self.rto_head_pending) {
+                    if let Some(head) = self.sb.head().copied() {
+                        if head.lost && !head.retrans && !head.sacked {
+                            return Some(self.retransmit(now, head, Why::RtoRetransmit));
+                        }
+                    }
+                }
+                // Every un-SACKed segment was marked lost at the timeout (RACK: only the
+                // head and what had timed out), so the scoreboard's pipe counts only what
+                // was resent since and what is still in flight — with or without SACK
+                // (go-back-N without it).
                 let room = self.cwnd.saturating_sub(self.sb.pipe());
                 if let Some(seg) = self.sb.next_lost() {
                     return (seg.len() <= room)
@@ -122,15 +136,20 @@ impl Sender {
     }
 
     fn next_in_recovery(&mut self, now: Instant) -> Option<Transmit> {
+        let rack = self.rack_active();
         if self.fast_rexmit_pending {
             // RFC 6675 §5 step 4.3 / RFC 6582 step 2, 5 / RFC 5827: the head goes out
-            // regardless of cwnd.
+            // regardless of cwnd; with RACK the first segment it marked lost (Linux
+            // `fast_rexmit`, RFC 9937 §6.3's forced retransmission).
             self.fast_rexmit_pending = false;
-            if let Some(head) = self.sb.head().copied() {
-                if !head.sacked {
-                    self.forced_transmit = true;
-                    return Some(self.retransmit(now, head, self.fast_rexmit_why));
-                }
+            let first = if rack {
+                self.sb.next_lost()
+            } else {
+                self.sb.head().copied().filter(|h| !h.sacked)
+            };
+            if let Some(seg) = first {
+                self.forced_transmit = true;
+                return Some(self.retransmit(now, seg, self.fast_rexmit_why));
             }
         }
         let room = self.reducer.quota(
@@ -147,11 +166,21 @@ impl Sender {
             return self.new_data(now, room, Why::New);
         }
         // RFC 6675 §5 step (C): NextSeg while the quota lasts.
+        let why = if rack {
+            Why::RackRetransmit
+        } else {
+            Why::FastRetransmit
+        };
         if let Some(seg) = self.sb.next_lost() {
-            return (seg.len() <= room).then(|| self.retransmit(now, seg, Why::FastRetransmit));
+            return (seg.len() <= room).then(|| self.retransmit(now, seg, why));
         }
         if let Some(t) = self.new_data(now, room, Why::New) {
             return Some(t);
+        }
+        if rack {
+            // RFC 8985 §9.2: RACK decides what is lost; NextSeg's rules 3 and 4 (which
+            // resend what is merely un-SACKed) do not apply.
+            return None;
         }
         let rescue_ok = self.cfg.rescue_retransmit;
         match self
@@ -168,14 +197,14 @@ impl Sender {
         }
     }
 
-    fn retransmit(&mut self, now: Instant, seg: SentSeg, why: Why) -> Transmit {
+    pub(super) fn retransmit(&mut self, now: Instant, seg: SentSeg, why: Why) -> Transmit {
         self.sb.on_retransmit(now, seg.start);
         // PSH and FIN stay with the bytes they were sent with (Linux retransmits the skb).
         self.segment(now, seg.range(), why, seg.psh, seg.fin)
     }
 
     /// A new segment of at most one MSS, if data, the receive window and `room` allow.
-    fn new_data(&mut self, now: Instant, room: u64, why: Why) -> Option<Transmit> {
+    pub(super) fn new_data(&mut self, now: Instant, room: u64, why: Why) -> Option<Transmit> {
         let start = self.sb.snd_nxt();
         let avail = self.app_written - start;
         let rwnd_room = (self.sb.snd_una() + self.peer_window).saturating_sub(start);
@@ -216,7 +245,14 @@ impl Sender {
         Some(self.segment(now, Range::new(at, at), Why::New, false, true))
     }
 
-    fn segment(&self, now: Instant, range: Range, why: Why, psh: bool, fin: bool) -> Transmit {
+    pub(super) fn segment(
+        &self,
+        now: Instant,
+        range: Range,
+        why: Why,
+        psh: bool,
+        fin: bool,
+    ) -> Transmit {
         let ts = self.ts_ok.then(|| Timestamps {
             val: ts_clock(now),
             ecr: self.ts_recent,
@@ -241,7 +277,7 @@ impl Sender {
             self.stats.retrans_segs += 1;
         }
         match t.why {
-            Why::FastRetransmit => self.stats.fast_retrans += 1,
+            Why::FastRetransmit | Why::RackRetransmit => self.stats.fast_retrans += 1,
             Why::EarlyRetransmit => {
                 // An early retransmit is the fast retransmit of an ER-started recovery.
                 self.stats.fast_retrans += 1;
@@ -260,6 +296,19 @@ impl Sender {
         // RFC 6298 §5.1: start the timer when data is sent and it is not running.
         if !self.timer.is_armed() {
             self.arm_rto(now);
+        }
+        match t.why {
+            Why::Probe(kind) => self.on_probe_sent(now, t.range, kind),
+            Why::New | Why::LimitedTransmit if self.probe_active() => self.probe_on_new_data(now),
+            // Seed 001 slide 18: in recovery the PTO runs from the last retransmission.
+            w if w.is_retransmission()
+                && self.state == RecoveryState::Recovery
+                && self.cfg.tlp_in_recovery
+                && self.probe_active() =>
+            {
+                self.schedule_probe(now, true);
+            }
+            _ => {}
         }
     }
 }

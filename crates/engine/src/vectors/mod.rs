@@ -9,7 +9,9 @@
 //! All scenarios: segments of 1000 bytes (1 "segment" in the tables), SACK, limited
 //! transmit, no timestamps, no handshake; segment `i` is bytes `[1000·i, 1000·(i+1))`.
 
+pub mod path;
 pub mod published;
+pub mod tail;
 
 use core::fmt;
 

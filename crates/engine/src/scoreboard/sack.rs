@@ -1,0 +1,172 @@
+//! The SACK part of the scoreboard (RFC 2018, RFC 6675 §5 "Update()"): marking blocks
+//! SACKed — skipping what the previous ACK already reported, as Linux's SACK cache does —
+//! splitting a segment when a block edge falls inside it, and finding a block's first
+//! segment from a hint rather than a binary search over the window.
+
+use super::{Scoreboard, CACHE, NIL};
+use crate::packet::Range;
+
+impl Scoreboard {
+    /// Marks `block` SACKed; returns the newly SACKed byte count. Parts outside
+    /// [SND.UNA, SND.NXT) are ignored; `None` when nothing of the block is valid.
+    pub fn sack(&mut self, block: Range) -> Option<u64> {
+        let b = block.intersect(&Range::new(self.snd_una, self.snd_nxt))?;
+        // Skip what the previous ACK already reported (Linux's SACK cache): a growing
+        // first block is then processed only at its new edge, repeated blocks not at all.
+        if self.sack_cache.iter().any(|c| c.covers(&b)) {
+            return Some(0);
+        }
+        let mut pieces = [Range::default(); CACHE + 1];
+        let n = uncached(b, &self.sack_cache, &mut pieces);
+        let mut newly = 0;
+        for p in &pieces[..n] {
+            newly += self.mark_sacked(*p);
+        }
+        Some(newly)
+    }
+
+    /// Remembers the blocks of the ACK just processed (see [`Scoreboard::sack`]).
+    pub fn set_sack_cache(&mut self, blocks: &[Range]) {
+        // Only what was inside [SND.UNA, SND.NXT) was applied; cache just that.
+        let valid = Range::new(self.snd_una, self.snd_nxt);
+        self.sack_cache = [Range::default(); CACHE];
+        for (c, b) in self.sack_cache.iter_mut().zip(blocks) {
+            *c = b.intersect(&valid).unwrap_or_default();
+        }
+    }
+
+    fn mark_sacked(&mut self, p: Range) -> u64 {
+        let mut i = self.index_after(p.start, self.sack_hint);
+        if i >= self.segs.len() {
+            return 0;
+        }
+        if self.segs[i].start < p.start {
+            self.split(i, p.start);
+            i += 1;
+        }
+        let mut newly = 0;
+        while i < self.segs.len() && self.segs[i].start < p.end {
+            if self.segs[i].end > p.end {
+                self.split(i, p.end);
+            }
+            let s = self.segs[i];
+            if !s.sacked {
+                let len = s.len();
+                newly += len;
+                self.sacked_bytes += len;
+                self.sacked_segs += 1;
+                if s.lost {
+                    self.lost_bytes -= len;
+                    if !s.retrans {
+                        self.lost_pending_bytes -= len;
+                    }
+                }
+                if s.retrans {
+                    self.retrans_bytes -= len;
+                }
+                if s.end <= self.lost_upto {
+                    self.sacked_below_bytes += len;
+                    self.sacked_below_segs += 1;
+                }
+                self.unlink(i);
+                let m = &mut self.segs[i];
+                m.sacked = true;
+                m.lost = false;
+                m.retrans = false;
+                self.high_sacked = self.high_sacked.max(s.end);
+                self.note_delivered(&s, true);
+            }
+            i += 1;
+        }
+        self.sack_hint = self.popped + i as u64;
+        newly
+    }
+
+    /// Splits segment `i` at `at` (strictly inside it); both halves keep its marks.
+    fn split(&mut self, i: usize, at: u64) {
+        let s = self.segs[i];
+        debug_assert!(s.start < at && at < s.end);
+        let mut right = s;
+        right.start = at;
+        self.segs[i].end = at;
+        self.segs[i].fin = false;
+        self.segs[i].psh = false;
+        self.segs.insert(i + 1, right);
+        if s.ts_node != NIL {
+            self.tsorted.add_ref(s.ts_node);
+        }
+        self.splits += 1;
+        if s.sacked {
+            self.sacked_segs += 1;
+            if s.end <= self.lost_upto {
+                self.sacked_below_segs += 1;
+            }
+        }
+    }
+
+    /// The first segment ending after `seq` (`partition_point(|s| s.end <= seq)`), tried
+    /// at the hint `hint` (see `sack_hint`) and the next one before a binary search.
+    fn index_after(&self, seq: u64, hint: u64) -> usize {
+        let len = self.segs.len();
+        let is_it = |i: usize| {
+            i <= len
+                && (i == 0 || self.segs[i - 1].end <= seq)
+                && (i == len || self.segs[i].end > seq)
+        };
+        if let Some(i) = hint.checked_sub(self.popped) {
+            let i = i as usize;
+            if is_it(i) {
+                return i;
+            }
+            if is_it(i + 1) {
+                return i + 1;
+            }
+        }
+        self.segs.partition_point(|s| s.end <= seq)
+    }
+}
+
+/// The parts of `b` outside every cached block, into `out`; returns how many. A cached
+/// block strictly inside a piece splits it in two; `out` has room for every split
+/// (each of the `CACHE` blocks adds at most one piece).
+fn uncached(b: Range, cache: &[Range; CACHE], out: &mut [Range; CACHE + 1]) -> usize {
+    out[0] = b;
+    let mut n = 1;
+    for c in cache {
+        if c.is_empty() {
+            continue;
+        }
+        let mut i = 0;
+        while i < n {
+            let p = out[i];
+            if !p.overlaps(c) {
+                i += 1;
+                continue;
+            }
+            let left = p.start < c.start;
+            let right = c.end < p.end;
+            match (left, right) {
+                (false, false) => {
+                    // Covered: drop it (the last piece takes its place).
+                    n -= 1;
+                    out[i] = out[n];
+                }
+                (true, false) => {
+                    out[i].end = c.start;
+                    i += 1;
+                }
+                (false, true) => {
+                    out[i].start = c.end;
+                    i += 1;
+                }
+                (true, true) => {
+                    out[i].end = c.start;
+                    out[n] = Range::new(c.end, p.end);
+                    n += 1;
+                    i += 1;
+                }
+            }
+        }
+    }
+    n
+}

@@ -1,0 +1,231 @@
+//! The transmit-time order RACK walks (RFC 8985 §6.2 step 5; Linux's `tsorted_sent_queue`):
+//! an intrusive doubly linked list of (re)transmissions, oldest first, kept in a slab so that
+//! removing one anywhere is O(1) and steady state allocates nothing.
+//!
+//! A node stands for one transmission of a sequence range. It lives as long as some part of
+//! that range is still outstanding *with that transmission* — not SACKed, not acknowledged,
+//! not already marked lost while awaiting a retransmission (RACK skips those: their
+//! `xmit_ts` is "infinite"), and not retransmitted since (which links a new node at the
+//! tail). A SACK edge that splits a segment leaves both halves on the same node, so a node
+//! counts the segments that reference it (`live`) and is unlinked when that reaches 0.
+//! Transmissions are appended in time order, so the list stays sorted by `xmit_ts` and an
+//! ACK's loss detection stops at the first node not sent before RACK.segment: its cost is
+//! the number of nodes it marks lost or leaves waiting, never the window.
+
+use crate::time::Instant;
+
+/// "No node" in a link.
+pub(crate) const NIL: u32 = u32::MAX;
+
+/// One transmission in the time order.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct TsNode {
+    /// When it left (RACK `Segment.xmit_ts`).
+    pub xmit_ts: Instant,
+    /// The range it carried (RACK `Segment.end_seq` is `end`).
+    pub start: u64,
+    pub end: u64,
+    /// Scoreboard segments still outstanding with this transmission.
+    pub(crate) live: u32,
+    prev: u32,
+    next: u32,
+}
+
+/// The list. Node ids are slab indices, stable while the node is linked.
+#[derive(Clone, Debug)]
+pub struct TimeOrder {
+    nodes: Vec<TsNode>,
+    /// Free slab slots, reused most recently freed first.
+    free: Vec<u32>,
+    head: u32,
+    tail: u32,
+    len: usize,
+}
+
+impl Default for TimeOrder {
+    fn default() -> Self {
+        TimeOrder::new()
+    }
+}
+
+impl TimeOrder {
+    pub fn new() -> Self {
+        TimeOrder {
+            nodes: Vec::new(),
+            free: Vec::new(),
+            head: NIL,
+            tail: NIL,
+            len: 0,
+        }
+    }
+
+    /// Linked transmissions.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Appends a transmission with one live segment; returns its id.
+    pub(crate) fn push_back(&mut self, xmit_ts: Instant, start: u64, end: u64) -> u32 {
+        // Keep the order sorted even if a caller's clock stepped back.
+        let xmit_ts = match self.tail {
+            NIL => xmit_ts,
+            t => xmit_ts.max(self.nodes[t as usize].xmit_ts),
+        };
+        let node = TsNode {
+            xmit_ts,
+            start,
+            end,
+            live: 1,
+            prev: self.tail,
+            next: NIL,
+        };
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.nodes[id as usize] = node;
+                id
+            }
+            None => {
+                self.nodes.push(node);
+                (self.nodes.len() - 1) as u32
+            }
+        };
+        if self.tail == NIL {
+            self.head = id;
+        } else {
+            self.nodes[self.tail as usize].next = id;
+        }
+        self.tail = id;
+        self.len += 1;
+        id
+    }
+
+    /// One more segment references node `id` (a split).
+    pub(crate) fn add_ref(&mut self, id: u32) {
+        self.nodes[id as usize].live += 1;
+    }
+
+    /// One segment stops referencing node `id`; the node is unlinked when none does.
+    pub(crate) fn release(&mut self, id: u32) {
+        let n = &mut self.nodes[id as usize];
+        debug_assert!(n.live > 0, "release of a dead time-order node");
+        n.live -= 1;
+        if n.live == 0 {
+            self.unlink(id);
+        }
+    }
+
+    fn unlink(&mut self, id: u32) {
+        let TsNode { prev, next, .. } = self.nodes[id as usize];
+        if prev == NIL {
+            self.head = next;
+        } else {
+            self.nodes[prev as usize].next = next;
+        }
+        if next == NIL {
+            self.tail = prev;
+        } else {
+            self.nodes[next as usize].prev = prev;
+        }
+        self.free.push(id);
+        self.len -= 1;
+    }
+
+    /// The oldest linked transmission.
+    pub fn first(&self) -> Option<(u32, TsNode)> {
+        (self.head != NIL).then(|| (self.head, self.nodes[self.head as usize]))
+    }
+
+    /// The transmission after `id` in time order.
+    pub fn next(&self, id: u32) -> Option<(u32, TsNode)> {
+        let n = self.nodes[id as usize].next;
+        (n != NIL).then(|| (n, self.nodes[n as usize]))
+    }
+
+    pub fn get(&self, id: u32) -> &TsNode {
+        &self.nodes[id as usize]
+    }
+
+    /// Forgets every transmission (a timeout that marks everything lost).
+    pub(crate) fn clear(&mut self) {
+        self.nodes.clear();
+        self.free.clear();
+        self.head = NIL;
+        self.tail = NIL;
+        self.len = 0;
+    }
+
+    /// Debug check: `refs` are the node ids the scoreboard's segments hold; every linked
+    /// node is referenced exactly `live` times, and nothing else is referenced.
+    pub(crate) fn check_refs(&self, refs: impl Iterator<Item = u32>) {
+        let mut count = vec![0u32; self.nodes.len()];
+        for id in refs {
+            assert!(
+                (id as usize) < self.nodes.len(),
+                "segment holds a bad node id"
+            );
+            count[id as usize] += 1;
+        }
+        let mut linked = 0;
+        let mut last = Instant::ZERO;
+        for (id, n) in self.iter() {
+            assert_eq!(count[id as usize], n.live, "time-order refcount drifted");
+            assert!(n.live > 0, "dead node still linked");
+            assert!(n.xmit_ts >= last, "time order not sorted");
+            last = n.xmit_ts;
+            count[id as usize] = 0;
+            linked += 1;
+        }
+        assert_eq!(linked, self.len, "time-order length drifted");
+        assert!(
+            count.iter().all(|&c| c == 0),
+            "segment references an unlinked node"
+        );
+    }
+
+    /// The linked nodes oldest first (for checks and tests).
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &TsNode)> + '_ {
+        let mut at = self.head;
+        core::iter::from_fn(move || {
+            if at == NIL {
+                return None;
+            }
+            let id = at;
+            let n = &self.nodes[id as usize];
+            at = n.next;
+            Some((id, n))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(ms: u64) -> Instant {
+        Instant::from_millis(ms)
+    }
+
+    #[test]
+    fn unlink_anywhere_and_reuse_slots() {
+        let mut o = TimeOrder::new();
+        let a = o.push_back(t(1), 0, 10);
+        let b = o.push_back(t(2), 10, 20);
+        let c = o.push_back(t(3), 20, 30);
+        o.release(b);
+        let order: Vec<u64> = o.iter().map(|(_, n)| n.start).collect();
+        assert_eq!(order, [0, 20]);
+        o.add_ref(a);
+        o.release(a);
+        assert_eq!(o.len(), 2, "a still has one reference");
+        o.release(a);
+        assert_eq!(o.first().unwrap().0, c);
+        let d = o.push_back(t(4), 30, 40);
+        assert!(d == a || d == b, "a freed slot is reused");
+        o.release(c);
+        o.release(d);
+        assert!(o.is_empty() && o.first().is_none());
+    }
+}

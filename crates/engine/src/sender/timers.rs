@@ -1,0 +1,150 @@
+//! The one loss-recovery deadline (RFC 8985 §8, digest §10): which of RTO, PTO and RACK's
+//! reorder timer is armed after an ACK or a transmission, and how the RTO is anchored when
+//! it replaces one of the others.
+//!
+//! Rule (a debug invariant): exactly one deadline is armed whenever data is outstanding.
+//! After an ACK, in Linux's order (`tcp_ack`): a reorder timer RACK asked for wins; else,
+//! if the ACK is one the probe algorithm reschedules on, a PTO when the probe's conditions
+//! hold; else the RTO as RFC 6298 §5.2-5.3 left it. An RTO that replaces a PTO or a
+//! reorder timer fires one RTO after the head's last transmission, not one RTO from now
+//! (Linux `tcp_rearm_rto`, digest §2.3), so probing and reordering waits never postpone it.
+
+use super::{RecoveryState, Sender};
+use crate::config::Probe;
+use crate::probe;
+use crate::time::{Duration, Instant};
+use crate::timer::TimerKind;
+
+/// The earliest an anchored RTO may fire (Linux: `max(delta_us, 1)`).
+const MIN_DELAY: Duration = Duration::from_micros(1);
+
+impl Sender {
+    /// When the RTO fires if re-armed now: one RTO from now when `advancing` (an ACK of new
+    /// data, or sending from idle), else one RTO after the head's last transmission (Linux
+    /// `tcp_rto_delta_us`), at the earliest 1 µs from now.
+    pub(super) fn rto_expiry(&self, now: Instant, advancing: bool) -> Instant {
+        let rto = self.rtt.rto();
+        match self.sb.head() {
+            Some(h) if !advancing => (h.last_sent + rto).max(now + MIN_DELAY),
+            _ => now + rto,
+        }
+    }
+
+    /// Linux `tcp_rearm_rto`: stop with nothing outstanding; otherwise an RTO from now,
+    /// or anchored to the head when it replaces a PTO or a reorder timer.
+    pub(super) fn rearm_rto(&mut self, now: Instant) {
+        if self.sb.flight_size() == 0 {
+            self.timer.stop();
+            return;
+        }
+        let replaces = matches!(
+            self.timer.kind(),
+            Some(TimerKind::LossProbe | TimerKind::ReoTimeout)
+        );
+        let at = self.rto_expiry(now, !replaces);
+        self.timer.arm(TimerKind::Rto, at);
+    }
+
+    /// The deadline after an ACK was processed (`advanced`: SND.UNA moved; `newly_sacked`:
+    /// it SACKed new data). RFC 6298 §5.2-5.3 already ran before the state machine.
+    pub(super) fn set_timer_after_ack(&mut self, now: Instant, advanced: bool, newly_sacked: bool) {
+        if self.sb.flight_size() == 0 {
+            self.timer.stop();
+            return;
+        }
+        if self.timer.kind() == Some(TimerKind::EarlyRetransmit) {
+            return; // armed by this ACK; it restores what it displaced
+        }
+        if let Some(wait) = self.rack_wait.take() {
+            self.arm_reo_timer(now, wait);
+            return;
+        }
+        if !self.probe_active() {
+            return;
+        }
+        let reschedule = match self.cfg.probe {
+            // TLP draft §2.1 (4): every ACK cancels the PTO and reschedules it if allowed.
+            Probe::TlpDraft => true,
+            // RFC 8985 §7.2: an ACK that cumulatively acknowledges new data (with probes in
+            // recovery, a SACK too, as Linux).
+            Probe::Tlp => advanced || (self.cfg.tlp_in_recovery && newly_sacked),
+            // Linux FLAG_SET_XMIT_TIMER: new data acknowledged, or a SACK RTT sample.
+            Probe::TlpLinux => advanced || newly_sacked,
+            Probe::None => false,
+        };
+        let scheduled = reschedule && self.schedule_probe(now, advanced);
+        let pto_pending = self.timer.kind() == Some(TimerKind::LossProbe);
+        if pto_pending && !scheduled && (reschedule || !self.probe_state_ok()) {
+            self.rearm_rto(now);
+        }
+    }
+
+    /// Arms RACK's reorder timer for `wait` (RFC 8985 §6.2 step 5; Linux adds slack and
+    /// caps it at the RTO).
+    pub(super) fn arm_reo_timer(&mut self, now: Instant, wait: Duration) {
+        let d = self.rack.reo_timer(wait, self.rtt.rto());
+        self.timer
+            .arm(TimerKind::ReoTimeout, now + d.max(MIN_DELAY));
+    }
+
+    /// Arms the PTO if the probe algorithm's conditions hold now; `advancing` as in
+    /// [`Sender::rto_expiry`]. Returns whether it did.
+    pub(super) fn schedule_probe(&mut self, now: Instant, advancing: bool) -> bool {
+        if !self.probe_active() || self.sb.flight_size() == 0 || !self.probe_conditions() {
+            return false;
+        }
+        let one_segment = match self.cfg.probe {
+            Probe::TlpLinux => self.sb.len() == 1,
+            _ => self.sb.flight_size() <= self.mss,
+        };
+        let Some(pto) = probe::pto(
+            self.cfg.probe,
+            self.rtt.srtt(),
+            one_segment,
+            self.cfg.tlp_max_ack_delay,
+        ) else {
+            return false;
+        };
+        let at = probe::deadline(now, pto, self.rto_expiry(now, advancing));
+        self.timer.arm(TimerKind::LossProbe, at);
+        true
+    }
+
+    /// A state in which probing makes sense at all: not in RTO recovery, and not in fast
+    /// recovery unless `tlp_in_recovery`.
+    pub(super) fn probe_state_ok(&self) -> bool {
+        match self.state {
+            RecoveryState::Loss => false,
+            RecoveryState::Recovery => self.cfg.tlp_in_recovery,
+            _ => true,
+        }
+    }
+
+    /// The variant's conditions for scheduling a PTO.
+    fn probe_conditions(&self) -> bool {
+        if !self.is_established() {
+            return false;
+        }
+        if self.state == RecoveryState::Recovery {
+            return self.cfg.tlp_in_recovery;
+        }
+        match self.cfg.probe {
+            // §2.1 (2): (a) Open; (b) cwnd- or application-limited (Linux 3.10: not when
+            // cwnd has room and unsent data is queued); (c) consecutive PTOs below the
+            // limit; (d) SACK (probe_active). The PTO needs SRTT (Linux 3.10 `tp->srtt`).
+            Probe::TlpDraft => {
+                let cwnd_room = self.cwnd > self.sb.flight_size();
+                let queued = self.app_written > self.sb.snd_nxt();
+                self.state == RecoveryState::Open
+                    && !(cwnd_room && queued)
+                    && self.tlp_draft.consecutive < self.cfg.tlp_max_probes
+                    && self.rtt.srtt().is_some()
+            }
+            // RFC 8985 §7.2: not in fast or RTO recovery, nothing SACKed.
+            Probe::Tlp => self.probe_state_ok() && self.sb.sacked_segs() == 0,
+            // Linux `tcp_schedule_loss_probe`: Open or CWR.
+            Probe::TlpLinux => matches!(self.state, RecoveryState::Open | RecoveryState::Cwr),
+            Probe::None => false,
+        }
+    }
+}
