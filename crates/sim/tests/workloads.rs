@@ -367,10 +367,16 @@ fn writes_over_several_connections_follow_each_connections_start() {
         let start = sends[0].0;
         // The second write leaves 200 ms after this connection's own start.
         let second = sends.iter().find(|(_, r)| r.0 >= 3000).unwrap().0;
-        assert!((second - start - 200.0).abs() < 1e-6, "flow {flow}: {start} {second}");
+        assert!(
+            (second - start - 200.0).abs() < 1e-6,
+            "flow {flow}: {start} {second}"
+        );
     }
     // Concurrent connections all start at 0; sequential ones one after another.
-    let conc = traced(&text.replace("arrival = \"poisson\"\nrate_per_s = 4", "arrival = \"concurrent\""));
+    let conc = traced(&text.replace(
+        "arrival = \"poisson\"\nrate_per_s = 4",
+        "arrival = \"concurrent\"",
+    ));
     let l = lines(&conc);
     let firsts: Vec<f64> = (0..3u64)
         .map(|f| t_ms(data_sends(&l).into_iter().find(|s| s["flow"] == f).unwrap()))
