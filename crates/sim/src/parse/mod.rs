@@ -18,6 +18,7 @@ use toml::de::DeTable;
 
 mod models;
 mod raw;
+mod workload;
 
 use raw::*;
 

@@ -109,4 +109,10 @@ pub(super) struct RawWorkload {
     pub(super) response_segments: Option<u64>,
     pub(super) think_ms: Option<f64>,
     pub(super) duration_s: Option<f64>,
+    pub(super) connections: Option<u64>,
+    pub(super) response_dist: Option<String>,
+    pub(super) response_sigma: Option<f64>,
+    pub(super) response_max_bytes: Option<u64>,
+    /// `[[time_ms, bytes], ...]`
+    pub(super) writes: Option<Vec<Vec<f64>>>,
 }
