@@ -27,31 +27,43 @@ ARMS: List[Tuple[str, Dict[str, Any]]] = [
 ARM_A, ARM_B, ARM_B_NO_TLP = (a[0] for a in ARMS)
 
 
+#: The client population, pooled with equal weight: RTTs, and Windows-like (200 ms delayed
+#: ACK, no quick-ACK phase) and Linux/Android-like (40 ms, 16 quick ACKs) receivers.
+RTTS = [20, 50, 150]
+RECEIVERS = {"windows": {"receiver.delayed_ack_ms": [200], "receiver.quickack": [0]},
+             "linux": {"receiver.delayed_ack_ms": [40], "receiver.quickack": [16]}}
+
+
 def reps(quick: bool) -> int:
-    return 2 if quick else 12
+    return 1 if quick else 4
 
 
-def _params(overrides: Dict[str, Any], quick: bool) -> Dict[str, List[Any]]:
+def _params(overrides: Dict[str, Any], receiver: str, quick: bool) -> Dict[str, List[Any]]:
     p = {k: [v] for k, v in overrides.items()}
+    p.update(RECEIVERS[receiver])
+    p["path.rtt_ms"] = [50] if quick else RTTS
     if quick:
         p["workload.connections"] = [150]
     return p
 
 
 def sweeps(quick: bool) -> List[Sweep]:
-    return [Sweep(SCENARIO, _params(ov, quick), reps=reps(quick), common_seeds=True,
-                  labels={"arm": label}) for label, ov in ARMS]
+    return [Sweep(SCENARIO, _params(ov, r, quick), reps=reps(quick), common_seeds=True,
+                  labels={"arm": label, "receiver": r}, details=True)
+            for label, ov in ARMS for r in RECEIVERS]
 
 
 def traced(ctx: Any) -> pd.DataFrame:
-    """One row per (arm, repetition): the trace summary (lossrec.lab.tail.summarize)."""
+    """One row per (arm, receiver, RTT, repetition): the trace summary
+    (lossrec.lab.tail.summarize)."""
     if "web" not in ctx.cache:
         frames = []
         for label, ov in ARMS:
-            d = traced_sweep(ctx.scenario(SCENARIO), _params(ov, ctx.quick), reps=reps(ctx.quick),
-                             common_seeds=True)
-            d["arm"] = label
-            frames.append(d)
+            for r in RECEIVERS:
+                d = traced_sweep(ctx.scenario(SCENARIO), _params(ov, r, ctx.quick),
+                                 reps=reps(ctx.quick), common_seeds=True)
+                d["arm"], d["receiver"] = label, r
+                frames.append(d)
         df = pd.concat(frames, ignore_index=True)
         df.drop(columns=["fct_ms_all"]).to_csv(ctx.out / "web-runs.csv", index=False)
         ctx.cache["web"] = df
@@ -71,8 +83,8 @@ def totals(ctx: Any) -> pd.DataFrame:
 def change(ctx: Any, col: str, arm: str = ARM_B) -> Tuple[float, float, float]:
     """(B − A) / A in percent over the totals, and its range over the repetitions."""
     t = traced(ctx)
-    a = t[t["arm"] == ARM_A].set_index("rep")[col]
-    b = t[t["arm"] == arm].set_index("rep")[col]
+    a = t[t["arm"] == ARM_A].groupby("rep")[col].sum()
+    b = t[t["arm"] == arm].groupby("rep")[col].sum()
     per = ((b - a) / a.replace(0, np.nan) * 100).dropna()
     tot = (b.sum() - a.sum()) / a.sum() * 100 if a.sum() else float("nan")
     lo, hi = (per.min(), per.max()) if len(per) else (float("nan"), float("nan"))

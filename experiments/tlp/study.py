@@ -258,9 +258,9 @@ def _web_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any
                              f"{rr:.2f} % (baseline)",
                              "the loss model's rate was set for this before the TLP numbers were seen"))
 
-    for cid, col in (("latency_avg", "mean_ms"), ("latency_p99", "p99_ms")):
+    for cid, stat in (("latency_avg", "mean"), ("latency_p99", 99)):
         c = published[cid]
-        ch = {a: _pct(per_app.loc[(a, T), col], per_app.loc[(a, B), col]) for a in web.APPS}
+        ch = web.latency_change(df, stat)
         ok = all(_factor(ch[a], c[a], c["factor"]) for a in web.APPS)
         if cid == "latency_avg":
             ok = ok and ch["images"] <= min(ch.values())
@@ -271,9 +271,7 @@ def _web_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any
             "RTO/RTT ratio of the path set the size"))
 
     c = published["tail_only"]
-    p50 = _pct(pooled.loc[T, "p50_ms"], pooled.loc[B, "p50_ms"])
-    p90 = _pct(pooled.loc[T, "p90_ms"], pooled.loc[B, "p90_ms"])
-    p99 = _pct(pooled.loc[T, "p99_ms"], pooled.loc[B, "p99_ms"])
+    p50, p90, p99 = (web.latency_change(df, q)["all"] for q in (50, 90, 99))
     out.append(Verdict.judge("tail_only", abs(p50) < c["max_median_pct"] and p99 < 0,
                              f"median {p50:+.2f} %, 90th {p90:+.2f} %, 99th {p99:+.2f} %",
                              "only responses that lost their tail change, a few percent of them"))
