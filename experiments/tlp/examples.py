@@ -137,13 +137,20 @@ def s21_figure(df: Any, ctx: Any) -> Tuple[Any, str]:
     for label, run in example_runs(ctx):
         f = run["flow"]
         arms.append((f"{label}: {f['rtos']} RTO, {f['tlp_probes']} probe, done in {f['fct_ms']:.0f} ms", run))
+    v = tail.engine_vectors()
+    if v is not None:
+        t = v["traces"]["tlp_draft_example"]
+        arms.append((f"engine vector tlp_draft_example (1000-byte segments): {t['timeouts']} RTO, "
+                     f"{t['loss_probes']} probe, done at {(t['finished_us'] or 0) / 1000:.0f} ms",
+                     {"records": t["records"]}))
     fig = _panels("Seed 000 §2.1: segments 1-10 sent, 6-10 lost (100 ms RTT)", arms)
     xmax = max(r["flow"]["fct_ms"] for _, r in example_runs(ctx)) * 1.04
     for ax in fig.axes[: len(arms)]:
         ax.set_xlim(0, xmax)
     return fig, ("The §2.1 example as a time-sequence graph: with TLP the probe (diamond) "
                  "retransmits 10 two RTTs after the ACK of 5 and its SACK starts FACK recovery of "
-                 "6-9; without TLP the timeout (200 ms minimum, Linux estimator) repairs them")
+                 "6-9; without TLP the timeout (200 ms minimum, Linux estimator) repairs them"
+                 + ("; last, the engine's own worked example" if v is not None else ""))
 
 
 def taxonomy_figure(df: Any, ctx: Any) -> Tuple[Any, str]:
