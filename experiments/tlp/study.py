@@ -241,9 +241,19 @@ def _web_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any
         ch = _pct(pooled.loc[T, col], pooled.loc[B, col])
         per = "; ".join(f"{a} {_pct(per_app.loc[(a, T), col], per_app.loc[(a, B), col]):+.0f} %"
                         for a in web.APPS)
+        by_state = ""
+        if {"rtos_in_open", "rtos_in_recovery"} <= set(df.columns):
+            s_ = df.groupby("arm")[["rtos_in_open", "rtos_in_disorder", "rtos_in_recovery"]].sum()
+            by_state = (f"; by state: in Open {int(s_.loc[B, 'rtos_in_open'])} → "
+                        f"{int(s_.loc[T, 'rtos_in_open'])}, in Disorder "
+                        f"{int(s_.loc[B, 'rtos_in_disorder'])} → {int(s_.loc[T, 'rtos_in_disorder'])}, "
+                        f"in fast recovery {int(s_.loc[B, 'rtos_in_recovery'])} → "
+                        f"{int(s_.loc[T, 'rtos_in_recovery'])}")
         why = {
-            "rto_change": "TLP removes the timeouts of tails whose probe gets through; the ones left "
-                          "lost the probe too (a burst) or are not tail losses",
+            "rto_change": "TLP removes the timeouts of tails whose probe gets through (Open state); "
+                          "many of the recoveries it starts still end in a timeout (a lost "
+                          "retransmission, which nothing before RACK detects, or the RTO racing "
+                          "the recovery)" + by_state,
             "retrans_change": "the probes add retransmissions (most of them spurious) and a timeout "
                               "that is avoided saves at most a few",
             "slow_start_retrans_change": "fewer timeouts, fewer go-back-N retransmissions after them",
