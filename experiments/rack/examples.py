@@ -6,6 +6,8 @@ own vectors of the same examples (``lossrec._core.tail_vectors()``) when the bin
 
 from __future__ import annotations
 
+import warnings
+
 from typing import Any, Dict, List, Optional, Tuple
 
 import lossrec
@@ -21,7 +23,7 @@ SLIDE7_ARMS = [
 SLIDES15_ARMS = [
     ("RACK + TLP, probing in recovery (slides)", {}),
     ("RACK + TLP as Linux / RFC 8985 (no probe in recovery)", {"sender.tlp_in_recovery": False}),
-    ("w/o RACK (FACK + TLP)", {"sender.loss_detection": "fack"}),
+    ("w/o RACK (FACK + TLP, probing in recovery)", {"sender.loss_detection": "fack"}),
 ]
 STORM_ARMS = [
     ("classic RTO marking (dupthresh)", {"sender.loss_detection": "dupthresh"}),
@@ -69,27 +71,35 @@ def vectors(ctx: Any) -> Optional[Dict[str, Any]]:
 # ----------------------------------------------------------------------------- figures
 
 
-def panels(title: str, arms: List[Tuple[str, Dict[str, Any]]], xlim_ms: Optional[float] = None) -> Any:
+def panels(title: str, arms: List[Tuple[str, Dict[str, Any]]], xlim_ms: Any = None,
+           subtitle: Any = None) -> Any:
     """One time-sequence panel per arm (the seed's style: sequence against time)."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(arms), 1, figsize=(9.5, 2.9 * len(arms) + 0.6), squeeze=False)
+    fig, axes = plt.subplots(len(arms), 1, figsize=(11.5, 2.9 * len(arms) + 0.6), squeeze=False)
     handles: Dict[str, Any] = {}
     for ax, (label, run) in zip(axes[:, 0], arms):
         handles.update(plot.draw_flow(ax, [r for r in run["records"] if r.get("flow", 0) == 0]))
         f = run["flow"]
         fct = f"{f['fct_ms']:.0f} ms" if f.get("fct_ms") is not None else "unfinished"
-        ax.set_title(f"{label}: {f['rtos']} RTO, {f['retransmits']} retransmissions, "
-                     f"{f['tlp_probes']} probes, done in {fct}", fontsize=9, loc="left")
+        text = (subtitle(label, run) if subtitle else
+                f"{label}: {f['rtos']} RTO, {f['retransmits']} retransmissions, "
+                f"{f['tlp_probes']} probes, done in {fct}")
+        ax.set_title(text, fontsize=9, loc="left")
         ax.set_ylabel("sequence (bytes)")
         ax.grid(True, alpha=0.3)
-        if xlim_ms:
+        if isinstance(xlim_ms, tuple):
+            ax.set_xlim(*xlim_ms)
+        elif xlim_ms:
             ax.set_xlim(0, xlim_ms)
     axes[-1, 0].set_xlabel("time (ms)")
     axes[0, 0].legend(list(handles.values()), list(handles.keys()), fontsize=7,
                       loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    with warnings.catch_warnings():  # long titles beside an outside legend: best effort
+        warnings.simplefilter("ignore", UserWarning)
+        fig.tight_layout()
+    fig.subplots_adjust(right=0.85)  # room for the legend beside the first panel
     return fig
 
 
@@ -114,7 +124,14 @@ def slides15_figure(df: Any, ctx: Any) -> Tuple[Any, str]:
 
 def storm_figure(df: Any, ctx: Any) -> Tuple[Any, str]:
     arms = runs(ctx, "storm")
-    fig = panels("Seed 001 slides 10-12: spurious timeout with 100 segments in flight", arms)
+
+    def sub(label: str, run: Dict[str, Any]) -> str:
+        s = run["summary"]
+        return (f"{label}: {s['timeouts']} RTO, {s['retransmissions']} retransmissions, "
+                f"{s['dup_bytes']:,} bytes received twice")
+
+    fig = panels("Seed 001 slides 10-12: spurious timeout with 100 segments in flight", arms,
+                 (1250, 1650), sub)
     return fig, ("Slides 10-12: P1's ACK and the 99 segments sent just before the RTO are held by a "
                  "delay spike longer than the RTO. Classic marking retransmits all 100 as the held "
                  "ACKs return (red: retransmissions); RACK's marks only P1")

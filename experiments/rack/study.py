@@ -87,7 +87,12 @@ NOTES = """
   `spurious_rto_comparison`): after an exchange that gives an RTT, P1 is sent and a delay
   spike holds it (and then its ACK) longer than the 1 s RTO; P2-P100 are written 10 ms
   before the RTO. Both arms are `rack-tlp` without TLP (as the vector), classic marking
-  being `loss_detection = dupthresh`.
+  being `loss_detection = dupthresh`. A last write at 2.5 s keeps the run going until every
+  retransmission has reached the receiver (a run ends once all data is acknowledged), so
+  that the `recv` records show every byte received twice.
+* **The engine's vectors** (`lossrec::vectors::tail`: a scripted path with 1000-byte
+  segments and a 100 ms RTT) are read through `lossrec._core.tail_vectors()`; a build
+  without that binding reports the `engine_vectors` claim as not comparable.
 """
 
 #: slide 6: (loss_detection, label)

@@ -113,7 +113,7 @@ def ab_figure(df: Any, ctx: Any) -> Tuple[Any, str]:
     ax.set_xticklabels([n for _, n, _ in metrics])
     ax.set_ylabel("change vs arm A (%)")
     ax.set_title("Slide 5: RACK + TLP (B) vs RFC 3517 + early retransmit (A)")
-    style.legend(ax, loc="lower left", fontsize=7)
+    style.legend(ax, loc="lower right", fontsize=7)
     return fig, ("Slide 5's impact list beside ours: relative change of B (and B without TLP) "
                  "against A, summed over all responses of the synthetic web workload")
 

@@ -4,6 +4,8 @@ when the binding exists."""
 
 from __future__ import annotations
 
+import warnings
+
 from typing import Any, Dict, List, Optional, Tuple
 
 import lossrec
@@ -117,7 +119,7 @@ def taxonomy_markdown(ctx: Any, vectors: Optional[Dict[str, Any]]) -> str:
 def _panels(title: str, arms: List[Tuple[str, Dict[str, Any]]]) -> Any:
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(arms), 1, figsize=(9.5, 2.9 * len(arms) + 0.6), squeeze=False)
+    fig, axes = plt.subplots(len(arms), 1, figsize=(11.5, 2.9 * len(arms) + 0.6), squeeze=False)
     handles: Dict[str, Any] = {}
     for ax, (label, run) in zip(axes[:, 0], arms):
         handles.update(plot.draw_flow(ax, [r for r in run["records"] if r.get("flow", 0) == 0]))
@@ -128,7 +130,10 @@ def _panels(title: str, arms: List[Tuple[str, Dict[str, Any]]]) -> Any:
     axes[0, 0].legend(list(handles.values()), list(handles.keys()), fontsize=7,
                       loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    with warnings.catch_warnings():  # long titles beside an outside legend: best effort
+        warnings.simplefilter("ignore", UserWarning)
+        fig.tight_layout()
+    fig.subplots_adjust(right=0.85)  # room for the legend beside the first panel
     return fig
 
 

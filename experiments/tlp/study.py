@@ -71,6 +71,12 @@ NOTES = """
   `tlp_recovery` events = TCPLossProbeRecovery; DSACKs covering a probe = the duplicate
   ACK of an unnecessary probe), as the seed measured them, and the ground truth from the
   path's drops (`lossrec.lab.tail.probe_outcomes`).
+* **Where the timeouts go.** TLP acts only in Open state. In our runs it removes most
+  Open-state timeouts, but many of the recoveries its probes start still end in a timeout
+  (timeouts in fast recovery roughly double: see the `rto_change` verdict): a lost
+  retransmission, which nothing detects before RACK, or the RTO — anchored to the head
+  segment's transmission while a PTO was pending, as Linux's `tcp_rearm_rto` does —
+  expiring soon after recovery began. That, not the probes, limits the latency gain.
 * **Undo events** need spurious-timeout detection and undo, which the engine does not
   have yet (`spurious_detection = none`): that claim is not comparable.
 * **§2.1 and §4.2** are traced in the simulator (1448-byte segments, RTT 100 ms, an ACK per
