@@ -73,10 +73,12 @@ NOTES = """
   path's drops (`lossrec.lab.tail.probe_outcomes`).
 * **Where the timeouts go.** TLP acts only in Open state. In our runs it removes most
   Open-state timeouts, but many of the recoveries its probes start still end in a timeout
-  (timeouts in fast recovery roughly double: see the `rto_change` verdict): a lost
-  retransmission, which nothing detects before RACK, or the RTO — anchored to the head
-  segment's transmission while a PTO was pending, as Linux's `tcp_rearm_rto` does —
-  expiring soon after recovery began. That, not the probes, limits the latency gain.
+  (timeouts in fast recovery roughly double: see the `rto_change` verdict). In the traces
+  we looked at, the cause is a lost retransmission (which nothing before RACK detects) or
+  the RTO expiring soon after recovery began: while a PTO was pending the RTO is anchored
+  to the head segment's transmission (as Linux's `tcp_rearm_rto`), and the engine does not
+  restart it when recovery retransmits the head (Linux 3.x's `tcp_xmit_retransmit_queue`
+  does). That, not the probes, limits the latency gain here.
 * **Undo events** need spurious-timeout detection and undo, which the engine does not
   have yet (`spurious_detection = none`): that claim is not comparable.
 * **§2.1 and §4.2** are traced in the simulator (1448-byte segments, RTT 100 ms, an ACK per
