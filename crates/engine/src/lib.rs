@@ -68,6 +68,7 @@ pub mod packet;
 pub mod probe;
 pub mod receiver;
 pub mod reduce;
+pub mod rto;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
@@ -77,7 +78,7 @@ pub mod timer;
 pub mod vectors;
 
 pub use config::{Config, ConfigError, PRESETS};
-pub use event::{Event, EventKind, LossDetector, ReorderSignal};
+pub use event::{Event, EventKind, LossDetector, ReorderSignal, SpuriousSignal};
 pub use info::TcpInfo;
 pub use packet::{
     Ack, ProbeKind, Range, SackBlocks, Segment, SynOptions, Timestamps, Transmit, Why,
