@@ -68,7 +68,9 @@ pub enum Decision {
     SendNew,
     /// Step 3b: the timeout was spurious (SpuriousRecovery = SPUR_TO).
     Spurious,
-    /// Conventional RTO recovery from now on, with cwnd at most this many segments.
+    /// Conventional RTO recovery from now on; cwnd is set to this many segments, the
+    /// "no more than" of RFC 5682 steps 2a and 3a, which is what conventional slow start
+    /// would have reached by then.
     Genuine { cwnd_cap: Option<u64> },
 }
 

@@ -346,8 +346,10 @@ impl Sender {
         self.frto.stop();
         self.frto_new = 0;
         self.stats.genuine_rtos += 1;
+        // RFC 5682 3a (2a): "no more than 3·MSS" (2·MSS) — as much as conventional
+        // recovery would have reached by now, two (one) round trips after the timeout.
         if let Some(cap) = cwnd_cap {
-            self.cwnd = self.cwnd.min(cap * self.mss).max(self.mss);
+            self.cwnd = (cap * self.mss).max(self.mss);
         }
         self.rtt.reset_adaptation();
         self.emit(now, EventKind::GenuineRto { by });
@@ -390,6 +392,9 @@ impl Sender {
                 self.frto_new -= 1;
                 Some(Some(t))
             }
+            // Linux `tcp_xmit_recovery`: once new data went out on this ACK, no
+            // retransmission follows it.
+            None if !rfc && self.sb.snd_nxt() > self.frto.recover => Some(None),
             None => {
                 self.frto_new = 0;
                 holding.then_some(None)
