@@ -334,8 +334,12 @@ impl Sender {
                 }
                 None
             }
-            _ => (a.dsack && self.undo.all_dsacked())
-                .then(|| v(SpuriousSignal::Dsack, Counter::Dsack, false, false)),
+            // A late DSACK undo after the recovery ended; a timeout's counts as spurious.
+            _ => {
+                let timeout = self.undo.snapshot.is_some_and(|s| s.timeout);
+                (a.dsack && self.undo.all_dsacked())
+                    .then(|| v(SpuriousSignal::Dsack, Counter::Dsack, timeout, false))
+            }
         }
     }
 
