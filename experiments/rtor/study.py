@@ -62,7 +62,7 @@ NOTES = """
 * **Realistic tail loss** (item 3): the seed's Tmix background (replayed TCP
   connections) is replaced by the simulator's `[[background]]` bursts: Poisson arrivals of
   Pareto-sized (shape 1.2, mean 60 kB) bursts sent at 100 Mb/s into a 10 Mb/s bottleneck
-  with a 50-packet buffer, 60 % load on average. The background is not TCP, so it does not
+  with a 30-packet buffer, 70 % load on average. The background is not TCP, so it does not
   back off; it makes the buffer overflow in bursts, which is what produces the measured
   flows' tail losses and RTT variation. The measured flows (4 segments at 10 and 320 ms
   base RTT, 100 segments at 320 ms) arrive as a Poisson process, 2 per second; the same
@@ -80,9 +80,9 @@ NOTES = """
   counted at the sender (`dsacks`) over all data segments sent (`data_packets_sent`).
 """
 
-QUICK = {"rtts": [10, 80, 640], "ks": [1, 2, 4], "real_flows": 60, "real_reps": 1,
-         "long_flows": 20, "web_rtts": [80], "web_reps": 4, "heavy_reps": 1}
-FULL = {"rtts": [10, 20, 40, 80, 160, 320, 640], "ks": [1, 2, 3, 4, 5], "real_flows": 400,
+QUICK = {"rtts": [10, 80, 640], "ks": [1, 2, 4], "real_flows": 300, "real_reps": 1,
+         "long_flows": 40, "web_rtts": [80], "web_reps": 4, "heavy_reps": 1}
+FULL = {"rtts": [10, 20, 40, 80, 160, 320, 640], "ks": [1, 2, 3, 4, 5], "real_flows": 2000,
         "real_reps": 3, "long_flows": 150, "web_rtts": [10, 20, 40, 80, 160],
         "web_reps": 300, "heavy_reps": 60}
 DELACK_MS = [0, 40]
