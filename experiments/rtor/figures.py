@@ -55,7 +55,8 @@ def fct_vs_rtt(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     ax.set_xlabel("RTT (ms)")
     ax.set_ylabel("flow completion time (ms)")
     ax.set_title("10-segment flow, last segment dropped")
-    style.legend(ax, loc="upper left")
+    if ax.get_legend_handles_labels()[0]:
+        style.legend(ax, loc="upper left")
     return fig, "FCT against RTT, last of 10 segments dropped (seed 002's tail_loss_1deg_fct)"
 
 
@@ -69,7 +70,8 @@ def fct_vs_k(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     ax.set_xlabel("tail-loss degree (segments lost at the end of the flow)")
     ax.set_ylabel("flow completion time (ms)")
     ax.set_title("10-segment flow, RTT 80 ms")
-    style.legend(ax, loc="upper left")
+    if ax.get_legend_handles_labels()[0]:
+        style.legend(ax, loc="upper left")
     return fig, "FCT against the number of tail segments lost, RTT 80 ms (tail_loss_ndeg_fct)"
 
 
@@ -89,7 +91,8 @@ def _cdf_figure(p: pd.DataFrame, title: str, xlabel: str) -> Any:
     ax.set_xlabel(xlabel)
     ax.set_ylabel("CDF")
     ax.set_title(title)
-    style.legend(ax, loc="lower right")
+    if ax.get_legend_handles_labels()[0]:
+        style.legend(ax, loc="lower right")
     return fig
 
 
@@ -130,7 +133,8 @@ def spurious_bars(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     ax.set_yscale("log")
     ax.set_ylabel("spurious retransmissions / segments sent")
     ax.set_title("Web pages: spurious (DSACKed) retransmissions")
-    style.legend(ax, loc="upper left")
+    if ax.get_legend_handles_labels()[0]:
+        style.legend(ax, loc="upper left")
     return fig, "Fraction of spurious retransmissions per arm over all web runs, seed vs ours"
 
 

@@ -156,7 +156,8 @@ def _bars(m: pd.DataFrame, order: List[str], names: Dict[str, str], title: str) 
     ax.set_ylabel("Normalized")
     ax.set_ylim(0, 1.05)
     ax.set_title(title)
-    style.legend(ax, loc="upper right", ncol=2, fontsize=8)
+    if ax.get_legend_handles_labels()[0]:
+        style.legend(ax, loc="upper right", ncol=2, fontsize=8)
     return fig
 
 
@@ -174,7 +175,8 @@ def fig_a(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     ax.set_xlabel("delay spike length (s)")
     ax.set_ylabel("download time of 1 MB (s)")
     ax.set_title("Alone on a 2 Mb/s, 400 ms path with periodic delay spikes")
-    style.legend(ax, loc="upper left")
+    if ax.get_legend_handles_labels()[0]:
+        style.legend(ax, loc="upper left")
     return fig, "(a) Download time against the spike length, standard (solid) vs Eifel (dashed)"
 
 
