@@ -193,7 +193,7 @@ def test_bench_json_keys(cli):
     r = cli("bench", "--json")
     assert r.code == 0, r.stderr
     obj = json.loads(r.stdout)
-    assert set(obj) == {"bulk", "short_flows", "sweep"}
+    assert set(obj) == {"bulk", "short_flows", "sweep", "per_ack"}
     assert {"data_packets_per_s", "events_per_s", "wall_s"} <= set(obj["bulk"])
     assert {"flows_per_s", "wall_s"} <= set(obj["short_flows"])
     assert obj["bulk"]["wall_s"] >= 1.0 and obj["bulk"]["data_packets_per_s"] > 0
@@ -202,6 +202,16 @@ def test_bench_json_keys(cli):
     assert {"scenarios", "wall_s_jobs1", "wall_s_jobs2", "speedup", "overhead_pct",
             "overhead_pct_per_scenario", "fixed_overhead_ms", "machine_speedup"} <= set(sw)
     assert sw["scenarios"] == 1000 and sw["speedup"] > 0 and sw["wall_s_jobs1"] > 0
+    pa = obj["per_ack"]
+    assert pa["sizes"] == [100, 1000, 10000, 100000]
+    assert len(pa["median_ns_per_ack"]) == 4 and all(x > 0 for x in pa["best_ns_per_ack"])
+    assert pa["flatness"] > 0
+
+
+def test_bench_only_per_ack_table(cli):
+    r = cli("bench", "--only", "per_ack")
+    assert r.code == 0, r.stderr
+    assert "100,000 in flight" in r.stdout and "flatness" in r.stdout
 
 
 def test_bench_only_sweep_table(cli):

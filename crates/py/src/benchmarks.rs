@@ -3,7 +3,8 @@
 //! bulk: one flow, 100 Mb/s, 40 ms RTT, 333-packet queue, 1 % Bernoulli data loss,
 //! preset `rfc`, 60 s of bulk transfer — repeated until at least 1 s of wall time is
 //! measured. short_flows: 10,000 sequential 10-segment flows over 10 Mb/s, 40 ms RTT,
-//! last segment lost once, handshake on — likewise repeated to cover 1 s.
+//! last segment lost once, handshake on — likewise repeated to cover 1 s. per_ack: the
+//! engine's cost per ACK with 100 … 100,000 segments in flight (see [`per_ack`]).
 
 use std::time::Instant;
 
@@ -22,13 +23,16 @@ fn scenario(which: &str) -> PyResult<Scenario> {
         "bulk" => Ok(lossrec_sim::bench::bulk()),
         "short_flows" => Ok(lossrec_sim::bench::short_flows()),
         _ => Err(PyValueError::new_err(format!(
-            "unknown benchmark `{which}`; valid: bulk, short_flows"
+            "unknown benchmark `{which}`; valid: bulk, short_flows, per_ack"
         ))),
     }
 }
 
 /// Runs one benchmark and returns its figures: rates per second of wall time, `wall_s`, `runs`.
 pub(crate) fn run<'py>(py: Python<'py>, which: &str) -> PyResult<Bound<'py, PyDict>> {
+    if which == "per_ack" {
+        return per_ack(py);
+    }
     let sc = scenario(which)?;
     let opts = RunOptions::default();
     let (totals, wall_s, runs) = py
@@ -59,5 +63,47 @@ pub(crate) fn run<'py>(py: Python<'py>, which: &str) -> PyResult<Bound<'py, PyDi
     }
     d.set_item("wall_s", wall_s)?;
     d.set_item("runs", runs)?;
+    Ok(d)
+}
+
+/// In-flight sizes of the engine micro-benchmark.
+const PER_ACK_SIZES: [usize; 4] = [100, 1_000, 10_000, 100_000];
+/// Wall time each size's replays cover (after at least three runs).
+const PER_ACK_WALL_S: f64 = 0.5;
+
+/// The engine micro-benchmark: nanoseconds per ACK with 100 … 100,000 segments in flight
+/// at 1 % loss with SACK (`lossrec_sim::bench::per_ack_workload`). Each size replays its
+/// recorded ACK stream into fresh senders; only the replay is timed. Returns
+/// `{"sizes", "median_ns_per_ack", "best_ns_per_ack", "flatness", "wall_s"}` where
+/// `flatness` = best ns/ACK at the largest size ÷ at the smallest.
+pub(crate) fn per_ack(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let (medians, bests, wall_s) = py.detach(|| {
+        let t0 = Instant::now();
+        let (mut medians, mut bests) = (Vec::new(), Vec::new());
+        for n in PER_ACK_SIZES {
+            let w = lossrec_sim::bench::per_ack_workload(n, 1);
+            let mut runs = Vec::new();
+            let start = Instant::now();
+            while runs.len() < 3
+                || (start.elapsed().as_secs_f64() < PER_ACK_WALL_S && runs.len() < 50)
+            {
+                let mut s = w.sender();
+                let t = Instant::now();
+                let acks = w.replay(&mut s).max(1);
+                runs.push(t.elapsed().as_nanos() as f64 / acks as f64);
+                std::hint::black_box(&s);
+            }
+            runs.sort_by(f64::total_cmp);
+            medians.push(runs[runs.len() / 2]);
+            bests.push(runs[0]);
+        }
+        (medians, bests, t0.elapsed().as_secs_f64())
+    });
+    let d = PyDict::new(py);
+    d.set_item("sizes", PER_ACK_SIZES.to_vec())?;
+    d.set_item("median_ns_per_ack", medians)?;
+    d.set_item("best_ns_per_ack", bests.clone())?;
+    d.set_item("flatness", bests[bests.len() - 1] / bests[0])?;
+    d.set_item("wall_s", wall_s)?;
     Ok(d)
 }

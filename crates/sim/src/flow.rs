@@ -1,7 +1,9 @@
 //! A flow: one connection's sender and receiver, and what the simulator tracks about it
 //! (packet indices for the loss models, pending timer events, the message in flight).
 
+use crate::episodes::{Counters, Tracker};
 use crate::loss::TxCounts;
+use crate::rng::Stream;
 use crate::FlowResult;
 use lossrec::{Range, Receiver, Sender, Stats};
 
@@ -24,6 +26,15 @@ pub struct Flow {
     pub message_ns: u64,
     /// Counters when the current message was written (request-response deltas).
     pub message_stats: Stats,
+    pub message_counters: Counters,
+    /// Timeouts by the state they fired in, retransmissions the path dropped.
+    pub counters: Counters,
+    /// The fast-recovery episode in progress.
+    pub episodes: Tracker,
+    /// Response sizes (request-response with a size distribution).
+    pub sizes: Option<Stream>,
+    /// `writes` workload: the index of the next write.
+    pub next_write: usize,
     /// When the current message's last byte reached the receiver.
     pub completed_ns: Option<u64>,
     /// Responses still to be written after the current one.
@@ -48,6 +59,11 @@ impl Flow {
             message: Range::default(),
             message_ns: 0,
             message_stats: Stats::default(),
+            message_counters: Counters::default(),
+            counters: Counters::default(),
+            episodes: Tracker::default(),
+            sizes: None,
+            next_write: 0,
             completed_ns: None,
             requests_left: 0,
             data_idx: 0,
@@ -61,6 +77,10 @@ impl Flow {
     /// Results of the current message: counters since it was written (all of them for a
     /// flow), FCT if its last byte arrived.
     pub fn result(&self, id: u64, since: Option<&Stats>) -> FlowResult {
+        let zero = Counters::default();
+        let c = self
+            .counters
+            .since(since.map_or(&zero, |_| &self.message_counters));
         let ends = self.ends.as_ref().expect("result of a live flow");
         let s = ends.sender.stats();
         let zero = Stats::default();
@@ -83,6 +103,17 @@ impl Flow {
             tlp_probes: d(|s| s.loss_probes),
             undos: d(|s| s.undos),
             final_cwnd: ends.sender.cwnd() / mss,
+            fast_retransmits: d(|s| s.fast_retrans),
+            lost_retransmits: c.lost_retransmits,
+            lost_fast_retransmits: c.lost_fast_retransmits,
+            slow_start_retransmits: d(|s| s.slow_start_retrans),
+            rtos_in_open: c.open,
+            rtos_in_disorder: c.disorder,
+            rtos_in_recovery: c.recovery,
+            rtos_in_loss: c.loss,
+            dsacks: d(|s| s.dsack_recv),
+            early_retransmits: d(|s| s.early_retrans),
+            spurious_early_retransmits: d(|s| s.early_retrans_spurious),
         }
     }
 }

@@ -2,8 +2,9 @@
 //!
 //! A [`Scenario`] (TOML, see [`scenario`] for the schema) describes a bottleneck path in each
 //! direction, loss models, reordering, delay spikes, the sender and receiver configuration
-//! and a workload; [`run`] plays it out in virtual time and returns per-flow results, and on
-//! request a JSON-lines trace ([`trace`]) and a pcap file.
+//! and a workload; [`run`] plays it out in virtual time and returns per-flow results and
+//! every fast-recovery episode ([`episodes`]), and on request a JSON-lines trace
+//! ([`trace`]) and a pcap file.
 //!
 //! Nothing here reads a clock or draws unseeded randomness: the same scenario and seed give
 //! byte-identical results, traces and captures. Each random component (a direction's loss
@@ -22,7 +23,9 @@
 use serde::Serialize;
 use std::fmt;
 
+pub mod background;
 pub mod bench;
+pub mod episodes;
 mod flow;
 pub mod link;
 pub mod loss;
@@ -37,6 +40,7 @@ mod span;
 pub mod trace;
 pub mod workload;
 
+pub use episodes::Recovery;
 pub use scenario::Scenario;
 
 /// A scenario error naming the origin (file), line, column and field.
@@ -80,7 +84,8 @@ pub struct RunOptions {
 }
 
 /// One flow's results (the `--json` contract's `flows[]` entries). For a request-response
-/// workload there is one entry per response, with counters for that response alone.
+/// workload there is one entry per response, with counters for that response alone; their
+/// ids run connection by connection (`connection × requests + response`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FlowResult {
     pub id: u64,
@@ -100,6 +105,25 @@ pub struct FlowResult {
     pub undos: u64,
     /// Final cwnd in segments.
     pub final_cwnd: u64,
+    /// Retransmissions in fast recovery (`TCPFastRetrans`).
+    pub fast_retransmits: u64,
+    /// Retransmissions the path dropped (the simulator's ground truth; Linux infers some
+    /// of them as `TCPLostRetransmit`), and of those the ones sent in fast recovery.
+    pub lost_retransmits: u64,
+    pub lost_fast_retransmits: u64,
+    /// Retransmissions in slow start after a timeout (`TCPSlowStartRetrans`).
+    pub slow_start_retransmits: u64,
+    /// Retransmission timeouts by the state they fired in (they add up to `rtos`): Open
+    /// (or CWR), Disorder, fast Recovery, and Loss (a further timeout: exponential backoff).
+    pub rtos_in_open: u64,
+    pub rtos_in_disorder: u64,
+    pub rtos_in_recovery: u64,
+    pub rtos_in_loss: u64,
+    /// DSACKs received.
+    pub dsacks: u64,
+    /// Early retransmits (RFC 5827), and those a DSACK or timestamp showed spurious.
+    pub early_retransmits: u64,
+    pub spurious_early_retransmits: u64,
 }
 
 impl FlowResult {
@@ -118,6 +142,17 @@ impl FlowResult {
             tlp_probes: 0,
             undos: 0,
             final_cwnd: 0,
+            fast_retransmits: 0,
+            lost_retransmits: 0,
+            lost_fast_retransmits: 0,
+            slow_start_retransmits: 0,
+            rtos_in_open: 0,
+            rtos_in_disorder: 0,
+            rtos_in_recovery: 0,
+            rtos_in_loss: 0,
+            dsacks: 0,
+            early_retransmits: 0,
+            spurious_early_retransmits: 0,
         }
     }
 }
@@ -131,6 +166,9 @@ pub struct RunOutput {
     pub events: u64,
     /// Data packets put on the wire by all senders.
     pub data_packets: u64,
+    /// Every fast-recovery episode, in the order they ended (or, for episodes the run
+    /// ended during, at the end).
+    pub recoveries: Vec<Recovery>,
     /// JSON lines, one per packet and engine event (when requested).
     pub trace: Option<String>,
     /// A pcap file's bytes (when requested).
@@ -141,12 +179,15 @@ pub struct RunOutput {
     pub unfinished_flows: u64,
     /// The run stopped at `max_time_s` with work left.
     pub time_limit_hit: bool,
+    /// Per `[[background]]` source: packets offered to the bottleneck, dropped, bursts.
+    pub background: Vec<background::SourceStats>,
 }
 
 #[derive(Serialize)]
 struct JsonOut<'a> {
     seed: u64,
     flows: &'a [FlowResult],
+    recoveries: &'a [Recovery],
     sim: JsonSim,
 }
 
@@ -154,6 +195,8 @@ struct JsonOut<'a> {
 struct JsonSim {
     events: u64,
     wall_s: f64,
+    sim_time_s: f64,
+    time_limit_hit: bool,
 }
 
 impl RunOutput {
@@ -162,9 +205,12 @@ impl RunOutput {
         let out = JsonOut {
             seed: self.seed,
             flows: &self.flows,
+            recoveries: &self.recoveries,
             sim: JsonSim {
                 events: self.events,
                 wall_s,
+                sim_time_s: self.sim_time_s,
+                time_limit_hit: self.time_limit_hit,
             },
         };
         serde_json::to_string(&out).expect("plain data serialises")

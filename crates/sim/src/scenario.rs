@@ -61,19 +61,44 @@
 //! initial_cwnd = 10        # e.g. min_rto_ms = 200, cc = "cubic", handshake = false
 //!
 //! [workload]
-//! kind = "flows"           # flows (default) | request-response | bulk
+//! kind = "flows"           # flows (default) | request-response | writes | bulk
 //! flows = 1                # flows, bulk: connections (default 1)
 //! segments = 10            # flows: size in MSS-sized segments (default 10), or bytes = ...
-//! arrival = "sequential"   # flows: sequential (default) | concurrent | poisson
+//! arrival = "sequential"   # flows, request-response, writes: sequential (default) |
+//!                          # concurrent | poisson (connections start as the previous one
+//!                          # finishes, all at t = 0, or at exponential gaps)
 //! # rate_per_s = 10        # poisson: mean arrivals per second
-//! # requests = 10          # request-response: responses on one connection (default 1)
-//! # response_segments = 10 # or response_bytes (default 10 segments)
+//! # connections = 1        # request-response, writes: connections (default 1)
+//! # requests = 10          # request-response: responses per connection (default 1)
+//! # response_segments = 10 # or response_bytes: the (mean) response size (default 10 segments)
+//! # response_dist = "fixed"   # fixed (default) | exponential | lognormal, drawn per
+//! #                        # connection from its own seeded stream (the same responses
+//! #                        # whatever the sender does)
+//! # response_sigma = 1.0   # lognormal: σ of the underlying normal (default 1)
+//! # response_max_bytes = 1000000  # cap on drawn sizes (default none)
 //! # think_ms = 0           # client think time after each response (default 0)
+//! # writes = [[0, 20000], [500, 10000]]  # writes: connections (default 1; with
+//! #                        # connections and arrival as above) whose application writes
+//! #                        # [time_ms after the connection starts, bytes], then closes
 //! # duration_s = 10        # bulk: measured duration (default 10)
+//!
+//! [[background]]           # non-TCP traffic sharing the forward bottleneck queue (any
+//! kind = "cbr"             # number of tables, at most 64): cbr | bursts
+//! rate_mbps = 0.5          # cbr: the stream's rate; bursts: each burst's sending rate
+//! packet_bytes = 1000      # wire bytes per packet (default 1500, 40..=65535)
+//! start_ms = 0             # default 0
+//! # stop_ms = 60000        # default: never
+//! # bursts: rate_per_s = 5 (Poisson burst arrivals, required), mean_bytes = 60000
+//! #   (required), size_dist = "pareto" (pareto (default) | lognormal | exponential |
+//! #   fixed), shape = 1.2 (pareto: α > 1, default 1.2; lognormal: σ, default 1),
+//! #   max_bytes = 10000000 (cap on a burst, default none)
 //! ```
+//!
+//! Background packets are not reported as flows; `RunOutput::background` counts them.
 //!
 //! The receiver announces the sender's MSS, so `segments` are exactly `mss`-byte segments.
 
+use crate::background::SourceSpec;
 use crate::link::{LinkSpec, SpikeSpec};
 use crate::loss::LossSpec;
 use crate::reorder::ReorderSpec;
@@ -97,6 +122,7 @@ pub struct Scenario {
     pub(crate) receiver: ReceiverConfig,
     pub(crate) sender: Config,
     pub(crate) workload: Workload,
+    pub(crate) background: Vec<SourceSpec>,
 }
 
 impl Scenario {
@@ -136,6 +162,11 @@ impl Scenario {
     /// The receiver configuration every flow uses.
     pub fn receiver_config(&self) -> &ReceiverConfig {
         &self.receiver
+    }
+
+    /// The `[[background]]` sources.
+    pub fn background(&self) -> &[SourceSpec] {
+        &self.background
     }
 
     /// The workload's kind: `flows`, `request-response` or `bulk`.

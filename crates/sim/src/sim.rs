@@ -10,7 +10,8 @@
 //! Capture points: the trace and the pcap see data when the sender emits it (before the path
 //! can lose it) and ACKs when they reach the sender.
 
-use crate::flow::{Endpoints, Flow};
+use crate::episodes::Recovery;
+use crate::flow::Flow;
 use crate::link::{Link, HEADER_BYTES};
 use crate::loss::{LossModel, PacketInfo};
 use crate::pcap::Capture;
@@ -18,9 +19,12 @@ use crate::queue::{Ev, EventQueue, Slab};
 use crate::reorder::Reorder;
 use crate::rng::{component, Stream};
 use crate::trace::{DropCause, Trace};
-use crate::workload::{poisson_gap, Arrival, Workload};
+use crate::workload::{Arrival, Workload};
 use crate::{FlowResult, RunOptions, RunOutput, Scenario, ScenarioError};
-use lossrec::{Ack, Instant, Range, Receiver, Segment, Sender, Transmit};
+use lossrec::{Ack, Instant, Range, Segment, Transmit};
+
+mod apps;
+mod background;
 
 /// Most segments one `poll_transmit` loop may return: a guard against an engine that never
 /// says `None` (legitimate bursts are bounded by the receive window, far below this).
@@ -43,23 +47,24 @@ pub struct Sim<'a> {
     acks: Slab<Ack>,
     trace: Option<Trace>,
     pcap: Option<Capture>,
-    /// Per-connection results (flows, bulk) or per-response results (request-response).
+    /// Per-connection results (flows, bulk, writes) or per-response results
+    /// (request-response: connection-major).
     results: Vec<Option<FlowResult>>,
+    recoveries: Vec<Recovery>,
     mss: u64,
     finished: u64,
     events: u64,
     data_packets: u64,
     error: Option<ScenarioError>,
+    /// Background sources' random streams and counters (see [`crate::background`]).
+    bg: background::Sources,
 }
 
 impl<'a> Sim<'a> {
     pub fn new(sc: &'a Scenario, opts: &RunOptions) -> Sim<'a> {
         let seed = opts.seed.unwrap_or(sc.seed);
         let n = sc.workload.connections() as usize;
-        let results = match sc.workload {
-            Workload::RequestResponse { requests, .. } => vec![None; requests as usize],
-            _ => vec![None; n],
-        };
+        let results = vec![None; sc.workload.results() as usize];
         Sim {
             sc,
             seed,
@@ -84,25 +89,24 @@ impl<'a> Sim<'a> {
             trace: opts.trace.then(Trace::default),
             pcap: opts.pcap.then(|| Capture::new(seed)),
             results,
+            recoveries: Vec::new(),
             mss: u64::from(sc.sender.mss),
             finished: 0,
             events: 0,
             data_packets: 0,
             error: None,
+            bg: background::Sources::new(&sc.background, seed),
         }
     }
 
     /// Runs to the end and collects the output.
     pub fn run(mut self) -> Result<RunOutput, ScenarioError> {
         let n = self.flows.len() as u32;
-        match self.sc.workload {
-            Workload::Flows {
-                arrival: Arrival::Concurrent,
-                ..
-            }
-            | Workload::Bulk { .. } => (0..n).for_each(|i| self.queue.push(0, Ev::FlowStart(i))),
+        match self.sc.workload.arrival() {
+            Arrival::Concurrent => (0..n).for_each(|i| self.queue.push(0, Ev::FlowStart(i))),
             _ => self.queue.push(0, Ev::FlowStart(0)),
         }
+        self.start_background();
         let (limit, bulk) = match self.sc.workload {
             Workload::Bulk { duration_ns, .. } => (duration_ns.min(self.sc.max_time_ns), true),
             _ => (self.sc.max_time_ns, false),
@@ -144,84 +148,13 @@ impl<'a> Sim<'a> {
             }
             Ev::SenderTimer(i) => self.sender_timer(i),
             Ev::ReceiverTimer(i) => self.receiver_timer(i),
+            Ev::BgArrival(k) => self.bg_arrival(k),
+            Ev::BgPacket { src, left } => self.bg_packet(src, left),
         }
     }
 
     fn now(&self) -> Instant {
         Instant::from_nanos(self.now)
-    }
-
-    fn start_flow(&mut self, i: u32) {
-        let now = self.now();
-        let sender = match Sender::new(self.sc.sender.clone(), now) {
-            Ok(s) => s,
-            Err(e) => {
-                self.error = Some(ScenarioError {
-                    origin: self.sc.origin.clone(),
-                    line: None,
-                    column: None,
-                    field: Some("sender".into()),
-                    message: e.to_string(),
-                });
-                return;
-            }
-        };
-        let receiver = Receiver::new(self.sc.receiver.clone(), now);
-        let bytes = self.sc.workload.first_write(self.mss);
-        let requests_left = match self.sc.workload {
-            Workload::RequestResponse { requests, .. } => requests - 1,
-            _ => 0,
-        };
-        let f = &mut self.flows[i as usize];
-        f.ends = Some(Box::new(Endpoints { sender, receiver }));
-        f.start_ns = self.now;
-        f.message = Range::new(0, bytes);
-        f.message_ns = self.now;
-        f.requests_left = requests_left;
-        let ends = f.ends.as_mut().expect("just set");
-        ends.sender.write(now, bytes);
-        if requests_left == 0 && !matches!(self.sc.workload, Workload::Bulk { .. }) {
-            ends.sender.close(now);
-        }
-        self.after_sender(i);
-        if let Workload::Flows {
-            flows,
-            arrival: Arrival::Poisson { rate_per_s },
-            ..
-        } = self.sc.workload
-        {
-            if u64::from(i) + 1 < flows {
-                let gap = poisson_gap(&mut self.workload_rng, rate_per_s);
-                self.queue
-                    .push(self.now.saturating_add(gap), Ev::FlowStart(i + 1));
-            }
-        }
-    }
-
-    /// A request reached the server: finalise the previous response, write the next.
-    fn request(&mut self, i: u32) {
-        let now = self.now();
-        let Workload::RequestResponse { requests, .. } = self.sc.workload else {
-            return;
-        };
-        let bytes = self.sc.workload.first_write(self.mss);
-        let f = &mut self.flows[i as usize];
-        if f.done || f.ends.is_none() {
-            return;
-        }
-        let index = requests - f.requests_left - 1;
-        self.results[index as usize] = Some(f.result(index, Some(&f.message_stats)));
-        let ends = f.ends.as_mut().expect("live flow");
-        f.message_stats = ends.sender.stats().clone();
-        f.message = Range::new(f.message.end, f.message.end + bytes);
-        f.message_ns = self.now;
-        f.completed_ns = None;
-        f.requests_left -= 1;
-        ends.sender.write(now, bytes);
-        if f.requests_left == 0 {
-            ends.sender.close(now);
-        }
-        self.after_sender(i);
     }
 
     fn data_arrive(&mut self, i: u32, seg: Segment) {
@@ -249,16 +182,19 @@ impl<'a> Sim<'a> {
 
     fn ack_arrive(&mut self, i: u32, ack: Ack) {
         let now = self.now();
-        let Some(ends) = self.flows[i as usize].ends.as_mut() else {
+        let f = &mut self.flows[i as usize];
+        let Some(ends) = f.ends.as_mut() else {
             return;
         };
-        if let Some(t) = self.trace.as_mut() {
-            t.ack(self.now, i, &ack);
-        }
         if let Some(p) = self.pcap.as_mut() {
             p.ack(self.now, i, &ack);
         }
+        f.episodes.before_input(&ends.sender);
         ends.sender.on_ack(now, &ack);
+        if let Some(t) = self.trace.as_mut() {
+            // After processing, so that the line carries the window the ACK left.
+            t.ack(self.now, i, &ack, Some(&ends.sender));
+        }
         self.after_sender(i);
     }
 
@@ -271,7 +207,11 @@ impl<'a> Sim<'a> {
         let Some(ends) = f.ends.as_mut() else { return };
         match ends.sender.poll_timeout() {
             Some(d) if d <= now => {
+                let (state, before) = (ends.sender.state(), ends.sender.stats().timeouts);
+                f.episodes.before_input(&ends.sender);
                 ends.sender.on_timeout(now);
+                f.counters
+                    .count(state, before, ends.sender.stats().timeouts);
                 self.after_sender(i);
             }
             _ => self.arm_sender(i),
@@ -324,15 +264,20 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Moves the sender's pending events into the trace (dropping them when not tracing).
+    /// Moves the sender's pending events into the trace (dropping them when not tracing)
+    /// and the recovery-episode tracker.
     fn drain_events(&mut self, i: u32) {
-        let Some(ends) = self.flows[i as usize].ends.as_mut() else {
+        let id = self.slot(i) as u64;
+        let f = &mut self.flows[i as usize];
+        let Some(ends) = f.ends.as_mut() else {
             return;
         };
         while let Some(ev) = ends.sender.poll_event() {
             if let Some(t) = self.trace.as_mut() {
                 t.event(i, &ev);
             }
+            f.episodes
+                .on_event(u64::from(f.id), id, &ev, &ends.sender, &mut self.recoveries);
         }
     }
 
@@ -402,6 +347,7 @@ impl<'a> Sim<'a> {
                     if let Some(t) = self.trace.as_mut() {
                         t.drop_data(self.now, i, tx.range, DropCause::Loss);
                     }
+                    self.sent_data(i, &tx, true);
                     return;
                 }
             }
@@ -413,11 +359,29 @@ impl<'a> Sim<'a> {
             if let Some(t) = self.trace.as_mut() {
                 t.drop_data(self.now, i, tx.range, DropCause::Queue);
             }
+            self.sent_data(i, &tx, true);
             return;
         };
+        self.sent_data(i, &tx, false);
         let at = self.arrival(depart, self.fwd.spec.delay_ns, extra);
         let slot = self.segs.insert(tx.segment());
         self.queue.push(at, Ev::DataArrive { flow: i, slot });
+    }
+
+    /// Counts a data segment the sender emitted, and whether the path dropped it.
+    fn sent_data(&mut self, i: u32, tx: &Transmit, lost: bool) {
+        if tx.range.is_empty() {
+            return;
+        }
+        let f = &mut self.flows[i as usize];
+        let retx = tx.why.is_retransmission();
+        if retx && lost {
+            f.counters.lost_retransmits += 1;
+            if f.episodes.in_fast_recovery() {
+                f.counters.lost_fast_retransmits += 1;
+            }
+        }
+        f.episodes.on_send(retx, lost);
     }
 
     /// Puts a receiver's ACK on the reverse path.
@@ -475,23 +439,21 @@ impl<'a> Sim<'a> {
         }
         f.done = true;
         self.finished += 1;
-        match self.sc.workload {
-            Workload::RequestResponse { requests, .. } => {
-                let index = requests - f.requests_left - 1;
-                self.results[index as usize] = Some(f.result(index, Some(&f.message_stats)));
-            }
-            _ => self.results[i as usize] = Some(f.result(u64::from(i), None)),
+        let slot = self.slot(i);
+        let f = &mut self.flows[i as usize];
+        let since = match self.sc.workload {
+            Workload::RequestResponse { .. } => Some(&f.message_stats),
+            _ => None,
+        };
+        self.results[slot] = Some(f.result(slot as u64, since));
+        if let Some(ends) = f.ends.as_ref() {
+            f.episodes.close(&ends.sender, &mut self.recoveries);
         }
         f.ends = None;
-        if let Workload::Flows {
-            flows,
-            arrival: Arrival::Sequential,
-            ..
-        } = self.sc.workload
-        {
-            if u64::from(i) + 1 < flows {
-                self.queue.push(self.now, Ev::FlowStart(i + 1));
-            }
+        let next_sequential = !matches!(self.sc.workload, Workload::Bulk { .. })
+            && self.sc.workload.arrival() == Arrival::Sequential;
+        if next_sequential && u64::from(i) + 1 < self.sc.workload.connections() {
+            self.queue.push(self.now, Ev::FlowStart(i + 1));
         }
     }
 
@@ -499,20 +461,16 @@ impl<'a> Sim<'a> {
         let preset = self.sc.sender.preset.to_string();
         let rr = matches!(self.sc.workload, Workload::RequestResponse { .. });
         // Flows still live at the end report what they have; flows never started report zeros.
-        for f in &self.flows {
-            if f.done {
+        for i in 0..self.flows.len() {
+            if self.flows[i].done || self.flows[i].ends.is_none() {
                 continue;
             }
-            if f.ends.is_some() {
-                if rr {
-                    if let Workload::RequestResponse { requests, .. } = self.sc.workload {
-                        let index = requests - f.requests_left - 1;
-                        self.results[index as usize] =
-                            Some(f.result(index, Some(&f.message_stats)));
-                    }
-                } else {
-                    self.results[f.id as usize] = Some(f.result(u64::from(f.id), None));
-                }
+            let slot = self.slot(i as u32);
+            let f = &mut self.flows[i];
+            let since = if rr { Some(&f.message_stats) } else { None };
+            self.results[slot] = Some(f.result(slot as u64, since));
+            if let Some(ends) = f.ends.as_ref() {
+                f.episodes.close(&ends.sender, &mut self.recoveries);
             }
         }
         let unfinished = match self.sc.workload {
@@ -530,11 +488,13 @@ impl<'a> Sim<'a> {
             flows,
             events: self.events,
             data_packets: self.data_packets,
+            recoveries: self.recoveries,
             trace: self.trace.map(|t| t.out),
             pcap: self.pcap.map(Capture::finish),
             sim_time_s: self.now as f64 / 1e9,
             unfinished_flows: unfinished,
             time_limit_hit,
+            background: self.bg.stats,
         }
     }
 }

@@ -10,14 +10,19 @@
 //!   `cause` `"loss"` (the loss model) or `"queue"` (drop-tail).
 //! - `recv`: a segment reached the receiver: `seq` (plus `syn`/`fin` when set).
 //! - `ack`: an ACK reached the sender: `ack` (cumulative), `sack` `[[s, e], …]` (DSACK
-//!   excluded), `dsack` `[s, e]` or `null`, plus `syn` on the SYN-ACK.
+//!   excluded), `dsack` `[s, e]` or `null`, plus `syn` on the SYN-ACK; then the sender's
+//!   state after processing it, before sending in response: `cwnd`, `pipe` (RFC 6675
+//!   pipe, bytes), `ssthresh` (bytes, `null` until the first reduction) and `state`
+//!   (`open`, `disorder`, `cwr`, `recovery`, `loss`). During fast recovery under PRR also
+//!   `prr_delivered`, `prr_out`, `sndcnt` (bytes) and `bound`, the term that set SndCnt:
+//!   `p` for the proportional part, else RFC 6937's RB key (`s`, `b`, `d`, `bd`, …).
 //! - `event`: an engine decision: `name` (`lossrec::EventKind::name`) and its fields.
 //!
 //! Lines are formatted by hand (integers and fixed names only, nothing to escape), so the
 //! bytes depend only on the simulation.
 
 use lossrec::event::EventKind;
-use lossrec::{Ack, Event, Range, Segment, Transmit};
+use lossrec::{Ack, Event, Range, RecoveryState, Segment, Sender, Transmit};
 use std::fmt::Write;
 
 /// Why the path lost a packet.
@@ -107,7 +112,8 @@ impl Trace {
         self.end();
     }
 
-    pub fn ack(&mut self, t_ns: u64, flow: u32, ack: &Ack) {
+    /// An ACK at the sender; `sender` (after processing it) adds the window fields.
+    pub fn ack(&mut self, t_ns: u64, flow: u32, ack: &Ack, sender: Option<&Sender>) {
         self.head(t_ns, flow, "ack");
         let _ = write!(self.out, ",\"ack\":{},\"sack\":[", ack.cumulative);
         for (i, b) in ack.sack_blocks().iter().enumerate() {
@@ -122,7 +128,36 @@ impl Trace {
             None => self.out.push_str(",\"dsack\":null"),
         }
         self.flag("syn", ack.syn.is_some());
+        if let Some(s) = sender {
+            self.window(s);
+        }
         self.end();
+    }
+
+    fn window(&mut self, s: &Sender) {
+        let _ = write!(self.out, ",\"cwnd\":{},\"pipe\":{}", s.cwnd(), s.pipe());
+        match s.ssthresh() {
+            x if x >= u64::MAX / 2 => self.out.push_str(",\"ssthresh\":null"),
+            x => {
+                let _ = write!(self.out, ",\"ssthresh\":{x}");
+            }
+        }
+        let _ = write!(self.out, ",\"state\":\"{}\"", s.state().name());
+        if let (Some(p), RecoveryState::Recovery) = (s.reducer().prr(), s.state()) {
+            let b = p.bound();
+            let label = if b.proportional {
+                "p".to_string()
+            } else {
+                b.label()
+            };
+            let _ = write!(
+                self.out,
+                ",\"prr_delivered\":{},\"prr_out\":{},\"sndcnt\":{},\"bound\":\"{label}\"",
+                p.prr_delivered(),
+                p.prr_out(),
+                p.sndcnt()
+            );
+        }
     }
 
     pub fn event(&mut self, flow: u32, ev: &Event) {
@@ -159,7 +194,7 @@ mod tests {
         t.drop_data(2_000, 1, Range::new(5, 9), DropCause::Queue);
         let ack =
             Ack::cumulative(4000).with_sack(&[Range::new(3000, 3500), Range::new(5000, 6000)]);
-        t.ack(3_000_999, 0, &ack);
+        t.ack(3_000_999, 0, &ack, None);
         t.drop_ack(1, 0, &ack, DropCause::Loss);
         t.recv(
             7_000,

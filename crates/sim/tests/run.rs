@@ -86,7 +86,7 @@ fn json_has_exactly_the_contract_keys() {
     let keys = |v: &serde_json::Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
     let mut top = keys(&v);
     top.sort();
-    assert_eq!(top, ["flows", "seed", "sim"]);
+    assert_eq!(top, ["flows", "recoveries", "seed", "sim"]);
     let mut fk = keys(&v["flows"][0]);
     fk.sort();
     let mut want = vec![
@@ -102,11 +102,24 @@ fn json_has_exactly_the_contract_keys() {
         "tlp_probes",
         "undos",
         "final_cwnd",
+        "fast_retransmits",
+        "lost_retransmits",
+        "lost_fast_retransmits",
+        "slow_start_retransmits",
+        "rtos_in_open",
+        "rtos_in_disorder",
+        "rtos_in_recovery",
+        "rtos_in_loss",
+        "dsacks",
+        "early_retransmits",
+        "spurious_early_retransmits",
     ];
     want.sort();
     assert_eq!(fk, want);
     assert_eq!(v["sim"]["wall_s"], 1.25);
     assert_eq!(v["sim"]["events"], out.events);
+    assert_eq!(v["sim"]["time_limit_hit"], false);
+    assert_eq!(v["recoveries"], serde_json::json!([]));
     assert_eq!(v["flows"][1]["id"], 1);
     assert_eq!(v["flows"][0]["preset"], "rfc");
     // Key order as documented.

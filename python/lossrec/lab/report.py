@@ -39,7 +39,11 @@ def _published_value(c: Dict[str, Any]) -> str:
 
 def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]],
                  df: pd.DataFrame, figures: List[Tuple[str, str]], verdicts: List[Verdict],
-                 wall_s: float, version: str) -> Path:
+                 wall_s: float, version: str,
+                 sections: Sequence[Tuple[str, str]] = (),
+                 data_files: Sequence[Tuple[str, pd.DataFrame, str]] = ()) -> Path:
+    """``sections`` are extra (title, markdown) parts a study adds after its figures (its
+    ``sections(df, ctx)``); ``data_files`` further CSV files (name, frame, what a row is)."""
     pub = study.claims_published
     counts = {k: sum(v.verdict == k for v in verdicts) for k in (HOLDS, FAILS, NOT_COMPARABLE)}
     lines = [f"# {study.name}: {study.title}", ""]
@@ -65,7 +69,7 @@ def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]
         f"{wall_s:.1f} s wall.",
         "",
         table(["scenario", "swept", "reps", "seeds", "constant columns", "scenarios", "flow rows"],
-              [[f"`{r['scenario']}`",
+              [[f"`{r['scenario']}`" + (" (detailed)" if r.get("details") else ""),
                 "; ".join(f"`{k}` = {_values(v)}" for k, v in r["params"].items()) or "—",
                 r["reps"], "common per rep" if r["common_seeds"] else "per point and rep",
                 ", ".join(f"`{k}` = {v}" for k, v in r["labels"].items()) or "—",
@@ -84,9 +88,14 @@ def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]
         for name, caption in figures:
             lines += [f"![{cell(caption)}]({name}.png)", "",
                       f"*{caption}* ([SVG]({name}.svg))", ""]
+    for title, body in sections:
+        lines += [f"## {title}", "", body.strip(), ""]
     lines += ["## Data", "",
               f"[`results.csv`](results.csv): {len(df):,} rows, one per flow; columns: "
               + ", ".join(f"`{c}`" for c in df.columns) + ".", ""]
+    for name, frame, what in data_files:
+        lines += [f"[`{name}`]({name}): {len(frame):,} rows, {what}; columns: "
+                  + ", ".join(f"`{c}`" for c in frame.columns) + ".", ""]
     path = d / "report.md"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path

@@ -24,6 +24,7 @@ from .. import _core
 from ..scenario import _toml_loads
 from .claims import NOT_COMPARABLE, Verdict
 from .report import write_index, write_report
+from .details import detailed_sweep
 from .sweeps import sweep as run_sweep
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -35,13 +36,16 @@ ENV = "LOSSREC_EXPERIMENTS"
 class Sweep:
     """One sweep of a study: ``scenario`` (a file in the study folder) × ``params`` ×
     ``reps``. ``labels`` are constant columns added to its rows (e.g. to mark the
-    no-loss sweep with ``{"path.loss.count": 0}``)."""
+    no-loss sweep with ``{"path.loss.count": 0}``). ``details`` runs it as a
+    :func:`~lossrec.lab.details.detailed_sweep`: slower, but the rows get every flow field
+    and the recovery episodes go to ``ctx.recoveries`` (and ``recoveries.csv``)."""
 
     scenario: str
     params: Dict[str, List[Any]] = field(default_factory=dict)
     reps: int = 1
     common_seeds: bool = False
     labels: Dict[str, Any] = field(default_factory=dict)
+    details: bool = False
 
 
 @dataclass
@@ -53,6 +57,8 @@ class Context:
     out: Path
     #: Values a study computes once and shares between its figures and claims.
     cache: Dict[str, Any] = field(default_factory=dict)
+    #: One row per recovery episode of the ``details`` sweeps (with their labels), or None.
+    recoveries: Optional[pd.DataFrame] = None
 
     def scenario(self, name: str) -> Path:
         """A file of the study folder."""
@@ -150,25 +156,39 @@ def load_study(name: str, root: Optional[PathLike] = None) -> Study:
 
 
 def run_study_sweeps(study: Study, quick: bool, jobs: Optional[int] = None,
-                     progress: Any = False) -> Tuple[pd.DataFrame, List[Dict[str, Any]]]:
+                     progress: Any = False,
+                     extras: Optional[Dict[str, Any]] = None) -> Tuple[pd.DataFrame, List[Dict[str, Any]]]:
     """Runs every sweep of ``study``; returns the concatenated rows and a description of
-    each sweep for the report."""
-    frames, runs = [], []
+    each sweep for the report. The recovery episodes of ``details`` sweeps go to
+    ``extras["recoveries"]`` (passed through the study's ``prepare`` too) when given."""
+    frames, runs, recs = [], [], []
     for sw in study.sweeps(quick):
         t0 = time.perf_counter()
-        df = run_sweep(study.dir / sw.scenario, sw.params, reps=sw.reps, jobs=jobs,
-                       progress=progress, common_seeds=sw.common_seeds)
+        if sw.details:
+            df, rec = detailed_sweep(study.dir / sw.scenario, sw.params, reps=sw.reps, jobs=jobs,
+                                     common_seeds=sw.common_seeds)
+            for k, v in sw.labels.items():
+                rec[k] = v
+            recs.append(rec)
+        else:
+            df = run_sweep(study.dir / sw.scenario, sw.params, reps=sw.reps, jobs=jobs,
+                           progress=progress, common_seeds=sw.common_seeds)
         for k, v in sw.labels.items():
             df[k] = v
         frames.append(df)
         runs.append({"scenario": sw.scenario, "params": sw.params, "reps": sw.reps,
                      "labels": sw.labels, "scenarios": df.attrs["sweep"]["scenarios"],
                      "rows": len(df), "wall_s": time.perf_counter() - t0,
-                     "common_seeds": sw.common_seeds})
+                     "common_seeds": sw.common_seeds, "details": sw.details})
     df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    rec_df = pd.concat(recs, ignore_index=True) if recs else None
     prepare: Optional[Callable[[pd.DataFrame], pd.DataFrame]] = getattr(study.module, "prepare", None)
     if prepare is not None:
         df = prepare(df)
+        if rec_df is not None:
+            rec_df = prepare(rec_df)
+    if extras is not None:
+        extras["recoveries"] = rec_df
     return df, runs
 
 
@@ -185,9 +205,14 @@ def run_study(study: Study, out: Path, quick: bool, jobs: Optional[int],
     t0 = time.perf_counter()
     d = out / study.name
     d.mkdir(parents=True, exist_ok=True)
-    df, runs = run_study_sweeps(study, quick, jobs, progress)
+    extras: Dict[str, Any] = {}
+    df, runs = run_study_sweeps(study, quick, jobs, progress, extras)
     df.to_csv(d / "results.csv", index=False)
-    ctx = Context(study, quick, d)
+    ctx = Context(study, quick, d, recoveries=extras.get("recoveries"))
+    data_files: List[Tuple[str, pd.DataFrame, str]] = []
+    if ctx.recoveries is not None:
+        ctx.recoveries.to_csv(d / "recoveries.csv", index=False)
+        data_files.append(("recoveries.csv", ctx.recoveries, "one per fast-recovery episode"))
     figures: List[Tuple[str, str]] = []
     for fname, fn in dict(getattr(study.module, "FIGURES", {})).items():
         fig, caption = fn(df, ctx)
@@ -199,8 +224,11 @@ def run_study(study: Study, out: Path, quick: bool, jobs: Optional[int],
         figures.append((fname, caption))
     verdicts = list(study.module.claims(df, study.claims_published, ctx))
     verdicts = _complete(study, verdicts)
+    sections_fn = getattr(study.module, "sections", None)
+    sections = list(sections_fn(df, ctx)) if callable(sections_fn) else []
     report = write_report(study, d, quick, runs, df, figures, verdicts,
-                          wall_s=time.perf_counter() - t0, version=_core.__version__)
+                          wall_s=time.perf_counter() - t0, version=_core.__version__,
+                          sections=sections, data_files=data_files)
     return report, verdicts
 
 

@@ -1,10 +1,8 @@
-//! Validation of the loss-model and workload tables, whose allowed keys depend on their
-//! `model` / `kind`.
+//! Validation of the loss-model tables, whose allowed keys depend on their `model`.
 
-use super::raw::{RawDrop, RawLoss, RawWorkload};
-use super::{Cx, DEFAULT_BULK_S, DEFAULT_SEGMENTS, R};
+use super::raw::{RawDrop, RawLoss};
+use super::{Cx, R};
 use crate::loss::{DropTarget, LossSpec, SeqDrop};
-use crate::workload::{Arrival, Size, Workload};
 
 impl Cx<'_> {
     pub(super) fn loss(&self, table: &str, l: &RawLoss, data: bool) -> R<LossSpec> {
@@ -121,129 +119,6 @@ impl Cx<'_> {
             flow: d.flow,
             target,
             transmission,
-        })
-    }
-
-    pub(super) fn workload(&self, w: &RawWorkload) -> R<Workload> {
-        let kind = w.kind.as_deref().unwrap_or("flows");
-        let present: Vec<&str> = [
-            ("flows", w.flows.is_some()),
-            ("segments", w.segments.is_some()),
-            ("bytes", w.bytes.is_some()),
-            ("arrival", w.arrival.is_some()),
-            ("rate_per_s", w.rate_per_s.is_some()),
-            ("requests", w.requests.is_some()),
-            ("response_bytes", w.response_bytes.is_some()),
-            ("response_segments", w.response_segments.is_some()),
-            ("think_ms", w.think_ms.is_some()),
-            ("duration_s", w.duration_s.is_some()),
-        ]
-        .into_iter()
-        .filter_map(|(k, set)| set.then_some(k))
-        .collect();
-        let allowed: &[&str] = match kind {
-            "flows" => &["flows", "segments", "bytes", "arrival", "rate_per_s"],
-            "request-response" => &[
-                "requests",
-                "response_bytes",
-                "response_segments",
-                "think_ms",
-            ],
-            "bulk" => &["flows", "duration_s"],
-            other => {
-                return Err(self.err(
-                    "workload.kind",
-                    format!("unknown workload `{other}`; valid: flows, request-response, bulk"),
-                ))
-            }
-        };
-        if let Some(k) = present.iter().find(|k| !allowed.contains(k)) {
-            return Err(self.err(
-                &format!("workload.{k}"),
-                format!(
-                    "not a key of workload `{kind}` (its keys: {})",
-                    allowed.join(", ")
-                ),
-            ));
-        }
-        let size =
-            |seg_key: &str, seg: Option<u64>, bytes_key: &str, bytes: Option<u64>| -> R<Size> {
-                match (seg, bytes) {
-                    (Some(_), Some(_)) => Err(self.err(
-                        &format!("workload.{bytes_key}"),
-                        format!("give {seg_key} or {bytes_key}, not both"),
-                    )),
-                    (Some(s), None) => Ok(Size::Segments(self.at_least(
-                        &format!("workload.{seg_key}"),
-                        s,
-                        1,
-                    )?)),
-                    (None, Some(b)) => Ok(Size::Bytes(self.at_least(
-                        &format!("workload.{bytes_key}"),
-                        b,
-                        1,
-                    )?)),
-                    (None, None) => Ok(Size::Segments(DEFAULT_SEGMENTS)),
-                }
-            };
-        let flows = self.at_least("workload.flows", w.flows.unwrap_or(1), 1)?;
-        if flows > 10_000_000 {
-            return Err(self.err("workload.flows", "must be at most 10000000"));
-        }
-        Ok(match kind {
-            "flows" => {
-                let arrival = match w.arrival.as_deref().unwrap_or("sequential") {
-                    "sequential" => Arrival::Sequential,
-                    "concurrent" => Arrival::Concurrent,
-                    "poisson" => {
-                        let r = w.rate_per_s.ok_or_else(|| {
-                            self.err("workload.arrival", "poisson arrivals need `rate_per_s`")
-                        })?;
-                        Arrival::Poisson {
-                            rate_per_s: self.positive("workload.rate_per_s", r)?,
-                        }
-                    }
-                    other => {
-                        return Err(self.err(
-                            "workload.arrival",
-                            format!(
-                                "unknown arrival `{other}`; valid: sequential, concurrent, poisson"
-                            ),
-                        ))
-                    }
-                };
-                if w.rate_per_s.is_some() && !matches!(arrival, Arrival::Poisson { .. }) {
-                    return Err(self.err(
-                        "workload.rate_per_s",
-                        "only poisson arrivals take rate_per_s",
-                    ));
-                }
-                Workload::Flows {
-                    flows,
-                    size: size("segments", w.segments, "bytes", w.bytes)?,
-                    arrival,
-                }
-            }
-            "request-response" => Workload::RequestResponse {
-                requests: self.at_least("workload.requests", w.requests.unwrap_or(1), 1)?,
-                response: size(
-                    "response_segments",
-                    w.response_segments,
-                    "response_bytes",
-                    w.response_bytes,
-                )?,
-                think_ns: self.ms("workload.think_ms", w.think_ms.unwrap_or(0.0))?,
-            },
-            _ => {
-                let d = self.positive(
-                    "workload.duration_s",
-                    w.duration_s.unwrap_or(DEFAULT_BULK_S),
-                )?;
-                Workload::Bulk {
-                    flows,
-                    duration_ns: self.ms("workload.duration_s", d * 1e3)?,
-                }
-            }
         })
     }
 }

@@ -16,6 +16,23 @@ pub(super) struct Raw {
     pub(super) sender: BTreeMap<String, toml::Value>,
     #[serde(default)]
     pub(super) workload: RawWorkload,
+    #[serde(default)]
+    pub(super) background: Vec<RawBackground>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawBackground {
+    pub(super) kind: Option<String>,
+    pub(super) rate_mbps: Option<f64>,
+    pub(super) packet_bytes: Option<u64>,
+    pub(super) start_ms: Option<f64>,
+    pub(super) stop_ms: Option<f64>,
+    pub(super) rate_per_s: Option<f64>,
+    pub(super) mean_bytes: Option<f64>,
+    pub(super) size_dist: Option<String>,
+    pub(super) shape: Option<f64>,
+    pub(super) max_bytes: Option<u64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -109,4 +126,10 @@ pub(super) struct RawWorkload {
     pub(super) response_segments: Option<u64>,
     pub(super) think_ms: Option<f64>,
     pub(super) duration_s: Option<f64>,
+    pub(super) connections: Option<u64>,
+    pub(super) response_dist: Option<String>,
+    pub(super) response_sigma: Option<f64>,
+    pub(super) response_max_bytes: Option<u64>,
+    /// `[[time_ms, bytes], ...]`
+    pub(super) writes: Option<Vec<Vec<f64>>>,
 }

@@ -1,0 +1,154 @@
+//! The applications: starting connections and writing what the workload says when it
+//! says so (flows, responses, timed writes).
+
+use super::Sim;
+use crate::flow::Endpoints;
+use crate::queue::Ev;
+use crate::workload::{poisson_gap, response_stream, Arrival, SizeDist, Workload};
+use crate::ScenarioError;
+use lossrec::{Range, Receiver, Sender};
+
+impl Sim<'_> {
+    /// A connection starts: create its endpoints and write what its application has at once.
+    pub(super) fn start_flow(&mut self, i: u32) {
+        let now = self.now();
+        let sender = match Sender::new(self.sc.sender.clone(), now) {
+            Ok(s) => s,
+            Err(e) => {
+                self.error = Some(ScenarioError {
+                    origin: self.sc.origin.clone(),
+                    line: None,
+                    column: None,
+                    field: Some("sender".into()),
+                    message: e.to_string(),
+                });
+                return;
+            }
+        };
+        let receiver = Receiver::new(self.sc.receiver.clone(), now);
+        let f = &mut self.flows[i as usize];
+        let (bytes, requests_left, more_writes) = match &self.sc.workload {
+            Workload::RequestResponse {
+                requests,
+                response,
+                dist,
+                max_bytes,
+                ..
+            } => {
+                let mut rng = response_stream(self.seed, u64::from(i));
+                let mean = response.bytes(self.mss);
+                let b = if *dist == SizeDist::Fixed {
+                    mean
+                } else {
+                    dist.draw(mean, *max_bytes, &mut rng)
+                };
+                f.sizes = Some(rng);
+                (b, requests - 1, None)
+            }
+            Workload::Writes { writes, .. } => {
+                let now0 = writes.iter().take_while(|(t, _)| *t == 0).count();
+                let total: u64 = writes.iter().map(|(_, b)| b).sum();
+                f.next_write = now0;
+                (total, 0, writes.get(now0).map(|(t, _)| *t))
+            }
+            w => (w.first_write(self.mss), 0, None),
+        };
+        let first = self.sc.workload.first_write(self.mss);
+        f.ends = Some(Box::new(Endpoints { sender, receiver }));
+        f.start_ns = self.now;
+        f.message = Range::new(0, bytes);
+        f.message_ns = self.now;
+        f.requests_left = requests_left;
+        let ends = f.ends.as_mut().expect("just set");
+        match self.sc.workload {
+            // The first chunk of a `writes` connection; the message is all of them.
+            Workload::Writes { .. } => ends.sender.write(now, first),
+            _ => ends.sender.write(now, bytes),
+        }
+        match more_writes {
+            Some(t) => self.queue.push(self.now.saturating_add(t), Ev::Request(i)),
+            None => {
+                if requests_left == 0 && !matches!(self.sc.workload, Workload::Bulk { .. }) {
+                    ends.sender.close(now);
+                }
+            }
+        }
+        self.after_sender(i);
+        if let Arrival::Poisson { rate_per_s } = self.sc.workload.arrival() {
+            if u64::from(i) + 1 < self.sc.workload.connections() {
+                let gap = poisson_gap(&mut self.workload_rng, rate_per_s);
+                self.queue
+                    .push(self.now.saturating_add(gap), Ev::FlowStart(i + 1));
+            }
+        }
+    }
+
+    /// The result slot of connection `i`'s current message.
+    pub(super) fn slot(&self, i: u32) -> usize {
+        let f = &self.flows[i as usize];
+        match self.sc.workload {
+            Workload::RequestResponse { requests, .. } => {
+                (u64::from(i) * requests + (requests - f.requests_left - 1)) as usize
+            }
+            _ => i as usize,
+        }
+    }
+
+    /// A `writes` connection's application writes its next chunk(s).
+    fn app_write(&mut self, i: u32) {
+        let now = self.now();
+        let Workload::Writes { writes, .. } = &self.sc.workload else {
+            return;
+        };
+        let f = &mut self.flows[i as usize];
+        let Some(ends) = f.ends.as_mut() else { return };
+        let due = self.now.saturating_sub(f.start_ns);
+        while let Some(&(_, b)) = writes.get(f.next_write).filter(|(t, _)| *t <= due) {
+            ends.sender.write(now, b);
+            f.next_write += 1;
+        }
+        match writes.get(f.next_write) {
+            Some(&(t, _)) => self
+                .queue
+                .push(f.start_ns.saturating_add(t), Ev::Request(i)),
+            None => ends.sender.close(now),
+        }
+        self.after_sender(i);
+    }
+
+    /// A request reached the server: finalise the previous response, write the next.
+    /// (For a `writes` workload: the application's next write is due.)
+    pub(super) fn request(&mut self, i: u32) {
+        let now = self.now();
+        let (dist, max_bytes) = match self.sc.workload {
+            Workload::RequestResponse {
+                dist, max_bytes, ..
+            } => (dist, max_bytes),
+            Workload::Writes { .. } => return self.app_write(i),
+            _ => return,
+        };
+        let mean = self.sc.workload.first_write(self.mss);
+        let slot = self.slot(i);
+        let f = &mut self.flows[i as usize];
+        if f.done || f.ends.is_none() {
+            return;
+        }
+        let bytes = match f.sizes.as_mut() {
+            Some(rng) if dist != SizeDist::Fixed => dist.draw(mean, max_bytes, rng),
+            _ => mean,
+        };
+        self.results[slot] = Some(f.result(slot as u64, Some(&f.message_stats)));
+        let ends = f.ends.as_mut().expect("live flow");
+        f.message_stats = ends.sender.stats().clone();
+        f.message_counters = f.counters;
+        f.message = Range::new(f.message.end, f.message.end + bytes);
+        f.message_ns = self.now;
+        f.completed_ns = None;
+        f.requests_left -= 1;
+        ends.sender.write(now, bytes);
+        if f.requests_left == 0 {
+            ends.sender.close(now);
+        }
+        self.after_sender(i);
+    }
+}
