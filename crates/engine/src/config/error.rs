@@ -60,4 +60,3 @@ fn snake(s: &str) -> String {
         _ => out,
     }
 }
-
