@@ -138,20 +138,78 @@ axis!(
     RtoTimer {
         /// RFC 6298 §5.3: restart to fire one RTO from now.
         Rfc6298 = "rfc6298",
+        /// RFC 7765 §4 RTO Restart (seed 002): while fewer than `rrthresh` segments are
+        /// outstanding or queued, fire one RTO after the earliest outstanding segment was
+        /// sent (RTO − T_earliest from now; a full RTO if that is not positive). Also used
+        /// when the RTO replaces a PTO or reorder timer and after a probe (RFC 8985 §9.2).
+        Restart = "restart",
     }
 );
 
 axis!(
-    /// How a spurious timeout is detected.
+    /// How a spurious timeout (or fast retransmit) is detected (`rto` module). A detector
+    /// that needs an option the connection did not negotiate — `eifel` without
+    /// timestamps, `dsack` without SACK — works as `none` and counts
+    /// `TCPSpuriousDetectionUnavailable`.
     SpuriousDetection {
         None = "none",
+        /// RFC 5682 F-RTO: basic (§2.1) without SACK, SACK-enhanced (§3.1) with it. After
+        /// a timeout, two new segments probe whether the originals were delivered; timeouts
+        /// only.
+        Frto = "frto",
+        /// RFC 3522 Eifel detection: the first acceptable ACK after the first
+        /// retransmission of an episode (timeout or fast retransmit) echoes a timestamp
+        /// older than that retransmission. Needs timestamps.
+        Eifel = "eifel",
+        /// Every retransmission of the episode reported by a DSACK (RFC 2883, RFC 3708),
+        /// counted as Linux's `undo_retrans`. Needs SACK.
+        Dsack = "dsack",
+        /// Linux's undo machinery (digest §13.3, §15): DSACK counting (`undo_retrans`),
+        /// timestamps (`tcp_packet_delayed`), F-RTO as `tcp_process_loss` runs it
+        /// (`tcp_frto` = 2) and the undo points of `tcp_fastretrans_alert`.
+        Linux = "linux",
+        /// `linux` with `tcp_frto` = 0: DSACK and timestamp undo only.
+        LinuxNoFrto = "linux-no-frto",
     }
 );
 
 axis!(
-    /// What the sender does once a timeout is known to be spurious.
+    /// What the sender does once a timeout (or a fast retransmit) is known to be
+    /// spurious. Every value resumes with new data instead of resending what was
+    /// delivered (RFC 4015 step 8); they differ in cwnd and ssthresh (seed 004).
     SpuriousResponse {
+        /// Keep the reduction (seed 004 "None").
         None = "none",
+        /// Restore cwnd and ssthresh as they were before the reduction (seed 004 "Full";
+        /// Linux `tcp_undo_cwnd_reduction`: cwnd = the congestion control's undo_cwnd,
+        /// max(cwnd, prior_cwnd); ssthresh = max(ssthresh, prior_ssthresh)).
+        FullUndo = "full-undo",
+        /// RFC 4015 §3.1 for timeouts: cwnd = FlightSize + min(bytes_acked, IW), ssthresh
+        /// = pipe_prev, and the RTO adapted from SRTT_prev/RTTVAR_prev on the first sample
+        /// of new data; spurious fast retransmits are left as they are (step 7).
+        Rfc4015 = "rfc4015",
+        /// Seed 004 "Partial": keep the multiplicative decrease (cwnd = the reduced
+        /// ssthresh) but not the restart from one segment; the sender waits until the
+        /// flight falls below cwnd.
+        Partial = "partial",
+        /// Seed 004 "New partial": ssthresh = cwnd before the timeout, cwnd = ssthresh —
+        /// the ACK clock continues, in congestion avoidance.
+        NewPartial = "new-partial",
+    }
+);
+
+axis!(
+    /// How the retransmission timer adapts after a spurious timeout (seed 004 slide 10);
+    /// every adaptation is reset by a genuine timeout.
+    RtoAdaptation {
+        /// Nothing beyond the estimator (seed 004 "Std").
+        Std = "std",
+        /// Re-initialise SRTT and RTTVAR from the next sample (RFC 6298 §2.2) ("Reseed").
+        Reseed = "reseed",
+        /// Keep the exponential back-off: new samples do not clear it ("Back-off").
+        Backoff = "backoff",
+        /// Raise the minimum RTO by 1 s per spurious timeout ("Min++").
+        MinPlus = "min-plus",
     }
 );
 
@@ -217,12 +275,19 @@ pub struct Config {
     pub reduction: Reduction,
     pub rtt_estimator: RttEstimator,
     pub rto_timer: RtoTimer,
+    /// RFC 7765 rrthresh: RTO Restart applies while outstanding plus queued segments are
+    /// fewer than this (RECOMMENDED 4).
+    pub rrthresh: u32,
+    /// RFC 6298 clock granularity G (RTO = SRTT + max(G, 4·RTTVAR); RFC 4015's
+    /// SRTT_prev = SRTT + 2G).
+    pub clock_granularity: Duration,
     pub min_rto: Duration,
     pub max_rto: Duration,
     /// RTO before any RTT sample (RFC 6298 §2.1), also the SYN timeout.
     pub initial_rto: Duration,
     pub spurious_detection: SpuriousDetection,
     pub spurious_response: SpuriousResponse,
+    pub rto_adaptation: RtoAdaptation,
     pub cc: CongestionControl,
     /// Sender MSS offered on the SYN and used when the handshake is skipped.
     pub mss: u16,
@@ -237,7 +302,9 @@ pub struct Config {
     pub timestamps: bool,
 }
 
+mod error;
 mod presets;
+pub use error::ConfigError;
 pub use presets::{Preset, PRESETS};
 
 /// Every axis key accepted by [`Config::set`].
@@ -260,11 +327,14 @@ pub const AXES: &[&str] = &[
     "reduction",
     "rtt_estimator",
     "rto_timer",
+    "rrthresh",
+    "clock_granularity_ms",
     "min_rto_ms",
     "max_rto_ms",
     "initial_rto_ms",
     "spurious_detection",
     "spurious_response",
+    "rto_adaptation",
     "cc",
     "mss",
     "initial_cwnd",
@@ -296,11 +366,14 @@ impl Config {
             "reduction" => self.reduction = v.parse()?,
             "rtt_estimator" => self.rtt_estimator = v.parse()?,
             "rto_timer" => self.rto_timer = v.parse()?,
+            "rrthresh" => self.rrthresh = parse_num(axis, v, 1, 1_000_000)? as u32,
+            "clock_granularity_ms" => self.clock_granularity = ms(parse_num(axis, v, 1, 1000)?),
             "min_rto_ms" => self.min_rto = ms(parse_num(axis, v, 1, 600_000)?),
             "max_rto_ms" => self.max_rto = ms(parse_num(axis, v, 1, 3_600_000)?),
             "initial_rto_ms" => self.initial_rto = ms(parse_num(axis, v, 1, 600_000)?),
             "spurious_detection" => self.spurious_detection = v.parse()?,
             "spurious_response" => self.spurious_response = v.parse()?,
+            "rto_adaptation" => self.rto_adaptation = v.parse()?,
             "cc" => self.cc = v.parse()?,
             "mss" => self.mss = parse_num(axis, v, 64, 65_495)? as u16,
             "initial_cwnd" => self.initial_cwnd = parse_num(axis, v, 1, 10_000)? as u32,
@@ -342,11 +415,14 @@ impl Config {
             ("reduction", self.reduction.to_string()),
             ("rtt_estimator", self.rtt_estimator.to_string()),
             ("rto_timer", self.rto_timer.to_string()),
+            ("rrthresh", self.rrthresh.to_string()),
+            ("clock_granularity_ms", d(self.clock_granularity)),
             ("min_rto_ms", d(self.min_rto)),
             ("max_rto_ms", d(self.max_rto)),
             ("initial_rto_ms", d(self.initial_rto)),
             ("spurious_detection", self.spurious_detection.to_string()),
             ("spurious_response", self.spurious_response.to_string()),
+            ("rto_adaptation", self.rto_adaptation.to_string()),
             ("cc", self.cc.to_string()),
             ("mss", self.mss.to_string()),
             ("initial_cwnd", self.initial_cwnd.to_string()),
@@ -364,6 +440,16 @@ impl Config {
                 self.min_rto.as_millis(),
                 self.max_rto.as_millis()
             )));
+        }
+        if self.rrthresh == 0 {
+            return Err(ConfigError::Invalid(
+                "rrthresh must be at least 1 (RFC 7765 §4)".into(),
+            ));
+        }
+        if self.clock_granularity.is_zero() {
+            return Err(ConfigError::Invalid(
+                "clock_granularity_ms must be at least 1".into(),
+            ));
         }
         if !(1..=2).contains(&self.tlp_max_probes) {
             return Err(ConfigError::Invalid(format!(
@@ -412,65 +498,6 @@ fn parse_bool(axis: &str, v: &str) -> Result<bool, ConfigError> {
             value: v.into(),
             valid: "true, false".into(),
         }),
-    }
-}
-
-/// A bad preset, axis or value; the message lists what is valid.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ConfigError {
-    UnknownPreset {
-        name: String,
-        valid: String,
-    },
-    UnknownAxis {
-        name: String,
-        valid: String,
-    },
-    BadValue {
-        axis: String,
-        value: String,
-        valid: String,
-    },
-    Invalid(String),
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ConfigError::UnknownPreset { name, valid } => {
-                write!(f, "unknown preset `{name}`; valid presets: {valid}")
-            }
-            ConfigError::UnknownAxis { name, valid } => {
-                write!(f, "unknown axis `{name}`; valid axes: {valid}")
-            }
-            ConfigError::BadValue { axis, value, valid } => {
-                write!(f, "bad value `{value}` for {}; valid: {valid}", snake(axis))
-            }
-            ConfigError::Invalid(m) => f.write_str(m),
-        }
-    }
-}
-
-impl std::error::Error for ConfigError {}
-
-/// `LossDetection` → `loss_detection`, so enum-typed errors name the axis key.
-fn snake(s: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    match out.as_str() {
-        "rto_timer" | "loss_detection" | "early_retransmit" | "reduction" | "probe"
-        | "rtt_estimator" | "spurious_detection" | "spurious_response" => out,
-        "congestion_control" => "cc".into(),
-        _ => out,
     }
 }
 

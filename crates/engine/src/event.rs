@@ -49,8 +49,19 @@ pub enum EventKind {
     Dsack { start: u64, end: u64, dubious: bool },
     /// A NewReno partial ACK (RFC 6582 §3.2 step 5).
     PartialAck { snd_una: u64, cwnd: u64 },
-    /// A congestion reduction was undone (a later issue's spurious-timeout response).
+    /// A congestion reduction was undone (the spurious-retransmission response): the
+    /// restored cwnd and ssthresh.
     Undo { cwnd: u64, ssthresh: u64 },
+    /// A timeout (`timeout`) or fast retransmit was found spurious by `by`; `late` when
+    /// the retransmission had already arrived (RFC 4015 LATE_SPUR_TO, e.g. by DSACK).
+    Spurious {
+        timeout: bool,
+        late: bool,
+        by: SpuriousSignal,
+    },
+    /// F-RTO (RFC 5682) or Eifel decided that a timeout was genuine: the segments were
+    /// lost and conventional RTO recovery goes on.
+    GenuineRto { by: SpuriousSignal },
     /// An early retransmit (RFC 5827) waits `delay_us` on the deadline (App. A.3).
     EarlyRetransmitDelayed { delay_us: u64 },
     /// An early retransmit starts fast recovery; `enhanced` for the TLP draft §4.2 case.
@@ -72,6 +83,29 @@ pub enum EventKind {
     ReoTimeout { lost: u64 },
     /// A retransmission of `[start, end)` was itself lost (RFC 8985 §6.2 step 5).
     LostRetransmit { start: u64, end: u64 },
+}
+
+/// What showed that a retransmission was not needed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SpuriousSignal {
+    /// F-RTO (RFC 5682; Linux `FLAG_ORIG_SACK_ACKED`): new segments after the timeout
+    /// were answered by ACKs of never-retransmitted data.
+    Frto,
+    /// A timestamp echo older than the first retransmission (RFC 3522; Linux
+    /// `tcp_packet_delayed`).
+    Timestamp,
+    /// Every retransmission was DSACKed (RFC 3708; Linux `undo_retrans`).
+    Dsack,
+}
+
+impl SpuriousSignal {
+    pub fn name(self) -> &'static str {
+        match self {
+            SpuriousSignal::Frto => "frto",
+            SpuriousSignal::Timestamp => "timestamp",
+            SpuriousSignal::Dsack => "dsack",
+        }
+    }
 }
 
 /// What showed that the network reordered segments.
@@ -130,6 +164,9 @@ impl EventKind {
             EventKind::Dsack { .. } => "dsack",
             EventKind::PartialAck { .. } => "partial_ack",
             EventKind::Undo { .. } => "undo",
+            EventKind::Spurious { timeout: true, .. } => "spurious_rto",
+            EventKind::Spurious { timeout: false, .. } => "spurious_recovery",
+            EventKind::GenuineRto { .. } => "genuine_rto",
             EventKind::EarlyRetransmitDelayed { .. } => "early_retransmit_delayed",
             EventKind::EarlyRetransmit { .. } => "early_retransmit",
             EventKind::Reordering { .. } => "reordering",
@@ -202,6 +239,8 @@ impl EventKind {
                 f("cwnd", cwnd);
                 f("ssthresh", ssthresh);
             }
+            EventKind::Spurious { late, .. } => f("late", late as u64),
+            EventKind::GenuineRto { .. } => {}
             EventKind::EarlyRetransmitDelayed { delay_us } => f("delay_us", delay_us),
             EventKind::EarlyRetransmit { snd_una, enhanced } => {
                 f("snd_una", snd_una);

@@ -50,6 +50,12 @@
 //! | TLP.end_seq, TLP.is_retrans (RFC 8985 §7.1; Linux `tlp_high_seq`) | [`probe::tlp::Episode`], via [`Sender::tlp_episode`] |
 //! | TLPRtxOut, TLPHighRxt (TLP draft §3.2) | [`probe::tlp_draft::Episode`], via [`Sender::tlp_draft_episode`] |
 //! | PTO, WCDelAckT / TLP.max_ack_delay | [`probe::pto`], `Config::tlp_max_ack_delay` |
+//! | rrthresh, prevunsnt, T_earliest (RFC 7765 §4) | `Config::rrthresh`, [`rto::restart`] |
+//! | recover / RecoveryPoint of F-RTO (RFC 5682) | [`rto::frto::Frto`] `recover`, via [`Sender::frto`] |
+//! | SpuriousRecovery, RetransmitTS (RFC 3522 §3.2) | [`rto::eifel::SpuriousRecovery`], [`rto::undo::Undo`] `retrans_ts` |
+//! | pipe_prev, SRTT_prev, RTTVAR_prev, G (RFC 4015 §3.1) | [`rto::eifel::Prev`], `Config::clock_granularity` |
+//! | undo_marker, prior_cwnd, prior_ssthresh (Linux) | [`rto::undo::Snapshot`] `una`, `cwnd`, `ssthresh`, via [`Sender::undo_snapshot`] |
+//! | undo_retrans, retrans_stamp (Linux) | [`rto::undo::Undo`], [`Sender::undo_retrans`] |
 //!
 //! ## Worked examples
 //!
@@ -57,7 +63,10 @@
 //! paper (seed 003) from a real [`Sender`], next to the published tables; and
 //! [`vectors::tail`] the tail-loss examples (the TLP draft's §2.1 example and §4.2
 //! taxonomy, RFC 8985's Figure 1, §3.5 and §9.3, seed 001's timelines) on a scripted
-//! path ([`vectors::path`]).
+//! path ([`vectors::path`]); [`vectors::timeouts`] the timeout examples (RFC 7765's timer
+//! and seed 002's tail loss, RFC 5682 and RFC 3522 spurious and genuine timeouts, RFC
+//! 4015's response steps, seed 004's responses and RTO adaptations, Linux's F-RTO after a
+//! TLP whose probe is DSACKed).
 
 pub mod cc;
 pub mod config;
@@ -68,6 +77,7 @@ pub mod packet;
 pub mod probe;
 pub mod receiver;
 pub mod reduce;
+pub mod rto;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
@@ -77,7 +87,7 @@ pub mod timer;
 pub mod vectors;
 
 pub use config::{Config, ConfigError, PRESETS};
-pub use event::{Event, EventKind, LossDetector, ReorderSignal};
+pub use event::{Event, EventKind, LossDetector, ReorderSignal, SpuriousSignal};
 pub use info::TcpInfo;
 pub use packet::{
     Ack, ProbeKind, Range, SackBlocks, Segment, SynOptions, Timestamps, Transmit, Why,

@@ -202,6 +202,15 @@ pub struct Rtt {
     min_rtt: WindowedMin,
     min_rtt_window: Duration,
     samples: u64,
+    /// RFC 6298 G.
+    granularity: Duration,
+    /// The configured minimum RTO (`min_rto` may be raised above it after spurious
+    /// timeouts, seed 004 "Min++").
+    base_min_rto: Duration,
+    /// The next sample re-initialises SRTT and RTTVAR (seed 004 "Reseed").
+    reseed: bool,
+    /// Backoff that samples do not clear (seed 004 "Back-off").
+    kept_backoff: u32,
 }
 
 impl Rtt {
@@ -229,7 +238,20 @@ impl Rtt {
             min_rtt: WindowedMin::new(),
             min_rtt_window: MIN_RTT_WINDOW,
             samples: 0,
+            granularity: GRANULARITY,
+            base_min_rto: min_rto,
+            reseed: false,
+            kept_backoff: 0,
         }
+    }
+
+    /// Sets RFC 6298's clock granularity G (default [`GRANULARITY`]); applies from the
+    /// next sample.
+    pub fn set_granularity(&mut self, g: Duration) {
+        self.granularity = g.max(MIN_SAMPLE);
+    }
+    pub fn granularity(&self) -> Duration {
+        self.granularity
     }
 
     /// A new RTT sample `r` taken at `now`. `snd_una` (after this ACK) and `snd_nxt` let
@@ -240,6 +262,9 @@ impl Rtt {
         let r = r.max(MIN_SAMPLE);
         self.latest = Some(r);
         self.update_min_rtt(now, r);
+        if core::mem::take(&mut self.reseed) {
+            self.srtt = None;
+        }
         let first = self.srtt.is_none();
         let raw = match self.kind {
             RttEstimator::Rfc6298 => self.rfc6298(r),
@@ -253,16 +278,91 @@ impl Rtt {
                 Duration::from_micros(self.linux.rto_us())
             }
         };
-        self.raw_rto = Some(raw);
-        self.rto = match self.kind {
-            // RFC 6298 §2.4 floor, then the §2.5 maximum (the cap wins if they conflict).
-            RttEstimator::Rfc6298 => raw.max(self.min_rto).min(self.max_rto),
-            // tcp_bound_rto.
-            RttEstimator::Linux => raw.min(self.max_rto),
-        };
-        self.backoff = 0;
+        self.set_raw_rto(raw);
+        self.backoff = self.kept_backoff;
         self.refresh_rto();
         self.samples = self.samples.saturating_add(1);
+    }
+
+    /// The RTO from the formula's value: RFC 6298 §2.4 floor then §2.5 maximum (the cap
+    /// wins if they conflict); Linux `tcp_bound_rto` (a raised `min_rto` is a floor too).
+    fn set_raw_rto(&mut self, raw: Duration) {
+        self.raw_rto = Some(raw);
+        self.rto = match self.kind {
+            RttEstimator::Rfc6298 => raw.max(self.min_rto).min(self.max_rto),
+            RttEstimator::Linux if self.min_rto > self.base_min_rto => {
+                raw.max(self.min_rto).min(self.max_rto)
+            }
+            RttEstimator::Linux => raw.min(self.max_rto),
+        };
+    }
+
+    /// Replaces the estimate (RFC 4015 §3.1 step 11: SRTT and RTTVAR set from the
+    /// pre-timeout values and a sample) and recomputes the RTO with its bounds; clears
+    /// the backoff (but not a kept one). For the Linux estimator, `srtt_us` = 8·SRTT,
+    /// `mdev_us` = 4·RTTVAR and its variance term never below rto_min.
+    pub fn set_estimate(&mut self, srtt: Duration, rttvar: Duration) {
+        let srtt = srtt.max(MIN_SAMPLE);
+        self.srtt = Some(srtt);
+        self.rttvar = rttvar;
+        let raw = match self.kind {
+            RttEstimator::Rfc6298 => srtt + (rttvar * 4).max(self.granularity),
+            RttEstimator::Linux => {
+                let l = &mut self.linux;
+                l.srtt_us = us(srtt).max(1).saturating_mul(8);
+                l.mdev_us = us(rttvar).saturating_mul(4);
+                l.rttvar_us = l.mdev_us.max(us(self.base_min_rto));
+                l.mdev_max_us = l.rttvar_us;
+                Duration::from_micros(l.rto_us())
+            }
+        };
+        self.set_raw_rto(raw);
+        self.backoff = self.kept_backoff;
+        self.refresh_rto();
+    }
+
+    /// The next sample re-initialises SRTT and RTTVAR as a first measurement (RFC 6298
+    /// §2.2; seed 004 "Reseed").
+    pub fn reseed_on_next_sample(&mut self) {
+        self.reseed = true;
+    }
+    /// A reseed is pending.
+    pub fn reseed_pending(&self) -> bool {
+        self.reseed
+    }
+    /// Samples no longer clear the backoff below `count` (seed 004 "Back-off": the
+    /// count the spurious timeout reached); the backoff is at least `count` from now on.
+    pub fn keep_backoff(&mut self, count: u32) {
+        self.kept_backoff = count;
+        self.backoff = self.backoff.max(count);
+        self.refresh_rto();
+    }
+    /// The backoff that samples keep.
+    pub fn kept_backoff(&self) -> u32 {
+        self.kept_backoff
+    }
+    /// Raises the minimum RTO by `by` (seed 004 "Min++"), capped at the maximum.
+    pub fn raise_min_rto(&mut self, by: Duration) {
+        self.min_rto = (self.min_rto + by).min(self.max_rto);
+        if let Some(raw) = self.raw_rto {
+            self.set_raw_rto(raw);
+        } else {
+            self.rto = self.rto.max(self.min_rto).min(self.max_rto);
+        }
+        self.refresh_rto();
+    }
+    /// Undoes every adaptation (a genuine timeout): the configured minimum RTO, samples
+    /// clear the backoff again, no reseed pending.
+    pub fn reset_adaptation(&mut self) {
+        self.reseed = false;
+        self.kept_backoff = 0;
+        if self.min_rto != self.base_min_rto {
+            self.min_rto = self.base_min_rto;
+            if let Some(raw) = self.raw_rto {
+                self.set_raw_rto(raw);
+            }
+            self.refresh_rto();
+        }
     }
 
     /// RFC 6298 §2.2/§2.3 in nanoseconds; returns SRTT + max(G, K·RTTVAR).
@@ -289,7 +389,7 @@ impl Rtt {
         };
         self.srtt = Some(from_ns(srtt));
         self.rttvar = from_ns(rttvar);
-        let var = (4 * rttvar).max(dur_nanos(GRANULARITY) as u128);
+        let var = (4 * rttvar).max(dur_nanos(self.granularity) as u128);
         from_ns(srtt + var)
     }
 
@@ -381,7 +481,7 @@ impl Rtt {
         self.backoff
     }
     pub fn reset_backoff(&mut self) {
-        self.backoff = 0;
+        self.backoff = self.kept_backoff;
         self.refresh_rto();
     }
     /// Sets the unbacked-off RTO directly (RFC 6298 §5.7: 3 s after a SYN timeout), capped

@@ -21,6 +21,7 @@ mod handshake;
 mod probe;
 mod rack;
 mod recovery;
+mod spurious;
 mod timers;
 mod transmit;
 
@@ -34,6 +35,7 @@ use crate::packet::ProbeKind;
 use crate::packet::{Ack, Range, SynOptions, Timestamps, Why};
 use crate::probe::{tlp, tlp_draft};
 use crate::reduce::Reducer;
+use crate::rto::{eifel, frto, undo};
 use crate::rtt::Rtt;
 use crate::scoreboard::Scoreboard;
 use crate::stats::Stats;
@@ -162,6 +164,16 @@ pub struct Sender {
     probe_pending: Option<ProbeKind>,
     /// The timeout's retransmission of the head is due (it goes out whatever cwnd says).
     rto_head_pending: bool,
+    /// The congestion snapshot and the evidence for undoing it (`rto::undo`).
+    undo: undo::Undo,
+    /// F-RTO (RFC 5682 / Linux) state.
+    frto: frto::Frto,
+    /// F-RTO step 2b: new segments still to send before any retransmission.
+    frto_new: u32,
+    /// RFC 4015 step 11 waits for the first RTT sample of data above this offset.
+    eifel_adapt: Option<(u64, eifel::Prev)>,
+    /// A believable DSACK arrived on this connection (RFC 3522 step 5).
+    dsack_seen: bool,
     timer: Timer,
     events: VecDeque<Event>,
     events_dropped: u64,
@@ -230,6 +242,11 @@ impl Sender {
             tlp: tlp::Episode::new(config.probe == Probe::TlpLinux),
             probe_pending: None,
             rto_head_pending: false,
+            undo: undo::Undo::default(),
+            frto: frto::Frto::new(frto::Variant::Sack),
+            frto_new: 0,
+            eifel_adapt: None,
+            dsack_seen: false,
             timer: Timer::default(),
             events: VecDeque::new(),
             events_dropped: 0,
@@ -246,7 +263,9 @@ impl Sender {
             s.syn_pending = true;
         } else {
             s.emit(now, s.established_event());
+            s.note_detection_available();
         }
+        s.rtt.set_granularity(s.cfg.clock_granularity);
         Ok(s)
     }
 
@@ -262,6 +281,7 @@ impl Sender {
         )?;
         s.cfg.handshake = true;
         s.events.clear();
+        s.stats = Stats::default();
         s.conn = Conn::Listen;
         Ok(s)
     }

@@ -51,8 +51,24 @@ counters! {
     loss_probe_recovery = "TCPLossProbeRecovery",
     /// Timeouts found to be spurious (`TCPSpuriousRTOs`).
     spurious_rtos = "TCPSpuriousRTOs",
-    /// Congestion reductions undone (sum of Linux's undo counters).
+    /// Congestion reductions undone (sum of the four undo counters below).
     undos = "TCPUndo",
+    /// Undone when fast recovery ended (`TCPFullUndo`).
+    full_undo = "TCPFullUndo",
+    /// Undone by a timestamp on a partial ACK in fast recovery (`TCPPartialUndo`).
+    partial_undo = "TCPPartialUndo",
+    /// Undone because every retransmission was DSACKed (`TCPDSACKUndo`).
+    dsack_undo = "TCPDSACKUndo",
+    /// A timeout's reduction undone (`TCPLossUndo`).
+    loss_undo = "TCPLossUndo",
+    /// Spurious retransmissions found by a detector whose response keeps the reduction
+    /// (`spurious_response=none`): nothing undone, go-back-N avoided.
+    spurious_kept = "TCPSpuriousKept",
+    /// Timeouts F-RTO or Eifel found genuine (the loss was real).
+    genuine_rtos = "TCPGenuineRTOs",
+    /// Connections whose spurious-timeout detector needs an option that was not
+    /// negotiated (Eifel without timestamps, DSACK without SACK): it works as `none`.
+    spurious_detection_unavailable = "TCPSpuriousDetectionUnavailable",
     /// DSACKs received (`TCPDSACKRecv`).
     dsack_recv = "TCPDSACKRecv",
     /// DSACKs ignored as dubious (`TCPDSACKIgnoredDubious`).

@@ -5,7 +5,10 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use lossrec::config::{CongestionControl, EarlyRetransmit, LossDetection, Probe, Reduction};
+use lossrec::config::{
+    CongestionControl, EarlyRetransmit, LossDetection, Probe, Reduction, RtoAdaptation, RtoTimer,
+    SpuriousDetection, SpuriousResponse,
+};
 use lossrec::{Ack, Config, Duration, Instant, Receiver, ReceiverConfig, Segment, Sender};
 use proptest::prelude::*;
 
@@ -34,6 +37,8 @@ struct Path {
     ack_loss: f64,
     reorder: f64,
     delay: Duration,
+    /// Chance that an ACK is held 1.5 s (a delay spike: spurious timeouts).
+    ack_spike: f64,
 }
 
 /// Runs one transfer; returns (bytes delivered, finish time).
@@ -78,8 +83,13 @@ fn transfer(
         }
         while let Some(a) = r.poll_ack(now) {
             if !rng.chance(path.ack_loss) {
+                let spike = if rng.chance(path.ack_spike) {
+                    Duration::from_millis(1500)
+                } else {
+                    Duration::ZERO
+                };
                 pkts.push(Some(Pkt::Ack(a)));
-                q.push(Reverse((now + path.delay, n, pkts.len() - 1)));
+                q.push(Reverse((now + path.delay + spike, n, pkts.len() - 1)));
                 n += 1;
             }
         }
@@ -150,7 +160,7 @@ proptest! {
             ..ReceiverConfig::default()
         };
         let bytes = segments * u64::from(cfg.mss) - 7;
-        let path = Path { data_loss, ack_loss, reorder, delay: Duration::from_millis(20) };
+        let path = Path { data_loss, ack_loss, reorder, delay: Duration::from_millis(20), ack_spike: 0.0 };
         let (delivered, _) = transfer(cfg, rcfg, bytes, &path, seed);
         prop_assert_eq!(delivered, bytes);
     }
@@ -186,10 +196,31 @@ fn axes() -> impl Strategy<Value = Axes> {
         })
 }
 
+/// The timeout axes: RTO timer, spurious detection, response, RTO adaptation.
+type TimeoutAxes = (RtoTimer, SpuriousDetection, SpuriousResponse, RtoAdaptation);
+
+fn timeout_axes() -> impl Strategy<Value = TimeoutAxes> {
+    (
+        prop::sample::select(RtoTimer::NAMES.to_vec()),
+        prop::sample::select(SpuriousDetection::NAMES.to_vec()),
+        prop::sample::select(SpuriousResponse::NAMES.to_vec()),
+        prop::sample::select(RtoAdaptation::NAMES.to_vec()),
+    )
+        .prop_map(|(t, d, r, a)| {
+            (
+                t.parse().unwrap(),
+                d.parse().unwrap(),
+                r.parse().unwrap(),
+                a.parse().unwrap(),
+            )
+        })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(160))]
 
-    /// Every probe × detection × reduction × early-retransmit combination (with random
+    /// Every probe × detection × reduction × early-retransmit × RTO timer × spurious
+    /// detection × response × RTO adaptation combination (with random
     /// mitigations, adaptive reordering, rescue, congestion control, one or two draft
     /// probes, RACK's Linux bits) delivers every byte under random loss and reordering;
     /// the engine's debug invariants (cwnd ≥ 1 MSS, pipe recount, PRR's prr_out within its
@@ -203,7 +234,10 @@ proptest! {
         ack_loss in 0.0f64..0.4,
         reorder in 0.0f64..0.3,
         segments in 1u64..120,
+        ack_spike in prop_oneof![Just(0.0), 0.0f64..0.1],
         (reduction, detection, er, bits, cc, probe) in axes(),
+        (rto_timer, spurious, response, adaptation) in timeout_axes(),
+        rrthresh in 1u32..8,
         sack in prop::bool::weighted(0.8),
         timestamps in any::<bool>(),
         delack in any::<bool>(),
@@ -228,6 +262,11 @@ proptest! {
         cfg.rack_no_dupthresh = bits & 512 != 0;
         cfg.tlp_max_ack_delay = Duration::from_millis(if bits & 1024 != 0 { 0 } else { 200 });
         cfg.tlp_in_recovery = bits & 4096 != 0;
+        cfg.rto_timer = rto_timer;
+        cfg.rrthresh = rrthresh;
+        cfg.spurious_detection = spurious;
+        cfg.spurious_response = response;
+        cfg.rto_adaptation = adaptation;
         if bits & 2048 != 0 {
             cfg.rtt_estimator = "linux".parse().unwrap();
             cfg.min_rto = Duration::from_millis(200);
@@ -237,7 +276,7 @@ proptest! {
             ..ReceiverConfig::default()
         };
         let bytes = segments * u64::from(cfg.mss) - 7;
-        let path = Path { data_loss, ack_loss, reorder, delay: Duration::from_millis(20) };
+        let path = Path { data_loss, ack_loss, reorder, delay: Duration::from_millis(20), ack_spike };
         let (delivered, _) = transfer(cfg, rcfg, bytes, &path, seed);
         prop_assert_eq!(delivered, bytes);
     }
@@ -252,6 +291,7 @@ fn every_preset_delivers() {
             ack_loss: 0.05,
             reorder: 0.1,
             delay: Duration::from_millis(20),
+            ack_spike: 0.02,
         };
         for seed in 0..20 {
             let (delivered, _) =
@@ -269,6 +309,7 @@ fn clean_path_takes_two_round_trips() {
         ack_loss: 0.0,
         reorder: 0.0,
         delay: Duration::from_millis(50),
+        ack_spike: 0.0,
     };
     let (delivered, t) = transfer(Config::rfc(), ReceiverConfig::default(), 14_480, &path, 1);
     assert_eq!(delivered, 14_480);

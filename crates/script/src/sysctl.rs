@@ -2,7 +2,7 @@
 //! onto the engine's configuration axes. A knob with no axis, or a value whose axis value
 //! the engine does not have, is an "unsupported" error rather than silently ignored.
 
-use lossrec::config::{LossDetection, Probe};
+use lossrec::config::{LossDetection, Probe, SpuriousDetection};
 use lossrec::Config;
 
 /// What a knob does here.
@@ -15,6 +15,9 @@ pub enum Effect {
     /// `tcp_recovery=N`: bit 0x1 RACK, 0x2 static reo_wnd, 0x4 no DupThresh shortcut;
     /// clearing bit 0x1 leaves a non-RACK detector (FACK, RFC 3517) as configured.
     Recovery(u64),
+    /// `tcp_frto=N`: 0 off, 1 and 2 on; resolved against the configured detector (Linux's
+    /// undo machinery keeps its DSACK and timestamp parts without F-RTO).
+    Frto(u64),
     /// Accepted; nothing to change (the reason goes to the log).
     Ignore(&'static str),
 }
@@ -28,7 +31,7 @@ pub enum Effect {
 /// | `tcp_reordering` | `dupthresh` |
 /// | `tcp_early_retrans` | 0 `early_retransmit=off`, `probe=none`; 1 `rfc5827` with `er_disable_on_reordering`; 2 the same with `er_delayed` (Linux 3.5-4.10); 3 and 4 turn TLP on: the configured TLP value if it has one (a preset chose the era), else `tlp-linux`. 3 also means delayed ER (`er-tlp`, the TLP draft's §4.2 enhancement, Linux 3.10-4.10) unless RACK is the detector (ER was removed in 4.11, "subsumed by RACK"); 4 is TLP without ER |
 /// | `tcp_recovery` | bit 0x1 `loss_detection=rack-linux` (clear: `dupthresh` if RACK was configured, else unchanged); 0x2 `rack_static_reo_wnd`; 0x4 `rack_no_dupthresh` |
-/// | `tcp_frto` | `spurious_detection` (0: `none`; 1, 2: `frto`) |
+/// | `tcp_frto` | `spurious_detection`: with `linux` or `linux-no-frto` configured (the `linux` and `linux-3.17` presets), 0 → `linux-no-frto`, 1 and 2 → `linux` (Linux's F-RTO with DSACK and timestamp undo); otherwise 0 → `none`, 1 and 2 → `frto` (RFC 5682: SACK-enhanced when SACK is negotiated, basic otherwise — Linux 2.6's value 1, basic F-RTO even with SACK, is not modelled) |
 /// | `tcp_rto_min_us` | `min_rto_ms` (whole milliseconds) |
 /// | `tcp_rto_max_ms` | `max_rto_ms` |
 /// | `tcp_congestion_control` | `cc` |
@@ -59,10 +62,10 @@ pub fn sysctl(key: &str, value: &str) -> Result<Effect, String> {
             }
             return Ok(Effect::Recovery(v));
         }
-        "tcp_frto" => {
-            let d = if num()? == 0 { "none" } else { "frto" };
-            vec![("spurious_detection", d.into())]
-        }
+        "tcp_frto" => match num()? {
+            n @ 0..=2 => return Ok(Effect::Frto(n)),
+            _ => return Err(format!("`{key}={value}`: expected 0 to 2")),
+        },
         "tcp_rto_min_us" => {
             let us = num()?;
             if us % 1000 != 0 {
@@ -100,6 +103,10 @@ pub fn apply(cfg: &mut Config, what: &str, effect: &Effect) -> Result<(), String
             resolved = recovery(cfg, *bits);
             &resolved
         }
+        Effect::Frto(n) => {
+            resolved = frto(cfg, *n);
+            &resolved
+        }
     };
     for (axis, value) in sets {
         cfg.set(axis, value)
@@ -129,6 +136,21 @@ fn early_retrans(cfg: &Config, n: u64) -> Vec<(&'static str, String)> {
         ("er_disable_on_reordering", on(er != "off")),
         ("probe", probe.to_string()),
     ]
+}
+
+/// `tcp_frto=n` against `cfg` (see the table on [`sysctl`]).
+fn frto(cfg: &Config, n: u64) -> Vec<(&'static str, String)> {
+    let linux = matches!(
+        cfg.spurious_detection,
+        SpuriousDetection::Linux | SpuriousDetection::LinuxNoFrto
+    );
+    let d = match (linux, n) {
+        (true, 0) => SpuriousDetection::LinuxNoFrto,
+        (true, _) => SpuriousDetection::Linux,
+        (false, 0) => SpuriousDetection::None,
+        (false, _) => SpuriousDetection::Frto,
+    };
+    vec![("spurious_detection", d.to_string())]
 }
 
 /// `tcp_recovery=bits` against `cfg`.

@@ -236,7 +236,7 @@ fn unsupported_constructs() {
     }
     // Knobs whose engine axis value does not exist (yet).
     for (knob, frag) in [
-        ("tcp_frto=2", "needs spurious_detection=frto"),
+        ("tcp_frto=3", "expected 0 to 2"),
         ("tcp_recovery=8", "only bits 0x1"),
     ] {
         let r = run_script(
@@ -454,4 +454,24 @@ fn no_silly_window_segment() {
     let body = "+0 write(4, ..., 5000) = 5000\n+0 > . 1:2001(2000) ack 1\n";
     let r = run_script(&format!("{open}{body}"), "t.pkt", &ScriptOptions::default());
     assert!(r.passed, "{r}");
+}
+
+/// `tcp_frto` resolves against the preset: Linux's undo machinery keeps DSACK and
+/// timestamp undo without F-RTO; elsewhere it switches RFC 5682 F-RTO.
+#[test]
+fn frto_knob() {
+    let detection = |header: &str, v: u32| {
+        let script = format!(
+            "{header}\n0 `sysctl -q net.ipv4.tcp_frto={v}`\n+0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n+0 listen(3, 1) = 0\n"
+        );
+        let r = run_script(&script, "t.pkt", &ScriptOptions::default());
+        assert!(r.passed, "{r}");
+        let d = r.config.iter().find(|(a, _)| a == "spurious_detection");
+        d.unwrap().1.clone()
+    };
+    assert_eq!(detection("// lossrec: preset=linux", 2), "linux");
+    assert_eq!(detection("// lossrec: preset=linux", 0), "linux-no-frto");
+    assert_eq!(detection("// lossrec: preset=linux-3.17", 1), "linux");
+    assert_eq!(detection("// lossrec: preset=rfc", 2), "frto");
+    assert_eq!(detection("// lossrec: preset=rfc", 0), "none");
 }

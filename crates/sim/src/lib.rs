@@ -23,6 +23,7 @@
 use serde::Serialize;
 use std::fmt;
 
+pub mod background;
 pub mod bench;
 pub mod episodes;
 mod flow;
@@ -178,6 +179,8 @@ pub struct RunOutput {
     pub unfinished_flows: u64,
     /// The run stopped at `max_time_s` with work left.
     pub time_limit_hit: bool,
+    /// Per `[[background]]` source: packets offered to the bottleneck, dropped, bursts.
+    pub background: Vec<background::SourceStats>,
 }
 
 #[derive(Serialize)]

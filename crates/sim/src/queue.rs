@@ -22,6 +22,11 @@ pub enum Ev {
     SenderTimer(u32),
     /// The receiver's delayed-ACK deadline may have passed.
     ReceiverTimer(u32),
+    /// Background source `src` starts (CBR) or a burst of it arrives (bursts).
+    BgArrival(u32),
+    /// Background source `src` sends its next packet; `left` packets remain in its burst
+    /// (`u32::MAX`: a CBR stream, endless).
+    BgPacket { src: u32, left: u32 },
 }
 
 #[derive(Copy, Clone, Debug)]

@@ -81,10 +81,24 @@
 //! #                        # connections and arrival as above) whose application writes
 //! #                        # [time_ms after the connection starts, bytes], then closes
 //! # duration_s = 10        # bulk: measured duration (default 10)
+//!
+//! [[background]]           # non-TCP traffic sharing the forward bottleneck queue (any
+//! kind = "cbr"             # number of tables, at most 64): cbr | bursts
+//! rate_mbps = 0.5          # cbr: the stream's rate; bursts: each burst's sending rate
+//! packet_bytes = 1000      # wire bytes per packet (default 1500, 40..=65535)
+//! start_ms = 0             # default 0
+//! # stop_ms = 60000        # default: never
+//! # bursts: rate_per_s = 5 (Poisson burst arrivals, required), mean_bytes = 60000
+//! #   (required), size_dist = "pareto" (pareto (default) | lognormal | exponential |
+//! #   fixed), shape = 1.2 (pareto: α > 1, default 1.2; lognormal: σ, default 1),
+//! #   max_bytes = 10000000 (cap on a burst, default none)
 //! ```
+//!
+//! Background packets are not reported as flows; `RunOutput::background` counts them.
 //!
 //! The receiver announces the sender's MSS, so `segments` are exactly `mss`-byte segments.
 
+use crate::background::SourceSpec;
 use crate::link::{LinkSpec, SpikeSpec};
 use crate::loss::LossSpec;
 use crate::reorder::ReorderSpec;
@@ -108,6 +122,7 @@ pub struct Scenario {
     pub(crate) receiver: ReceiverConfig,
     pub(crate) sender: Config,
     pub(crate) workload: Workload,
+    pub(crate) background: Vec<SourceSpec>,
 }
 
 impl Scenario {
@@ -147,6 +162,11 @@ impl Scenario {
     /// The receiver configuration every flow uses.
     pub fn receiver_config(&self) -> &ReceiverConfig {
         &self.receiver
+    }
+
+    /// The `[[background]]` sources.
+    pub fn background(&self) -> &[SourceSpec] {
+        &self.background
     }
 
     /// The workload's kind: `flows`, `request-response` or `bulk`.

@@ -24,6 +24,7 @@ use crate::{FlowResult, RunOptions, RunOutput, Scenario, ScenarioError};
 use lossrec::{Ack, Instant, Range, Segment, Transmit};
 
 mod apps;
+mod background;
 
 /// Most segments one `poll_transmit` loop may return: a guard against an engine that never
 /// says `None` (legitimate bursts are bounded by the receive window, far below this).
@@ -55,6 +56,8 @@ pub struct Sim<'a> {
     events: u64,
     data_packets: u64,
     error: Option<ScenarioError>,
+    /// Background sources' random streams and counters (see [`crate::background`]).
+    bg: background::Sources,
 }
 
 impl<'a> Sim<'a> {
@@ -92,6 +95,7 @@ impl<'a> Sim<'a> {
             events: 0,
             data_packets: 0,
             error: None,
+            bg: background::Sources::new(&sc.background, seed),
         }
     }
 
@@ -102,6 +106,7 @@ impl<'a> Sim<'a> {
             Arrival::Concurrent => (0..n).for_each(|i| self.queue.push(0, Ev::FlowStart(i))),
             _ => self.queue.push(0, Ev::FlowStart(0)),
         }
+        self.start_background();
         let (limit, bulk) = match self.sc.workload {
             Workload::Bulk { duration_ns, .. } => (duration_ns.min(self.sc.max_time_ns), true),
             _ => (self.sc.max_time_ns, false),
@@ -143,6 +148,8 @@ impl<'a> Sim<'a> {
             }
             Ev::SenderTimer(i) => self.sender_timer(i),
             Ev::ReceiverTimer(i) => self.receiver_timer(i),
+            Ev::BgArrival(k) => self.bg_arrival(k),
+            Ev::BgPacket { src, left } => self.bg_packet(src, left),
         }
     }
 
@@ -487,6 +494,7 @@ impl<'a> Sim<'a> {
             sim_time_s: self.now as f64 / 1e9,
             unfinished_flows: unfinished,
             time_limit_hit,
+            background: self.bg.stats,
         }
     }
 }

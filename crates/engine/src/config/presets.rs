@@ -81,6 +81,59 @@ pub const PRESETS: &[Preset] = &[
                   model the receiver with a 40 ms minimum delayed ACK (a scenario setting)",
         build: Config::linux,
     },
+    Preset {
+        name: "linux-3.17",
+        summary: "seed 002's baseline: Linux 3.17 (FACK, adaptive reordering, PRR, CUBIC, \
+                  Linux RTT estimator, 200 ms min RTO, F-RTO and DSACK/timestamp undo) \
+                  with TLP off and delayed early retransmit (tcp_early_retrans=2)",
+        build: Config::linux_3_17,
+    },
+    Preset {
+        name: "linux-3.17-rtor",
+        summary: "seed 002's RTOR arm: linux-3.17 with RTO Restart (RFC 7765, rrthresh 4)",
+        build: Config::linux_3_17_rtor,
+    },
+    Preset {
+        name: "linux-3.17-tlp",
+        summary: "seed 002's TLP arm: linux-3.17 with tcp_early_retrans=3 (TLP with that \
+                  kernel's draft-era PTO rule, delayed ER with the draft's enhancement)",
+        build: Config::linux_3_17_tlp,
+    },
+    Preset {
+        name: "reno-sack",
+        summary: "seed 004's Reno-SACK (ns-2 era): RFC 3517 SACK recovery (no rescue \
+                  retransmission), Reno, RFC 6298 RTO with a 1 s minimum, no spurious-timeout \
+                  detection",
+        build: Config::reno_sack,
+    },
+    Preset {
+        name: "newreno-sack",
+        summary: "seed 004's NewReno-SACK: RFC 6675 SACK recovery with the NewReno-like \
+                  rescue retransmission, Reno, RFC 6298 RTO with a 1 s minimum",
+        build: Config::newreno_sack,
+    },
+    Preset {
+        name: "fack",
+        summary: "seed 004's FACK: FACK loss detection with rate-halving, Reno, RFC 6298 RTO \
+                  with a 1 s minimum",
+        build: Config::fack,
+    },
+    Preset {
+        name: "reno-sack-eifel",
+        summary: "reno-sack with Eifel detection (RFC 3522) and the seed's recommended \
+                  response: full undo, standard RTO",
+        build: Config::reno_sack_eifel,
+    },
+    Preset {
+        name: "newreno-sack-eifel",
+        summary: "newreno-sack with Eifel detection and full undo",
+        build: Config::newreno_sack_eifel,
+    },
+    Preset {
+        name: "fack-eifel",
+        summary: "fack with Eifel detection and full undo",
+        build: Config::fack_eifel,
+    },
 ];
 
 impl Config {
@@ -106,11 +159,14 @@ impl Config {
             reduction: Reduction::Rfc6675,
             rtt_estimator: RttEstimator::Rfc6298,
             rto_timer: RtoTimer::Rfc6298,
+            rrthresh: 4,
+            clock_granularity: Duration::from_millis(1),
             min_rto: Duration::from_secs(1),
             max_rto: Duration::from_secs(60),
             initial_rto: Duration::from_secs(1),
             spurious_detection: SpuriousDetection::None,
             spurious_response: SpuriousResponse::None,
+            rto_adaptation: RtoAdaptation::Std,
             cc: CongestionControl::Reno,
             mss: 1448,
             initial_cwnd: 10,
@@ -223,8 +279,102 @@ impl Config {
             reduction: Reduction::PrrLinux,
             adaptive_reordering: true,
             rescue_retransmit: false,
+            spurious_detection: SpuriousDetection::Linux,
+            spurious_response: SpuriousResponse::FullUndo,
             ..Config::linux_classic()
         }
+    }
+
+    /// Seed 002's baseline: Linux 3.17 as the RTO Restart study ran it, with
+    /// `tcp_early_retrans=2` (TLP off, delayed early retransmit). Linux 3.17 had FACK
+    /// (`tcp_fack`=1, removed in 4.15) with adaptive reordering, PRR as RFC 6937 (3.2+),
+    /// CUBIC, its RTT estimator with a 200 ms minimum RTO, the rewritten F-RTO
+    /// (`tcp_frto`=2, 3.10+) and DSACK/timestamp undo; no RACK (4.4+). Its RTO re-arming
+    /// after an early-retransmit or probe timer is anchored at the head, as here.
+    pub fn linux_3_17() -> Config {
+        Config {
+            preset: "linux-3.17",
+            spurious_detection: SpuriousDetection::Linux,
+            spurious_response: SpuriousResponse::FullUndo,
+            ..Config::prr_er()
+        }
+    }
+
+    /// Seed 002's RTOR arm: `linux-3.17` with RTO Restart (RFC 7765, rrthresh 4).
+    pub fn linux_3_17_rtor() -> Config {
+        Config {
+            preset: "linux-3.17-rtor",
+            rto_timer: RtoTimer::Restart,
+            ..Config::linux_3_17()
+        }
+    }
+
+    /// Seed 002's TLP arm: `linux-3.17` with `tcp_early_retrans=3`: TLP as Linux 3.10-3.x
+    /// ran it — the draft's PTO (max(2·SRTT, 10 ms), or max(2·SRTT, 1.5·SRTT + 200 ms)
+    /// with one segment out; the seed's description), one probe per episode — and
+    /// delayed early retransmit with the draft's §4.2 enhancement.
+    pub fn linux_3_17_tlp() -> Config {
+        Config {
+            preset: "linux-3.17-tlp",
+            early_retransmit: EarlyRetransmit::ErTlp,
+            probe: Probe::TlpDraft,
+            tlp_max_probes: 1,
+            ..Config::linux_3_17()
+        }
+    }
+
+    /// Seed 004's Reno-SACK (ns-2's SACK TCP of the time): RFC 3517 SACK loss recovery
+    /// (IsLost with DupThresh·SMSS bytes, no rescue retransmission), Reno, the RFC 6298
+    /// estimator with a 1 s minimum RTO; timestamps on so the `-eifel` arm can detect.
+    pub fn reno_sack() -> Config {
+        Config {
+            preset: "reno-sack",
+            loss_detection: LossDetection::DupThresh3517,
+            rescue_retransmit: false,
+            ..Config::rfc()
+        }
+    }
+
+    /// Seed 004's NewReno-SACK: RFC 6675 loss recovery, whose rescue retransmission
+    /// carries NewReno's partial-ACK repair over to SACK (RFC 6675 §4 rule 4).
+    pub fn newreno_sack() -> Config {
+        Config {
+            preset: "newreno-sack",
+            ..Config::rfc()
+        }
+    }
+
+    /// Seed 004's FACK (Mathis & Mahdavi, ns-2's `Fack` agent): FACK loss detection with
+    /// rate-halving, Reno.
+    pub fn fack() -> Config {
+        Config {
+            preset: "fack",
+            loss_detection: LossDetection::Fack,
+            reduction: Reduction::RateHalving,
+            rescue_retransmit: false,
+            ..Config::rfc()
+        }
+    }
+
+    /// Eifel detection (RFC 3522) with seed 004's conclusion for the response: "full
+    /// restore of congestion control after a spurious timeout is ok" (slide 15); the RTO
+    /// adaptations trade throughput for fewer spurious timeouts and stay `std`.
+    fn with_eifel(self, preset: &'static str) -> Config {
+        Config {
+            preset,
+            spurious_detection: SpuriousDetection::Eifel,
+            spurious_response: SpuriousResponse::FullUndo,
+            ..self
+        }
+    }
+    pub fn reno_sack_eifel() -> Config {
+        Config::reno_sack().with_eifel("reno-sack-eifel")
+    }
+    pub fn newreno_sack_eifel() -> Config {
+        Config::newreno_sack().with_eifel("newreno-sack-eifel")
+    }
+    pub fn fack_eifel() -> Config {
+        Config::fack().with_eifel("fack-eifel")
     }
 
     /// The preset with this name, or an error listing the valid names.

@@ -168,6 +168,16 @@ impl Rack {
         }
     }
 
+    /// A reduction was undone because DSACKs showed every retransmission spurious: Linux
+    /// `tcp_try_undo_dsack` extends the persistence by one recovery (at most 16). Linux
+    /// counts the persistence down only when a recovery ends without undo.
+    pub fn on_dsack_undo(&mut self) {
+        if self.static_reo_wnd {
+            return;
+        }
+        self.reo_wnd_persist = (self.reo_wnd_persist + 1).min(RECOVERY_THRESH);
+    }
+
     /// RFC 8985 §6.2 step 4 `RACK_update_reo_wnd` (the return value) / Linux
     /// `tcp_rack_reo_wnd`: 0 without observed reordering while recovering or once DupThresh
     /// segments are SACKed; else min(reo_wnd_mult · min_RTT / 4, SRTT). Stored in `reo_wnd`.

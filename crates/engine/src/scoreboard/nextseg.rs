@@ -130,6 +130,55 @@ impl Scoreboard {
         self.start_recovery_episode();
     }
 
+    /// Clears every loss mark (Linux `tcp_undo_cwnd_reduction(sk, true)`): a spurious
+    /// timeout or fast retransmit is undone, so nothing is resent that was delivered
+    /// (RFC 4015 step 8, "resume with previously unsent data"). Retransmissions still
+    /// outstanding stay in flight. The transmit-time order is rebuilt (segments that were
+    /// awaiting retransmission rejoin it at their last transmission). O(window log window),
+    /// once per undo.
+    pub fn unmark_lost(&mut self) {
+        if self.lost_bytes == 0 {
+            return;
+        }
+        for s in self.segs.iter_mut() {
+            s.lost = false;
+        }
+        self.lost_bytes = 0;
+        self.lost_pending_bytes = 0;
+        self.lost_upto = self.snd_una;
+        self.sacked_below_bytes = 0;
+        self.sacked_below_segs = 0;
+        self.rule1_from = self.snd_una;
+        if self.time_order {
+            self.tsorted.clear();
+            let mut order: Vec<usize> = (0..self.segs.len())
+                .filter(|&i| self.segs[i].in_time_order())
+                .collect();
+            order.sort_by_key(|&i| (self.segs[i].last_sent, self.segs[i].start));
+            for s in self.segs.iter_mut() {
+                s.ts_node = timeorder::NIL;
+            }
+            for i in order {
+                self.link(i);
+            }
+        }
+    }
+
+    /// Segments in `range` that were ever retransmitted and end above `above`, counted in
+    /// `mss`-sized segments (Linux `pcount`), for DSACK accounting.
+    pub fn retransmitted_segs_in(&self, range: Range, above: u64, mss: u64) -> u64 {
+        let mut i = self.segs.partition_point(|s| s.end <= range.start);
+        let mut n = 0;
+        while i < self.segs.len() && self.segs[i].start < range.end {
+            let s = &self.segs[i];
+            if s.ever_retrans && s.end > above {
+                n += s.len().div_ceil(mss.max(1));
+            }
+            i += 1;
+        }
+        n
+    }
+
     /// Resets HighRxt/RescueRxt and the NextSeg cursor for a new recovery episode.
     pub fn start_recovery_episode(&mut self) {
         self.high_rxt = self.snd_una;

@@ -52,6 +52,9 @@ pub struct Delivered {
     pub newest: Option<(Instant, u64)>,
     /// Among those RACK may use (RFC 8985 §6.2 step 2).
     pub newest_valid: Option<(Instant, u64)>,
+    /// The lowest end of a never-retransmitted segment among them (F-RTO's "original
+    /// data acknowledged"; Linux `FLAG_ORIG_SACK_ACKED` when at or below `high_seq`).
+    pub orig_min_end: Option<u64>,
 }
 
 impl Delivered {
@@ -64,6 +67,9 @@ impl Delivered {
         }
         if newer(self.newest_valid) && f.accepts(s, by_sack) {
             self.newest_valid = Some(me);
+        }
+        if !s.ever_retrans {
+            self.orig_min_end = Some(self.orig_min_end.map_or(s.end, |e| e.min(s.end)));
         }
     }
 }

@@ -3,6 +3,7 @@
 //! spurious retransmission: SACKs below SND.FACK (digest §8.4), DSACKs (RFC 2883, RFC 3708)
 //! and timestamp echoes older than a retransmission (RFC 3522 §2).
 
+use super::spurious::SpurAck;
 use super::{transmit, RecoveryState, Sender};
 use crate::detect::{dupthresh, reordering};
 use crate::event::{EventKind, ReorderSignal};
@@ -64,6 +65,7 @@ impl Sender {
         let raw_dsack = ack.dsack();
         let blocks = &ack.sack.as_slice()[usize::from(raw_dsack.is_some())..];
         let mut dsack = None;
+        let dsack_before = self.dsack_seen;
         if self.sack_ok {
             if let Some(d) = raw_dsack {
                 if self.on_dsack(now, d) {
@@ -81,8 +83,7 @@ impl Sender {
                 acked.rtt_sample_sent.map(|sent| now - sent)
             };
             if let Some(r) = sample {
-                self.rtt
-                    .on_sample(now, r, self.sb.snd_una(), self.sb.snd_nxt());
+                self.take_rtt_sample(now, r);
                 self.tlp.rtt_sampled = true; // RFC 8985 §7.3's condition
             }
             self.dupacks = 0; // RFC 6675 §5 (2)
@@ -142,6 +143,25 @@ impl Sender {
             self.arm_rto(now);
         }
 
+        // Spurious timeouts and retransmissions (`rto`): may undo the reduction and
+        // leave recovery before the state machine sees the ACK.
+        let window_update = ack.window != prior_window;
+        let advanced = acked.bytes > 0;
+        let spur = SpurAck {
+            advanced,
+            acked: acked.bytes,
+            dsack: dsack.is_some(),
+            dsack_before,
+            dupack: if self.sack_ok {
+                !advanced && !window_update && dsack.is_none()
+            } else {
+                is_dup
+            },
+            newly_sacked: newly_sacked > 0,
+            ts_ecr: ack.ts.filter(|t| self.ts_ok && t.ecr != 0).map(|t| t.ecr),
+        };
+        self.spurious_on_ack(now, &spur);
+
         match self.state {
             RecoveryState::Open | RecoveryState::Disorder | RecoveryState::Cwr => {
                 self.on_ack_open(now, acked.bytes, delivered, is_dup, prior);
@@ -153,9 +173,11 @@ impl Sender {
                 if acked.bytes > 0 {
                     self.grow_cwnd(now, acked.bytes, prior.flight);
                 }
+                self.frto_check_room(now);
                 if self.sb.snd_una() >= self.recovery_point {
                     self.state = RecoveryState::Open;
                     self.rack.on_recovery_end();
+                    self.genuine_loss_end();
                     self.emit(
                         now,
                         EventKind::ExitLoss {
@@ -236,6 +258,7 @@ impl Sender {
         );
         if !dubious {
             self.note_spurious(now, d, ReorderSignal::Dsack);
+            self.spurious_on_dsack(d);
         }
         !dubious
     }

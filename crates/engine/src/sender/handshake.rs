@@ -77,6 +77,7 @@ impl Sender {
         self.syn_pending = false;
         self.timer.stop();
         self.emit(now, self.established_event());
+        self.note_detection_available();
     }
 
     /// An RTT sample from the timestamp echo (RFC 7323 §4.1), if any.

@@ -167,7 +167,9 @@ impl Sender {
             }
             _ => self.tlp.on_probe(snd_nxt, retransmit),
         }
-        self.arm_rto(now);
+        // One RTO from now (RTO Restart: from the earliest outstanding segment).
+        let at = self.rto_expiry(now, true);
+        self.timer.arm(TimerKind::Rto, at);
         if self.cfg.probe == Probe::TlpDraft {
             self.schedule_probe(now, true);
         }

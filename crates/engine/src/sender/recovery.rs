@@ -181,6 +181,7 @@ impl Sender {
 
     /// RFC 6675 §5 step 4 / RFC 6582 §3.2 step 2; `why` names the head's retransmission.
     pub(super) fn enter_recovery(&mut self, now: Instant, why: Why, prior: Prior) {
+        self.undo_begin(false); // "undo is a value": the state before the reduction
         let flight = self.sb.flight_size();
         self.ssthresh = self
             .cc
@@ -269,6 +270,7 @@ impl Sender {
             return;
         }
         self.stats.timeouts += 1;
+        let repeated = self.rto_retransmits > 0;
         self.rto_retransmits = self.rto_retransmits.saturating_add(1);
         if self.state == RecoveryState::Recovery {
             self.stats.recovery_fail += 1;
@@ -282,7 +284,16 @@ impl Sender {
             self.sb.sacked_segs(),
         );
         // RFC 5681 §3.1: ssthresh is held when the timer fires again for the same data.
-        if self.rtt.backoff_count() == 0 || self.state != RecoveryState::Loss {
+        let fresh = self.rtt.backoff_count() == 0 || self.state != RecoveryState::Loss;
+        // Undo is a value: a timeout that starts a reduction saves the state before it;
+        // one during fast recovery or repeating for the same data joins that episode.
+        let in_recovery = matches!(self.state, RecoveryState::Recovery | RecoveryState::Loss);
+        if fresh && self.state != RecoveryState::Recovery {
+            self.undo_begin(true);
+        } else {
+            self.undo_join_timeout();
+        }
+        if fresh {
             let flight = self.sb.flight_size();
             self.ssthresh = self
                 .cc
@@ -313,6 +324,7 @@ impl Sender {
         self.fast_rexmit_pending = false;
         self.rtt.backoff();
         self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
+        self.spurious_on_rto(in_recovery, repeated);
         let kind = EventKind::Rto {
             snd_una: self.sb.snd_una(),
             backoff: self.rtt.backoff_count(),

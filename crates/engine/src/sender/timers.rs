@@ -8,10 +8,16 @@
 //! hold; else the RTO as RFC 6298 §5.2-5.3 left it. An RTO that replaces a PTO or a
 //! reorder timer fires one RTO after the head's last transmission, not one RTO from now
 //! (Linux `tcp_rearm_rto`, digest §2.3), so probing and reordering waits never postpone it.
+//!
+//! With `rto_timer = restart` (RFC 7765 §4) the RTO, whenever it is re-armed on an ACK,
+//! replaces a PTO or reorder timer, or follows a probe (RFC 8985 §9.2), fires one RTO after
+//! the earliest outstanding segment was sent while fewer than rrthresh segments are
+//! outstanding or queued.
 
 use super::{RecoveryState, Sender};
-use crate::config::Probe;
+use crate::config::{Probe, RtoTimer};
 use crate::probe;
+use crate::rto::restart;
 use crate::time::{Duration, Instant};
 use crate::timer::TimerKind;
 
@@ -24,10 +30,35 @@ impl Sender {
     /// `tcp_rto_delta_us`), at the earliest 1 µs from now.
     pub(super) fn rto_expiry(&self, now: Instant, advancing: bool) -> Instant {
         let rto = self.rtt.rto();
+        if let Some(at) = self.rto_restart_expiry(now) {
+            return at;
+        }
         match self.sb.head() {
             Some(h) if !advancing => (h.last_sent + rto).max(now + MIN_DELAY),
             _ => now + rto,
         }
+    }
+
+    /// RFC 7765 §4 (`rto_timer = restart`): the expiry when outstanding plus queued
+    /// segments are fewer than rrthresh; `None` when RTO Restart does not apply.
+    fn rto_restart_expiry(&self, now: Instant) -> Option<Instant> {
+        if self.cfg.rto_timer != RtoTimer::Restart {
+            return None;
+        }
+        let head = self.sb.head()?;
+        let outstanding = self.sb.flight_size().div_ceil(self.mss);
+        let prevunsnt = (self.app_written - self.sb.snd_nxt()).div_ceil(self.mss);
+        if outstanding + prevunsnt >= u64::from(self.cfg.rrthresh) {
+            return None;
+        }
+        Some(restart::expiry(
+            now,
+            self.rtt.rto(),
+            head.last_sent,
+            outstanding,
+            prevunsnt,
+            self.cfg.rrthresh,
+        ))
     }
 
     /// Linux `tcp_rearm_rto`: stop with nothing outstanding; otherwise an RTO from now,

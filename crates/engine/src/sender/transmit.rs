@@ -102,6 +102,11 @@ impl Sender {
                         }
                     }
                 }
+                // F-RTO (RFC 5682 step 2b): new segments first; no further retransmission
+                // until it decides.
+                if let Some(t) = self.frto_transmit(now) {
+                    return t;
+                }
                 // Every un-SACKed segment was marked lost at the timeout (RACK: only the
                 // head and what had timed out), so the scoreboard's pipe counts only what
                 // was resent since and what is still in flight — with or without SACK
@@ -275,6 +280,7 @@ impl Sender {
         self.stats.data_bytes_out += t.range.len();
         if t.why.is_retransmission() {
             self.stats.retrans_segs += 1;
+            self.spurious_on_transmit(now, t);
         }
         match t.why {
             Why::FastRetransmit | Why::RackRetransmit => self.stats.fast_retrans += 1,

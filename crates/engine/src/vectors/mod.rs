@@ -12,6 +12,7 @@
 pub mod path;
 pub mod published;
 pub mod tail;
+pub mod timeouts;
 
 use core::fmt;
 

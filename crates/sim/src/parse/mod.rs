@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 use toml::de::DeTable;
 
+mod background;
 mod models;
 mod raw;
 mod workload;
@@ -176,6 +177,7 @@ impl Cx<'_> {
             .transpose()?;
         let receiver = self.receiver(&raw.receiver, &sender)?;
         let workload = self.workload(&raw.workload)?;
+        let background = self.background(&raw.background)?;
         Ok(Scenario {
             origin: self.origin.into(),
             seed,
@@ -190,6 +192,7 @@ impl Cx<'_> {
             receiver,
             sender,
             workload,
+            background,
         })
     }
 

@@ -16,6 +16,23 @@ pub(super) struct Raw {
     pub(super) sender: BTreeMap<String, toml::Value>,
     #[serde(default)]
     pub(super) workload: RawWorkload,
+    #[serde(default)]
+    pub(super) background: Vec<RawBackground>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawBackground {
+    pub(super) kind: Option<String>,
+    pub(super) rate_mbps: Option<f64>,
+    pub(super) packet_bytes: Option<u64>,
+    pub(super) start_ms: Option<f64>,
+    pub(super) stop_ms: Option<f64>,
+    pub(super) rate_per_s: Option<f64>,
+    pub(super) mean_bytes: Option<f64>,
+    pub(super) size_dist: Option<String>,
+    pub(super) shape: Option<f64>,
+    pub(super) max_bytes: Option<u64>,
 }
 
 #[derive(Deserialize, Default)]

@@ -1,0 +1,536 @@
+//! Spurious timeouts and fast retransmits on the sender (decisions in [`crate::rto`]):
+//! taking the congestion snapshot when a reduction starts, collecting the evidence
+//! (retransmissions, DSACKs, timestamp echoes), running the configured detector — F-RTO
+//! (RFC 5682), Eifel (RFC 3522), DSACK counting, or Linux's undo points
+//! (`tcp_fastretrans_alert`, `tcp_process_loss`; digest §13.3, §15, §16) — and applying a
+//! verdict: the response (seed 004, RFC 4015), the loss marks cleared so that nothing
+//! delivered is resent, the recovery state left, the RTO adapted.
+
+use super::{RecoveryState, Sender};
+use crate::cc::CongestionOps;
+use crate::config::{Probe, RtoAdaptation, SpuriousDetection, SpuriousResponse};
+use crate::event::{EventKind, SpuriousSignal};
+use crate::packet::{Range, Transmit, Why};
+use crate::rto::eifel::{self, AcceptableAck, Prev};
+use crate::rto::frto::{self, Decision, Variant};
+use crate::rto::undo::{self, Current, Snapshot};
+use crate::time::{Duration, Instant};
+
+/// Seed 004 "Min++": the minimum RTO grows by this per spurious timeout.
+pub const MIN_RTO_STEP: Duration = Duration::from_secs(1);
+
+/// The parts of one ACK the detectors look at.
+#[derive(Copy, Clone, Debug, Default)]
+pub(super) struct SpurAck {
+    /// SND.UNA advanced.
+    pub advanced: bool,
+    /// Bytes it acknowledged cumulatively.
+    pub acked: u64,
+    /// It carried a believable DSACK.
+    pub dsack: bool,
+    /// A DSACK arrived before this ACK.
+    pub dsack_before: bool,
+    /// A duplicate ACK as F-RTO counts them.
+    pub dupack: bool,
+    pub newly_sacked: bool,
+    /// Its timestamp echo (sender's TS clock), when timestamps are in use.
+    pub ts_ecr: Option<u64>,
+}
+
+/// Which Linux undo counter a verdict goes to.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Counter {
+    Full,
+    Partial,
+    Dsack,
+    Loss,
+}
+
+/// A spurious verdict.
+#[derive(Copy, Clone, Debug)]
+struct Verdict {
+    timeout: bool,
+    late: bool,
+    by: SpuriousSignal,
+    /// Clear the loss marks (Linux: Loss state and partial undo; RFC detectors always).
+    unmark: bool,
+    counter: Counter,
+}
+
+impl Sender {
+    /// The detector in use: the configured one, or `none` when it needs an option the
+    /// connection did not negotiate (Eifel: timestamps; DSACK: SACK).
+    pub fn spurious_detection(&self) -> SpuriousDetection {
+        match self.cfg.spurious_detection {
+            SpuriousDetection::Eifel if !self.ts_ok => SpuriousDetection::None,
+            SpuriousDetection::Dsack if !self.sack_ok => SpuriousDetection::None,
+            d => d,
+        }
+    }
+
+    /// The congestion snapshot of the current (or last) reduction, if it may still be
+    /// undone (Linux `undo_marker` ≠ 0).
+    pub fn undo_snapshot(&self) -> Option<&Snapshot> {
+        self.undo.snapshot.as_ref()
+    }
+    /// Linux `undo_retrans`: retransmissions of the episode not yet DSACKed (−1: none).
+    pub fn undo_retrans(&self) -> i64 {
+        self.undo.retrans
+    }
+    /// F-RTO's state.
+    pub fn frto(&self) -> &frto::Frto {
+        &self.frto
+    }
+
+    /// Counts a detector that cannot run on this connection (once, when established).
+    pub(super) fn note_detection_available(&mut self) {
+        if self.cfg.spurious_detection != self.spurious_detection() {
+            self.stats.spurious_detection_unavailable += 1;
+        }
+    }
+
+    fn frto_variant(&self) -> Option<Variant> {
+        match self.spurious_detection() {
+            SpuriousDetection::Frto if self.sack_ok => Some(Variant::Sack),
+            SpuriousDetection::Frto => Some(Variant::Basic),
+            SpuriousDetection::Linux => Some(Variant::Linux),
+            _ => None,
+        }
+    }
+
+    /// A reduction starts (before cwnd and ssthresh change): save them (Linux
+    /// `tcp_init_undo` + `prior_cwnd`/`prior_ssthresh`; RFC 4015 step 0 for a timeout).
+    pub(super) fn undo_begin(&mut self, timeout: bool) {
+        let s = Snapshot {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+            una: self.sb.snd_una(),
+            high: self.sb.snd_nxt(),
+            timeout,
+            eifel: timeout.then(|| self.eifel_prev()),
+            backoff: 0,
+            restorable: self.state != RecoveryState::Cwr,
+        };
+        let retrans_out = self.sb.retrans_bytes().div_ceil(self.mss);
+        self.undo.start(s, retrans_out);
+    }
+
+    fn eifel_prev(&self) -> Prev {
+        Prev::new(
+            self.sb.flight_size(),
+            self.ssthresh,
+            self.rtt.srtt(),
+            self.rtt.rttvar(),
+            self.rtt.granularity(),
+        )
+    }
+
+    /// A timeout joins an episode already in progress (fast recovery, or a repeated
+    /// timeout): the snapshot stays (it is the state before the first reduction).
+    pub(super) fn undo_join_timeout(&mut self) {
+        let prev = self.eifel_prev();
+        if let Some(s) = &mut self.undo.snapshot {
+            s.timeout = true;
+            s.eifel.get_or_insert(prev);
+        }
+    }
+
+    /// The timeout's part: remember its backoff, and start F-RTO (step 1) if it may run.
+    /// `in_recovery`: a fast or RTO recovery was in progress; `repeated`: SND.UNA did not
+    /// move since the previous timeout.
+    pub(super) fn spurious_on_rto(&mut self, in_recovery: bool, repeated: bool) {
+        if let Some(s) = &mut self.undo.snapshot {
+            s.backoff = self.rtt.backoff_count();
+        }
+        self.frto_new = 0;
+        let Some(variant) = self.frto_variant() else {
+            self.frto.stop();
+            return;
+        };
+        self.frto.variant = variant;
+        let start = self.frto.may_start(in_recovery, repeated);
+        let head_end = self.sb.head().map_or(self.sb.snd_una(), |h| h.end);
+        self.frto.on_rto(start, self.sb.snd_nxt(), head_end);
+    }
+
+    /// A transmission's part: retransmissions feed `undo_retrans` and RetransmitTS
+    /// (Linux's probe is not counted, digest §15).
+    pub(super) fn spurious_on_transmit(&mut self, now: Instant, t: &Transmit) {
+        if !t.why.is_retransmission() {
+            return;
+        }
+        let linux_probe = matches!(t.why, Why::Probe(_)) && self.cfg.probe == Probe::TlpLinux;
+        let segs = t.range.len().div_ceil(self.mss);
+        self.undo
+            .on_retransmit(now, super::transmit::ts_clock(now), segs, !linux_probe);
+    }
+
+    /// A believable DSACK `d` (before the cumulative part of its ACK is applied).
+    pub(super) fn spurious_on_dsack(&mut self, d: Range) {
+        self.dsack_seen = true;
+        let Some(s) = self.undo.snapshot else { return };
+        let in_queue = self.sb.retransmitted_segs_in(d, s.una, self.mss);
+        let dup_segs = d.len().div_ceil(self.mss).max(1);
+        self.undo
+            .on_dsack(d.end, self.sb.snd_una(), in_queue, dup_segs);
+    }
+
+    /// The detectors on one ACK, before the recovery state machine. Returns whether a
+    /// reduction was undone (the state is then Open or Disorder).
+    pub(super) fn spurious_on_ack(&mut self, now: Instant, a: &SpurAck) -> bool {
+        self.frto_new = 0; // Linux: new data instead of retransmissions on that ACK only
+        let v = match self.spurious_detection() {
+            SpuriousDetection::None => None,
+            SpuriousDetection::Frto => self.frto_on_ack(now, a),
+            SpuriousDetection::Eifel => self.eifel_on_ack(now, a),
+            SpuriousDetection::Dsack => self.undo.all_dsacked().then_some(Verdict {
+                timeout: self.state == RecoveryState::Loss
+                    || self.undo.snapshot.is_some_and(|s| s.timeout),
+                late: true,
+                by: SpuriousSignal::Dsack,
+                unmark: true,
+                counter: Counter::Dsack,
+            }),
+            SpuriousDetection::Linux | SpuriousDetection::LinuxNoFrto => self.linux_on_ack(now, a),
+        };
+        match v {
+            Some(v) => {
+                self.apply_verdict(now, v, a.acked);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// RFC 3522 §3.2: the first acceptable ACK after the episode's first retransmission.
+    fn eifel_on_ack(&mut self, now: Instant, a: &SpurAck) -> Option<Verdict> {
+        let rts = self.undo.retrans_ts?;
+        if self.undo.eifel_done || !a.advanced || self.undo.snapshot.is_none() {
+            return None;
+        }
+        if !matches!(self.state, RecoveryState::Recovery | RecoveryState::Loss) {
+            return None;
+        }
+        self.undo.eifel_done = true;
+        let acc = AcceptableAck {
+            ts_ecr: a.ts_ecr,
+            dsack: a.dsack,
+            dsack_seen_before: a.dsack_before,
+            acks_all: self.sb.snd_una() == self.sb.snd_nxt(),
+        };
+        let timeout = self.state == RecoveryState::Loss;
+        if eifel::detect(rts, &acc) {
+            Some(Verdict {
+                timeout,
+                late: false,
+                by: SpuriousSignal::Timestamp,
+                unmark: true,
+                counter: if timeout {
+                    Counter::Loss
+                } else {
+                    Counter::Partial
+                },
+            })
+        } else {
+            if timeout {
+                self.genuine_rto(now, SpuriousSignal::Timestamp, None);
+            }
+            None
+        }
+    }
+
+    /// RFC 5682 (and Linux's F-RTO) on one ACK in RTO recovery.
+    fn frto_on_ack(&mut self, now: Instant, a: &SpurAck) -> Option<Verdict> {
+        if self.state != RecoveryState::Loss || !self.frto.in_progress() {
+            return None;
+        }
+        let orig_acked = self
+            .sb
+            .delivered()
+            .orig_min_end
+            .is_some_and(|e| e <= self.frto.recover);
+        let view = frto::AckView {
+            advanced: a.advanced,
+            cumulative: self.sb.snd_una(),
+            dupack: a.dupack,
+            orig_acked,
+            newly_sacked: a.newly_sacked,
+            snd_nxt: self.sb.snd_nxt(),
+            can_send_new: self.can_send_new_segment(),
+        };
+        match self.frto.on_ack(&view) {
+            Decision::Wait => None,
+            Decision::SendNew => {
+                if self.frto.variant == Variant::Linux {
+                    // high_seq = snd_nxt; new data as cwnd allows on this ACK.
+                    self.recovery_point = self.frto.recover;
+                    self.frto_new = u32::MAX;
+                } else {
+                    self.frto_new = 2;
+                }
+                None
+            }
+            Decision::Spurious => Some(Verdict {
+                timeout: true,
+                late: false,
+                by: SpuriousSignal::Frto,
+                unmark: true,
+                counter: Counter::Loss,
+            }),
+            Decision::Genuine { cwnd_cap } => {
+                self.genuine_rto(now, SpuriousSignal::Frto, cwnd_cap);
+                None
+            }
+        }
+    }
+
+    /// Linux's undo points for one ACK (`tcp_fastretrans_alert`, digest §15): in
+    /// Recovery the recovery end (`tcp_try_undo_recovery`), a partial ACK proven delayed
+    /// by its timestamp with nothing retransmitted outstanding (`tcp_try_undo_partial`),
+    /// every retransmission DSACKed (`tcp_try_undo_dsack`); in Loss an advance with
+    /// `tcp_may_undo` (`tcp_try_undo_loss`), then F-RTO; in Open or Disorder a DSACK that
+    /// completes the count.
+    fn linux_on_ack(&mut self, now: Instant, a: &SpurAck) -> Option<Verdict> {
+        let una = self.sb.snd_una();
+        let v = |by, counter, timeout, unmark| Verdict {
+            timeout,
+            late: by == SpuriousSignal::Dsack,
+            by,
+            unmark,
+            counter,
+        };
+        let by_evidence = |s: &Self| {
+            if s.undo.retrans == 0 {
+                SpuriousSignal::Dsack
+            } else {
+                SpuriousSignal::Timestamp
+            }
+        };
+        match self.state {
+            RecoveryState::Recovery => {
+                if una >= self.recovery_point {
+                    return self
+                        .undo
+                        .may_undo(a.ts_ecr)
+                        .then(|| v(by_evidence(self), Counter::Full, false, false));
+                }
+                if a.advanced
+                    && self.undo.snapshot.is_some()
+                    && self.undo.packet_delayed(a.ts_ecr)
+                    && self.sb.retrans_bytes() == 0
+                {
+                    return Some(v(SpuriousSignal::Timestamp, Counter::Partial, false, true));
+                }
+                self.undo
+                    .all_dsacked()
+                    .then(|| v(SpuriousSignal::Dsack, Counter::Dsack, false, false))
+            }
+            RecoveryState::Loss => {
+                if a.advanced && self.undo.may_undo(a.ts_ecr) {
+                    return Some(v(by_evidence(self), Counter::Loss, true, true));
+                }
+                if self.spurious_detection() == SpuriousDetection::Linux {
+                    return self.frto_on_ack(now, a);
+                }
+                None
+            }
+            // A late DSACK undo after the recovery ended; a timeout's counts as spurious.
+            _ => {
+                let timeout = self.undo.snapshot.is_some_and(|s| s.timeout);
+                (a.dsack && self.undo.all_dsacked())
+                    .then(|| v(SpuriousSignal::Dsack, Counter::Dsack, timeout, false))
+            }
+        }
+    }
+
+    /// F-RTO or Eifel found the timeout genuine: conventional RTO recovery goes on (with
+    /// F-RTO's cwnd cap), and the RTO adaptations end (seed 004: "reset to the standard
+    /// timer upon a genuine timeout").
+    fn genuine_rto(&mut self, now: Instant, by: SpuriousSignal, cwnd_cap: Option<u64>) {
+        self.frto.stop();
+        self.frto_new = 0;
+        self.stats.genuine_rtos += 1;
+        // RFC 5682 3a (2a): "no more than 3·MSS" (2·MSS) — as much as conventional
+        // recovery would have reached by now, two (one) round trips after the timeout.
+        if let Some(cap) = cwnd_cap {
+            self.cwnd = (cap * self.mss).max(self.mss);
+        }
+        self.rtt.reset_adaptation();
+        self.emit(now, EventKind::GenuineRto { by });
+    }
+
+    /// A timeout's recovery ended without a spurious verdict.
+    pub(super) fn genuine_loss_end(&mut self) {
+        self.frto.stop();
+        self.rtt.reset_adaptation();
+    }
+
+    /// Linux's F-RTO step 2b when cwnd leaves no room for new data after all
+    /// (`tcp_xmit_recovery`: nothing new sent → `frto = 0`).
+    pub(super) fn frto_check_room(&mut self, now: Instant) {
+        if self.frto_new == 0 || self.frto.variant != Variant::Linux {
+            return;
+        }
+        let room = self.cwnd.saturating_sub(self.sb.pipe());
+        if room < self.mss.min(self.app_written - self.sb.snd_nxt()) {
+            self.genuine_rto(now, SpuriousSignal::Frto, None);
+        }
+    }
+
+    /// What F-RTO lets the RTO recovery send now, if it is deciding: `Some(t)` a new
+    /// segment of step 2b, `Some(None)` nothing (retransmissions wait for the verdict),
+    /// `None` F-RTO does not interfere.
+    pub(super) fn frto_transmit(&mut self, now: Instant) -> Option<Option<Transmit>> {
+        let rfc = self.frto.variant != Variant::Linux;
+        let holding = self.frto.in_progress() && rfc;
+        if self.frto_new == 0 {
+            return holding.then_some(None);
+        }
+        let room = if rfc {
+            u64::MAX // RFC 5682 2b: two new segments whatever cwnd says
+        } else {
+            self.cwnd.saturating_sub(self.sb.pipe())
+        };
+        match self.new_data(now, room, Why::New) {
+            Some(t) => {
+                self.frto_new -= 1;
+                Some(Some(t))
+            }
+            // Linux `tcp_xmit_recovery`: once new data went out on this ACK, no
+            // retransmission follows it.
+            None if !rfc && self.sb.snd_nxt() > self.frto.recover => Some(None),
+            None => {
+                self.frto_new = 0;
+                holding.then_some(None)
+            }
+        }
+    }
+
+    /// Applies a spurious verdict: the response from the snapshot, the marks, the state,
+    /// the RTO adaptation.
+    fn apply_verdict(&mut self, now: Instant, v: Verdict, bytes_acked: u64) {
+        let Some(s) = self.undo.snapshot.take() else {
+            return;
+        };
+        self.frto.stop();
+        self.frto_new = 0;
+        self.emit(
+            now,
+            EventKind::Spurious {
+                timeout: v.timeout,
+                late: v.late,
+                by: v.by,
+            },
+        );
+        if v.timeout {
+            self.stats.spurious_rtos += 1;
+        }
+        let response = self.cfg.spurious_response;
+        let undo_cwnd = if undo::restores_cc(response) && s.restorable {
+            self.cc.undo_cwnd(&self.window())
+        } else {
+            self.cwnd
+        };
+        let c = Current {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+            flight_size: self.sb.flight_size(),
+            bytes_acked,
+            iw: u64::from(self.cfg.initial_cwnd) * self.mss,
+            undo_cwnd,
+            ece: false,
+        };
+        match undo::respond(response, &s, v.timeout, &c) {
+            Some((cwnd, ssthresh)) => {
+                self.cwnd = cwnd.max(self.mss);
+                self.ssthresh = ssthresh.max(2 * self.mss);
+                self.stats.undos += 1;
+                match v.counter {
+                    Counter::Full => self.stats.full_undo += 1,
+                    Counter::Partial => self.stats.partial_undo += 1,
+                    Counter::Dsack => self.stats.dsack_undo += 1,
+                    Counter::Loss => self.stats.loss_undo += 1,
+                }
+                self.emit(
+                    now,
+                    EventKind::Undo {
+                        cwnd: self.cwnd,
+                        ssthresh: self.ssthresh,
+                    },
+                );
+            }
+            None => self.stats.spurious_kept += 1,
+        }
+        if v.counter == Counter::Dsack && self.rack.variant == crate::detect::rack::Variant::Linux {
+            self.rack.on_dsack_undo();
+        }
+        if v.unmark {
+            self.sb.unmark_lost();
+        }
+        self.rto_retransmits = 0;
+        self.leave_recovery_undone(now);
+        if v.timeout {
+            self.adapt_rto(&s, response);
+        }
+    }
+
+    /// The episode is over: back to Open (Disorder while SACKed data remains).
+    fn leave_recovery_undone(&mut self, now: Instant) {
+        let was = self.state;
+        if !matches!(was, RecoveryState::Recovery | RecoveryState::Loss) {
+            return;
+        }
+        self.dupacks = 0;
+        self.reno_sacked = 0;
+        self.fast_rexmit_pending = false;
+        self.rto_head_pending = false;
+        self.state = if self.sb.sacked_bytes() > 0 {
+            RecoveryState::Disorder
+        } else {
+            RecoveryState::Open
+        };
+        // RFC 8985 §6.2 step 4 counts every recovery's end; Linux only those not undone.
+        if self.rack.variant == crate::detect::rack::Variant::Rfc8985 {
+            self.rack.on_recovery_end();
+        }
+        let (snd_una, cwnd) = (self.sb.snd_una(), self.cwnd);
+        let kind = if was == RecoveryState::Loss {
+            EventKind::ExitLoss { snd_una, cwnd }
+        } else {
+            EventKind::ExitRecovery { snd_una, cwnd }
+        };
+        self.emit(now, kind);
+    }
+
+    /// Seed 004's RTO adaptations after a spurious timeout, and RFC 4015 step 11.
+    fn adapt_rto(&mut self, s: &Snapshot, response: SpuriousResponse) {
+        match self.cfg.rto_adaptation {
+            RtoAdaptation::Std => {}
+            RtoAdaptation::Reseed => self.rtt.reseed_on_next_sample(),
+            RtoAdaptation::Backoff => self.rtt.keep_backoff(s.backoff),
+            RtoAdaptation::MinPlus => self.rtt.raise_min_rto(MIN_RTO_STEP),
+        }
+        if response == SpuriousResponse::Rfc4015 {
+            if let Some(p) = s.eifel.filter(|p| p.srtt_prev.is_some()) {
+                self.eifel_adapt = Some((s.high, p));
+            }
+        }
+    }
+
+    /// An RTT sample `r` on an ACK: RFC 4015 step 11 takes the first one from data sent
+    /// after the spurious timeout (SND.UNA beyond what was outstanding then); every other
+    /// sample goes to the estimator.
+    pub(super) fn take_rtt_sample(&mut self, now: Instant, r: Duration) {
+        match self.eifel_adapt {
+            Some((high, p)) if self.sb.snd_una() > high => {
+                self.eifel_adapt = None;
+                let (srtt, rttvar) = eifel::adapt(&p, r);
+                self.rtt.update_min_rtt(now, r);
+                self.rtt.set_estimate(srtt, rttvar);
+            }
+            _ => self
+                .rtt
+                .on_sample(now, r, self.sb.snd_una(), self.sb.snd_nxt()),
+        }
+    }
+}

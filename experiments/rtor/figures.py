@@ -1,0 +1,150 @@
+"""The rtor study's figures, after seed 002's: FCT against RTT (tail_loss_1deg_fct) and
+against the tail-loss degree (tail_loss_ndeg_fct), FCT CDFs of the realistic runs
+(cdf_elapsed_time_*), OCT CDFs of the web pages (hitta/dn_delack_80ms) and the spurious
+retransmission fractions."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any, Tuple
+
+import numpy as np
+import pandas as pd
+
+from lossrec.lab import style
+
+
+def _sibling(name: str) -> Any:
+    key = f"lossrec_study_rtor_{name}"
+    if key in sys.modules:
+        return sys.modules[key]
+    spec = importlib.util.spec_from_file_location(key, Path(__file__).with_name(f"{name}.py"))
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[key] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+arms = _sibling("arms")
+metrics = _sibling("metrics")
+WEB_RTT = 80
+
+
+def _arm_lines(t: pd.DataFrame):
+    for i, name in enumerate(arms.ORDER):
+        for delayed in (False, True):
+            label = f"{name}(d)" if delayed else name
+            d = t[t["arm"] == label]
+            if len(d):
+                yield label, d, style.arm_style(i, delayed)
+
+
+def fct_vs_rtt(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
+    t = metrics.tail(df)
+    t = t[t["K"] == 1]
+    fig, ax = style.figure()
+    for label, d, st in _arm_lines(t):
+        d = d.sort_values("rtt_ms")
+        ax.plot(d["rtt_ms"], d["fct_ms"], label=label, **st)
+    if len(t):
+        style.log_x_ticks(ax, sorted(t["rtt_ms"].unique()))
+        ax.set_yscale("log")
+    ax.set_xlabel("RTT (ms)")
+    ax.set_ylabel("flow completion time (ms)")
+    ax.set_title("10-segment flow, last segment dropped")
+    if ax.get_legend_handles_labels()[0]:
+        style.legend(ax, loc="upper left")
+    return fig, "FCT against RTT, last of 10 segments dropped (seed 002's tail_loss_1deg_fct)"
+
+
+def fct_vs_k(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
+    t = metrics.tail(df)
+    t = t[t["rtt_ms"] == 80]
+    fig, ax = style.figure()
+    for label, d, st in _arm_lines(t):
+        d = d.sort_values("K")
+        ax.plot(d["K"], d["fct_ms"], label=label, **st)
+    ax.set_xlabel("tail-loss degree (segments lost at the end of the flow)")
+    ax.set_ylabel("flow completion time (ms)")
+    ax.set_title("10-segment flow, RTT 80 ms")
+    if ax.get_legend_handles_labels()[0]:
+        style.legend(ax, loc="upper left")
+    return fig, "FCT against the number of tail segments lost, RTT 80 ms (tail_loss_ndeg_fct)"
+
+
+def _cdf(ax: Any, values: np.ndarray, **kw: Any) -> None:
+    v = np.sort(values[~np.isnan(values)])
+    if len(v):
+        ax.step(v, np.arange(1, len(v) + 1) / len(v), where="post", **kw)
+
+
+def _cdf_figure(p: pd.DataFrame, title: str, xlabel: str) -> Any:
+    fig, ax = style.figure()
+    for i, name in enumerate(arms.ORDER):
+        if name in p:
+            st = style.arm_style(i)
+            _cdf(ax, p[name].to_numpy(float), color=st["color"], label=name)
+    ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("CDF")
+    ax.set_title(title)
+    if ax.get_legend_handles_labels()[0]:
+        style.legend(ax, loc="lower right")
+    return fig
+
+
+def _realistic(segments: int, rtt: int):
+    def fig(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
+        p = metrics.paired(df, "realistic", **{"workload.segments": segments, "rtt_ms": rtt})
+        p = p[p["lossy"]] if len(p) else p
+        f = _cdf_figure(p, f"{segments}-segment flows, base RTT {rtt} ms, with background",
+                        "flow completion time (ms)")
+        return f, (f"FCT CDF per arm of the {segments}-segment flows that had a retransmission "
+                   f"in some arm ({len(p)} flows), base RTT {rtt} ms, bursty Pareto background "
+                   f"(seed 002's cdf_elapsed_time_{segments}packets_{rtt}msRTT)")
+    return fig
+
+
+def _web(page: str):
+    def fig(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
+        p = metrics.paired(df, "web", page=page, rtt_ms=WEB_RTT)
+        p = p[p["lossy"]] if len(p) else p
+        f = _cdf_figure(p, f"{page} page, RTT {WEB_RTT} ms, delayed ACKs",
+                        "object completion time (ms)")
+        return f, (f"OCT CDF per arm of the {page} page's objects with a retransmission in "
+                   f"some arm ({len(p)} objects), RTT {WEB_RTT} ms, GE loss ≈ 1.5 % "
+                   f"(seed 002's {'hitta' if page == 'light' else 'dn'}_delack_80ms)")
+    return fig
+
+
+def spurious_bars(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
+    s = metrics.spurious(df, "web").set_index("base_arm")
+    fig, ax = style.figure((5.2, 3.6))
+    names = [a for a in arms.ORDER if a in s.index]
+    seed = {"baseline": 4.8e-5, "RTOR": 5.9e-5, "TLP": 1.8e-3}
+    x = np.arange(len(names))
+    ax.bar(x - 0.2, [seed[n] for n in names], 0.4, color="tab:gray", label="seed 002")
+    ours = [max(float(s.loc[n, "fraction"]), 1e-7) for n in names]
+    ax.bar(x + 0.2, ours, 0.4, color="tab:blue", label="lossrec (1e-7 = none)")
+    ax.set_xticks(x, names)
+    ax.set_yscale("log")
+    ax.set_ylabel("spurious retransmissions / segments sent")
+    ax.set_title("Web pages: spurious (DSACKed) retransmissions")
+    if ax.get_legend_handles_labels()[0]:
+        style.legend(ax, loc="upper left")
+    return fig, "Fraction of spurious retransmissions per arm over all web runs, seed vs ours"
+
+
+FIGURES = {
+    "fct-vs-rtt": fct_vs_rtt,
+    "fct-vs-k": fct_vs_k,
+    "cdf-4seg-10ms": _realistic(4, 10),
+    "cdf-4seg-320ms": _realistic(4, 320),
+    "cdf-100seg-320ms": _realistic(100, 320),
+    "oct-light-80ms": _web("light"),
+    "oct-heavy-80ms": _web("heavy"),
+    "spurious-web": spurious_bars,
+}

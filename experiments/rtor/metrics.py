@@ -1,0 +1,62 @@
+"""Tables the rtor figures and verdicts share: mean FCT per controlled point, paired
+flows of the realistic and web runs, spurious-retransmission fractions."""
+
+from __future__ import annotations
+
+from typing import Any, List
+
+import numpy as np
+import pandas as pd
+
+
+def tail(df: pd.DataFrame) -> pd.DataFrame:
+    """Mean FCT (and RTOs, probes) per arm, delayed ACK, RTT and K of items 1–2."""
+    d = df[df["item"] == "tail"]
+    keys = ["base_arm", "arm", "receiver.delayed_ack_ms", "rtt_ms", "K"]
+    return d.groupby(keys, observed=True).agg(
+        fct_ms=("fct_ms", "mean"), rtos=("rtos", "mean"),
+        tlp_probes=("tlp_probes", "mean")).reset_index()
+
+
+def tail_value(t: pd.DataFrame, arm: str, rtt: int, k: int, col: str = "fct_ms") -> float:
+    s = t[(t["arm"] == arm) & (t["rtt_ms"] == rtt) & (t["K"] == k)][col]
+    return float(s.iloc[0]) if len(s) else float("nan")
+
+
+def paired(df: pd.DataFrame, item: str, **sel: Any) -> pd.DataFrame:
+    """One row per measured flow (or object) of `item`, one FCT column per arm, matched by
+    RTT, repetition and id (the arms ran with the same seeds); `lossy`: some arm
+    retransmitted in it."""
+    d = df[df["item"] == item]
+    for k, v in sel.items():
+        d = d[d[k] == v]
+    if d.empty:
+        return pd.DataFrame()
+    keys = ["rtt_ms", "rep", "id"] + (["page"] if "page" in d and item == "web" else [])
+    wide = d.pivot_table(index=keys, columns="base_arm", values="fct_ms", aggfunc="first")
+    retx = d.pivot_table(index=keys, columns="base_arm", values="retransmits", aggfunc="first")
+    wide["lossy"] = (retx.fillna(0) > 0).any(axis=1)
+    for a in retx.columns:
+        wide[f"retx_{a}"] = retx[a]
+    return wide.reset_index()
+
+
+def spurious(df: pd.DataFrame, item: str) -> pd.DataFrame:
+    """Per arm: DSACKed retransmissions / data segments sent, and the counts."""
+    d = df[df["item"] == item]
+    g = d.groupby("base_arm", observed=True).agg(dsacks=("dsacks", "sum"),
+                                                 sent=("data_packets_sent", "sum"),
+                                                 retx=("retransmits", "sum"))
+    g["fraction"] = g["dsacks"] / g["sent"].where(g["sent"] > 0)
+    return g.reset_index()
+
+
+def quantile_share_best(p: pd.DataFrame, arm: str, others: List[str]) -> float:
+    """Share of the quantile levels 1..99 % at which `arm`'s FCT is strictly below every
+    other arm's (over the rows of `p`): how much of its CDF lies to the left."""
+    qs = np.arange(1, 100) / 100.0
+    mine = np.nanquantile(p[arm].to_numpy(float), qs)
+    best = np.ones(len(qs), dtype=bool)
+    for o in others:
+        best &= mine < np.nanquantile(p[o].to_numpy(float), qs) - 1e-9
+    return float(best.mean())
