@@ -50,14 +50,14 @@ the A/B on a synthetic web workload, the random-loss transfer with the congestio
 we have, and the examples in the simulator (and from the engine's vectors), tracing each.
 """
 NOTES = """
-* **F-RTO.** Both of the seed's arms ran F-RTO; the engine has no spurious-timeout
-  detection yet (`spurious_detection = none`), so neither arm has it here. F-RTO would
-  undo some of arm A's spurious timeouts and their cwnd cut, not the timeouts themselves.
+* **F-RTO.** Both of the seed's arms ran F-RTO; both of ours run the `linux` preset's
+  `spurious_detection = linux` (F-RTO as Linux's `tcp_process_loss` runs it, plus DSACK and
+  timestamp undo) with `spurious_response = full-undo`.
 * **Arm A** is the `linux` preset with RACK and TLP replaced: `loss_detection =
   dupthresh-3517` (RFC 3517: DupThresh duplicate ACKs or DupThresh·SMSS SACKed bytes),
   `probe = none`, `early_retransmit = rfc5827` delayed and off after reordering (Linux
   `tcp_early_retrans = 2`). Everything else — PRR (Linux's), CUBIC, the Linux RTT
-  estimator, 200 ms minimum RTO — is the same in both arms, as in the seed's kernel A/B.
+  estimator, 200 ms minimum RTO, F-RTO and undo — is the same in both arms, as in the seed's kernel A/B.
   **Arm B** is `linux` (rack-linux, tlp-linux). "B without TLP" separates RACK's part.
 * **The web workload** (web.toml) is ours, not the seed's (it gives no workload numbers):
   short request-response connections with lognormal response sizes (~15 kB), bursty

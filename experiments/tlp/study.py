@@ -79,8 +79,9 @@ NOTES = """
   to the head segment's transmission (as Linux's `tcp_rearm_rto`), and the engine does not
   restart it when recovery retransmits the head (Linux 3.x's `tcp_xmit_retransmit_queue`
   does). That, not the probes, limits the latency gain here.
-* **Undo events** need spurious-timeout detection and undo, which the engine does not
-  have yet (`spurious_detection = none`): that claim is not comparable.
+* **Undo.** Linux 2013 undid spurious reductions (F-RTO, DSACK, timestamps); the
+  `tlp-draft` preset predates the engine's undo axes, so the web scenarios set
+  `spurious_detection = linux` and `spurious_response = full-undo` in both arms.
 * **§2.1 and §4.2** are traced in the simulator (1448-byte segments, RTT 100 ms, an ACK per
   segment); the engine's own vectors (`lossrec::vectors::tail`, 1000-byte segments) are
   read through `lossrec._core.tail_vectors()` when this build has it.
@@ -314,9 +315,16 @@ def _web_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any
         + (f": {share:.0f} % of the benefit" if np.isfinite(share) else ""),
         "a second probe helps only when the first is lost and the second is not, before the RTO"))
 
-    out.append(Verdict.not_comparable(
-        "undo_events", "the engine has no spurious-timeout detection or undo yet "
-        "(spurious_detection = none); undos are 0 in both arms"))
+    c = published["undo_events"]
+    ub, ut = pooled.loc[B, "undos"], pooled.loc[T, "undos"]
+    if ub == 0:
+        out.append(Verdict.not_comparable("undo_events", "no undo events in the baseline"))
+    else:
+        ch = _pct(ut, ub)
+        out.append(Verdict.judge(
+            "undo_events", _factor(ch, c["value"], c["factor"]), f"{ch:+.1f} % ({int(ub)} → {int(ut)})",
+            "undos follow spurious timeouts and fast retransmits (F-RTO, DSACK, timestamps); TLP "
+            "replaces some timeouts, among them spurious ones, by a probe"))
     return out
 
 
