@@ -96,14 +96,19 @@ def _sweep_table(r: dict, first: bool) -> None:
         click.echo()
     click.echo(render(["benchmark", "metric", "measured", "target", "meets target"], rows, align_left=2))
     click.echo(
-        f"\nsweep: {r['scenarios']:,} scenarios in {r['wall_s_jobs1'] * 1000:.1f} ms (1 thread) and "
-        f"{r['wall_s_jobs2'] * 1000:.1f} ms (2 threads), best of {r['rounds']} rounds; "
-        f"{r['sim_us_per_scenario']:.1f} us of simulation per scenario.\n"
-        f"This machine's own speedup for the same simulations on 2 plain threads: "
-        f"{r['machine_speedup']:.2f}x (the ceiling for the sweep's).\n"
-        f"Overhead of the whole 1,000-scenario sweep, fixed costs included: {r['overhead_pct']:.1f}% "
-        f"(fixed per sweep: {r['fixed_overhead_ms']:.2f} ms for validating the points and "
-        f"building the DataFrame).")
+        f"\nsweep scaling: {r['scenarios']:,} short-flow scenarios of {r['flows_per_scenario']} "
+        f"flows each in {r['wall_s_jobs1']:.3f} s (1 thread) and {r['wall_s_jobs2']:.3f} s "
+        f"(2 threads).\n"
+        f"sweep overhead: {r['scenarios']:,} one-flow scenarios in "
+        f"{r['wall_s_one_flow_jobs1'] * 1000:.1f} ms (1 thread) and "
+        f"{r['wall_s_one_flow_jobs2'] * 1000:.1f} ms (2 threads, {r['speedup_one_flow']:.2f}x), "
+        f"best of {r['rounds']} rounds; {r['sim_us_per_scenario']:.1f} us of simulation per "
+        f"scenario.\n"
+        f"This machine's own speedup for those one-flow simulations on 2 plain threads: "
+        f"{r['machine_speedup']:.2f}x.\n"
+        f"Overhead of the whole 1,000-scenario one-flow sweep, fixed costs included: "
+        f"{r['overhead_pct']:.1f}% (fixed per sweep: {r['fixed_overhead_ms']:.2f} ms for "
+        f"validating the points and building the DataFrame).")
 
 
 def _per_ack_table(r: dict, first: bool) -> None:
