@@ -21,6 +21,7 @@ use pyo3::types::{PyBytes, PyDict};
 mod batch;
 mod benchmarks;
 mod sweep;
+mod tail_vectors;
 mod vectors;
 
 create_exception!(
@@ -170,6 +171,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add_function(wrap_pyfunction!(run_script, m)?)?;
     m.add_function(wrap_pyfunction!(vectors::vectors, m)?)?;
+    m.add_function(wrap_pyfunction!(tail_vectors::tail_vectors, m)?)?;
     m.add_function(wrap_pyfunction!(debug_build, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::sweep_points, m)?)?;
     m.add_function(wrap_pyfunction!(batch::run_batch, m)?)?;
