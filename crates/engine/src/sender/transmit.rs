@@ -204,6 +204,20 @@ impl Sender {
 
     pub(super) fn retransmit(&mut self, now: Instant, seg: SentSeg, why: Why) -> Transmit {
         self.sb.on_retransmit(now, seg.start);
+        // Retransmitting the head in loss recovery restarts the RTO from now (Linux
+        // tcp_xmit_retransmit_queue): an RTO anchored to the head's first transmission —
+        // as it is after replacing a PTO (RFC 8985 §7.3, digest §2.3) — would otherwise
+        // fire right after the repair was sent.
+        let recovery_rexmit = matches!(
+            why,
+            Why::FastRetransmit | Why::RackRetransmit | Why::EarlyRetransmit
+        );
+        if recovery_rexmit
+            && seg.start == self.sb.snd_una()
+            && self.timer.kind() == Some(TimerKind::Rto)
+        {
+            self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
+        }
         // PSH and FIN stay with the bytes they were sent with (Linux retransmits the skb).
         self.segment(now, seg.range(), why, seg.psh, seg.fin)
     }
