@@ -10,27 +10,18 @@ beside this file: `tables.py` (1), `examples.py` (2–4), `stats.py` (5–6), `f
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import pandas as pd
 
+from lossrec.lab.studies import sibling
 from lossrec.lab import Sweep, Verdict
+
 
 
 def _sibling(name: str) -> Any:
     """Imports a helper module of this study folder (studies are loaded by path)."""
-    key = f"lossrec_study_prr_{name}"
-    if key in sys.modules:
-        return sys.modules[key]
-    spec = importlib.util.spec_from_file_location(key, Path(__file__).with_name(f"{name}.py"))
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[key] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return sibling(__file__, name)
 
 
 tables = _sibling("tables")

@@ -5,27 +5,19 @@ retransmission fractions."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from typing import Any, Tuple
 
 import numpy as np
 import pandas as pd
 
+from lossrec.lab.studies import sibling
 from lossrec.lab import style
 
 
+
 def _sibling(name: str) -> Any:
-    key = f"lossrec_study_rtor_{name}"
-    if key in sys.modules:
-        return sys.modules[key]
-    spec = importlib.util.spec_from_file_location(key, Path(__file__).with_name(f"{name}.py"))
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[key] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    """Imports a helper module of this study folder (studies are loaded by path)."""
+    return sibling(__file__, name)
 
 
 arms = _sibling("arms")

@@ -267,3 +267,22 @@ def list_studies(root: Optional[PathLike] = None) -> List[Tuple[str, str, str]]:
         s = load_study(name, root)
         out.append((name, s.seed, s.title))
     return out
+
+
+def sibling(study_file: str, name: str) -> Any:
+    """Imports the helper module ``name`` from the folder of ``study_file``.
+
+    Studies are loaded by path, not as packages, so their helper modules (``figures.py``,
+    ``verdicts.py`` …) are imported through this; each is loaded once, under a key
+    unique to its study folder.
+    """
+    folder = Path(study_file).resolve().parent
+    key = f"lossrec_study_{folder.name.replace('-', '_')}_{name}"
+    if key in sys.modules:
+        return sys.modules[key]
+    spec = importlib.util.spec_from_file_location(key, folder / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[key] = mod
+    spec.loader.exec_module(mod)
+    return mod
