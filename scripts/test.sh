@@ -22,11 +22,12 @@ python3 -m pip install --quiet --disable-pip-version-check ".[test,dask]"
 step "conformance scripts (lossrec script)"
 lossrec script crates/engine/tests/scripts
 
-step "Python tests"
-python3 -m pytest -q python/tests
 
 step "quick reproductions (lossrec reproduce --all --quick)"
 repro_out="$(mktemp -d)"
 trap 'rm -rf "$repro_out"' EXIT
 lossrec reproduce --all --quick -q -o "$repro_out"
 cat "$repro_out/index.md"
+
+step "Python tests"
+python3 -m pytest -q python/tests
