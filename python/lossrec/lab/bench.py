@@ -93,7 +93,7 @@ def sweep_bench(min_wall_s: float = 1.0, min_rounds: int = 15) -> Dict[str, Any]
     s1: List[float] = []
     s2: List[float] = []
     _run(REPS, 2, SCENARIO_SHORT_FLOWS)
-    for _ in range(3):
+    for _ in range(5):
         s1.append(_run(REPS, 1, SCENARIO_SHORT_FLOWS)["wall"])
         s2.append(_run(REPS, 2, SCENARIO_SHORT_FLOWS)["wall"])
 
