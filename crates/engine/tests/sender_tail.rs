@@ -224,3 +224,19 @@ fn rack_linux_rto_window() {
     assert_eq!(s.cwnd(), 6 * MSS);
     assert_eq!(sent(&mut s, ms(1100)), [(1, Why::RtoRetransmit)]);
 }
+
+/// The DSACK of a redundant probe (all four segments had arrived) ends the episode but is
+/// not reordering: early retransmit's "disable after reordering" stays armed.
+#[test]
+fn probe_dsack_is_not_reordering() {
+    let mut s = started(tail_cfg(LossDetection::Rack, Probe::Tlp), 4);
+    s.on_timeout(ms(300));
+    assert_eq!(sent(&mut s, ms(300)), [(3, PROBE_RTX)]);
+    // The original segment 3 was only delayed: the probe's ACK DSACKs it.
+    on_ack(&mut s, ms(310), sack(4 * MSS, &[(3 * MSS, 4 * MSS)]));
+    assert_eq!(s.stats().dsack_recv, 1);
+    assert!(
+        !s.reordering_seen(),
+        "a probe's DSACK must not count as reordering"
+    );
+}

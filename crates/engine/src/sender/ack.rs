@@ -257,10 +257,24 @@ impl Sender {
             },
         );
         if !dubious {
-            self.note_spurious(now, d, ReorderSignal::Dsack);
+            // A DSACK of a tail loss probe says the probe was redundant, not that the
+            // network reordered anything (Linux FLAG_DSACK_TLP is kept out of reordering).
+            if !self.dsack_for_probe(d) {
+                self.note_spurious(now, d, ReorderSignal::Dsack);
+            }
             self.spurious_on_dsack(d);
         }
         !dubious
+    }
+
+    /// The DSACK reports the outstanding loss probe's retransmission (a single segment
+    /// ending at TLP.end_seq / TLPHighRxt, or exactly the draft's probed range).
+    fn dsack_for_probe(&self, d: Range) -> bool {
+        let one_segment = d.len() <= self.mss;
+        let rfc = self.tlp.is_retrans && self.tlp.end_seq == Some(d.end);
+        let draft = self.tlp_draft.probe == Some((d.start, d.end))
+            || self.tlp_draft.tlp_high_rxt == Some(d.end);
+        one_segment && (rfc || draft)
     }
 
     /// RFC 3522 §2 (Eifel detection): an ACK that acknowledges retransmitted data but
