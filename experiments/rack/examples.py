@@ -6,12 +6,12 @@ own vectors of the same examples (``lossrec._core.tail_vectors()``) when the bin
 
 from __future__ import annotations
 
-import warnings
 
 from typing import Any, Dict, List, Optional, Tuple
 
 import lossrec
 from lossrec import plot
+from lossrec.lab import style
 from lossrec.lab import point_scenario
 from lossrec.lab import tail
 
@@ -92,15 +92,7 @@ def panels(title: str, arms: List[Tuple[str, Dict[str, Any]]], xlim_ms: Any = No
             ax.set_xlim(*xlim_ms)
         elif xlim_ms:
             ax.set_xlim(0, xlim_ms)
-    axes[-1, 0].set_xlabel("time (ms)")
-    axes[0, 0].legend(list(handles.values()), list(handles.keys()), fontsize=7,
-                      loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
-    fig.suptitle(title, fontsize=10)
-    with warnings.catch_warnings():  # long titles beside an outside legend: best effort
-        warnings.simplefilter("ignore", UserWarning)
-        fig.tight_layout()
-    fig.subplots_adjust(right=0.85)  # room for the legend beside the first panel
-    return fig
+    return style.finish_panels(fig, axes, handles, title)
 
 
 def slide7_figure(df: Any, ctx: Any) -> Tuple[Any, str]:

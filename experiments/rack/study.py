@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Tuple
 import numpy as np
 import pandas as pd
 
+from lossrec.lab.claims import within_factor
 from lossrec.lab.studies import sibling
 from lossrec.lab import Sweep, Verdict, style
 
@@ -150,12 +151,6 @@ FIGURES = {
 # ------------------------------------------------------------------------------ claims
 
 
-def _factor(ours: float, published: float, factor: float) -> bool:
-    """Same sign and |ours| within a factor of |published|."""
-    if not np.isfinite(ours) or ours * published <= 0:
-        return False
-    r = abs(ours) / abs(published)
-    return 1 / factor <= r <= factor
 
 
 def _web_claims(published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]:
@@ -165,7 +160,7 @@ def _web_claims(published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]
     c = published["a_timeout_vs_ack_repairs"]
     ratio = tot.loc[A, "rto_episodes"] / max(tot.loc[A, "fast_episodes"], 1)
     out.append(Verdict.judge(
-        "a_timeout_vs_ack_repairs", _factor(ratio, c["value"], c["factor"]),
+        "a_timeout_vs_ack_repairs", within_factor(ratio, c["value"], c["factor"]),
         f"{ratio:.2f} ({int(tot.loc[A, 'rto_episodes'])} RTO / {int(tot.loc[A, 'fast_episodes'])} "
         f"fast recoveries in A)",
         "short responses lose their tails, which only a timeout repairs without TLP"
@@ -174,7 +169,7 @@ def _web_claims(published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]
     c = published["rto_recoveries"]
     ch, lo, hi = web.change(ctx, "rto_episodes")
     out.append(Verdict.judge(
-        "rto_recoveries", _factor(ch, c["value"], c["factor"]),
+        "rto_recoveries", within_factor(ch, c["value"], c["factor"]),
         f"{ch:+.1f} % ({int(tot.loc[A, 'rto_episodes'])} → {int(tot.loc[B, 'rto_episodes'])}; "
         f"per repetition {lo:+.0f} to {hi:+.0f} %)",
         "TLP turns tail losses into RACK recoveries; the timeouts left are those where the probe "
@@ -185,7 +180,7 @@ def _web_claims(published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]
     ch_nt, _, _ = web.change(ctx, "recovery_ms", web.ARM_B_NO_TLP)
     mostly_tlp = np.isfinite(ch_nt) and (ch_nt > ch / 2)
     out.append(Verdict.judge(
-        "time_in_recovery", _factor(ch, c["value"], c["factor"]) and mostly_tlp,
+        "time_in_recovery", within_factor(ch, c["value"], c["factor"]) and mostly_tlp,
         f"{ch:+.1f} % (per repetition {lo:+.0f} to {hi:+.0f} %); B without TLP {ch_nt:+.1f} %",
         "RTO recoveries last an RTO plus slow start, RACK/TLP recoveries about two RTTs; "
         + ("most of the reduction goes when TLP is turned off" if mostly_tlp else
@@ -195,7 +190,7 @@ def _web_claims(published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]
     ch, lo, hi = web.change(ctx, "data_segments")
     extra = tot.loc[B, "data_segments"] - tot.loc[A, "data_segments"]
     probes = tot.loc[B, "probes"]
-    ok = _factor(ch, c["value"], c["factor"]) and extra > 0 and probes >= extra / 2
+    ok = within_factor(ch, c["value"], c["factor"]) and extra > 0 and probes >= extra / 2
     out.append(Verdict.judge(
         "data_packets", ok,
         f"{ch:+.2f} % (per repetition {lo:+.2f} to {hi:+.2f} %); B's probes = "
@@ -252,7 +247,7 @@ def _random_loss_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]]) 
     per10k = {k: t.loc[k, "rtos"] / t.loc[k, "data_packets_sent"] * 1e4 for k in t.index}
     share = {k: t.loc[k, "rtos"] / t.loc[k, "lost_retransmits"] if t.loc[k, "lost_retransmits"] else 0.0
              for k in t.index}
-    without_ok = all(_factor(per10k[("fack", cc)], c["value"], c["factor"])
+    without_ok = all(within_factor(per10k[("fack", cc)], c["value"], c["factor"])
                      and share[("fack", cc)] >= c["min_share_without"] for cc in CCS)
     with_ok = all(share[("rack-linux", cc)] <= c["max_share_with"] for cc in CCS)
     ours = "; ".join(

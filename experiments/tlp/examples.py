@@ -4,12 +4,12 @@ when the binding exists."""
 
 from __future__ import annotations
 
-import warnings
 
 from typing import Any, Dict, List, Optional, Tuple
 
 import lossrec
 from lossrec import plot
+from lossrec.lab import style
 from lossrec.lab import point_scenario, tail
 
 MSS = 1448
@@ -126,15 +126,7 @@ def _panels(title: str, arms: List[Tuple[str, Dict[str, Any]]]) -> Any:
         ax.set_title(label, fontsize=9, loc="left")
         ax.set_ylabel("sequence (bytes)")
         ax.grid(True, alpha=0.3)
-    axes[-1, 0].set_xlabel("time (ms)")
-    axes[0, 0].legend(list(handles.values()), list(handles.keys()), fontsize=7,
-                      loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
-    fig.suptitle(title, fontsize=10)
-    with warnings.catch_warnings():  # long titles beside an outside legend: best effort
-        warnings.simplefilter("ignore", UserWarning)
-        fig.tight_layout()
-    fig.subplots_adjust(right=0.85)  # room for the legend beside the first panel
-    return fig
+    return style.finish_panels(fig, axes, handles, title)
 
 
 def s21_figure(df: Any, ctx: Any) -> Tuple[Any, str]:

@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Tuple
 import numpy as np
 import pandas as pd
 
+from lossrec.lab.claims import within_factor
 from lossrec.lab.studies import sibling
 from lossrec.lab import Verdict, within
 from lossrec.lab import tail
@@ -123,12 +124,6 @@ FIGURES = {
 # ------------------------------------------------------------------------------ claims
 
 
-def _factor(ours: float, published: float, factor: float) -> bool:
-    """Same sign and |ours| within a factor of |published|."""
-    if not np.isfinite(ours) or ours * published <= 0:
-        return False
-    r = abs(ours) / abs(published)
-    return 1 / factor <= r <= factor
 
 
 def _example_claims(published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]:
@@ -198,7 +193,7 @@ def _web_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any
 
     c = published["probe_overhead"]
     ov = pooled.loc[T, "overhead_pct"]
-    out.append(Verdict.judge("probe_overhead", _factor(ov, c["value"], c["factor"]),
+    out.append(Verdict.judge("probe_overhead", within_factor(ov, c["value"], c["factor"]),
                              f"{ov:.2f} % ({int(pooled.loc[T, 'probes'])} probes / "
                              f"{int(pooled.loc[T, 'segments'])} segments)",
                              "probes fire on tails (every response has one) when the ACK is late "
@@ -228,7 +223,7 @@ def _web_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any
     c = published["new_data_probes"]
     nd = tr["probes_new_data"].sum() / n * 100 if n else float("nan")
     out.append(Verdict.judge(
-        "new_data_probes", _factor(nd, c["value"], c["factor"]), f"{nd:.1f} %",
+        "new_data_probes", within_factor(nd, c["value"], c["factor"]), f"{nd:.1f} %",
         "a probe is new data only when the response is not yet all sent (cwnd-limited, not "
         "application-limited); short responses fit in the initial window"))
 
@@ -258,20 +253,20 @@ def _web_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any
                               "that is avoided saves at most a few",
             "slow_start_retrans_change": "fewer timeouts, fewer go-back-N retransmissions after them",
         }[cid]
-        out.append(Verdict.judge(cid, _factor(ch, c["value"], c["factor"]),
+        out.append(Verdict.judge(cid, within_factor(ch, c["value"], c["factor"]),
                                  f"{ch:+.1f} % ({int(pooled.loc[B, col])} → {int(pooled.loc[T, col])}; "
                                  f"{per})", why))
 
     c = published["retrans_rate"]
     rr = pooled.loc[B, "retrans_pct"]
-    out.append(Verdict.judge("retrans_rate", _factor(rr, c["value"], c["factor"]),
+    out.append(Verdict.judge("retrans_rate", within_factor(rr, c["value"], c["factor"]),
                              f"{rr:.2f} % (baseline)",
                              "the loss model's rate was set for this before the TLP numbers were seen"))
 
     for cid, stat in (("latency_avg", "mean"), ("latency_p99", 99)):
         c = published[cid]
         ch = web.latency_change(df, stat)
-        ok = all(_factor(ch[a], c[a], c["factor"]) for a in web.APPS)
+        ok = all(within_factor(ch[a], c[a], c["factor"]) for a in web.APPS)
         if cid == "latency_avg":
             ok = ok and ch["images"] <= min(ch.values())
         out.append(Verdict.judge(
@@ -313,7 +308,7 @@ def _web_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any
     else:
         ch = _pct(ut, ub)
         out.append(Verdict.judge(
-            "undo_events", _factor(ch, c["value"], c["factor"]), f"{ch:+.1f} % ({int(ub)} → {int(ut)})",
+            "undo_events", within_factor(ch, c["value"], c["factor"]), f"{ch:+.1f} % ({int(ub)} → {int(ut)})",
             "undos follow spurious timeouts and fast retransmits (F-RTO, DSACK, timestamps); TLP "
             "replaces some timeouts, among them spurious ones, by a probe"))
     return out

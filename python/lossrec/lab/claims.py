@@ -65,3 +65,12 @@ def param(claim: Mapping[str, Any], key: str, default: Any = None) -> Any:
     if v is None:
         raise ValueError(f"published claim lacks `{key}`")
     return v
+
+
+def within_factor(ours: float, published: float, factor: float) -> bool:
+    """Same sign as ``published`` and ``|ours|`` within ``factor`` of ``|published|``
+    (for claims agreed "in direction and rough size")."""
+    if not math.isfinite(ours) or ours * published <= 0:
+        return False
+    r = abs(ours) / abs(published)
+    return 1 / factor <= r <= factor

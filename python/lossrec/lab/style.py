@@ -64,3 +64,19 @@ def log_x_ticks(ax: Any, ticks: Sequence[float]) -> None:
     ax.set_xticks(list(ticks))
     ax.set_xticklabels([f"{t:g}" for t in ticks])
     ax.minorticks_off()
+
+
+def finish_panels(fig: Any, axes: Any, handles: Dict[str, Any], title: str) -> Any:
+    """Finishes a column of time-sequence panels: x label, one legend outside the first
+    panel, the title, a tight layout that leaves the legend room."""
+    import warnings
+
+    axes[-1, 0].set_xlabel("time (ms)")
+    axes[0, 0].legend(list(handles.values()), list(handles.keys()), fontsize=7,
+                      loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    fig.suptitle(title, fontsize=10)
+    with warnings.catch_warnings():  # long titles beside an outside legend: best effort
+        warnings.simplefilter("ignore", UserWarning)
+        fig.tight_layout()
+    fig.subplots_adjust(right=0.85)  # room for the legend beside the first panel
+    return fig
