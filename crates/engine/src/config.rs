@@ -227,11 +227,30 @@ axis!(
     }
 );
 
+axis!(
+    /// Whose rules decide what no RFC axis names: behaviour only Linux has hangs off this
+    /// one axis, never off an unrelated one (DESIGN.md "Axes carry their options").
+    Flavour {
+        /// As the RFCs write it.
+        Rfc = "rfc",
+        /// As the Linux kernel does it: SACK tags whole segments (`tcp_match_skb_to_sack`);
+        /// slow start grows by the segments newly delivered with no per-ACK cap while cwnd
+        /// limited (`tcp_slow_start`, `tcp_is_cwnd_limited`); an RTO during fast recovery
+        /// keeps the recovery's ssthresh (`tcp_enter_loss`); FACK-era presets detect lost
+        /// retransmissions (`tcp_mark_lost_retrans`, 2.6.25–4.3); the TLP probe is not
+        /// counted for undo (`tcp_send_loss_probe`); undo points and RACK persistence as
+        /// `tcp_fastretrans_alert`; cwnd after an RTO is what is in flight + 1 with RACK
+        /// (`tcp_enter_loss`).
+        Linux = "linux",
+    }
+);
+
 /// Everything that configures a sender.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
     /// The preset this config started from (for reports).
     pub preset: &'static str,
+    pub flavour: Flavour,
     pub loss_detection: LossDetection,
     /// DupThresh of RFC 6675 / RFC 5681.
     pub dupthresh: u32,
@@ -309,6 +328,7 @@ pub use presets::{Preset, PRESETS};
 
 /// Every axis key accepted by [`Config::set`].
 pub const AXES: &[&str] = &[
+    "flavour",
     "loss_detection",
     "dupthresh",
     "limited_transmit",
@@ -348,6 +368,7 @@ impl Config {
     pub fn set(&mut self, axis: &str, value: &str) -> Result<(), ConfigError> {
         let v = value.trim();
         match axis {
+            "flavour" => self.flavour = v.parse()?,
             "loss_detection" => self.loss_detection = v.parse()?,
             "dupthresh" => self.dupthresh = parse_num(axis, v, 1, 1000)? as u32,
             "limited_transmit" => self.limited_transmit = parse_bool(axis, v)?,
@@ -394,6 +415,7 @@ impl Config {
     pub fn axes(&self) -> Vec<(&'static str, String)> {
         let d = |d: Duration| d.as_millis().to_string();
         vec![
+            ("flavour", self.flavour.to_string()),
             ("loss_detection", self.loss_detection.to_string()),
             ("dupthresh", self.dupthresh.to_string()),
             ("limited_transmit", self.limited_transmit.to_string()),

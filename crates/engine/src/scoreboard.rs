@@ -121,6 +121,8 @@ pub struct Scoreboard {
     pub high_rxt: u64,
     /// RFC 6675 RescueRxt.
     pub rescue_rxt: Option<u64>,
+    /// SACK tags whole segments only (Linux), not octets (RFC 6675).
+    whole_segments: bool,
     /// NextSeg rule 1 never needs to look below this offset again.
     rule1_from: u64,
     /// Blocks of the previous ACK, all already applied (Linux `recv_sack_cache`).
@@ -306,6 +308,11 @@ impl Scoreboard {
         if self.time_order && s.in_time_order() {
             self.link(i);
         }
+    }
+
+    /// Tag whole segments only (Linux `tcp_match_skb_to_sack`) instead of octets.
+    pub fn set_whole_segments(&mut self, on: bool) {
+        self.whole_segments = on;
     }
 
     /// Removes everything below `cumulative` (which must not exceed SND.NXT).

@@ -27,8 +27,10 @@ mod transmit;
 
 use std::collections::VecDeque;
 
+use crate::cc::cwnd_limited::CwndUsage;
+use crate::cc::reno::SlowStart;
 use crate::cc::{Cc, Window};
-use crate::config::{Config, ConfigError, LossDetection, Probe};
+use crate::config::{Config, ConfigError, Flavour, LossDetection, Probe};
 use crate::detect::rack::{self as rack_det, Rack};
 use crate::event::{Event, EventKind};
 use crate::packet::ProbeKind;
@@ -121,6 +123,8 @@ pub struct Sender {
     max_window: u64,
     rtt: Rtt,
     cc: Cc,
+    /// Whether the window is in use (Linux `tcp_cwnd_validate`), for growth.
+    cwnd_usage: CwndUsage,
     state: RecoveryState,
     /// RFC 6675 RecoveryPoint / RFC 6582 `recover`: HighData when recovery or the RTO began.
     recovery_point: u64,
@@ -210,7 +214,15 @@ impl Sender {
                 config.min_rto,
                 config.max_rto,
             ),
-            cc: Cc::new(config.cc),
+            cc: {
+                let mut cc = Cc::new(config.cc);
+                cc.set_slow_start(match config.flavour {
+                    Flavour::Rfc => SlowStart::Abc,
+                    Flavour::Linux => SlowStart::Linux,
+                });
+                cc
+            },
+            cwnd_usage: CwndUsage::default(),
             state: RecoveryState::Open,
             recovery_point: 0,
             dupacks: 0,
@@ -253,7 +265,7 @@ impl Sender {
             stats: Stats::default(),
             cfg: config,
         };
-        s.sb.set_time_order(s.cfg.loss_detection.is_rack() && s.sack_ok);
+        s.configure_scoreboard();
         if s.cfg.handshake {
             s.conn = Conn::Handshake {
                 passive: false,
@@ -488,6 +500,16 @@ impl Sender {
         } else {
             self.sb.pipe().saturating_sub(self.reno_sacked)
         }
+    }
+
+    /// What the scoreboard keeps for this connection's detector: the transmit-time order
+    /// only when RACK can run (it needs SACK); whole-segment SACK tagging as Linux
+    /// (`tcp_match_skb_to_sack`) and RACK (RFC 8985 reasons about segments) need it.
+    fn configure_scoreboard(&mut self) {
+        let rack = self.cfg.loss_detection.is_rack() && self.sack_ok;
+        self.sb.set_time_order(rack);
+        self.sb
+            .set_whole_segments(rack || self.cfg.flavour == Flavour::Linux);
     }
 
     fn established_event(&self) -> EventKind {

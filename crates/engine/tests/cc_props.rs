@@ -42,6 +42,7 @@ fn run(kind: CongestionControl, mss: u64, init: u64, ops: &[Op]) -> Result<(), T
         mss,
     };
     let mut now = Instant::ZERO;
+    let mut checkpoint: Option<(Cc, Window)> = None;
     for op in ops {
         match *op {
             Op::Ack {
@@ -57,20 +58,27 @@ fn run(kind: CongestionControl, mss: u64, init: u64, ops: &[Op]) -> Result<(), T
             Op::Loss { flight } => {
                 let s = cc.ssthresh(now, &w, flight);
                 prop_assert!(s >= smss.saturating_mul(2), "ssthresh {s} < 2·SMSS");
+                checkpoint.get_or_insert((cc, w));
+                cc.on_congestion_event(now, &w);
                 w.ssthresh = s;
                 w.cwnd = s;
             }
             Op::Timeout => {
                 let s = cc.ssthresh(now, &w, w.cwnd);
                 prop_assert!(s >= smss.saturating_mul(2));
+                checkpoint.get_or_insert((cc, w));
+                cc.on_congestion_event(now, &w);
                 cc.on_timeout(now);
                 w.ssthresh = s;
                 w.cwnd = smss;
             }
             Op::Undo => {
-                let c = cc.undo_cwnd(&w);
-                prop_assert!(c >= w.cwnd);
-                w.cwnd = c;
+                // The sender's undo: the checkpoint back, cwnd = max(cwnd, prior_cwnd).
+                if let Some((c, prior)) = checkpoint.take() {
+                    cc = c;
+                    w.cwnd = w.cwnd.max(prior.cwnd);
+                    w.ssthresh = w.ssthresh.max(prior.ssthresh);
+                }
             }
         }
         prop_assert!(w.cwnd >= smss);
@@ -103,6 +111,7 @@ proptest! {
         let mut cc = Cc::new(CongestionControl::Cubic);
         let mut w = Window { cwnd: segs * mss, ssthresh: u64::MAX, mss };
         w.ssthresh = cc.ssthresh(Instant::ZERO, &w, w.cwnd);
+        cc.on_congestion_event(Instant::ZERO, &w);
         w.cwnd = w.ssthresh;
         let mut now = Instant::ZERO;
         for g in gaps {

@@ -77,7 +77,6 @@ fn ssthresh_is_half_the_flight_size_at_least_two_smss() {
     assert_eq!(r.ssthresh(T, &w, 20_001), 10_000);
     assert_eq!(r.ssthresh(T, &w, 3_000), 2_000);
     assert_eq!(r.ssthresh(T, &w, 0), 2_000);
-    assert_eq!(r.prior_cwnd(), 30_000);
 }
 
 #[test]
@@ -85,23 +84,27 @@ fn a_congestion_event_or_timeout_clears_bytes_acked() {
     let mut r = Reno::default();
     let mut w = win(10_000, 10_000);
     ack(&mut r, &mut w, 4000);
-    r.ssthresh(T, &w, 10_000);
+    assert_eq!(r.ssthresh(T, &w, 10_000), 5_000);
+    assert_eq!(r.bytes_acked(), 4000, "asking for ssthresh changes nothing");
+    r.on_congestion_event(T, &w);
     assert_eq!(r.bytes_acked(), 0);
     ack(&mut r, &mut w, 4000);
     r.on_timeout(T);
     assert_eq!(r.bytes_acked(), 0);
 }
 
+/// RFC 3465 §2.3: L = 1·SMSS in the slow start that follows a timeout; back to L = 2
+/// once a congestion event starts a new episode.
 #[test]
-fn undo_restores_the_prior_cwnd() {
+fn slow_start_after_a_timeout_grows_one_smss_per_ack() {
     let mut r = Reno::default();
-    let mut w = win(20_000, u64::MAX);
-    assert_eq!(r.undo_cwnd(&w), 20_000, "no reduction yet");
-    w.ssthresh = r.ssthresh(T, &w, 20_000);
-    w.cwnd = w.ssthresh;
-    assert_eq!(r.undo_cwnd(&w), 20_000);
-    w.cwnd = 25_000;
-    assert_eq!(r.undo_cwnd(&w), 25_000, "max(cwnd, prior_cwnd)");
+    let mut w = win(1_000, 10_000);
+    r.on_timeout(T);
+    ack(&mut r, &mut w, 3000);
+    assert_eq!(w.cwnd, 2_000);
+    r.on_congestion_event(T, &w);
+    ack(&mut r, &mut w, 3000);
+    assert_eq!(w.cwnd, 4_000);
 }
 
 #[test]

@@ -90,13 +90,19 @@ fn burst_loss_retransmits_every_hole() {
     let out = on_ack(&mut s, ms(104), sack_segs(0, 4, 9));
     assert_eq!(out, vec![(3, Why::FastRetransmit)]);
     // Nothing new to send and no hole left un-retransmitted: rule 3 finds nothing, and
-    // rule 4 sends the once-per-recovery rescue retransmission of the highest un-SACKed
-    // segment — segment 3 again, as RFC 6675 §4 words it.
+    // rule 4 waits: the fast retransmission set RescueRxt to its last octet (§5 step
+    // 4.3), and HighACK has not passed it.
     let out = on_ack(&mut s, ms(105), sack_segs(0, 4, 10));
+    assert_eq!(out, vec![]);
+    assert_eq!(s.scoreboard().rescue_rxt, Some(MSS - 1));
+    // Once the head's retransmission is acknowledged, rule 4 sends the once-per-recovery
+    // rescue retransmission of the highest un-SACKed segment — segment 3 again, as RFC
+    // 6675 §4 words it.
+    let out = on_ack(&mut s, ms(150), sack_segs(1, 4, 10));
     assert_eq!(out, vec![(3, Why::FastRetransmit)]);
     assert_eq!(s.scoreboard().rescue_rxt, Some(10 * MSS));
     assert!(
-        on_ack(&mut s, ms(106), sack_segs(0, 4, 10)).is_empty(),
+        on_ack(&mut s, ms(151), sack_segs(1, 4, 10)).is_empty(),
         "only one rescue"
     );
     assert_eq!(s.stats().fast_retrans, 5);

@@ -35,21 +35,9 @@ pub const BETA: f64 = 0.7;
 /// RFC 9438 §4.3 α_cubic = 3(1 − β)/(1 + β) ≈ 0.5294.
 pub const ALPHA: f64 = 3.0 * (1.0 - BETA) / (1.0 + BETA);
 
-/// The CUBIC variables that a spurious congestion event rolls back (RFC 9438 §4.9).
-#[derive(Copy, Clone, Debug, PartialEq)]
-struct Saved {
-    cwnd: u64,
-    w_max: f64,
-    k: f64,
-    origin: f64,
-    epoch_start: Option<Instant>,
-    cwnd_epoch: f64,
-    w_est: f64,
-    cwnd_prior: f64,
-    after_timeout: bool,
-}
-
-#[derive(Clone, Debug)]
+/// CUBIC's state. A `Copy` value: the sender's undo checkpoint is a copy of it, so a
+/// spurious congestion event rolls all of it back (RFC 9438 §4.9).
+#[derive(Copy, Clone, Debug)]
 pub struct Cubic {
     /// Slow start, and congestion avoidance while there is no SRTT.
     reno: Reno,
@@ -73,8 +61,6 @@ pub struct Cubic {
     after_timeout: bool,
     /// Remainder of the byte growth, numerator over cwnd (keeps sub-byte increments).
     carry: u128,
-    /// State before the last congestion event, for undo.
-    saved: Option<Saved>,
 }
 
 impl Default for Cubic {
@@ -91,7 +77,6 @@ impl Default for Cubic {
             cwnd_prior: 0.0,
             after_timeout: false,
             carry: 0,
-            saved: None,
         }
     }
 }
@@ -131,6 +116,10 @@ fn segs(b: u64, mss: u64) -> f64 {
 }
 
 impl Cubic {
+    /// The Reno state behind slow start and the estimate without SRTT.
+    pub fn reno_mut(&mut self) -> &mut Reno {
+        &mut self.reno
+    }
     /// Turns fast convergence (§4.7) on or off.
     pub fn set_fast_convergence(&mut self, on: bool) {
         self.fast_convergence = on;
@@ -227,27 +216,16 @@ impl Cubic {
             .cwnd
             .saturating_add(u64::try_from(inc).unwrap_or(u64::MAX));
     }
-
-    fn save(&self, cwnd: u64) -> Saved {
-        Saved {
-            cwnd,
-            w_max: self.w_max,
-            k: self.k,
-            origin: self.origin,
-            epoch_start: self.epoch_start,
-            cwnd_epoch: self.cwnd_epoch,
-            w_est: self.w_est,
-            cwnd_prior: self.cwnd_prior,
-            after_timeout: self.after_timeout,
-        }
-    }
 }
 
 impl CongestionOps for Cubic {
     fn on_ack(&mut self, now: Instant, w: &mut Window, acked: u64, srtt: Option<Duration>) {
+        let mut acked = acked;
         if w.in_slow_start() {
-            Reno::slow_start(w, acked);
-            return;
+            acked = self.reno.slow_start(w, acked);
+            if acked == 0 || w.in_slow_start() {
+                return;
+            }
         }
         match srtt {
             Some(rtt) => self.cubic_update(now, w, acked, rtt),
@@ -255,9 +233,14 @@ impl CongestionOps for Cubic {
         }
     }
 
-    fn ssthresh(&mut self, _now: Instant, w: &Window, _flight_size: u64) -> u64 {
+    fn ssthresh(&self, _now: Instant, w: &Window, _flight_size: u64) -> u64 {
+        // §4.6 multiplicative decrease, from cwnd as Linux: β = 7/10 in integer bytes.
+        let ssthresh = (w.cwnd as u128 * 7 / 10) as u64;
+        ssthresh.max(2u64.saturating_mul(w.smss()))
+    }
+
+    fn on_congestion_event(&mut self, _now: Instant, w: &Window) {
         let mss = w.smss();
-        self.saved = Some(self.save(w.cwnd));
         let cwnd = segs(w.cwnd, mss);
         // §4.7 fast convergence: release bandwidth to new flows when the window shrank.
         self.w_max = if self.fast_convergence && cwnd < self.w_max {
@@ -270,14 +253,11 @@ impl CongestionOps for Cubic {
         self.after_timeout = false;
         self.carry = 0;
         self.reno.reset();
-        // §4.6 multiplicative decrease, from cwnd as Linux: β = 7/10 in integer bytes.
-        let ssthresh = (w.cwnd as u128 * 7 / 10) as u64;
-        let ssthresh = ssthresh.max(2u64.saturating_mul(mss));
         // §4.2 K as of the event, assuming the sender sets cwnd = ssthresh; recomputed
         // from the real cwnd when the next epoch starts.
-        self.k = cbrt((self.w_max - segs(ssthresh, mss)) / C);
-        self.origin = self.w_max.max(segs(ssthresh, mss));
-        ssthresh
+        let ssthresh = segs(self.ssthresh(_now, w, 0), mss);
+        self.k = cbrt((self.w_max - ssthresh) / C);
+        self.origin = self.w_max.max(ssthresh);
     }
 
     fn on_timeout(&mut self, now: Instant) {
@@ -286,21 +266,5 @@ impl CongestionOps for Cubic {
         self.after_timeout = true;
         self.carry = 0;
         self.reno.on_timeout(now);
-    }
-
-    fn undo_cwnd(&mut self, w: &Window) -> u64 {
-        let Some(s) = self.saved.take() else {
-            return w.cwnd;
-        };
-        self.w_max = s.w_max;
-        self.k = s.k;
-        self.origin = s.origin;
-        self.epoch_start = s.epoch_start;
-        self.cwnd_epoch = s.cwnd_epoch;
-        self.w_est = s.w_est;
-        self.cwnd_prior = s.cwnd_prior;
-        self.after_timeout = s.after_timeout;
-        self.carry = 0;
-        w.cwnd.max(s.cwnd)
     }
 }

@@ -4,12 +4,18 @@
 //!
 //! Call order the algorithms expect from the sender:
 //! - `on_ack` for ACKs of new data outside recovery (RFC 5681 §3.1 growth);
-//! - on a congestion event `ssthresh` once (it also records the pre-reduction state for
-//!   undo), then the sender sets cwnd;
-//! - on an RTO: `ssthresh` (if the RTO starts a new reduction), then `on_timeout`;
-//! - `undo_cwnd` when a reduction proved spurious (the sender restores ssthresh itself).
+//! - on a congestion event `ssthresh` (a pure question: what would it be now), then
+//!   `on_congestion_event` once (the algorithm's own reduction: CUBIC's W_max and epoch),
+//!   then the sender sets cwnd;
+//! - on an RTO: the same if the RTO starts a new reduction, then `on_timeout`.
+//!
+//! Undo needs nothing from the algorithms: [`Cc`] is a `Copy` value, and the sender's one
+//! undo checkpoint (`rto::undo::Snapshot`) holds a copy of it taken at the first reduction
+//! of an episode, restored whole when that reduction proves spurious (quiche's
+//! checkpoint/rollback, quinn's `pre_congestion_state`; RFC 9438 §4.9 for CUBIC).
 
 pub mod cubic;
+pub mod cwnd_limited;
 pub mod reno;
 
 use crate::config::CongestionControl;
@@ -40,19 +46,18 @@ pub trait CongestionOps {
     /// grow `w.cwnd` (slow start below ssthresh, congestion avoidance above). Never
     /// lowers cwnd.
     fn on_ack(&mut self, now: Instant, w: &mut Window, acked: u64, srtt: Option<Duration>);
-    /// The ssthresh after a congestion event (fast retransmit or timeout); at least
-    /// 2·SMSS. Records the pre-event state for [`CongestionOps::undo_cwnd`].
-    fn ssthresh(&mut self, now: Instant, w: &Window, flight_size: u64) -> u64;
+    /// The ssthresh a congestion event now would set (fast retransmit or timeout); at
+    /// least 2·SMSS. No side effect.
+    fn ssthresh(&self, now: Instant, w: &Window, flight_size: u64) -> u64;
+    /// A congestion event happened (after `ssthresh` was asked, before the sender cuts
+    /// cwnd): the algorithm's own state reacts (RFC 9438 §4.6-4.7; RFC 3465's count).
+    fn on_congestion_event(&mut self, now: Instant, w: &Window);
     /// A retransmission timeout happened (cwnd is reset by the sender).
     fn on_timeout(&mut self, now: Instant);
-    /// The reduction that began with the last `ssthresh` call was spurious: returns the
-    /// cwnd to restore (Linux `tcp_reno_undo_cwnd`: max(cwnd, prior_cwnd)) and rolls the
-    /// algorithm's own state back (RFC 9438 §4.9 for CUBIC).
-    fn undo_cwnd(&mut self, w: &Window) -> u64;
 }
 
-/// The per-connection algorithm.
-#[derive(Clone, Debug)]
+/// The per-connection algorithm (a value: copying it is the undo checkpoint).
+#[derive(Copy, Clone, Debug)]
 pub enum Cc {
     Reno(reno::Reno),
     Cubic(cubic::Cubic),
@@ -73,6 +78,13 @@ impl Cc {
             Cc::Cubic(_) => CongestionControl::Cubic,
         }
     }
+    /// Chooses the slow-start rule (RFC 3465 ABC, or Linux's).
+    pub fn set_slow_start(&mut self, rule: reno::SlowStart) {
+        match self {
+            Cc::Reno(r) => r.set_slow_start(rule),
+            Cc::Cubic(c) => c.reno_mut().set_slow_start(rule),
+        }
+    }
     fn ops(&mut self) -> &mut dyn CongestionOps {
         match self {
             Cc::Reno(r) => r,
@@ -85,13 +97,16 @@ impl CongestionOps for Cc {
     fn on_ack(&mut self, now: Instant, w: &mut Window, acked: u64, srtt: Option<Duration>) {
         self.ops().on_ack(now, w, acked, srtt)
     }
-    fn ssthresh(&mut self, now: Instant, w: &Window, flight_size: u64) -> u64 {
-        self.ops().ssthresh(now, w, flight_size)
+    fn ssthresh(&self, now: Instant, w: &Window, flight_size: u64) -> u64 {
+        match self {
+            Cc::Reno(r) => r.ssthresh(now, w, flight_size),
+            Cc::Cubic(c) => c.ssthresh(now, w, flight_size),
+        }
+    }
+    fn on_congestion_event(&mut self, now: Instant, w: &Window) {
+        self.ops().on_congestion_event(now, w)
     }
     fn on_timeout(&mut self, now: Instant) {
         self.ops().on_timeout(now)
-    }
-    fn undo_cwnd(&mut self, w: &Window) -> u64 {
-        self.ops().undo_cwnd(w)
     }
 }

@@ -15,12 +15,25 @@ use crate::time::{Duration, Instant};
 /// RFC 3465 §2.2 limit L on slow-start growth per ACK, in SMSS.
 pub const ABC_L: u64 = 2;
 
-#[derive(Clone, Debug, Default)]
+/// How slow start grows cwnd on an ACK.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum SlowStart {
+    /// RFC 3465 §2.2: cwnd += min(acked, L·SMSS) with L = 2, and L = 1 in the slow start
+    /// that follows a retransmission timeout (§2.3); the last step may pass ssthresh.
+    #[default]
+    Abc,
+    /// Linux `tcp_slow_start`: cwnd = min(cwnd + acked, ssthresh), no per-ACK cap; what
+    /// is left of `acked` goes on to congestion avoidance.
+    Linux,
+}
+
+#[derive(Copy, Clone, Debug, Default)]
 pub struct Reno {
+    slow_start: SlowStart,
+    /// In the slow start that follows a timeout (RFC 3465 §2.3: L = 1).
+    after_rto: bool,
     /// RFC 3465 bytes_acked, for congestion avoidance.
     bytes_acked: u64,
-    /// cwnd when the last reduction began (Linux `prior_cwnd`), for undo.
-    prior_cwnd: u64,
     /// ssthresh from cwnd (Linux) rather than FlightSize (RFC 5681).
     from_cwnd: bool,
 }
@@ -44,16 +57,28 @@ impl Reno {
         self.bytes_acked
     }
 
-    /// cwnd at the last congestion event (0 before any).
-    pub fn prior_cwnd(&self) -> u64 {
-        self.prior_cwnd
+    /// Chooses the slow-start rule.
+    pub fn set_slow_start(&mut self, rule: SlowStart) {
+        self.slow_start = rule;
     }
 
-    /// RFC 3465 §2.2 slow start: cwnd += min(acked, L·SMSS).
-    pub fn slow_start(w: &mut Window, acked: u64) {
-        w.cwnd = w
-            .cwnd
-            .saturating_add(acked.min(ABC_L.saturating_mul(w.smss())));
+    /// One slow-start step for `acked` bytes; returns what is left for congestion
+    /// avoidance (always 0 under ABC).
+    pub fn slow_start(&mut self, w: &mut Window, acked: u64) -> u64 {
+        match self.slow_start {
+            SlowStart::Abc => {
+                let l = if self.after_rto { 1 } else { ABC_L };
+                w.cwnd = w.cwnd.saturating_add(acked.min(l.saturating_mul(w.smss())));
+                self.after_rto &= w.in_slow_start();
+                0
+            }
+            SlowStart::Linux => {
+                let grown = w.cwnd.saturating_add(acked).min(w.ssthresh).max(w.cwnd);
+                let used = grown - w.cwnd;
+                w.cwnd = grown;
+                acked - used.min(acked)
+            }
+        }
     }
 
     /// RFC 3465 §2.1 congestion avoidance: one SMSS per cwnd of bytes acknowledged.
@@ -71,29 +96,33 @@ impl Reno {
     /// Clears the byte count (after a reduction or timeout, RFC 3465 §2.1).
     pub fn reset(&mut self) {
         self.bytes_acked = 0;
+        self.after_rto = false;
     }
 }
 
 impl CongestionOps for Reno {
     fn on_ack(&mut self, _now: Instant, w: &mut Window, acked: u64, _srtt: Option<Duration>) {
+        let mut acked = acked;
         if w.in_slow_start() {
-            Reno::slow_start(w, acked);
-        } else {
-            self.congestion_avoidance(w, acked);
+            acked = self.slow_start(w, acked);
+        }
+        if !w.in_slow_start() {
+            self.after_rto = false;
+            if acked > 0 {
+                self.congestion_avoidance(w, acked);
+            }
         }
     }
-    fn ssthresh(&mut self, _now: Instant, w: &Window, flight_size: u64) -> u64 {
-        self.bytes_acked = 0;
-        self.prior_cwnd = w.cwnd;
+    fn ssthresh(&self, _now: Instant, w: &Window, flight_size: u64) -> u64 {
         // RFC 5681 eq. (4), or Linux tcp_reno_ssthresh.
         let base = if self.from_cwnd { w.cwnd } else { flight_size };
         (base / 2).max(2u64.saturating_mul(w.smss()))
     }
+    fn on_congestion_event(&mut self, _now: Instant, _w: &Window) {
+        self.reset();
+    }
     fn on_timeout(&mut self, _now: Instant) {
         self.bytes_acked = 0;
-    }
-    fn undo_cwnd(&mut self, w: &Window) -> u64 {
-        // Linux tcp_reno_undo_cwnd.
-        w.cwnd.max(self.prior_cwnd)
+        self.after_rto = true;
     }
 }

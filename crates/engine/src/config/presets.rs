@@ -141,6 +141,7 @@ impl Config {
     pub fn rfc() -> Config {
         Config {
             preset: "rfc",
+            flavour: Flavour::Rfc,
             loss_detection: LossDetection::DupThresh,
             dupthresh: 3,
             limited_transmit: true,
@@ -180,6 +181,9 @@ impl Config {
     pub fn linux_classic() -> Config {
         Config {
             preset: "linux-classic",
+            flavour: Flavour::Linux,
+            // Linux never had RFC 6675's rescue retransmission (NextSeg rule 4).
+            rescue_retransmit: false,
             rtt_estimator: RttEstimator::Linux,
             cc: CongestionControl::Cubic,
             min_rto: Duration::from_millis(200),

@@ -17,14 +17,19 @@
 //! | `rfc4015` (timeouts) | FlightSize + min(bytes_acked, IW) | pipe_prev |
 
 use super::eifel::{self, Prev};
+use crate::cc::Cc;
 use crate::config::SpuriousResponse;
 use crate::time::Instant;
 
-/// The congestion state before a reduction.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+/// The congestion state before a reduction: the one undo value, taken once at the first
+/// reduction of an episode and restored whole.
+#[derive(Copy, Clone, Debug)]
 pub struct Snapshot {
     /// cwnd before the reduction (Linux `prior_cwnd`), bytes.
     pub cwnd: u64,
+    /// The congestion control's own state before it (RFC 9438 §4.9: CUBIC's W_max, K,
+    /// epoch …), restored by the responses that roll the algorithm back.
+    pub cc: Cc,
     /// ssthresh before it (Linux `prior_ssthresh`; `u64::MAX` before any reduction).
     pub ssthresh: u64,
     /// SND.UNA when it started (Linux `undo_marker`).
@@ -43,7 +48,7 @@ pub struct Snapshot {
 }
 
 /// The evidence kept for the current snapshot.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default)]
 pub struct Undo {
     /// The snapshot (Linux: `undo_marker` ≠ 0).
     pub snapshot: Option<Snapshot>,
@@ -134,14 +139,15 @@ pub struct Current {
     pub bytes_acked: u64,
     /// Initial window (RFC 4015 IW), bytes.
     pub iw: u64,
-    /// The congestion control's undo_cwnd (Linux `tcp_reno_undo_cwnd`), if it was asked.
+    /// cwnd to restore when the congestion control rolls back (Linux
+    /// `tcp_reno_undo_cwnd`: max(cwnd, prior_cwnd)).
     pub undo_cwnd: u64,
     /// The ACK had ECN-Echo.
     pub ece: bool,
 }
 
-/// Whether `response` rolls the congestion control's own state back (and so needs
-/// `Current::undo_cwnd`).
+/// Whether `response` rolls the congestion control's own state back to the snapshot's
+/// (and so needs `Current::undo_cwnd`).
 pub fn restores_cc(response: SpuriousResponse) -> bool {
     matches!(
         response,
@@ -184,6 +190,7 @@ mod tests {
     fn snap() -> Snapshot {
         Snapshot {
             cwnd: 20 * MSS,
+            cc: Cc::new(crate::config::CongestionControl::Reno),
             ssthresh: 15 * MSS,
             una: 100 * MSS,
             high: 120 * MSS,

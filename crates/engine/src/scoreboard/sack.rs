@@ -11,6 +11,9 @@ impl Scoreboard {
     /// [SND.UNA, SND.NXT) are ignored; `None` when nothing of the block is valid.
     pub fn sack(&mut self, block: Range) -> Option<u64> {
         let b = block.intersect(&Range::new(self.snd_una, self.snd_nxt))?;
+        let Some(b) = self.tag_range(b) else {
+            return Some(0);
+        };
         // Skip what the previous ACK already reported (Linux's SACK cache): a growing
         // first block is then processed only at its new edge, repeated blocks not at all.
         if self.sack_cache.iter().any(|c| c.covers(&b)) {
@@ -30,9 +33,34 @@ impl Scoreboard {
         // Only what was inside [SND.UNA, SND.NXT) was applied; cache just that.
         let valid = Range::new(self.snd_una, self.snd_nxt);
         self.sack_cache = [Range::default(); CACHE];
-        for (c, b) in self.sack_cache.iter_mut().zip(blocks) {
-            *c = b.intersect(&valid).unwrap_or_default();
+        for (c, b) in blocks.iter().take(CACHE).enumerate() {
+            self.sack_cache[c] = b
+                .intersect(&valid)
+                .and_then(|b| self.tag_range(b))
+                .unwrap_or_default();
         }
+    }
+
+    /// The part of `b` that may be tagged SACKed. With whole-segment tagging (Linux
+    /// `tcp_match_skb_to_sack`: a segment of one MSS is SACKed only when a block covers
+    /// all of it) `b` shrinks to the segments it covers entirely; `None` if none. RFC 6675
+    /// counts octets, so otherwise every octet of `b` is tagged (edges split segments).
+    fn tag_range(&self, b: Range) -> Option<Range> {
+        if !self.whole_segments {
+            return Some(b);
+        }
+        let i = self.segs.partition_point(|s| s.end <= b.start);
+        let start = match self.segs.get(i) {
+            Some(s) if s.start < b.start => s.end,
+            Some(s) => s.start,
+            None => return None,
+        };
+        let j = self.segs.partition_point(|s| s.end <= b.end);
+        let end = match self.segs.get(j) {
+            Some(s) if s.start < b.end && s.end > b.end => s.start,
+            _ => b.end,
+        };
+        (start < end).then(|| Range::new(start, end))
     }
 
     fn mark_sacked(&mut self, p: Range) -> u64 {

@@ -170,9 +170,7 @@ impl Sender {
                 self.on_ack_recovery(now, acked.bytes, delivered, is_dup);
             }
             RecoveryState::Loss => {
-                if acked.bytes > 0 {
-                    self.grow_cwnd(now, acked.bytes, prior.flight);
-                }
+                self.grow_cwnd(now, acked.bytes, delivered, prior.flight);
                 self.frto_check_room(now);
                 if self.sb.snd_una() >= self.recovery_point {
                     self.state = RecoveryState::Open;

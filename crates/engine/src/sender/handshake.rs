@@ -16,9 +16,7 @@ impl Sender {
         };
         self.mss = u64::from(self.cfg.mss).min(peer_mss).max(1);
         self.sack_ok = self.cfg.sack && peer.sack_permitted;
-        // RACK keeps the transmit-time order only when it can run (it needs SACK).
-        self.sb
-            .set_time_order(self.cfg.loss_detection.is_rack() && self.sack_ok);
+        self.configure_scoreboard();
         self.ts_ok = self.cfg.timestamps && peer.timestamps && ts.is_some();
         self.peer_window_scale = peer.window_scale;
         if let Some(ts) = ts {

@@ -6,7 +6,6 @@
 
 use super::ack::Prior;
 use super::Sender;
-use crate::cc::CongestionOps;
 use crate::config::Probe;
 use crate::event::EventKind;
 use crate::packet::{Ack, ProbeKind, Range, Transmit, Why};
@@ -236,10 +235,7 @@ impl Sender {
     fn tlp_loss_response(&mut self, now: Instant, prior: Prior) {
         self.stats.loss_probe_recovery += 1;
         let flight = prior.flight.max(self.sb.flight_size());
-        self.ssthresh = self
-            .cc
-            .ssthresh(now, &self.window(), flight)
-            .max(2 * self.mss);
+        self.reduce_ssthresh(now, flight);
         self.cwnd = self.ssthresh.max(self.mss);
         self.emit(
             now,

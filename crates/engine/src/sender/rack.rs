@@ -4,6 +4,7 @@
 //! `tcp_rack_reo_timeout`), and the RTO's marks (§6.3).
 
 use super::{RecoveryState, Sender};
+use crate::config::Flavour;
 use crate::detect::rack::{ReoInputs, Variant};
 use crate::event::{Event, EventKind, LossDetector};
 use crate::packet::{Range, Why};
@@ -88,6 +89,11 @@ impl Sender {
         {
             let prior = self.prior();
             self.enter_recovery(now, Why::RackRetransmit, prior);
+            if self.cfg.flavour == Flavour::Linux {
+                // Linux `tcp_rack_reo_timeout`: `tcp_cwnd_reduction(sk, 1, lost, 0)` at
+                // once, one segment counted as delivered.
+                self.reduce_on_ack(0, self.mss, false, lost);
+            }
         }
         match self.rack_wait.take() {
             Some(wait) if self.rack.variant == Variant::Rfc8985 => self.arm_reo_timer(now, wait),

@@ -7,7 +7,7 @@
 use super::ack::Prior;
 use super::{Conn, RecoveryState, Sender};
 use crate::cc::CongestionOps;
-use crate::config::LossDetection;
+use crate::config::{Flavour, LossDetection};
 use crate::detect::{dupthresh, fack, reordering};
 use crate::event::{Event, EventKind, LossDetector};
 use crate::packet::Why;
@@ -48,9 +48,7 @@ impl Sender {
                 }
             }
         }
-        if acked > 0 {
-            self.grow_cwnd(now, acked, prior.flight);
-        }
+        self.grow_cwnd(now, acked, delivered, prior.flight);
         self.state = if self.sb.sacked_bytes() > 0 || self.dupacks > 0 {
             RecoveryState::Disorder
         } else {
@@ -95,7 +93,13 @@ impl Sender {
     }
 
     /// The reducer's answer to one ACK in recovery becomes cwnd.
-    fn reduce_on_ack(&mut self, acked: u64, delivered: u64, dupack: bool, newly_lost: u64) {
+    pub(super) fn reduce_on_ack(
+        &mut self,
+        acked: u64,
+        delivered: u64,
+        dupack: bool,
+        newly_lost: u64,
+    ) {
         let a = RecoveryAck {
             delivered,
             acked,
@@ -168,25 +172,53 @@ impl Sender {
         }
     }
 
-    pub(super) fn grow_cwnd(&mut self, now: Instant, acked: u64, prior_flight: u64) {
-        // Grow only when the window was in use (RFC 7661's spirit; Linux
-        // `tcp_is_cwnd_limited`), so an application-limited sender does not inflate cwnd.
-        if prior_flight.saturating_mul(2) < self.cwnd {
+    /// Growth outside fast recovery on an ACK that acknowledged `acked` bytes cumulatively
+    /// and delivered `delivered` (RFC 6937 DeliveredData).
+    ///
+    /// RFC flavour: RFC 5681 grows on ACKs of new data by the bytes they acknowledge, only
+    /// while the window was in use (half the window in flight, in RFC 7661's spirit).
+    /// Linux flavour: `tcp_cong_control` passes the newly delivered segments (`acked_sacked`:
+    /// what was SACKed earlier is not counted again) on ACKs of new data
+    /// (`tcp_may_raise_cwnd`: any forward progress once reordering was raised), while
+    /// `tcp_is_cwnd_limited`.
+    pub(super) fn grow_cwnd(
+        &mut self,
+        now: Instant,
+        acked: u64,
+        delivered: u64,
+        prior_flight: u64,
+    ) {
+        let (amount, used) = match self.cfg.flavour {
+            Flavour::Rfc => (acked, prior_flight.saturating_mul(2) >= self.cwnd),
+            Flavour::Linux => {
+                let raised = self.reordering() > self.cfg.dupthresh;
+                let progress = acked > 0 || (raised && delivered > 0);
+                let in_ss = self.cwnd < self.ssthresh;
+                let amount = if progress { delivered } else { 0 };
+                (amount, self.cwnd_usage.is_cwnd_limited(self.cwnd, in_ss))
+            }
+        };
+        if amount == 0 || !used {
             return;
         }
         let mut w = self.window();
-        self.cc.on_ack(now, &mut w, acked, self.rtt.srtt());
+        self.cc.on_ack(now, &mut w, amount, self.rtt.srtt());
         self.cwnd = w.cwnd.max(self.mss);
+    }
+
+    /// A congestion event: ssthresh from the congestion control (at least 2·SMSS), which
+    /// then reduces its own state.
+    pub(super) fn reduce_ssthresh(&mut self, now: Instant, flight: u64) {
+        let w = self.window();
+        self.ssthresh = self.cc.ssthresh(now, &w, flight).max(2 * self.mss);
+        self.cc.on_congestion_event(now, &w);
     }
 
     /// RFC 6675 §5 step 4 / RFC 6582 §3.2 step 2; `why` names the head's retransmission.
     pub(super) fn enter_recovery(&mut self, now: Instant, why: Why, prior: Prior) {
         self.undo_begin(false); // "undo is a value": the state before the reduction
         let flight = self.sb.flight_size();
-        self.ssthresh = self
-            .cc
-            .ssthresh(now, &self.window(), flight)
-            .max(2 * self.mss);
+        self.reduce_ssthresh(now, flight);
         self.recovery_point = self.sb.snd_nxt();
         let entry = Entry {
             ssthresh: self.ssthresh,
@@ -283,8 +315,17 @@ impl Sender {
             open,
             self.sb.sacked_segs(),
         );
-        // RFC 5681 §3.1: ssthresh is held when the timer fires again for the same data.
-        let fresh = self.rtt.backoff_count() == 0 || self.state != RecoveryState::Loss;
+        let fresh = match self.cfg.flavour {
+            // RFC 5681 §3.1: ssthresh is held when the timer fires again for the same data.
+            Flavour::Rfc => self.rtt.backoff_count() == 0 || self.state != RecoveryState::Loss,
+            // Linux `tcp_enter_loss`: a new reduction only from Open/Disorder, after the
+            // previous episode's point, or in Loss before any timeout retransmission —
+            // an RTO during fast recovery keeps the recovery's ssthresh and undo marker.
+            Flavour::Linux => {
+                open || self.sb.snd_una() >= self.recovery_point
+                    || (self.state == RecoveryState::Loss && !repeated)
+            }
+        };
         // Undo is a value: a timeout that starts a reduction saves the state before it;
         // one during fast recovery or repeating for the same data joins that episode.
         let in_recovery = matches!(self.state, RecoveryState::Recovery | RecoveryState::Loss);
@@ -294,11 +335,7 @@ impl Sender {
             self.undo_join_timeout();
         }
         if fresh {
-            let flight = self.sb.flight_size();
-            self.ssthresh = self
-                .cc
-                .ssthresh(now, &self.window(), flight)
-                .max(2 * self.mss);
+            self.reduce_ssthresh(now, self.sb.flight_size());
         }
         self.cc.on_timeout(now);
         if self.rack_active() {

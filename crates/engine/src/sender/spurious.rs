@@ -7,7 +7,6 @@
 //! delivered is resent, the recovery state left, the RTO adapted.
 
 use super::{RecoveryState, Sender};
-use crate::cc::CongestionOps;
 use crate::config::{Probe, RtoAdaptation, SpuriousDetection, SpuriousResponse};
 use crate::event::{EventKind, SpuriousSignal};
 use crate::packet::{Range, Transmit, Why};
@@ -103,6 +102,7 @@ impl Sender {
     pub(super) fn undo_begin(&mut self, timeout: bool) {
         let s = Snapshot {
             cwnd: self.cwnd,
+            cc: self.cc,
             ssthresh: self.ssthresh,
             una: self.sb.snd_una(),
             high: self.sb.snd_nxt(),
@@ -426,8 +426,11 @@ impl Sender {
             self.stats.spurious_rtos += 1;
         }
         let response = self.cfg.spurious_response;
+        // Linux `tcp_undo_cwnd_reduction`: the algorithm rolls back to the checkpoint and
+        // cwnd is max(cwnd, prior_cwnd) (`tcp_reno_undo_cwnd`).
         let undo_cwnd = if undo::restores_cc(response) && s.restorable {
-            self.cc.undo_cwnd(&self.window())
+            self.cc = s.cc;
+            self.cwnd.max(s.cwnd)
         } else {
             self.cwnd
         };

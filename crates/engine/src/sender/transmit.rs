@@ -154,7 +154,13 @@ impl Sender {
             };
             if let Some(seg) = first {
                 self.forced_transmit = true;
-                return Some(self.retransmit(now, seg, self.fast_rexmit_why));
+                let t = self.retransmit(now, seg, self.fast_rexmit_why);
+                // RFC 6675 §5 step (4.3): HighRxt and RescueRxt both become the last
+                // octet retransmitted, "to prevent … a premature rescue retransmission".
+                if self.cfg.rescue_retransmit {
+                    self.sb.rescue_rxt = Some(seg.end - 1);
+                }
+                return Some(t);
             }
         }
         let room = self.reducer.quota(
@@ -232,6 +238,9 @@ impl Sender {
         }
         let len = self.mss.min(avail).min(rwnd_room);
         if len == 0 || len > room {
+            if len > 0 && why == Why::New {
+                self.note_window_use(true);
+            }
             return None;
         }
         // Sender silly-window avoidance (RFC 9293 §3.8.6.2.1, Linux tcp_snd_wnd_test): do
@@ -250,7 +259,14 @@ impl Sender {
         let fin = self.closed && end == self.app_written;
         self.fin_sent |= fin;
         self.sb.on_send_new(now, Range::new(start, end), psh, fin);
+        self.note_window_use(self.sb.flight_size() >= self.cwnd);
         Some(self.segment(now, Range::new(start, end), why, psh, fin))
+    }
+
+    /// Linux `tcp_cwnd_validate` after new data went out or cwnd stopped it.
+    fn note_window_use(&mut self, cwnd_limited: bool) {
+        let (una, nxt, flight) = (self.sb.snd_una(), self.sb.snd_nxt(), self.sb.flight_size());
+        self.cwnd_usage.on_send(una, nxt, flight, cwnd_limited);
     }
 
     /// A FIN on its own when `close` came after the last byte was sent (RFC 9293 §3.10.4).

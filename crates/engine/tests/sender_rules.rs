@@ -1,0 +1,198 @@
+//! Rules from the RFC texts and from Linux's functions that an outside review (issue 10 §2)
+//! found the sender breaking: one test per rule, named after it, each with the exact
+//! numbers the rule gives.
+
+mod common;
+use common::*;
+use lossrec::config::{CongestionControl, Flavour, LossDetection, Probe, Reduction};
+use lossrec::reduce::Reducer;
+use lossrec::timer::TimerKind;
+use lossrec::{Config, RecoveryState, Sender, Why};
+
+/// `c` with the test MSS, no handshake, no timestamps.
+fn plain(mut c: Config) -> Config {
+    c.mss = MSS as u16;
+    c.handshake = false;
+    c.timestamps = false;
+    c
+}
+
+/// `segments` written at 0 and sent; segment 0 ACKed at 100 ms (SRTT 100 ms).
+fn started(c: Config, segments: u64) -> Sender {
+    let mut s = Sender::new(c, ms(0)).unwrap();
+    s.write(ms(0), segments * MSS);
+    drain(&mut s, ms(0));
+    on_ack(&mut s, ms(100), ack(MSS));
+    s
+}
+
+fn prr_delivered(s: &Sender) -> u64 {
+    match s.reducer() {
+        Reducer::Prr(p) => p.prr_delivered(),
+        _ => panic!("not PRR"),
+    }
+}
+
+/// RFC 6675 §5 step (4.3): the fast retransmission sets HighRxt *and* RescueRxt to its
+/// last octet, "to prevent … a premature rescue retransmission": with nothing else to
+/// send and pipe < cwnd right after it, NextSeg rule 4 must not resend the head.
+#[test]
+fn rfc6675_rescue_rxt_set_at_fast_retransmit() {
+    for preset in [Config::rfc(), Config::newreno_sack()] {
+        let mut s = sender_with(plain(preset), 4);
+        assert_eq!(sent(&mut s, ms(0)).len(), 4);
+        on_ack(&mut s, ms(100), sack_segs(0, 1, 2));
+        on_ack(&mut s, ms(101), sack_segs(0, 1, 3));
+        let out = on_ack(&mut s, ms(102), sack_segs(0, 1, 4));
+        assert_eq!(out, vec![(0, Why::FastRetransmit)], "one copy of the head");
+        assert_eq!(s.scoreboard().rescue_rxt, Some(MSS - 1));
+    }
+    // Linux never had the rescue retransmission (NextSeg rule 4).
+    assert!(!Config::linux_classic().rescue_retransmit);
+}
+
+/// Linux `tcp_match_skb_to_sack`: SACK tags whole segments. A block covering only part
+/// of the last segment SACKs nothing, so RACK starts no recovery: a TLP goes out at the
+/// PTO, and the connection stays Open.
+#[test]
+fn partial_segment_sack_tags_nothing() {
+    for preset in [Config::linux(), Config::rack_tlp()] {
+        let mut s = started(plain(preset.clone()), 10);
+        let out = on_ack(&mut s, ms(150), sack(MSS, &[(10 * MSS - 1, 10 * MSS)]));
+        assert!(out.is_empty(), "{}: {out:?}", preset.preset);
+        assert_eq!(s.scoreboard().sacked_bytes(), 0, "{}", preset.preset);
+        assert_eq!(s.state(), RecoveryState::Open, "{}", preset.preset);
+        assert_eq!(
+            s.timer_kind(),
+            Some(TimerKind::LossProbe),
+            "{}",
+            preset.preset
+        );
+        // The whole segment SACKed later is tagged (the cache held nothing partial).
+        on_ack(&mut s, ms(151), sack(MSS, &[(9 * MSS, 10 * MSS)]));
+        assert_eq!(s.scoreboard().sacked_bytes(), MSS, "{}", preset.preset);
+        assert_eq!(s.scoreboard().flight_size(), 9 * MSS);
+    }
+}
+
+/// Linux `tcp_rack_reo_timeout`: recovery entered by the reorder timer runs
+/// `tcp_cwnd_reduction(sk, 1, …)` at once: prr_delivered = 1 segment and cwnd =
+/// in flight + sndcnt (here nothing is in flight: 1 segment).
+#[test]
+fn reo_timeout_recovery_runs_the_reduction_step() {
+    let mut s = started(plain(Config::linux()), 10);
+    on_ack(&mut s, ms(150), sack(MSS, &[(9 * MSS, 10 * MSS)]));
+    assert_eq!(s.timer_kind(), Some(TimerKind::ReoTimeout));
+    let at = s.poll_timeout().unwrap();
+    s.on_timeout(at);
+    assert_eq!(s.state(), RecoveryState::Recovery);
+    assert_eq!(prr_delivered(&s), MSS);
+    assert_eq!(s.pipe(), 0);
+    assert_eq!(s.cwnd(), MSS, "in flight (0) + sndcnt (1)");
+    assert_eq!(sent(&mut s, at), vec![(1, Why::RackRetransmit)]);
+}
+
+/// Linux `tcp_slow_start` + `tcp_is_cwnd_limited`: IW10, ten segments, one ACK per two
+/// segments: slow start grows by the delivered segments while cwnd < 2·max_packets_out,
+/// so the flow ends with cwnd 20 (RFC 3465 with the engine's old half-flight test: 14).
+#[test]
+fn linux_slow_start_grows_to_twice_max_packets_out() {
+    for cc in [CongestionControl::Cubic, CongestionControl::RenoLinux] {
+        let mut c = plain(Config::linux());
+        c.cc = cc;
+        let mut s = sender_with(c, 10);
+        assert_eq!(sent(&mut s, ms(0)).len(), 10);
+        for i in 1..=5 {
+            on_ack(&mut s, ms(100 + i), ack(2 * i * MSS));
+        }
+        assert_eq!(s.cwnd(), 20 * MSS, "{cc}");
+    }
+}
+
+/// Linux slow start counts delivered segments once (`acked_sacked` in
+/// `tcp_cong_control`): a SACK-only ACK does not raise cwnd (`tcp_may_raise_cwnd` wants
+/// FLAG_DATA_ACKED while reordering is at its default), and the cumulative ACK that later
+/// covers SACKed segments counts only the segment it newly delivered.
+#[test]
+fn linux_slow_start_counts_sacked_segments_once() {
+    let mut c = plain(Config::linux());
+    c.initial_cwnd = 4;
+    let mut s = sender_with(c, 100);
+    assert_eq!(sent(&mut s, ms(0)).len(), 4);
+    let out = on_ack(&mut s, ms(100), ack(MSS)); // SRTT and min_rtt 100 ms
+    assert_eq!(s.cwnd(), 5 * MSS);
+    assert_eq!(out.len(), 2); // segments 4 and 5
+                              // Segments 2-3 SACKed at 200 ms; segment 1 is within RACK's reordering window.
+    on_ack(&mut s, ms(200), sack(MSS, &[(2 * MSS, 4 * MSS)]));
+    assert_eq!(s.state(), RecoveryState::Disorder);
+    assert_eq!(s.cwnd(), 5 * MSS, "no growth on a SACK-only ACK");
+    // Segment 1 arrives late: the ACK covers 1-3, but only segment 1 is newly delivered
+    // (ABC would add 2 segments for the 3 acknowledged).
+    on_ack(&mut s, ms(201), ack(4 * MSS));
+    assert_eq!(s.cwnd(), 6 * MSS);
+}
+
+/// RFC 3465 §2.3: "L = 1·SMSS … during slow start following a retransmission timeout".
+#[test]
+fn rfc3465_abc_limit_one_after_rto() {
+    let mut c = cfg();
+    c.limited_transmit = false;
+    let mut s = sender_with(c, 40);
+    assert_eq!(sent(&mut s, ms(0)).len(), 10);
+    on_ack(&mut s, ms(100), ack(MSS)); // SRTT 100 ms; cwnd 11
+    drain(&mut s, ms(100));
+    let rto = s.poll_timeout().unwrap();
+    s.on_timeout(rto);
+    assert_eq!(s.cwnd(), MSS);
+    assert_eq!(sent(&mut s, rto), vec![(1, Why::RtoRetransmit)]);
+    // A stretch ACK for three segments after the timeout: cwnd grows by one SMSS only.
+    on_ack(
+        &mut s,
+        rto + lossrec::Duration::from_millis(100),
+        ack(4 * MSS),
+    );
+    assert_eq!(s.cwnd(), 2 * MSS);
+}
+
+/// Linux `tcp_enter_loss`: an RTO during fast recovery keeps the recovery's ssthresh (it
+/// is not lowered a second time), and a later full undo restores cwnd and ssthresh as
+/// they were before the first reduction — for Reno and CUBIC alike.
+#[test]
+fn rto_in_recovery_keeps_ssthresh_and_undo_restores_all() {
+    for cc in [CongestionControl::RenoLinux, CongestionControl::Cubic] {
+        let mut c = plain(Config::linux());
+        c.cc = cc;
+        c.initial_cwnd = 20;
+        c.probe = Probe::None;
+        let mut s = sender_with(c, 20);
+        assert_eq!(sent(&mut s, ms(0)).len(), 20);
+        let (cwnd0, ssthresh0) = (s.cwnd(), s.ssthresh());
+        // Segment 0 missing, 1-4 SACKed: recovery (rack-linux with dupthresh evidence).
+        for i in 2..=5 {
+            on_ack(&mut s, ms(100), sack(0, &[(MSS, i * MSS)]));
+        }
+        if s.state() != RecoveryState::Recovery {
+            let at = s.poll_timeout().unwrap();
+            s.on_timeout(at);
+        }
+        assert_eq!(s.state(), RecoveryState::Recovery, "{cc}");
+        drain(&mut s, ms(100));
+        let ssthresh1 = s.ssthresh();
+        assert!(ssthresh1 < cwnd0);
+        let rto = s.poll_timeout().unwrap();
+        s.on_timeout(rto);
+        assert_eq!(s.state(), RecoveryState::Loss, "{cc}");
+        assert_eq!(s.ssthresh(), ssthresh1, "{cc}: not lowered a second time");
+        // Everything was delivered after all: a DSACK for each of the two retransmissions
+        // of segment 0 (fast and timeout) proves it (Linux `undo_retrans` reaches 0).
+        assert_eq!(drain(&mut s, rto).len(), 1);
+        for dt in [100, 101] {
+            let at = rto + lossrec::Duration::from_millis(dt);
+            on_ack(&mut s, at, sack(20 * MSS, &[(0, MSS)]));
+        }
+        assert_eq!((s.cwnd(), s.ssthresh()), (cwnd0, ssthresh0), "{cc}");
+        let _ = Flavour::Linux;
+        let _ = LossDetection::RackLinux;
+        let _ = Reduction::PrrLinux;
+    }
+}
