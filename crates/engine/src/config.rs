@@ -75,8 +75,8 @@ axis!(
         /// the last probe, PTO = 2·SRTT (+ TLP.max_ack_delay with one segment out), then
         /// always the RTO; §7.4 decides from the probe's ACK whether it masked a loss.
         Tlp = "tlp",
-        /// Linux's TLP (`tcp_early_retrans` 3 or 4; digest §9.3): PTO = 2·SRTT + 200 ms
-        /// with one packet out, else + 2 ms (2 jiffies); allowed in Open and CWR; no
+        /// Linux's TLP (`tcp_early_retrans` 3 or 4; digest §9.3): PTO = 2·SRTT + rto_min
+        /// (`min_rto`) with one packet out, else + 2 ms (2 jiffies); allowed in Open and CWR; no
         /// RTT-sample rule; a retransmitted probe is not counted in flight.
         TlpLinux = "tlp-linux",
     }
@@ -267,8 +267,8 @@ pub struct Config {
     /// sends more than one; RFC 8985 and Linux send one per episode.
     pub tlp_max_probes: u32,
     /// The delayed-ACK allowance added to the PTO when one segment is outstanding: the
-    /// draft's WCDelAckT (§2.1, RECOMMENDED 200 ms), RFC 8985's TLP.max_ack_delay (§7.2),
-    /// Linux's TCP_RTO_MIN allowance.
+    /// draft's WCDelAckT (§2.1, RECOMMENDED 200 ms), RFC 8985's TLP.max_ack_delay (§7.2).
+    /// `tlp-linux` adds `min_rto` instead (`tcp_rto_min(sk)` in `tcp_schedule_loss_probe`).
     pub tlp_max_ack_delay: Duration,
     /// Probe in fast recovery too (seed 001 slide 18's proposal, "need to update draft-02
     /// to probe in recovery"; RFC 8985 §7.2 and Linux do not): a PTO with no ACK in

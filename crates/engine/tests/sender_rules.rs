@@ -196,3 +196,34 @@ fn rto_in_recovery_keeps_ssthresh_and_undo_restores_all() {
         let _ = Reduction::PrrLinux;
     }
 }
+
+/// RFC 8985 §7.3: after the probe the RTO is re-armed one RTO from now.
+#[test]
+fn rfc8985_rto_after_probe_from_now() {
+    let mut c = plain(Config::rack_tlp());
+    c.min_rto = lossrec::Duration::from_millis(200);
+    let mut s = started(c, 4);
+    let pto = s.poll_timeout().unwrap();
+    assert_eq!(pto, ms(300));
+    s.on_timeout(pto);
+    assert_eq!(sent(&mut s, pto).len(), 1);
+    let rto = s.rtt().rto();
+    assert_eq!(s.timer_kind(), Some(TimerKind::Rto));
+    assert_eq!(s.poll_timeout(), Some(pto + rto));
+}
+
+/// Linux `tcp_schedule_loss_probe`: with one packet out the PTO is 2·SRTT +
+/// `tcp_rto_min(sk)` — the route's rto_min, not a separate max-ACK-delay constant.
+#[test]
+fn tlp_linux_one_packet_term_is_rto_min() {
+    let mut c = plain(Config::linux());
+    c.min_rto = lossrec::Duration::from_millis(40);
+    c.tlp_max_ack_delay = lossrec::Duration::from_millis(200);
+    let mut s = started(c, 2); // one segment left out after the first ACK
+    assert_eq!(s.timer_kind(), Some(TimerKind::LossProbe));
+    let srtt = s.rtt().srtt().unwrap();
+    assert_eq!(
+        s.poll_timeout(),
+        Some(ms(100) + 2 * srtt + lossrec::Duration::from_millis(40))
+    );
+}

@@ -128,12 +128,13 @@ impl Sender {
             Probe::TlpLinux => self.sb.len() == 1,
             _ => self.sb.flight_size() <= self.mss,
         };
-        let Some(pto) = probe::pto(
-            self.cfg.probe,
-            self.rtt.srtt(),
-            one_segment,
-            self.cfg.tlp_max_ack_delay,
-        ) else {
+        // The one-segment allowance: the draft's WCDelAckT, RFC 8985's TLP.max_ack_delay;
+        // Linux adds `tcp_rto_min(sk)` (`tcp_schedule_loss_probe`).
+        let ack_delay = match self.cfg.probe {
+            Probe::TlpLinux => self.cfg.min_rto,
+            _ => self.cfg.tlp_max_ack_delay,
+        };
+        let Some(pto) = probe::pto(self.cfg.probe, self.rtt.srtt(), one_segment, ack_delay) else {
             return false;
         };
         let at = probe::deadline(now, pto, self.rto_expiry(now, advancing));
