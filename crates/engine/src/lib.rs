@@ -59,14 +59,9 @@
 //!
 //! ## Worked examples
 //!
-//! [`vectors`] regenerates the per-ACK tables of RFC 6937 §3.1, RFC 9937 §8 and the PRR
-//! paper (seed 003) from a real [`Sender`], next to the published tables; and
-//! [`vectors::tail`] the tail-loss examples (the TLP draft's §2.1 example and §4.2
-//! taxonomy, RFC 8985's Figure 1, §3.5 and §9.3, seed 001's timelines) on a scripted
-//! path ([`vectors::path`]); [`vectors::timeouts`] the timeout examples (RFC 7765's timer
-//! and seed 002's tail loss, RFC 5682 and RFC 3522 spurious and genuine timeouts, RFC
-//! 4015's response steps, seed 004's responses and RTO adaptations, Linux's F-RTO after a
-//! TLP whose probe is DSACKed).
+//! The RFC and seed worked examples are regenerated from a real [`Sender`] by the
+//! `lossrec-testkit` crate (`crates/testkit`), which also holds the test harnesses: this
+//! crate is only the engine.
 
 pub mod cc;
 pub mod config;
@@ -84,7 +79,6 @@ pub mod sender;
 pub mod stats;
 pub mod time;
 pub mod timer;
-pub mod vectors;
 
 pub use config::{Config, ConfigError, PRESETS};
 pub use event::{Event, EventKind, LossDetector, ReorderSignal, SpuriousSignal};

@@ -63,7 +63,7 @@ fn cube_root_is_accurate() {
 
 #[test]
 fn multiplicative_decrease_uses_beta_on_cwnd() {
-    let mut c = Cubic::default();
+    let c = Cubic::default();
     // Linux cwnd*717 >> 10 and RFC β = 0.7 agree: 10 → 7, 20 → 14 segments.
     assert_eq!(c.ssthresh(at(0), &win(seg(10), u64::MAX), 0), seg(7));
     assert_eq!(c.ssthresh(at(0), &win(seg(20), u64::MAX), 0), seg(14));

@@ -70,7 +70,7 @@ fn congestion_avoidance_adds_one_smss_per_cwnd_of_bytes() {
 
 #[test]
 fn ssthresh_is_half_the_flight_size_at_least_two_smss() {
-    let mut r = Reno::default();
+    let r = Reno::default();
     let w = win(30_000, u64::MAX);
     // RFC 5681 eq. (4): max(FlightSize / 2, 2·SMSS), from FlightSize, not cwnd.
     assert_eq!(r.ssthresh(T, &w, 20_000), 10_000);

@@ -2,138 +2,13 @@
 //! test: every byte is delivered, in order, under any loss rate below 100% on either
 //! direction, and nothing panics (the debug invariants run after every handler).
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use lossrec::config::{
     CongestionControl, EarlyRetransmit, LossDetection, Probe, Reduction, RtoAdaptation, RtoTimer,
     SpuriousDetection, SpuriousResponse,
 };
-use lossrec::{Ack, Config, Duration, Instant, Receiver, ReceiverConfig, Segment, Sender};
+use lossrec::{Config, Duration, Instant, ReceiverConfig};
+use lossrec_testkit::pair::{transfer, RandomPath as Path};
 use proptest::prelude::*;
-
-enum Pkt {
-    Data(Segment),
-    Ack(Ack),
-}
-
-/// A small deterministic RNG (SplitMix64) so the test needs no dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn chance(&mut self, p: f64) -> bool {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64 * 1.0 < p
-    }
-}
-
-struct Path {
-    data_loss: f64,
-    ack_loss: f64,
-    reorder: f64,
-    delay: Duration,
-    /// Chance that an ACK is held 1.5 s (a delay spike: spurious timeouts).
-    ack_spike: f64,
-}
-
-/// Runs one transfer; returns (bytes delivered, finish time).
-fn transfer(
-    cfg: Config,
-    rcfg: ReceiverConfig,
-    bytes: u64,
-    path: &Path,
-    seed: u64,
-) -> (u64, Instant) {
-    let mut rng = Rng(seed);
-    let mut s = Sender::new(cfg, Instant::ZERO).unwrap();
-    let mut r = Receiver::new(rcfg, Instant::ZERO);
-    s.write(Instant::ZERO, bytes);
-    s.close(Instant::ZERO);
-    let mut q: BinaryHeap<Reverse<(Instant, u64, usize)>> = BinaryHeap::new();
-    let mut pkts: Vec<Option<Pkt>> = Vec::new();
-    let mut n = 0u64;
-    let mut now = Instant::ZERO;
-    let limit = Instant::from_secs_f64(200_000.0);
-    let mut sent_high = 0u64;
-    loop {
-        while let Some(t) = s.poll_transmit(now) {
-            // Never a "retransmission" of data not sent before; new data in order.
-            if t.why.is_retransmission() {
-                assert!(t.range.end <= sent_high, "retransmitted unsent data {t:?}");
-            } else if !t.range.is_empty() {
-                assert_eq!(t.range.start, sent_high, "{t:?}");
-                sent_high = t.range.end;
-            }
-            assert!(s.cwnd() >= s.mss());
-            if !rng.chance(path.data_loss) || t.syn.is_some() && rng.chance(0.5) {
-                let extra = if rng.chance(path.reorder) {
-                    path.delay * 3
-                } else {
-                    Duration::ZERO
-                };
-                pkts.push(Some(Pkt::Data(t.segment())));
-                q.push(Reverse((now + path.delay + extra, n, pkts.len() - 1)));
-                n += 1;
-            }
-        }
-        while let Some(a) = r.poll_ack(now) {
-            if !rng.chance(path.ack_loss) {
-                let spike = if rng.chance(path.ack_spike) {
-                    Duration::from_millis(1500)
-                } else {
-                    Duration::ZERO
-                };
-                pkts.push(Some(Pkt::Ack(a)));
-                q.push(Reverse((now + path.delay + spike, n, pkts.len() - 1)));
-                n += 1;
-            }
-        }
-        if s.is_finished() {
-            return (r.delivered(), now);
-        }
-        let next_pkt = q.peek().map(|Reverse((t, _, _))| *t);
-        let deadlines = [next_pkt, s.poll_timeout(), r.poll_timeout()];
-        let next = deadlines
-            .iter()
-            .flatten()
-            .min()
-            .copied()
-            .expect("something must be pending");
-        if next > limit {
-            eprintln!(
-                "STUCK una={} nxt={} state={:?} cwnd={} timer={:?} stats={:?}",
-                s.snd_una(),
-                s.snd_nxt(),
-                s.state(),
-                s.cwnd(),
-                s.poll_timeout(),
-                s.stats()
-            );
-        }
-        assert!(
-            next <= limit,
-            "transfer did not finish: delivered {}",
-            r.delivered()
-        );
-        now = now.max(next);
-        if next_pkt == Some(next) {
-            let Reverse((_, _, i)) = q.pop().unwrap();
-            match pkts[i].take().unwrap() {
-                Pkt::Data(seg) => r.on_segment(now, &seg),
-                Pkt::Ack(a) => s.on_ack(now, &a),
-            }
-        } else if s.poll_timeout() == Some(next) {
-            s.on_timeout(now);
-        } else {
-            r.on_timeout(now);
-        }
-    }
-}
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(120))]
@@ -161,7 +36,7 @@ proptest! {
         };
         let bytes = segments * u64::from(cfg.mss) - 7;
         let path = Path { data_loss, ack_loss, reorder, delay: Duration::from_millis(20), ack_spike: 0.0 };
-        let (delivered, _) = transfer(cfg, rcfg, bytes, &path, seed);
+        let delivered = transfer(cfg, rcfg, bytes, &path, seed).delivered;
         prop_assert_eq!(delivered, bytes);
     }
 }
@@ -277,7 +152,7 @@ proptest! {
         };
         let bytes = segments * u64::from(cfg.mss) - 7;
         let path = Path { data_loss, ack_loss, reorder, delay: Duration::from_millis(20), ack_spike };
-        let (delivered, _) = transfer(cfg, rcfg, bytes, &path, seed);
+        let delivered = transfer(cfg, rcfg, bytes, &path, seed).delivered;
         prop_assert_eq!(delivered, bytes);
     }
 }
@@ -294,8 +169,8 @@ fn every_preset_delivers() {
             ack_spike: 0.02,
         };
         for seed in 0..20 {
-            let (delivered, _) =
-                transfer(p.config(), ReceiverConfig::default(), 50_000, &path, seed);
+            let delivered =
+                transfer(p.config(), ReceiverConfig::default(), 50_000, &path, seed).delivered;
             assert_eq!(delivered, 50_000, "{}", p.name);
         }
     }
@@ -311,7 +186,8 @@ fn clean_path_takes_two_round_trips() {
         delay: Duration::from_millis(50),
         ack_spike: 0.0,
     };
-    let (delivered, t) = transfer(Config::rfc(), ReceiverConfig::default(), 14_480, &path, 1);
+    let o = transfer(Config::rfc(), ReceiverConfig::default(), 14_480, &path, 1);
+    let (delivered, t) = (o.delivered, o.finish);
     assert_eq!(delivered, 14_480);
     // SYN/SYN-ACK (100 ms) + data and its ACK (100 ms).
     assert_eq!(t, Instant::from_millis(200));

@@ -219,7 +219,7 @@ fn tlp_linux_one_packet_term_is_rto_min() {
     let mut c = plain(Config::linux());
     c.min_rto = lossrec::Duration::from_millis(40);
     c.tlp_max_ack_delay = lossrec::Duration::from_millis(200);
-    let mut s = started(c, 2); // one segment left out after the first ACK
+    let s = started(c, 2); // one segment left out after the first ACK
     assert_eq!(s.timer_kind(), Some(TimerKind::LossProbe));
     let srtt = s.rtt().srtt().unwrap();
     assert_eq!(

@@ -4,7 +4,7 @@
 //! 22); RecoverFS = 22 − 2 (SACKed before the triggering ACK) = 20 by §6.1.
 
 use lossrec::config::Reduction;
-use lossrec::vectors::{self, published::*};
+use lossrec_testkit::vectors::{self, published::*};
 
 fn strs(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()

@@ -9,7 +9,7 @@
 //! FlightSize 22 / 2) and is not used.
 
 use lossrec::config::Reduction;
-use lossrec::vectors::{self, published::*};
+use lossrec_testkit::vectors::{self, published::*};
 
 #[test]
 fn rfc3517_and_rate_halving_tables() {

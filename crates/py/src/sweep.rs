@@ -31,13 +31,8 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
     h
 }
 
-/// SplitMix64's output function: a bijective mix of all 64 bits.
-pub fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+/// SplitMix64's output function (the one seeded RNG's mix, `lossrec-testkit`).
+pub use lossrec_testkit::rng::mix64 as splitmix64;
 
 /// The seed of repetition `rep` of the point with canonical override string `key`.
 pub fn derive_seed(base: u64, key: &str, rep: u64) -> u64 {

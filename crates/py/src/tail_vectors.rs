@@ -1,4 +1,4 @@
-//! `_core.tail_vectors()`: the worked tail-loss examples of `lossrec::vectors::tail`
+//! `_core.tail_vectors()`: the worked tail-loss examples of `lossrec_testkit::vectors::tail`
 //! (seed 000 §2.1 and §4.2, RFC 8985 Fig. 1, §3.5 and §9.3, seed 001 slides 7 and 15-23)
 //! as plain Python data for `lossrec reproduce tlp` and `rack`.
 //!
@@ -9,9 +9,9 @@
 
 use lossrec::config::Reduction;
 use lossrec::packet::Transmit;
-use lossrec::vectors::path::Trace as PathTrace;
-use lossrec::vectors::tail;
 use lossrec_sim::trace::{DropCause, Trace as Jsonl};
+use lossrec_testkit::vectors::path::Trace as PathTrace;
+use lossrec_testkit::vectors::tail;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 

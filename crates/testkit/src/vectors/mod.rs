@@ -16,10 +16,10 @@ pub mod timeouts;
 
 use core::fmt;
 
-use crate::config::{Config, CongestionControl, Reduction};
-use crate::packet::{Ack, Range, Why};
-use crate::sender::Sender;
-use crate::time::Instant;
+use lossrec::config::{Config, CongestionControl, Reduction};
+use lossrec::packet::{Ack, Range, Why};
+use lossrec::time::Instant;
+use lossrec::Sender;
 
 const MSS: u64 = 1000;
 
@@ -198,7 +198,7 @@ fn run(title: &str, mut s: Sender, steps: Vec<Step>) -> Table {
             n => format!("{n}{c}"),
         };
         let (bound, prr_delivered, sndcnt, prr_out) = match s.reducer().prr() {
-            Some(p) if !write && s.state() == crate::RecoveryState::Recovery => (
+            Some(p) if !write && s.state() == lossrec::RecoveryState::Recovery => (
                 // The RFC marks the bound only where it let something go.
                 if p.sndcnt() > 0 && !p.bound().proportional {
                     p.bound().label()

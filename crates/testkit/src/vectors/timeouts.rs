@@ -11,10 +11,10 @@
 //! SACK, DSACK and timestamps unless said otherwise.
 
 use super::path::{run, Nth, Path, Trace};
-use crate::config::{Config, RtoTimer, SpuriousDetection, SpuriousResponse};
-use crate::packet::{Ack, Range};
-use crate::sender::Sender;
-use crate::time::{Duration, Instant};
+use lossrec::config::{Config, RtoTimer, SpuriousDetection, SpuriousResponse};
+use lossrec::packet::{Ack, Range};
+use lossrec::time::{Duration, Instant};
+use lossrec::Sender;
 
 /// Bytes per segment in these examples.
 pub const MSS: u64 = 1000;
@@ -329,12 +329,12 @@ pub fn seed004_responses() -> Vec<ResponseRow> {
             let s = run(&q).sender;
             (s.cwnd(), s.ssthresh())
         };
-        let when = |f: &dyn Fn(&crate::event::EventKind) -> bool| {
+        let when = |f: &dyn Fn(&lossrec::event::EventKind) -> bool| {
             trace.events.iter().find(|e| f(&e.kind)).map(|e| e.at)
         };
-        let rto = when(&|k| matches!(k, crate::event::EventKind::Rto { .. })).unwrap_or_default();
+        let rto = when(&|k| matches!(k, lossrec::event::EventKind::Rto { .. })).unwrap_or_default();
         let verdict =
-            when(&|k| matches!(k, crate::event::EventKind::Spurious { .. })).unwrap_or(rto);
+            when(&|k| matches!(k, lossrec::event::EventKind::Spurious { .. })).unwrap_or(rto);
         let drained = trace
             .acks
             .iter()
@@ -356,7 +356,7 @@ pub fn seed004_responses() -> Vec<ResponseRow> {
 /// One RTO adaptation of [`seed004_rto_adaptation`].
 #[derive(Clone, Debug)]
 pub struct AdaptationRow {
-    pub adaptation: crate::config::RtoAdaptation,
+    pub adaptation: lossrec::config::RtoAdaptation,
     /// Right after the verdict: the RTO (with backoff), the minimum RTO, the backoff count
     /// that samples keep, whether a reseed waits for the next sample (µs, µs, count, flag).
     pub rto_us: u64,
@@ -374,7 +374,7 @@ pub struct AdaptationRow {
 /// sample a first one (RFC 6298 §2.2); Back-off keeps the timeout's backoff (the RTO
 /// stays doubled through later samples); Min++ raises the minimum RTO from 1 s to 2 s.
 pub fn seed004_rto_adaptation() -> Vec<AdaptationRow> {
-    use crate::config::RtoAdaptation;
+    use lossrec::config::RtoAdaptation;
     RtoAdaptation::NAMES
         .iter()
         .map(|n| n.parse::<RtoAdaptation>().expect("valid name"))
@@ -387,7 +387,7 @@ pub fn seed004_rto_adaptation() -> Vec<AdaptationRow> {
             let verdict = trace
                 .events
                 .iter()
-                .find(|e| matches!(e.kind, crate::event::EventKind::Spurious { .. }))
+                .find(|e| matches!(e.kind, lossrec::event::EventKind::Spurious { .. }))
                 .map_or(Instant::ZERO, |e| e.at);
             let mut q = p.clone();
             q.until = verdict;
@@ -418,12 +418,12 @@ fn rfc4015_steps(p: &Path, trace: Trace, spike: Instant, late_write: Instant) ->
     let rto_at = trace
         .events
         .iter()
-        .find(|e| matches!(e.kind, crate::event::EventKind::Rto { .. }) && e.at > spike)
+        .find(|e| matches!(e.kind, lossrec::event::EventKind::Rto { .. }) && e.at > spike)
         .map_or(spike, |e| e.at);
     let verdict_at = trace
         .events
         .iter()
-        .find(|e| matches!(e.kind, crate::event::EventKind::Spurious { .. }))
+        .find(|e| matches!(e.kind, lossrec::event::EventKind::Spurious { .. }))
         .map_or(rto_at, |e| e.at);
     let before = at(rto_at - Duration::from_micros(1));
     let after = at(verdict_at);
@@ -434,7 +434,7 @@ fn rfc4015_steps(p: &Path, trace: Trace, spike: Instant, late_write: Instant) ->
         .or_else(|| before.undo_snapshot().and_then(|s| s.eifel));
     // Step 0 from the sender's own state before the timeout.
     let g = Duration::from_millis(10);
-    let step0 = crate::rto::eifel::Prev::new(
+    let step0 = lossrec::rto::eifel::Prev::new(
         before.flight_size(),
         before.ssthresh(),
         before.rtt().srtt(),

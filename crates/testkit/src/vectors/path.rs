@@ -7,12 +7,12 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::config::Config;
-use crate::event::Event;
-use crate::packet::{Ack, Range, Segment, Why};
-use crate::receiver::{Receiver, ReceiverConfig};
-use crate::sender::Sender;
-use crate::time::{Duration, Instant};
+use lossrec::config::Config;
+use lossrec::event::Event;
+use lossrec::packet::{Ack, Range, Segment, Why};
+use lossrec::receiver::{Receiver, ReceiverConfig};
+use lossrec::time::{Duration, Instant};
+use lossrec::Sender;
 
 /// The n-th transmission (1 = the original) of the segment that starts at `start`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -53,14 +53,14 @@ impl core::fmt::Display for Published {
 }
 
 /// Regenerates a table for a reduction.
-pub type Generator = fn(crate::config::Reduction) -> super::Table;
+pub type Generator = fn(lossrec::config::Reduction) -> super::Table;
 
 /// Every published table with the generator and reduction that regenerate it, for reports
 /// (`generator(reduction)` printed beside the published table).
-pub fn all() -> Vec<(Published, Generator, crate::config::Reduction)> {
+pub fn all() -> Vec<(Published, Generator, lossrec::config::Reduction)> {
     use super::{rfc6937_burst_loss as burst, rfc6937_single_loss as single};
     use super::{rfc9937_figure1 as fig1, rfc9937_figure2 as fig2};
-    use crate::config::Reduction as R;
+    use lossrec::config::Reduction as R;
     vec![
         (RFC6937_SINGLE_RFC6675, single, R::Rfc6675),
         (RFC6937_SINGLE_RATE_HALVING, single, R::RateHalving),

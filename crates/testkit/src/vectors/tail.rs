@@ -11,9 +11,9 @@
 use core::fmt;
 
 use super::path::{run, Nth, Path, Trace};
-use crate::config::{Config, CongestionControl, LossDetection, Probe, Reduction};
-use crate::event::EventKind;
-use crate::time::{Duration, Instant};
+use lossrec::config::{Config, CongestionControl, LossDetection, Probe, Reduction};
+use lossrec::event::EventKind;
+use lossrec::time::{Duration, Instant};
 
 /// Bytes per segment in these examples.
 pub const MSS: u64 = 1000;
@@ -108,14 +108,14 @@ fn taxonomy_row(n: u64, lost: u64) -> TaxonomyRow {
     let probe_at = trace
         .sent
         .iter()
-        .find(|s| matches!(s.why, crate::packet::Why::Probe(_)))
+        .find(|s| matches!(s.why, lossrec::packet::Why::Probe(_)))
         .map(|s| s.at);
     let after_probe = probe_at
         .and_then(|t| trace.acks.iter().find(|(at, _)| *at > t))
         .map(|(_, a)| {
             (0..n)
                 .map(|i| {
-                    let r = crate::packet::Range::new(i * MSS, (i + 1) * MSS);
+                    let r = lossrec::packet::Range::new(i * MSS, (i + 1) * MSS);
                     if r.end <= a.cumulative {
                         'A'
                     } else if a.sack_blocks().iter().any(|b| b.covers(&r)) {
