@@ -46,6 +46,9 @@ pub struct SentSeg {
     pub xmit_count: u32,
     pub first_sent: Instant,
     pub last_sent: Instant,
+    /// Its current transmission's place among all transmissions: orders what was sent at
+    /// one instant as a finer clock would (RACK's "sent after", RFC 8985 §6.2).
+    pub xmit_order: u64,
     pub psh: bool,
     pub fin: bool,
     /// Its current transmission's node in the transmit-time order (`u32::MAX` when not
@@ -121,6 +124,8 @@ pub struct Scoreboard {
     pub high_rxt: u64,
     /// RFC 6675 RescueRxt.
     pub rescue_rxt: Option<u64>,
+    /// Transmissions so far (the source of `SentSeg::xmit_order`).
+    xmit_counter: u64,
     /// SACK tags whole segments only (Linux), not octets (RFC 6675).
     whole_segments: bool,
     /// NextSeg rule 1 never needs to look below this offset again.
@@ -237,6 +242,7 @@ impl Scoreboard {
     /// Records the first transmission of `[start, end)`, which must begin at SND.NXT.
     pub fn on_send_new(&mut self, now: Instant, range: Range, psh: bool, fin: bool) {
         debug_assert_eq!(range.start, self.snd_nxt);
+        let xmit_order = self.next_xmit_order();
         self.segs.push_back(SentSeg {
             start: range.start,
             end: range.end,
@@ -247,6 +253,7 @@ impl Scoreboard {
             xmit_count: 1,
             first_sent: now,
             last_sent: now,
+            xmit_order,
             psh,
             fin,
             ts_node: NIL,
@@ -261,7 +268,9 @@ impl Scoreboard {
     /// Links segment `i`'s current transmission at the tail of the time order.
     fn link(&mut self, i: usize) {
         let s = &mut self.segs[i];
-        s.ts_node = self.tsorted.push_back(s.last_sent, s.start, s.end);
+        s.ts_node = self
+            .tsorted
+            .push_back(s.last_sent, s.xmit_order, s.start, s.end);
     }
 
     /// Segment `i` no longer counts for its transmission's node.
@@ -301,13 +310,20 @@ impl Scoreboard {
     /// Transmit bookkeeping shared by every retransmission (RFC 8985 §6.1).
     fn sent_again(&mut self, now: Instant, i: usize) {
         self.unlink(i);
+        let order = self.next_xmit_order();
         let s = &mut self.segs[i];
         s.ever_retrans = true;
         s.xmit_count += 1;
         s.last_sent = now;
+        s.xmit_order = order;
         if self.time_order && s.in_time_order() {
             self.link(i);
         }
+    }
+
+    fn next_xmit_order(&mut self) -> u64 {
+        self.xmit_counter += 1;
+        self.xmit_counter
     }
 
     /// Tag whole segments only (Linux `tcp_match_skb_to_sack`) instead of octets.

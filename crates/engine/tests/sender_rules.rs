@@ -227,3 +227,77 @@ fn tlp_linux_one_packet_term_is_rto_min() {
         Some(ms(100) + 2 * srtt + lossrec::Duration::from_millis(40))
     );
 }
+
+/// No false undo (RFC 3522 RetransmitTS, Linux `retrans_stamp`, `tcp_packet_delayed`):
+/// under pure random loss — no reordering, no delay variation, nothing delivered twice
+/// that was not retransmitted twice — no retransmission is ever spurious, so no preset
+/// may undo a reduction. The first-retransmission timestamp must survive while a
+/// retransmission is outstanding, even when a new recovery starts.
+#[test]
+fn no_undo_under_pure_random_loss() {
+    use lossrec_testkit::pair::{transfer, RandomPath};
+    let path = RandomPath::lossy(0.03, lossrec::Duration::from_millis(20));
+    for preset in [
+        "linux",
+        "linux-3.17",
+        "linux-3.17-tlp",
+        "reno-sack-eifel",
+        "fack-eifel",
+    ] {
+        let mut undos = 0;
+        for seed in 0..40 {
+            let cfg = Config::preset(preset).unwrap();
+            let rcfg = lossrec::ReceiverConfig::default();
+            let o = transfer(cfg, rcfg, 3_000 * 1448, &path, seed);
+            undos += o.stats.undos;
+        }
+        assert_eq!(undos, 0, "{preset}");
+    }
+}
+
+/// Linux RACK's RTT (`tcp_rack_advance`, called for every newly SACKed segment in
+/// `tcp_sacktag_write_queue` and then for every cumulatively ACKed one in
+/// `tcp_clean_rtx_queue`): `rack.rtt_us` is the sample of the last segment processed —
+/// here the cumulatively ACKed originals (402 ms), not the probe that moved RACK.segment
+/// (100 ms) — so segments 5-8 wait out the reordering window instead of being marked lost
+/// on this ACK.
+#[test]
+fn rack_linux_rtt_is_the_last_processed_sample() {
+    let mut s = started(plain(Config::linux()), 10);
+    let pto = s.poll_timeout().unwrap();
+    assert_eq!(s.timer_kind(), Some(TimerKind::LossProbe));
+    s.on_timeout(pto);
+    assert_eq!(
+        sent(&mut s, pto),
+        vec![(9, Why::Probe(lossrec::ProbeKind::Retransmit))]
+    );
+    let at = pto + lossrec::Duration::from_millis(100);
+    on_ack(&mut s, at, sack(5 * MSS, &[(9 * MSS, 10 * MSS)]));
+    assert_eq!(s.scoreboard().lost_bytes(), 0);
+    assert_eq!(s.timer_kind(), Some(TimerKind::ReoTimeout));
+}
+
+/// Linux `tcp_ack`'s old-ACK path: an ACK below SND.UNA has its SACK blocks tagged and
+/// `tcp_fastretrans_alert` run, but not `tcp_cong_control`: cwnd does not change.
+#[test]
+fn old_ack_tags_sack_but_leaves_cwnd() {
+    let mut c = plain(Config::linux());
+    c.probe = Probe::None;
+    c.initial_cwnd = 40;
+    let mut s = started(c, 60);
+    // Segments 4 and 5 lost: three SACKed segments above them start recovery.
+    on_ack(&mut s, ms(101), sack(4 * MSS, &[(6 * MSS, 9 * MSS)]));
+    assert_eq!(s.state(), RecoveryState::Recovery);
+    drain(&mut s, ms(101));
+    let (cwnd, una) = (s.cwnd(), s.snd_una());
+    // A reordered, older ACK arrives carrying a SACK block for more data: PRR would count
+    // it as delivered and move cwnd.
+    on_ack(&mut s, ms(102), sack(2 * MSS, &[(9 * MSS, 10 * MSS)]));
+    assert_eq!(s.snd_una(), una);
+    assert_eq!(
+        s.scoreboard().sacked_bytes(),
+        4 * MSS,
+        "its SACK block is tagged"
+    );
+    assert_eq!(s.cwnd(), cwnd, "no cwnd change on an old ACK");
+}

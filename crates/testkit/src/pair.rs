@@ -6,7 +6,9 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use lossrec::stats::Stats;
-use lossrec::{Ack, Config, Duration, Instant, Receiver, ReceiverConfig, Segment, Sender};
+use lossrec::{
+    Ack, Config, Duration, Event, Instant, Range, Receiver, ReceiverConfig, Segment, Sender, Why,
+};
 
 use crate::rng::Stream;
 
@@ -45,6 +47,12 @@ pub struct Outcome {
     pub finish: Instant,
     /// The sender's counters at the end.
     pub stats: Stats,
+    /// Every decision the sender took, in order.
+    pub events: Vec<Event>,
+    /// Every data transmission: when, what, why, and whether the path dropped it.
+    pub sent: Vec<(Instant, Range, Why, bool)>,
+    /// Every ACK the sender received, with its arrival time.
+    pub acks: Vec<(Instant, Ack)>,
 }
 
 enum Pkt {
@@ -74,7 +82,11 @@ pub fn transfer(
     let mut now = Instant::ZERO;
     let limit = Instant::from_secs_f64(LIMIT_S);
     let mut sent_high = 0u64;
+    let mut events = Vec::new();
+    let mut log = Vec::new();
+    let mut acks = Vec::new();
     loop {
+        events.extend(std::iter::from_fn(|| s.poll_event()));
         while let Some(t) = s.poll_transmit(now) {
             if t.why.is_retransmission() {
                 assert!(t.range.end <= sent_high, "retransmitted unsent data {t:?}");
@@ -82,7 +94,11 @@ pub fn transfer(
                 assert_eq!(t.range.start, sent_high, "{t:?}");
                 sent_high = t.range.end;
             }
-            if !rng.chance(path.data_loss) || t.syn.is_some() && rng.chance(0.5) {
+            let delivered = !rng.chance(path.data_loss) || t.syn.is_some() && rng.chance(0.5);
+            if !t.range.is_empty() {
+                log.push((now, t.range, t.why, !delivered));
+            }
+            if delivered {
                 let extra = if rng.chance(path.reorder) {
                     path.delay * 3
                 } else {
@@ -116,6 +132,9 @@ pub fn transfer(
                 delivered: r.delivered(),
                 finish: now,
                 stats: s.stats().clone(),
+                events,
+                sent: log,
+                acks,
             };
         }
         let next_pkt = q.peek().map(|Reverse((t, _, _))| *t);
@@ -138,7 +157,10 @@ pub fn transfer(
             let Reverse((_, _, i)) = q.pop().expect("peeked");
             match pkts[i].take().expect("each packet is delivered once") {
                 Pkt::Data(seg) => r.on_segment(now, &seg),
-                Pkt::Ack(a) => s.on_ack(now, &a),
+                Pkt::Ack(a) => {
+                    s.on_ack(now, &a);
+                    acks.push((now, a));
+                }
             }
         } else if s.poll_timeout() == Some(next) {
             s.on_timeout(now);

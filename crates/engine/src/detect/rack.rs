@@ -48,8 +48,9 @@ pub struct ReoInputs {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rack {
     pub variant: Variant,
-    /// RACK.xmit_ts and RACK.end_seq of RACK.segment, the most recently sent segment that
-    /// has been delivered; `None` before the first.
+    /// RACK.xmit_ts of RACK.segment, the most recently sent segment that has been
+    /// delivered, with its transmission's order (`SentSeg::xmit_order`), which breaks
+    /// ties at one instant as RACK.end_seq does for one TSO burst; `None` before the first.
     pub segment: Option<(Instant, u64)>,
     /// RACK.rtt: the RTT of RACK.segment's delivery.
     pub rtt: Duration,
@@ -96,18 +97,29 @@ impl Rack {
     /// delivered (the scoreboard applies the retransmission filter): RACK.rtt becomes its
     /// RTT and, if it was sent after RACK.segment, it becomes RACK.segment. Returns whether
     /// RACK.segment advanced (Linux `rack.advanced`).
-    pub fn update(&mut self, newest: Option<(Instant, u64)>, now: Instant) -> bool {
+    pub fn update(
+        &mut self,
+        newest: Option<(Instant, u64)>,
+        rtt_from: Option<Instant>,
+        now: Instant,
+    ) -> bool {
         let Some((t, end)) = newest else {
             return false;
         };
-        self.rtt = now.saturating_duration_since(t);
+        // RFC 8985: the RTT of RACK.segment; Linux: of the last segment it processed.
+        self.rtt = now.saturating_duration_since(match self.variant {
+            Variant::Rfc8985 => t,
+            Variant::Linux => rtt_from.unwrap_or(t),
+        });
         let advanced = self
             .segment
             .is_none_or(|(rt, re)| sent_after(t, end, rt, re));
         if advanced {
             self.segment = Some((t, end));
         }
-        advanced
+        // Linux sets `rack.advanced` on every valid sample, whether or not RACK.segment
+        // moved (`tcp_rack_advance`).
+        advanced || self.variant == Variant::Linux
     }
 
     /// The DSACK part of RFC 8985 §6.2 step 4, run on every ACK: a DSACK grows

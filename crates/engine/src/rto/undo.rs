@@ -65,7 +65,10 @@ pub struct Undo {
 
 impl Undo {
     /// A reduction starts: keep `s`; `retrans_out` segments are retransmitted and still
-    /// outstanding (Linux `tcp_init_undo`: undo_retrans = retrans_out, or −1).
+    /// outstanding (Linux `tcp_init_undo`: undo_retrans = retrans_out, or −1). The
+    /// first-retransmission timestamp is not touched: while an earlier retransmission is
+    /// outstanding it stays the oldest (Linux leaves `retrans_stamp` alone here; clearing
+    /// it would let an echo older than that retransmission pass as "delayed").
     pub fn start(&mut self, s: Snapshot, retrans_out: u64) {
         self.snapshot = Some(s);
         self.retrans = if retrans_out > 0 {
@@ -73,22 +76,30 @@ impl Undo {
         } else {
             -1
         };
-        self.retrans_ts = None;
-        self.retrans_at = None;
         self.eifel_done = false;
     }
 
     /// A retransmission of `segs` segments left at `at` with TSval `ts`; `counted` is false
-    /// for Linux's TLP probe (not in undo_retrans, no retrans_stamp).
+    /// for Linux's TLP probe (not in undo_retrans, no retrans_stamp). The first one sets
+    /// RetransmitTS / `retrans_stamp` (Linux `tcp_retransmit_skb`), episode or not.
     pub fn on_retransmit(&mut self, at: Instant, ts: u64, segs: u64, counted: bool) {
-        if !counted || self.snapshot.is_none() {
+        if !counted {
             return;
         }
-        self.retrans = self.retrans.max(0) + segs as i64;
         if self.retrans_ts.is_none() {
             self.retrans_ts = Some(ts);
             self.retrans_at = Some(at);
         }
+        if self.snapshot.is_some() {
+            self.retrans = self.retrans.max(0) + segs as i64;
+        }
+    }
+
+    /// No retransmission is outstanding any more (Linux `tcp_try_to_open`:
+    /// `!tcp_any_retrans_done` → `retrans_stamp = 0`).
+    pub fn retransmissions_done(&mut self) {
+        self.retrans_ts = None;
+        self.retrans_at = None;
     }
 
     /// A believable DSACK: `in_queue` retransmitted segments above the snapshot's SND.UNA

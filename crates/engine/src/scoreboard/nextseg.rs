@@ -154,7 +154,7 @@ impl Scoreboard {
             let mut order: Vec<usize> = (0..self.segs.len())
                 .filter(|&i| self.segs[i].in_time_order())
                 .collect();
-            order.sort_by_key(|&i| (self.segs[i].last_sent, self.segs[i].start));
+            order.sort_by_key(|&i| self.segs[i].xmit_order);
             for s in self.segs.iter_mut() {
                 s.ts_node = timeorder::NIL;
             }

@@ -52,6 +52,12 @@ pub struct Delivered {
     pub newest: Option<(Instant, u64)>,
     /// Among those RACK may use (RFC 8985 §6.2 step 2).
     pub newest_valid: Option<(Instant, u64)>,
+    /// The highest-sequence one RACK may use among those SACKed, and among those
+    /// cumulatively acknowledged: Linux calls `tcp_rack_advance` for each, SACKed ones
+    /// first (`tcp_sacktag_write_queue`, blocks sorted), then acknowledged ones
+    /// (`tcp_clean_rtx_queue`), and keeps the last one's RTT.
+    last_sacked_valid: Option<(Instant, u64)>,
+    last_acked_valid: Option<(Instant, u64)>,
     /// The lowest end of a never-retransmitted segment among them (F-RTO's "original
     /// data acknowledged"; Linux `FLAG_ORIG_SACK_ACKED` when at or below `high_seq`).
     pub orig_min_end: Option<u64>,
@@ -59,18 +65,39 @@ pub struct Delivered {
 
 impl Delivered {
     pub(super) fn note(&mut self, f: &RackFilter, s: &SentSeg, by_sack: bool) {
-        let me = (s.last_sent, s.end);
+        let me = (s.last_sent, s.xmit_order);
         let newer =
             |cur: Option<(Instant, u64)>| cur.is_none_or(|(t, e)| sent_after(me.0, me.1, t, e));
         if newer(self.newest) {
             self.newest = Some(me);
         }
-        if newer(self.newest_valid) && f.accepts(s, by_sack) {
+        let valid = f.accepts(s, by_sack);
+        if newer(self.newest_valid) && valid {
             self.newest_valid = Some(me);
+        }
+        if valid {
+            let last = if by_sack {
+                &mut self.last_sacked_valid
+            } else {
+                &mut self.last_acked_valid
+            };
+            if last.is_none_or(|(_, e)| s.end > e) {
+                *last = Some((s.last_sent, s.end));
+            }
         }
         if !s.ever_retrans {
             self.orig_min_end = Some(self.orig_min_end.map_or(s.end, |e| e.min(s.end)));
         }
+    }
+}
+
+impl Delivered {
+    /// The send time whose RTT Linux's RACK keeps after this ACK (`rack.rtt_us` is set
+    /// by every `tcp_rack_advance`; the last call wins).
+    pub fn linux_rtt_from(&self) -> Option<Instant> {
+        self.last_acked_valid
+            .or(self.last_sacked_valid)
+            .map(|(t, _)| t)
     }
 }
 
@@ -136,7 +163,7 @@ impl Scoreboard {
         let mut out = RackMarks::default();
         let mut at = self.tsorted.first();
         while let Some((id, n)) = at {
-            if !sent_after(rack.0, rack.1, n.xmit_ts, n.end) {
+            if !sent_after(rack.0, rack.1, n.xmit_ts, n.order) {
                 break;
             }
             // Walk on before marking: marking unlinks the node.

@@ -22,6 +22,8 @@ pub(crate) const NIL: u32 = u32::MAX;
 pub struct TsNode {
     /// When it left (RACK `Segment.xmit_ts`).
     pub xmit_ts: Instant,
+    /// Its place among all transmissions (`SentSeg::xmit_order`).
+    pub order: u64,
     /// The range it carried (RACK `Segment.end_seq` is `end`).
     pub start: u64,
     pub end: u64,
@@ -68,7 +70,7 @@ impl TimeOrder {
     }
 
     /// Appends a transmission with one live segment; returns its id.
-    pub(crate) fn push_back(&mut self, xmit_ts: Instant, start: u64, end: u64) -> u32 {
+    pub(crate) fn push_back(&mut self, xmit_ts: Instant, order: u64, start: u64, end: u64) -> u32 {
         // Keep the order sorted even if a caller's clock stepped back.
         let xmit_ts = match self.tail {
             NIL => xmit_ts,
@@ -76,6 +78,7 @@ impl TimeOrder {
         };
         let node = TsNode {
             xmit_ts,
+            order,
             start,
             end,
             live: 1,
@@ -211,9 +214,9 @@ mod tests {
     #[test]
     fn unlink_anywhere_and_reuse_slots() {
         let mut o = TimeOrder::new();
-        let a = o.push_back(t(1), 0, 10);
-        let b = o.push_back(t(2), 10, 20);
-        let c = o.push_back(t(3), 20, 30);
+        let a = o.push_back(t(1), 1, 0, 10);
+        let b = o.push_back(t(2), 2, 10, 20);
+        let c = o.push_back(t(3), 3, 20, 30);
         o.release(b);
         let order: Vec<u64> = o.iter().map(|(_, n)| n.start).collect();
         assert_eq!(order, [0, 20]);
@@ -222,7 +225,7 @@ mod tests {
         assert_eq!(o.len(), 2, "a still has one reference");
         o.release(a);
         assert_eq!(o.first().unwrap().0, c);
-        let d = o.push_back(t(4), 30, 40);
+        let d = o.push_back(t(4), 4, 30, 40);
         assert!(d == a || d == b, "a freed slot is reused");
         o.release(c);
         o.release(d);

@@ -5,11 +5,27 @@
 
 use super::spurious::SpurAck;
 use super::{transmit, RecoveryState, Sender};
+use crate::config::Flavour;
 use crate::detect::{dupthresh, reordering};
 use crate::event::{EventKind, ReorderSignal};
 use crate::packet::{Ack, Range};
 use crate::scoreboard::{Acked, RackFilter};
 use crate::time::Instant;
+
+/// What one ACK did, as the recovery state machine and the congestion response see it.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct AckSummary {
+    /// Bytes newly acknowledged cumulatively (Δsnd.una).
+    pub acked: u64,
+    /// RFC 6937 DeliveredData (Linux `acked_sacked`).
+    pub delivered: u64,
+    /// A duplicate ACK (RFC 6675 §2 with SACK, RFC 5681 without).
+    pub is_dup: bool,
+    /// cwnd may change on this ACK: not a Linux old ACK (below SND.UNA), whose SACK blocks
+    /// are tagged and whose losses are marked, but which skips `tcp_cong_control`.
+    pub cong_control: bool,
+    pub prior: Prior,
+}
 
 /// What the connection looked like before this ACK.
 #[derive(Copy, Clone, Debug)]
@@ -162,15 +178,23 @@ impl Sender {
         };
         self.spurious_on_ack(now, &spur);
 
+        let old_ack = ack.cumulative < prior.una && self.cfg.flavour == Flavour::Linux;
+        let summary = AckSummary {
+            acked: acked.bytes,
+            delivered,
+            is_dup,
+            cong_control: !old_ack,
+            prior,
+        };
         match self.state {
             RecoveryState::Open | RecoveryState::Disorder | RecoveryState::Cwr => {
-                self.on_ack_open(now, acked.bytes, delivered, is_dup, prior);
+                self.on_ack_open(now, &summary);
             }
             RecoveryState::Recovery => {
-                self.on_ack_recovery(now, acked.bytes, delivered, is_dup);
+                self.on_ack_recovery(now, &summary);
             }
             RecoveryState::Loss => {
-                self.grow_cwnd(now, acked.bytes, delivered, prior.flight);
+                self.grow_cwnd(now, &summary);
                 self.frto_check_room(now);
                 if self.sb.snd_una() >= self.recovery_point {
                     self.state = RecoveryState::Open;
@@ -190,6 +214,13 @@ impl Sender {
             }
         }
         self.set_timer_after_ack(now, acked.bytes > 0, newly_sacked > 0);
+        // Linux `tcp_try_to_open`: back in Open/Disorder with no retransmission left
+        // (`tcp_any_retrans_done`), the first-retransmission stamp is cleared.
+        let open = matches!(self.state, RecoveryState::Open | RecoveryState::Disorder);
+        let head_retransmitted = self.sb.head().is_some_and(|h| h.ever_retrans);
+        if open && self.sb.retrans_bytes() == 0 && !head_retransmitted {
+            self.undo.retransmissions_done();
+        }
     }
 
     /// The state an ACK starts from. Without SACK, the bytes credited to duplicate ACKs
@@ -257,10 +288,11 @@ impl Sender {
         if !dubious {
             // A DSACK of a tail loss probe says the probe was redundant, not that the
             // network reordered anything (Linux FLAG_DSACK_TLP is kept out of reordering).
-            if !self.dsack_for_probe(d) {
+            let probe = self.dsack_for_probe(d);
+            if !probe {
                 self.note_spurious(now, d, ReorderSignal::Dsack);
             }
-            self.spurious_on_dsack(d);
+            self.spurious_on_dsack(d, probe);
         }
         !dubious
     }

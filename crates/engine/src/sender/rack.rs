@@ -18,7 +18,7 @@ impl Sender {
     pub(super) fn rack_on_ack(&mut self, now: Instant, dsack: bool, tlp_dsack: bool) {
         self.rack_wait = None;
         let d = self.sb.delivered();
-        self.rack_advanced = self.rack.update(d.newest_valid, now);
+        self.rack_advanced = self.rack.update(d.newest_valid, d.linux_rtt_from(), now);
         self.rack.on_ack_dsack(
             dsack,
             tlp_dsack,
@@ -92,7 +92,14 @@ impl Sender {
             if self.cfg.flavour == Flavour::Linux {
                 // Linux `tcp_rack_reo_timeout`: `tcp_cwnd_reduction(sk, 1, lost, 0)` at
                 // once, one segment counted as delivered.
-                self.reduce_on_ack(0, self.mss, false, lost);
+                let a = super::ack::AckSummary {
+                    acked: 0,
+                    delivered: self.mss,
+                    is_dup: false,
+                    cong_control: true,
+                    prior,
+                };
+                self.reduce_on_ack(&a, lost);
             }
         }
         match self.rack_wait.take() {

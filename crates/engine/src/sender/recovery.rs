@@ -4,7 +4,7 @@
 //! (RFC 5681 §3.1 via the congestion control), and the retransmission timeout (RFC 6298
 //! §5.4-5.6 with RFC 5681 §3.1 and RFC 6675 §5.1).
 
-use super::ack::Prior;
+use super::ack::{AckSummary, Prior};
 use super::{Conn, RecoveryState, Sender};
 use crate::cc::CongestionOps;
 use crate::config::{Flavour, LossDetection};
@@ -18,14 +18,7 @@ use crate::timer::TimerKind;
 impl Sender {
     /// An ACK outside recovery: mark losses, then start recovery (dupthresh or FACK), an
     /// early retransmit (immediate or delayed), or grow cwnd.
-    pub(super) fn on_ack_open(
-        &mut self,
-        now: Instant,
-        acked: u64,
-        delivered: u64,
-        is_dup: bool,
-        prior: Prior,
-    ) {
+    pub(super) fn on_ack_open(&mut self, now: Instant, a: &AckSummary) {
         let newly_lost = self.mark_lost(now);
         if self.sb.flight_size() > 0 && self.loss_trigger() {
             let why = if self.rack_active() {
@@ -33,8 +26,8 @@ impl Sender {
             } else {
                 Why::FastRetransmit
             };
-            self.enter_recovery(now, why, prior);
-            self.reduce_on_ack(acked, delivered, is_dup, newly_lost);
+            self.enter_recovery(now, why, a.prior);
+            self.reduce_on_ack(a, newly_lost);
             return;
         }
         if self.sb.flight_size() > 0 {
@@ -42,13 +35,13 @@ impl Sender {
                 if self.maybe_delay_early_retransmit(now, trigger) {
                     // Waiting on the deadline: the connection stays in Disorder.
                 } else {
-                    self.early_retransmit(now, trigger, prior);
-                    self.reduce_on_ack(acked, delivered, is_dup, newly_lost);
+                    self.early_retransmit(now, trigger, a.prior);
+                    self.reduce_on_ack(a, newly_lost);
                     return;
                 }
             }
         }
-        self.grow_cwnd(now, acked, delivered, prior.flight);
+        self.grow_cwnd(now, a);
         self.state = if self.sb.sacked_bytes() > 0 || self.dupacks > 0 {
             RecoveryState::Disorder
         } else {
@@ -58,19 +51,13 @@ impl Sender {
 
     /// An ACK in fast recovery: leave it at the recovery point, else mark losses (SACK) or
     /// handle a NewReno partial ACK, and let the reducer set cwnd.
-    pub(super) fn on_ack_recovery(
-        &mut self,
-        now: Instant,
-        acked: u64,
-        delivered: u64,
-        is_dup: bool,
-    ) {
+    pub(super) fn on_ack_recovery(&mut self, now: Instant, a: &AckSummary) {
         if self.sb.snd_una() >= self.recovery_point {
             self.exit_recovery(now);
             return;
         }
         let mut newly_lost = self.mark_lost(now);
-        let partial = !self.sack_ok && acked > 0;
+        let partial = !self.sack_ok && a.acked > 0;
         if partial {
             // RFC 6582 §3.2 step 5: the partial ACK says the next segment is lost too
             // (not a SafeACK for PRR); retransmit it now.
@@ -80,7 +67,7 @@ impl Sender {
             self.fast_rexmit_pending = true;
             self.fast_rexmit_why = Why::FastRetransmit;
         }
-        self.reduce_on_ack(acked, delivered, is_dup, newly_lost);
+        self.reduce_on_ack(a, newly_lost);
         if partial {
             self.emit(
                 now,
@@ -92,18 +79,15 @@ impl Sender {
         }
     }
 
-    /// The reducer's answer to one ACK in recovery becomes cwnd.
-    pub(super) fn reduce_on_ack(
-        &mut self,
-        acked: u64,
-        delivered: u64,
-        dupack: bool,
-        newly_lost: u64,
-    ) {
-        let a = RecoveryAck {
-            delivered,
-            acked,
-            dupack,
+    /// The reducer's answer to one ACK in recovery becomes cwnd (not on a Linux old ACK).
+    pub(super) fn reduce_on_ack(&mut self, a: &AckSummary, newly_lost: u64) {
+        if !a.cong_control {
+            return;
+        }
+        let r = RecoveryAck {
+            delivered: a.delivered,
+            acked: a.acked,
+            dupack: a.is_dup,
             newly_lost,
             pipe: self.recovery_pipe(),
             flight_size: self.sb.flight_size(),
@@ -111,7 +95,7 @@ impl Sender {
         };
         self.cwnd = self
             .reducer
-            .on_ack(&a, self.cwnd, self.ssthresh)
+            .on_ack(&r, self.cwnd, self.ssthresh)
             .max(self.mss);
     }
 
@@ -181,13 +165,11 @@ impl Sender {
     /// what was SACKed earlier is not counted again) on ACKs of new data
     /// (`tcp_may_raise_cwnd`: any forward progress once reordering was raised), while
     /// `tcp_is_cwnd_limited`.
-    pub(super) fn grow_cwnd(
-        &mut self,
-        now: Instant,
-        acked: u64,
-        delivered: u64,
-        prior_flight: u64,
-    ) {
+    pub(super) fn grow_cwnd(&mut self, now: Instant, a: &AckSummary) {
+        if !a.cong_control {
+            return;
+        }
+        let (acked, delivered, prior_flight) = (a.acked, a.delivered, a.prior.flight);
         let (amount, used) = match self.cfg.flavour {
             Flavour::Rfc => (acked, prior_flight.saturating_mul(2) >= self.cwnd),
             Flavour::Linux => {

@@ -7,7 +7,7 @@
 //! delivered is resent, the recovery state left, the RTO adapted.
 
 use super::{RecoveryState, Sender};
-use crate::config::{Probe, RtoAdaptation, SpuriousDetection, SpuriousResponse};
+use crate::config::{Flavour, Probe, RtoAdaptation, SpuriousDetection, SpuriousResponse};
 use crate::event::{EventKind, SpuriousSignal};
 use crate::packet::{Range, Transmit, Why};
 use crate::rto::eifel::{self, AcceptableAck, Prev};
@@ -166,9 +166,15 @@ impl Sender {
     }
 
     /// A believable DSACK `d` (before the cumulative part of its ACK is applied).
-    pub(super) fn spurious_on_dsack(&mut self, d: Range) {
+    /// `probe`: it reports the tail loss probe, which Linux does not count among the
+    /// episode's retransmissions (`tcp_send_loss_probe`), so it cannot prove one of them
+    /// spurious either.
+    pub(super) fn spurious_on_dsack(&mut self, d: Range, probe: bool) {
         self.dsack_seen = true;
         let Some(s) = self.undo.snapshot else { return };
+        if probe && self.cfg.flavour == Flavour::Linux {
+            return;
+        }
         let in_queue = self.sb.retransmitted_segs_in(d, s.una, self.mss);
         let dup_segs = d.len().div_ceil(self.mss).max(1);
         self.undo
