@@ -46,6 +46,9 @@ pub struct SentSeg {
     pub xmit_count: u32,
     pub first_sent: Instant,
     pub last_sent: Instant,
+    /// SND.NXT when it was last retransmitted (Linux's `ack_seq` for
+    /// `tcp_mark_lost_retrans`).
+    pub rexmit_nxt: u64,
     /// Its current transmission's place among all transmissions: orders what was sent at
     /// one instant as a finer clock would (RACK's "sent after", RFC 8985 §6.2).
     pub xmit_order: u64,
@@ -126,6 +129,9 @@ pub struct Scoreboard {
     pub rescue_rxt: Option<u64>,
     /// Transmissions so far (the source of `SentSeg::xmit_order`).
     xmit_counter: u64,
+    /// No outstanding retransmission was sent at an SND.NXT below this (Linux
+    /// `lost_retrans_low`): SACKs must reach above it before any can be found lost.
+    lost_retrans_low: u64,
     /// SACK tags whole segments only (Linux), not octets (RFC 6675).
     whole_segments: bool,
     /// NextSeg rule 1 never needs to look below this offset again.
@@ -254,6 +260,7 @@ impl Scoreboard {
             first_sent: now,
             last_sent: now,
             xmit_order,
+            rexmit_nxt: 0,
             psh,
             fin,
             ts_node: NIL,
@@ -284,7 +291,12 @@ impl Scoreboard {
     /// Records a retransmission of the segment starting at `start`; returns it.
     pub fn on_retransmit(&mut self, now: Instant, start: u64) -> Option<SentSeg> {
         let i = self.index_of(start)?;
+        if self.retrans_bytes == 0 {
+            self.lost_retrans_low = self.snd_nxt; // Linux `tcp_retransmit_skb`
+        }
+        let snd_nxt = self.snd_nxt;
         let s = &mut self.segs[i];
+        s.rexmit_nxt = snd_nxt;
         if !s.retrans && !s.sacked {
             s.retrans = true;
             self.retrans_bytes += s.end - s.start;

@@ -301,3 +301,65 @@ fn old_ack_tags_sack_but_leaves_cwnd() {
     );
     assert_eq!(s.cwnd(), cwnd, "no cwnd change on an old ACK");
 }
+
+/// No duplicate head retransmission when one recovery follows another: a head whose
+/// retransmission is still in flight is not forced out again (Linux's
+/// `tcp_xmit_retransmit_queue` resends only lost, not-yet-retransmitted segments). Under
+/// pure random loss no duplicate may come back as a DSACK and be taken for reordering.
+#[test]
+fn no_reordering_seen_under_pure_random_loss() {
+    use lossrec_testkit::pair::{transfer, RandomPath};
+    let path = RandomPath::lossy(0.03, lossrec::Duration::from_millis(20));
+    for preset in [
+        "linux-rh",
+        "prr",
+        "rfc3517",
+        "linux-3.17",
+        "linux",
+        "rfc",
+        "rack-tlp",
+    ] {
+        let mut seen = Vec::new();
+        for seed in 0..40 {
+            let cfg = Config::preset(preset).unwrap();
+            let rcfg = lossrec::ReceiverConfig::default();
+            let o = transfer(cfg, rcfg, 3_000 * 1448, &path, seed);
+            let reordering = o.events.iter().filter(|e| {
+                matches!(
+                    e.kind,
+                    lossrec::EventKind::Reordering { by, .. } if by != lossrec::ReorderSignal::Timestamp
+                )
+            });
+            seen.extend(reordering.map(|e| (seed, e.at)));
+        }
+        assert!(seen.is_empty(), "{preset}: {seen:?}");
+    }
+}
+
+/// Lost-retransmission detection of the FACK era (Linux 2.6.25–4.3
+/// `tcp_mark_lost_retrans`): in Recovery, a retransmission is lost once SACKs reach above
+/// the SND.NXT it was sent at and it is still not SACKed; it is resent at once
+/// (`TCPLostRetransmit`) instead of waiting for the RTO.
+#[test]
+fn fack_era_detects_lost_retransmissions() {
+    for preset in ["prr", "linux-rh", "rfc3517", "linux-3.17", "tlp-draft"] {
+        let mut c = plain(Config::preset(preset).unwrap());
+        c.probe = Probe::None;
+        let mut s = sender_with(c, 30);
+        assert_eq!(sent(&mut s, ms(0)).len(), 10);
+        // Segment 0 is lost; every later segment arrives, and so does everything sent
+        // after — except the retransmission of segment 0.
+        let mut high = 1; // next segment to SACK
+        let mut rexmits = 0;
+        let mut now = ms(100);
+        while rexmits < 2 && now < ms(900) {
+            let out = on_ack(&mut s, now, sack(0, &[(MSS, (high + 1) * MSS)]));
+            rexmits += out.iter().filter(|(i, _)| *i == 0).count();
+            high = (high + 1).min(s.snd_nxt() / MSS - 1);
+            now += lossrec::Duration::from_millis(5);
+        }
+        assert_eq!(rexmits, 2, "{preset}: segment 0 resent without an RTO");
+        assert_eq!(s.stats().timeouts, 0, "{preset}");
+        assert_eq!(s.stats().lost_retransmit, 1, "{preset}");
+    }
+}

@@ -179,6 +179,53 @@ impl Scoreboard {
         n
     }
 
+    /// Lost retransmissions as Linux 2.6.25–4.3 found them with FACK in Recovery
+    /// (`tcp_mark_lost_retrans`): an outstanding retransmission is lost once SACKed data
+    /// reaches above the SND.NXT it was sent at. It becomes lost awaiting retransmission
+    /// again. Walks from the head to the last outstanding retransmission, and only when
+    /// SACKs passed the lowest such SND.NXT (`lost_retrans_low`). Returns how many.
+    pub fn mark_lost_retrans(&mut self, mut on_lost: impl FnMut(Range)) -> u32 {
+        let received_upto = self.high_sacked;
+        if self.retrans_bytes == 0 || received_upto <= self.lost_retrans_low {
+            return 0;
+        }
+        let (mut left, mut new_low, mut n) = (self.retrans_bytes, self.snd_nxt, 0);
+        let mut i = 0;
+        while i < self.segs.len() && left > 0 {
+            let s = self.segs[i];
+            if s.retrans {
+                left -= s.len();
+                if received_upto > s.rexmit_nxt {
+                    self.retransmission_lost(i);
+                    on_lost(s.range());
+                    n += 1;
+                } else {
+                    new_low = new_low.min(s.rexmit_nxt);
+                }
+            }
+            i += 1;
+        }
+        if self.retrans_bytes > 0 {
+            self.lost_retrans_low = new_low;
+        }
+        n
+    }
+
+    /// Segment `i`'s outstanding retransmission is lost: it is lost and awaits another.
+    fn retransmission_lost(&mut self, i: usize) {
+        self.unlink(i);
+        let s = &mut self.segs[i];
+        let (start, len, was_lost) = (s.start, s.len(), s.lost);
+        s.retrans = false;
+        s.lost = true;
+        self.retrans_bytes -= len;
+        self.lost_pending_bytes += len;
+        if !was_lost {
+            self.lost_bytes += len;
+        }
+        self.rule1_from = self.rule1_from.min(start);
+    }
+
     /// Resets HighRxt/RescueRxt and the NextSeg cursor for a new recovery episode.
     pub fn start_recovery_episode(&mut self) {
         self.high_rxt = self.snd_una;

@@ -116,6 +116,19 @@ impl Sender {
         };
         let fack_limit = fack::lost_below(self.sb.high_sacked(), d, mss);
         let (sb, events, dropped) = (&mut self.sb, &mut self.events, &mut self.events_dropped);
+        let lost_retrans = detector == LossDetection::Fack
+            && self.cfg.flavour == Flavour::Linux
+            && self.state == RecoveryState::Recovery;
+        if lost_retrans {
+            let found = sb.mark_lost_retrans(|r| {
+                let kind = EventKind::LostRetransmit {
+                    start: r.start,
+                    end: r.end,
+                };
+                super::push_event(events, dropped, Event { at: now, kind });
+            });
+            self.stats.lost_retransmit += u64::from(found);
+        }
         let on_lost = |r: crate::packet::Range| {
             let kind = EventKind::MarkLost {
                 start: r.start,

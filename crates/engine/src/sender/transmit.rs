@@ -147,10 +147,14 @@ impl Sender {
             // regardless of cwnd; with RACK the first segment it marked lost (Linux
             // `fast_rexmit`, RFC 9937 §6.3's forced retransmission).
             self.fast_rexmit_pending = false;
+            // A head whose retransmission is still in flight (one recovery following
+            // another) is not forced out again: like Linux's `tcp_xmit_retransmit_queue`,
+            // the first lost segment not yet retransmitted goes instead.
+            let head = self.sb.head().copied().filter(|h| !h.sacked && !h.retrans);
             let first = if rack {
                 self.sb.next_lost()
             } else {
-                self.sb.head().copied().filter(|h| !h.sacked)
+                head.or_else(|| self.sb.next_lost())
             };
             if let Some(seg) = first {
                 self.forced_transmit = true;
