@@ -178,6 +178,10 @@ pub struct Sender {
     eifel_adapt: Option<(u64, eifel::Prev)>,
     /// A believable DSACK arrived on this connection (RFC 3522 step 5).
     dsack_seen: bool,
+    /// The most cwnd may be after the ACK being processed: set by a response that fixed
+    /// cwnd on it (RFC 4015) or an F-RTO cap (RFC 5682 steps 2a/3a), applied after that
+    /// ACK's growth, then cleared.
+    cwnd_ceiling: Option<u64>,
     timer: Timer,
     events: VecDeque<Event>,
     events_dropped: u64,
@@ -259,6 +263,7 @@ impl Sender {
             frto_new: 0,
             eifel_adapt: None,
             dsack_seen: false,
+            cwnd_ceiling: None,
             timer: Timer::default(),
             events: VecDeque::new(),
             events_dropped: 0,

@@ -363,3 +363,81 @@ fn fack_era_detects_lost_retransmissions() {
         assert_eq!(s.stats().lost_retransmit, 1, "{preset}");
     }
 }
+
+/// `segments` written and sent at 0 with `c`; segment 0 ACKed at 100 ms; the RTO
+/// (1100 ms) fires and retransmits segment 1.
+fn after_rto(c: Config, segments: u64) -> (Sender, lossrec::Instant) {
+    let mut s = Sender::new(c, ms(0)).unwrap();
+    s.write(ms(0), segments * MSS);
+    drain(&mut s, ms(0));
+    on_ack(&mut s, ms(100), ack(MSS));
+    let rto = s.poll_timeout().unwrap();
+    s.on_timeout(rto);
+    assert_eq!(sent(&mut s, rto), vec![(1, Why::RtoRetransmit)]);
+    (s, rto)
+}
+
+fn frto_cfg(base: Config) -> Config {
+    let mut c = plain(base);
+    c.spurious_detection = lossrec::config::SpuriousDetection::Frto;
+    c.spurious_response = lossrec::config::SpuriousResponse::Rfc4015;
+    c.limited_transmit = false;
+    c
+}
+
+/// RFC 5682 §3.1 step 2a: the ACK of the retransmission acknowledges everything up to
+/// RecoveryPoint: conventional recovery with cwnd ≤ 2·SMSS *after* that ACK — its own
+/// slow-start growth does not add to the cap.
+#[test]
+fn rfc5682_sack_step_2a_caps_cwnd_after_the_ack() {
+    for base in [Config::rfc(), Config::linux_classic()] {
+        let (mut s, rto) = after_rto(frto_cfg(base), 4);
+        on_ack(
+            &mut s,
+            rto + lossrec::Duration::from_millis(100),
+            ack(4 * MSS),
+        );
+        assert!(s.cwnd() <= 2 * MSS, "cwnd {}", s.cwnd());
+    }
+}
+
+/// RFC 5682 §3.1 step 3a comes first: an ACK whose SACK covers data beyond RecoveryPoint
+/// means the new segments arrived while the originals did not: genuine, even if the same
+/// ACK also SACKs never-retransmitted data below RecoveryPoint.
+#[test]
+fn rfc5682_sack_step_3a_beyond_recovery_point_is_genuine() {
+    let (mut s, rto) = after_rto(frto_cfg(Config::rfc()), 6);
+    s.write(rto, 4 * MSS); // new data for step 2b
+    let t1 = rto + lossrec::Duration::from_millis(100);
+    let out = on_ack(&mut s, t1, ack(2 * MSS)); // step 2b: two new segments
+    assert_eq!(out, vec![(6, Why::New), (7, Why::New)]);
+    let t2 = t1 + lossrec::Duration::from_millis(100);
+    on_ack(
+        &mut s,
+        t2,
+        sack(2 * MSS, &[(6 * MSS, 8 * MSS), (3 * MSS, 4 * MSS)]),
+    );
+    assert_eq!((s.stats().genuine_rtos, s.stats().spurious_rtos), (1, 0));
+    assert!(s.cwnd() <= 3 * MSS);
+}
+
+/// RFC 4015 §3.1 step (response): cwnd = FlightSize + min(bytes_acked, IW) on the ACK
+/// that detected the spurious timeout — and that ACK does not grow it again.
+#[test]
+fn rfc4015_response_cwnd_not_grown_by_its_ack() {
+    let mut c = plain(Config::rfc());
+    c.timestamps = true;
+    c.spurious_detection = lossrec::config::SpuriousDetection::Eifel;
+    c.spurious_response = lossrec::config::SpuriousResponse::Rfc4015;
+    let (mut s, rto) = after_rto(c, 10);
+    // The originals of 1-2 arrive late: the ACK echoes their TSval (sent at 0 ms).
+    let mut a = ack(3 * MSS);
+    a.ts = Some(lossrec::Timestamps { val: 1, ecr: 1 });
+    s.on_ack(rto + lossrec::Duration::from_millis(150), &a);
+    assert_eq!(s.stats().spurious_rtos, 1);
+    assert_eq!(
+        s.cwnd(),
+        7 * MSS + 2 * MSS,
+        "FlightSize 7 + bytes_acked 2 segments"
+    );
+}

@@ -213,11 +213,18 @@ fn ack_lines_carry_the_window_and_prr_state() {
 
 #[test]
 fn a_timeout_in_recovery_ends_the_episode_as_rto() {
-    // Segment 0 and its retransmission are lost: only an RTO repairs it.
-    let text = "[path]\nrtt_ms = 50\n[path.loss]\nmodel = \"drop-list\"\n[[path.loss.drops]]\nsegment = 0\n\
-                [[path.loss.drops]]\nsegment = 0\ntransmission = 2\n[sender]\npreset = \"prr\"\n\
-                handshake = false\n[workload]\nsegments = 20\n";
-    let out = plain(text);
+    // Segment 0 and its retransmission are lost: without lost-retransmission detection
+    // (linux-classic: dupthresh, no RACK) only an RTO repairs it. (This test used `prr`
+    // before the FACK-era presets gained Linux's `tcp_mark_lost_retrans`; `prr` now
+    // repairs it without a timeout, checked at the end.)
+    let scenario = |preset: &str| {
+        format!(
+            "[path]\nrtt_ms = 50\n[path.loss]\nmodel = \"drop-list\"\n[[path.loss.drops]]\n\
+             segment = 0\n[[path.loss.drops]]\nsegment = 0\ntransmission = 2\n[sender]\n\
+             preset = \"{preset}\"\nhandshake = false\n[workload]\nsegments = 20\n"
+        )
+    };
+    let out = plain(&scenario("linux-classic"));
     assert_all_delivered(&out, 20 * 1448);
     let f = &out.flows[0];
     assert_eq!(f.rtos, 1);
@@ -230,6 +237,11 @@ fn a_timeout_in_recovery_ends_the_episode_as_rto() {
     assert!(r.rto_ms.unwrap() > r.start_ms && r.end_ms.unwrap() > r.rto_ms.unwrap());
     assert_eq!(r.cwnd_at_end, None);
     assert_eq!((r.retransmits, r.lost_retransmits), (1, 1));
+    // The FACK-era Linux presets find the lost retransmission and resend it at once.
+    let prr = plain(&scenario("prr"));
+    assert_all_delivered(&prr, 20 * 1448);
+    assert_eq!(prr.flows[0].rtos, 0);
+    assert_eq!(prr.flows[0].lost_retransmits, 1);
 }
 
 #[test]

@@ -53,6 +53,8 @@ pub struct AckView {
     pub orig_acked: bool,
     /// Data was newly SACKed (Linux `FLAG_DATA_SACKED`).
     pub newly_sacked: bool,
+    /// Data ending beyond `recover` (RecoveryPoint) was newly acknowledged or SACKed.
+    pub beyond_recover: bool,
     /// SND.NXT (highest sequence sent + 1) as the ACK arrives.
     pub snd_nxt: u64,
     /// Previously unsent data can go now (receive window; Linux: and cwnd).
@@ -194,10 +196,14 @@ impl Frto {
                 }
             }
             Phase::AwaitSecond => {
-                if a.orig_acked {
-                    Decision::Spurious // 3b: never-retransmitted data below RecoveryPoint
-                } else if a.dupack || a.advanced {
-                    Decision::Genuine { cwnd_cap: Some(3) } // 3a
+                // 3a, tested first as written: the ACK covers beyond RecoveryPoint, or is
+                // a duplicate ACK that SACKs nothing new below it.
+                if a.beyond_recover || (a.dupack && !a.orig_acked) {
+                    Decision::Genuine { cwnd_cap: Some(3) }
+                } else if a.orig_acked {
+                    Decision::Spurious // 3b: previously unacknowledged data below it
+                } else if a.advanced {
+                    Decision::Genuine { cwnd_cap: Some(3) }
                 } else {
                     Decision::Wait
                 }

@@ -61,6 +61,8 @@ pub struct Delivered {
     /// The lowest end of a never-retransmitted segment among them (F-RTO's "original
     /// data acknowledged"; Linux `FLAG_ORIG_SACK_ACKED` when at or below `high_seq`).
     pub orig_min_end: Option<u64>,
+    /// The highest end among them (RFC 5682 §3.1 step 3a: "covers beyond RecoveryPoint").
+    pub max_end: Option<u64>,
 }
 
 impl Delivered {
@@ -88,6 +90,7 @@ impl Delivered {
         if !s.ever_retrans {
             self.orig_min_end = Some(self.orig_min_end.map_or(s.end, |e| e.min(s.end)));
         }
+        self.max_end = Some(self.max_end.map_or(s.end, |e| e.max(s.end)));
     }
 }
 

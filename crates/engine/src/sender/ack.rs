@@ -213,6 +213,9 @@ impl Sender {
                 }
             }
         }
+        if let Some(ceiling) = self.cwnd_ceiling.take() {
+            self.cwnd = self.cwnd.min(ceiling).max(self.mss);
+        }
         self.set_timer_after_ack(now, acked.bytes > 0, newly_sacked > 0);
         // Linux `tcp_try_to_open`: back in Open/Disorder with no retransmission left
         // (`tcp_any_retrans_done`), the first-retransmission stamp is cleared.

@@ -250,17 +250,18 @@ impl Sender {
         if self.state != RecoveryState::Loss || !self.frto.in_progress() {
             return None;
         }
-        let orig_acked = self
-            .sb
-            .delivered()
+        let delivered = self.sb.delivered();
+        let orig_acked = delivered
             .orig_min_end
             .is_some_and(|e| e <= self.frto.recover);
+        let beyond_recover = delivered.max_end.is_some_and(|e| e > self.frto.recover);
         let view = frto::AckView {
             advanced: a.advanced,
             cumulative: self.sb.snd_una(),
             dupack: a.dupack,
             orig_acked,
             newly_sacked: a.newly_sacked,
+            beyond_recover,
             snd_nxt: self.sb.snd_nxt(),
             can_send_new: self.can_send_new_segment(),
         };
@@ -359,7 +360,9 @@ impl Sender {
         // RFC 5682 3a (2a): "no more than 3·MSS" (2·MSS) — as much as conventional
         // recovery would have reached by now, two (one) round trips after the timeout.
         if let Some(cap) = cwnd_cap {
-            self.cwnd = (cap * self.mss).max(self.mss);
+            let cap = (cap * self.mss).max(self.mss);
+            self.cwnd = cap;
+            self.cwnd_ceiling = Some(cap); // "no more than": not grown by this ACK either
         }
         self.rtt.reset_adaptation();
         self.emit(now, EventKind::GenuineRto { by });
@@ -453,6 +456,10 @@ impl Sender {
             Some((cwnd, ssthresh)) => {
                 self.cwnd = cwnd.max(self.mss);
                 self.ssthresh = ssthresh.max(2 * self.mss);
+                if response == SpuriousResponse::Rfc4015 {
+                    // RFC 4015 sets cwnd from this ACK's bytes_acked: it is not grown again.
+                    self.cwnd_ceiling = Some(self.cwnd);
+                }
                 self.stats.undos += 1;
                 match v.counter {
                     Counter::Full => self.stats.full_undo += 1,
