@@ -441,3 +441,17 @@ fn rfc4015_response_cwnd_not_grown_by_its_ack() {
         "FlightSize 7 + bytes_acked 2 segments"
     );
 }
+
+/// RFC 8985 §6.2 step 4: an ACK that starts a DSACK round sets reo_wnd_persist to 16;
+/// the "else" — counting it down on leaving recovery — does not also run on that ACK.
+#[test]
+fn rfc8985_dsack_round_and_recovery_end_on_one_ack() {
+    let mut s = started(plain(Config::rack_tlp()), 10);
+    let out = on_ack(&mut s, ms(150), sack(MSS, &[(2 * MSS, 5 * MSS)]));
+    assert_eq!(s.state(), RecoveryState::Recovery);
+    assert_eq!(out[0], (1, Why::RackRetransmit));
+    // The ACK ending recovery was lost; the next one also reports the duplicate of 1.
+    on_ack(&mut s, ms(250), sack(10 * MSS, &[(MSS, 2 * MSS)]));
+    assert_eq!(s.state(), RecoveryState::Open);
+    assert_eq!((s.rack().reo_wnd_mult, s.rack().reo_wnd_persist), (2, 16));
+}

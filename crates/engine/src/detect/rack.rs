@@ -71,6 +71,9 @@ pub struct Rack {
     pub static_reo_wnd: bool,
     /// No DupThresh shortcut (Linux `tcp_recovery` bit 0x4).
     pub no_dupthresh: bool,
+    /// The ACK being processed started a DSACK round (RFC 8985 step 4's first branch, so
+    /// its "else" — the count-down on leaving recovery — does not run for it).
+    round_started: bool,
 }
 
 impl Rack {
@@ -90,6 +93,7 @@ impl Rack {
             reo_wnd: Duration::ZERO,
             static_reo_wnd: false,
             no_dupthresh: false,
+            round_started: false,
         }
     }
 
@@ -137,6 +141,7 @@ impl Rack {
         newest: Option<Instant>,
         now: Instant,
     ) {
+        self.round_started = false;
         if self.static_reo_wnd {
             return;
         }
@@ -149,6 +154,7 @@ impl Rack {
                     self.dsack_round = Some(snd_nxt);
                     self.reo_wnd_mult = self.reo_wnd_mult.saturating_add(1);
                     self.reo_wnd_persist = RECOVERY_THRESH;
+                    self.round_started = true;
                 }
             }
             Variant::Linux => {
@@ -171,7 +177,7 @@ impl Rack {
     /// resets the multiplier when it runs out; Linux (`tcp_try_undo_recovery`) counts down
     /// and resets on a later ACK.
     pub fn on_recovery_end(&mut self) {
-        if self.static_reo_wnd {
+        if self.static_reo_wnd || self.round_started {
             return;
         }
         self.reo_wnd_persist = self.reo_wnd_persist.saturating_sub(1);
@@ -304,11 +310,16 @@ mod tests {
         let mut r = Rack::new(Variant::Rfc8985);
         r.on_ack_dsack(true, false, 0, 10, None, at(0));
         assert_eq!((r.reo_wnd_mult, r.reo_wnd_persist), (2, 16));
-        for _ in 0..15 {
+        // Each recovery ends on a later ACK without a DSACK (step 4 runs on it first).
+        let mut end_on_ack = |r: &mut Rack| {
+            r.on_ack_dsack(false, false, 20, 30, None, at(1));
             r.on_recovery_end();
+        };
+        for _ in 0..15 {
+            end_on_ack(&mut r);
         }
         assert_eq!(r.reo_wnd_mult, 2);
-        r.on_recovery_end();
+        end_on_ack(&mut r);
         assert_eq!((r.reo_wnd_mult, r.reo_wnd_persist), (1, 0));
     }
 
