@@ -136,6 +136,8 @@ pub struct Scoreboard {
     whole_segments: bool,
     /// NextSeg rule 1 never needs to look below this offset again.
     rule1_from: u64,
+    /// Nor does rule 3 (see `next_seg_fallback_with`).
+    rule3_from: u64,
     /// Blocks of the previous ACK, all already applied (Linux `recv_sack_cache`).
     sack_cache: [Range; CACHE],
     /// Segments split because a SACK edge fell inside them.

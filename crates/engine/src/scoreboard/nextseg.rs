@@ -149,6 +149,7 @@ impl Scoreboard {
         self.sacked_below_bytes = 0;
         self.sacked_below_segs = 0;
         self.rule1_from = self.snd_una;
+        self.rule3_from = self.snd_una;
         if self.time_order {
             self.tsorted.clear();
             let mut order: Vec<usize> = (0..self.segs.len())
@@ -224,6 +225,7 @@ impl Scoreboard {
             self.lost_bytes += len;
         }
         self.rule1_from = self.rule1_from.min(start);
+        self.rule3_from = self.rule3_from.min(start);
     }
 
     /// Resets HighRxt/RescueRxt and the NextSeg cursor for a new recovery episode.
@@ -231,6 +233,7 @@ impl Scoreboard {
         self.high_rxt = self.snd_una;
         self.rescue_rxt = None;
         self.rule1_from = self.snd_una;
+        self.rule3_from = self.snd_una;
     }
 
     /// The lowest segment that is lost and has no retransmission outstanding
@@ -269,15 +272,21 @@ impl Scoreboard {
         recovery_point: u64,
         rescue: bool,
     ) -> Option<(SentSeg, NextSegRule)> {
+        // Rule 3 from its cursor: nothing below `rule3_from` qualifies (SACK marks stay;
+        // a retransmission that stops counting moves the cursor back), so an ACK costs
+        // the segments newly passed, not every SACKed one above HighRxt.
         let high = self.high_sacked();
-        let mut i = self.segs.partition_point(|s| s.end <= self.high_rxt);
+        let from = self.high_rxt.max(self.rule3_from);
+        let mut i = self.segs.partition_point(|s| s.end <= from);
         while i < self.segs.len() && self.segs[i].start < high {
             let s = self.segs[i];
             if !s.sacked && !s.retrans && s.start >= self.high_rxt {
+                self.rule3_from = s.start;
                 return Some((s, NextSegRule::Unsacked));
             }
             i += 1;
         }
+        self.rule3_from = self.segs.get(i).map_or(self.snd_nxt, |s| s.start).max(from);
         // Rule 4: once per recovery, the highest outstanding un-SACKed segment.
         if rescue && self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
             if let Some(s) = self.segs.iter().rev().find(|s| !s.sacked) {

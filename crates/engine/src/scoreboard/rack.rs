@@ -250,6 +250,7 @@ impl Scoreboard {
         // Lost marks arrive in time order, not sequence order: NextSeg rule 1 must look
         // here again.
         self.rule1_from = self.rule1_from.min(s.start);
+        self.rule3_from = self.rule3_from.min(s.start);
         on_lost(s.range(), s.retrans);
     }
 }
