@@ -212,6 +212,7 @@ fn rack_without_sack_falls_back() {
 #[test]
 fn rack_linux_rto_window() {
     let mut c = tail_cfg(LossDetection::RackLinux, Probe::None);
+    c.flavour = lossrec::config::Flavour::Linux; // cwnd after an RTO is Linux's rule
     c.initial_cwnd = 20;
     let mut s = started(c, 2);
     s.write(ms(1050), 5 * MSS);

@@ -132,6 +132,7 @@ fn no_evidence_no_undo() {
 fn rack_linux_persistence_follows_undo() {
     let mut c = linux_undo(false);
     c.loss_detection = LossDetection::RackLinux;
+    c.flavour = lossrec::config::Flavour::Linux; // persistence as tcp_try_undo_dsack
     c.dupthresh = 3;
     let mut s = sender_with(c.clone(), 10);
     drain(&mut s, ms(0));

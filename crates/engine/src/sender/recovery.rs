@@ -339,8 +339,9 @@ impl Sender {
         } else {
             self.sb.mark_all_lost();
         }
-        self.cwnd = if self.loss_detection() == LossDetection::RackLinux {
-            // Linux `tcp_enter_loss`: in flight (after the marks) + 1.
+        self.cwnd = if self.cfg.flavour == Flavour::Linux {
+            // Linux `tcp_enter_loss`: in flight (after the marks) + 1 — one segment unless
+            // RACK left recent transmissions unmarked.
             self.sb.pipe() + self.mss
         } else {
             self.mss // loss window (RFC 5681 §3.1)

@@ -7,7 +7,7 @@
 //! delivered is resent, the recovery state left, the RTO adapted.
 
 use super::{RecoveryState, Sender};
-use crate::config::{Flavour, Probe, RtoAdaptation, SpuriousDetection, SpuriousResponse};
+use crate::config::{Flavour, RtoAdaptation, SpuriousDetection, SpuriousResponse};
 use crate::event::{EventKind, SpuriousSignal};
 use crate::packet::{Range, Transmit, Why};
 use crate::rto::eifel::{self, AcceptableAck, Prev};
@@ -159,7 +159,9 @@ impl Sender {
         if !t.why.is_retransmission() {
             return;
         }
-        let linux_probe = matches!(t.why, Why::Probe(_)) && self.cfg.probe == Probe::TlpLinux;
+        // Linux's probe (`tcp_send_loss_probe` → `__tcp_retransmit_skb`) is neither in
+        // undo_retrans nor retrans_stamp.
+        let linux_probe = matches!(t.why, Why::Probe(_)) && self.cfg.flavour == Flavour::Linux;
         let segs = t.range.len().div_ceil(self.mss);
         self.undo
             .on_retransmit(now, super::transmit::ts_clock(now), segs, !linux_probe);
@@ -477,7 +479,8 @@ impl Sender {
             }
             None => self.stats.spurious_kept += 1,
         }
-        if v.counter == Counter::Dsack && self.rack.variant == crate::detect::rack::Variant::Linux {
+        // Linux `tcp_try_undo_dsack`: the reordering window persists one recovery longer.
+        if v.counter == Counter::Dsack && self.cfg.flavour == Flavour::Linux {
             self.rack.on_dsack_undo();
         }
         if v.unmark {
@@ -505,8 +508,9 @@ impl Sender {
         } else {
             RecoveryState::Open
         };
-        // RFC 8985 §6.2 step 4 counts every recovery's end; Linux only those not undone.
-        if self.rack.variant == crate::detect::rack::Variant::Rfc8985 {
+        // RFC 8985 §6.2 step 4 counts every recovery's end; Linux only those not undone
+        // (`tcp_try_undo_recovery`).
+        if self.cfg.flavour == Flavour::Rfc {
             self.rack.on_recovery_end();
         }
         let (snd_una, cwnd) = (self.sb.snd_una(), self.cwnd);
