@@ -18,6 +18,7 @@
 mod ack;
 mod early_retransmit;
 mod handshake;
+mod pending;
 mod probe;
 mod rack;
 mod recovery;
@@ -33,8 +34,7 @@ use crate::cc::{Cc, Window};
 use crate::config::{Config, ConfigError, Flavour, LossDetection, Probe};
 use crate::detect::rack::{self as rack_det, Rack};
 use crate::event::{Event, EventKind};
-use crate::packet::ProbeKind;
-use crate::packet::{Ack, Range, SynOptions, Timestamps, Why};
+use crate::packet::{Ack, Range, SynOptions, Timestamps};
 use crate::probe::{tlp, tlp_draft};
 use crate::reduce::Reducer;
 use crate::rto::{eifel, frto, undo};
@@ -43,6 +43,7 @@ use crate::scoreboard::Scoreboard;
 use crate::stats::Stats;
 use crate::time::{Duration, Instant};
 use crate::timer::{Timer, TimerKind};
+use pending::Pending;
 
 /// Linux's congestion states (`tcp_ca_state`), which name the recovery state machine.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -97,8 +98,8 @@ const EVENT_QUEUE_LIMIT: usize = 4096;
 pub struct Sender {
     cfg: Config,
     conn: Conn,
-    syn_pending: bool,
-    handshake_ack_pending: bool,
+    /// What goes out next whatever the window says.
+    pending: Pending,
     /// Negotiated values.
     mss: u64,
     sack_ok: bool,
@@ -130,12 +131,6 @@ pub struct Sender {
     recovery_point: u64,
     /// RFC 6675 DupAcks.
     dupacks: u32,
-    /// A fast retransmission of the head is due (RFC 6675 §5 step 4.3 / RFC 6582 step 2, 5).
-    fast_rexmit_pending: bool,
-    /// What that retransmission is (`FastRetransmit`, or `EarlyRetransmit` after ER).
-    fast_rexmit_why: Why,
-    /// The transmission being accounted went out regardless of the reducer's quota.
-    forced_transmit: bool,
     /// The rate-reduction algorithm with its per-episode state.
     reducer: Reducer,
     /// Linux `tp->reordering`: the duplicate threshold in use with adaptive reordering.
@@ -164,16 +159,10 @@ pub struct Sender {
     tlp_draft: tlp_draft::Episode,
     /// RFC 8985 / Linux TLP episode (TLP.end_seq, TLP.is_retrans).
     tlp: tlp::Episode,
-    /// A probe is to be sent by the next `poll_transmit`.
-    probe_pending: Option<ProbeKind>,
-    /// The timeout's retransmission of the head is due (it goes out whatever cwnd says).
-    rto_head_pending: bool,
     /// The congestion snapshot and the evidence for undoing it (`rto::undo`).
     undo: undo::Undo,
     /// F-RTO (RFC 5682 / Linux) state.
     frto: frto::Frto,
-    /// F-RTO step 2b: new segments still to send before any retransmission.
-    frto_new: u32,
     /// RFC 4015 step 11 waits for the first RTT sample of data above this offset.
     eifel_adapt: Option<(u64, eifel::Prev)>,
     /// A believable DSACK arrived on this connection (RFC 3522 step 5).
@@ -195,8 +184,7 @@ impl Sender {
         let mss = u64::from(config.mss);
         let mut s = Sender {
             conn: Conn::Established,
-            syn_pending: false,
-            handshake_ack_pending: false,
+            pending: Pending::Nothing,
             mss,
             sack_ok: config.sack,
             ts_ok: config.timestamps,
@@ -230,9 +218,6 @@ impl Sender {
             state: RecoveryState::Open,
             recovery_point: 0,
             dupacks: 0,
-            fast_rexmit_pending: false,
-            fast_rexmit_why: Why::FastRetransmit,
-            forced_transmit: false,
             reducer: Reducer::new(config.reduction),
             reordering: config.dupthresh,
             reordering_seen: false,
@@ -256,11 +241,8 @@ impl Sender {
             rack_wait: None,
             tlp_draft: tlp_draft::Episode::default(),
             tlp: tlp::Episode::new(config.probe == Probe::TlpLinux),
-            probe_pending: None,
-            rto_head_pending: false,
             undo: undo::Undo::default(),
             frto: frto::Frto::new(frto::Variant::Sack),
-            frto_new: 0,
             eifel_adapt: None,
             dsack_seen: false,
             cwnd_ceiling: None,
@@ -277,7 +259,7 @@ impl Sender {
                 first_sent: None,
                 retransmitted: false,
             };
-            s.syn_pending = true;
+            s.pending = Pending::Syn;
         } else {
             s.emit(now, s.established_event());
             s.note_detection_available();
@@ -314,9 +296,9 @@ impl Sender {
                     first_sent: None,
                     retransmitted: false,
                 };
-                self.syn_pending = true;
+                self.pending = Pending::Syn;
             }
-            Conn::Handshake { passive: true, .. } => self.syn_pending = true,
+            Conn::Handshake { passive: true, .. } => self.pending = Pending::Syn,
             _ => {}
         }
         self.check_invariants();

@@ -311,7 +311,7 @@ mod tests {
         r.on_ack_dsack(true, false, 0, 10, None, at(0));
         assert_eq!((r.reo_wnd_mult, r.reo_wnd_persist), (2, 16));
         // Each recovery ends on a later ACK without a DSACK (step 4 runs on it first).
-        let mut end_on_ack = |r: &mut Rack| {
+        let end_on_ack = |r: &mut Rack| {
             r.on_ack_dsack(false, false, 20, 30, None, at(1));
             r.on_recovery_end();
         };

@@ -3,6 +3,7 @@
 //! spurious retransmission: SACKs below SND.FACK (digest §8.4), DSACKs (RFC 2883, RFC 3708)
 //! and timestamp echoes older than a retransmission (RFC 3522 §2).
 
+use super::pending::Pending;
 use super::spurious::SpurAck;
 use super::{transmit, RecoveryState, Sender};
 use crate::config::Flavour;
@@ -43,7 +44,7 @@ impl Sender {
         }
         if ack.syn.is_some() {
             // A retransmitted SYN-ACK: our handshake ACK was lost; send it again.
-            self.handshake_ack_pending = true;
+            self.pending = Pending::HandshakeAck;
             return;
         }
         // The FIN takes one sequence number after the last byte: its ACK covers the data.

@@ -1,6 +1,7 @@
 //! Connection set-up on the sender (RFC 9293 §3.5): option negotiation on the peer's SYN
 //! or SYN-ACK, completing the handshake, and the handshake RTT sample.
 
+use super::pending::Pending;
 use super::{transmit, Conn, Sender, RTO_AFTER_SYN_TIMEOUT};
 use crate::packet::{Ack, SynOptions, Timestamps};
 use crate::time::{Duration, Instant};
@@ -46,7 +47,7 @@ impl Sender {
         } else {
             let Some(peer) = ack.syn else { return };
             self.negotiate(&peer, ack.ts);
-            self.handshake_ack_pending = true;
+            self.pending = Pending::HandshakeAck;
         }
         self.peer_window = ack.window;
         self.max_window = ack.window;
@@ -72,7 +73,9 @@ impl Sender {
             u64::from(self.cfg.initial_cwnd) * self.mss
         };
         self.conn = Conn::Established;
-        self.syn_pending = false;
+        if self.pending == Pending::Syn {
+            self.pending = Pending::Nothing;
+        }
         self.timer.stop();
         self.emit(now, self.established_event());
         self.note_detection_available();

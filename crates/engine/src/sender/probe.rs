@@ -5,6 +5,7 @@
 //! §7.4) with the cwnd reduction when a probe masked a loss.
 
 use super::ack::Prior;
+use super::pending::Pending;
 use super::Sender;
 use crate::config::Probe;
 use crate::event::EventKind;
@@ -42,7 +43,7 @@ impl Sender {
             self.rearm_rto(now);
             return;
         };
-        self.probe_pending = Some(kind);
+        self.pending = Pending::Probe(kind);
         self.emit(
             now,
             EventKind::LossProbe {
@@ -118,15 +119,9 @@ impl Sender {
         avail > 0 && rwnd_room >= self.mss.min(avail)
     }
 
-    /// The pending probe as a transmission.
+    /// The pending probe as a transmission. It goes out whatever cwnd or PRR's quota say
+    /// (in recovery too, seed 001).
     pub(super) fn probe_transmit(&mut self, now: Instant, kind: ProbeKind) -> Option<Transmit> {
-        let t = self.probe_segment(now, kind);
-        // A probe goes out whatever cwnd or PRR's quota say (in recovery, seed 001).
-        self.forced_transmit = t.is_some();
-        t
-    }
-
-    fn probe_segment(&mut self, now: Instant, kind: ProbeKind) -> Option<Transmit> {
         match kind {
             // New data regardless of cwnd ("cwnd remains unchanged", draft §2.1 (3a); RFC
             // 8985 §7.3 lets FlightSize exceed cwnd by one segment).

@@ -5,6 +5,7 @@
 //! §5.4-5.6 with RFC 5681 §3.1 and RFC 6675 §5.1).
 
 use super::ack::{AckSummary, Prior};
+use super::pending::Pending;
 use super::{Conn, RecoveryState, Sender};
 use crate::cc::CongestionOps;
 use crate::config::{Flavour, LossDetection};
@@ -64,8 +65,7 @@ impl Sender {
             let before = self.sb.lost_bytes();
             self.sb.mark_head_lost();
             newly_lost += self.sb.lost_bytes() - before;
-            self.fast_rexmit_pending = true;
-            self.fast_rexmit_why = Why::FastRetransmit;
+            self.pending = Pending::Head(Why::FastRetransmit);
         }
         self.reduce_on_ack(a, newly_lost);
         if partial {
@@ -201,6 +201,13 @@ impl Sender {
         self.cwnd = w.cwnd.max(self.mss);
     }
 
+    /// A forced head retransmission still waiting is no longer due (the episode ended).
+    pub(super) fn drop_head_retransmit(&mut self) {
+        if matches!(self.pending, Pending::Head(_)) {
+            self.pending = Pending::Nothing;
+        }
+    }
+
     /// A congestion event: ssthresh from the congestion control (at least 2·SMSS), which
     /// then reduces its own state.
     pub(super) fn reduce_ssthresh(&mut self, now: Instant, flight: u64) {
@@ -241,8 +248,7 @@ impl Sender {
         } else {
             self.stats.reno_recovery += 1;
         }
-        self.fast_rexmit_pending = true;
-        self.fast_rexmit_why = why;
+        self.pending = Pending::Head(why);
         let kind = EventKind::EnterRecovery {
             recovery_point: self.recovery_point,
             cwnd: self.cwnd,
@@ -261,7 +267,7 @@ impl Sender {
         self.state = RecoveryState::Open;
         self.dupacks = 0;
         self.reno_sacked = 0;
-        self.fast_rexmit_pending = false;
+        self.drop_head_retransmit();
         self.rack.on_recovery_end();
         self.emit(
             now,
@@ -281,7 +287,7 @@ impl Sender {
         if let Conn::Handshake { retransmitted, .. } = &mut self.conn {
             *retransmitted = true;
             self.rtt.backoff();
-            self.syn_pending = true;
+            self.pending = Pending::Syn;
             self.stats.syn_retrans += 1;
             self.emit(
                 now,
@@ -346,15 +352,14 @@ impl Sender {
         } else {
             self.mss // loss window (RFC 5681 §3.1)
         };
-        self.rto_head_pending = true;
-        self.probe_pending = None;
+        // RFC 6298 §5.4: the timeout retransmits the head (a probe still pending is moot).
+        self.pending = Pending::Head(Why::RtoRetransmit);
         self.tlp_draft.reset();
         self.tlp.reset();
         self.state = RecoveryState::Loss;
         self.recovery_point = self.sb.snd_nxt();
         self.dupacks = 0;
         self.reno_sacked = 0;
-        self.fast_rexmit_pending = false;
         self.rtt.backoff();
         self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
         self.spurious_on_rto(in_recovery, repeated);

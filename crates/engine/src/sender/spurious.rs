@@ -6,6 +6,7 @@
 //! verdict: the response (seed 004, RFC 4015), the loss marks cleared so that nothing
 //! delivered is resent, the recovery state left, the RTO adapted.
 
+use super::pending::{FrtoNew, Pending};
 use super::{RecoveryState, Sender};
 use crate::config::{Flavour, RtoAdaptation, SpuriousDetection, SpuriousResponse};
 use crate::event::{EventKind, SpuriousSignal};
@@ -142,7 +143,6 @@ impl Sender {
         if let Some(s) = &mut self.undo.snapshot {
             s.backoff = self.rtt.backoff_count();
         }
-        self.frto_new = 0;
         let Some(variant) = self.frto_variant() else {
             self.frto.stop();
             return;
@@ -186,7 +186,11 @@ impl Sender {
     /// The detectors on one ACK, before the recovery state machine. Returns whether a
     /// reduction was undone (the state is then Open or Disorder).
     pub(super) fn spurious_on_ack(&mut self, now: Instant, a: &SpurAck) -> bool {
-        self.frto_new = 0; // Linux: new data instead of retransmissions on that ACK only
+        // F-RTO's new data is for the ACK that released it only (Linux: instead of
+        // retransmissions on that ACK).
+        if self.pending.frto_new().is_some() {
+            self.pending = Pending::Nothing;
+        }
         let v = match self.spurious_detection() {
             SpuriousDetection::None => None,
             SpuriousDetection::Frto => self.frto_on_ack(now, a),
@@ -273,9 +277,9 @@ impl Sender {
                 if self.frto.variant == Variant::Linux {
                     // high_seq = snd_nxt; new data as cwnd allows on this ACK.
                     self.recovery_point = self.frto.recover;
-                    self.frto_new = u32::MAX;
+                    self.pending = Pending::FrtoNew(FrtoNew::CwndAllows);
                 } else {
-                    self.frto_new = 2;
+                    self.pending = Pending::FrtoNew(FrtoNew::Segments(2));
                 }
                 None
             }
@@ -357,7 +361,7 @@ impl Sender {
     /// timer upon a genuine timeout").
     fn genuine_rto(&mut self, now: Instant, by: SpuriousSignal, cwnd_cap: Option<u64>) {
         self.frto.stop();
-        self.frto_new = 0;
+        self.drop_frto_new();
         self.stats.genuine_rtos += 1;
         // RFC 5682 3a (2a): "no more than 3·MSS" (2·MSS) — as much as conventional
         // recovery would have reached by now, two (one) round trips after the timeout.
@@ -370,6 +374,12 @@ impl Sender {
         self.emit(now, EventKind::GenuineRto { by });
     }
 
+    fn drop_frto_new(&mut self) {
+        if self.pending.frto_new().is_some() {
+            self.pending = Pending::Nothing;
+        }
+    }
+
     /// A timeout's recovery ended without a spurious verdict.
     pub(super) fn genuine_loss_end(&mut self) {
         self.frto.stop();
@@ -379,7 +389,7 @@ impl Sender {
     /// Linux's F-RTO step 2b when cwnd leaves no room for new data after all
     /// (`tcp_xmit_recovery`: nothing new sent → `frto = 0`).
     pub(super) fn frto_check_room(&mut self, now: Instant) {
-        if self.frto_new == 0 || self.frto.variant != Variant::Linux {
+        if self.pending.frto_new().is_none() || self.frto.variant != Variant::Linux {
             return;
         }
         let room = self.cwnd.saturating_sub(self.sb.pipe());
@@ -394,9 +404,9 @@ impl Sender {
     pub(super) fn frto_transmit(&mut self, now: Instant) -> Option<Option<Transmit>> {
         let rfc = self.frto.variant != Variant::Linux;
         let holding = self.frto.in_progress() && rfc;
-        if self.frto_new == 0 {
+        let Some(left) = self.pending.frto_new() else {
             return holding.then_some(None);
-        }
+        };
         let room = if rfc {
             u64::MAX // RFC 5682 2b: two new segments whatever cwnd says
         } else {
@@ -404,14 +414,18 @@ impl Sender {
         };
         match self.new_data(now, room, Why::New) {
             Some(t) => {
-                self.frto_new -= 1;
+                self.pending = match left {
+                    FrtoNew::Segments(n) if n > 1 => Pending::FrtoNew(FrtoNew::Segments(n - 1)),
+                    FrtoNew::Segments(_) => Pending::Nothing,
+                    FrtoNew::CwndAllows => Pending::FrtoNew(left),
+                };
                 Some(Some(t))
             }
             // Linux `tcp_xmit_recovery`: once new data went out on this ACK, no
             // retransmission follows it.
             None if !rfc && self.sb.snd_nxt() > self.frto.recover => Some(None),
             None => {
-                self.frto_new = 0;
+                self.drop_frto_new();
                 holding.then_some(None)
             }
         }
@@ -424,7 +438,7 @@ impl Sender {
             return;
         };
         self.frto.stop();
-        self.frto_new = 0;
+        self.drop_frto_new();
         self.emit(
             now,
             EventKind::Spurious {
@@ -501,8 +515,7 @@ impl Sender {
         }
         self.dupacks = 0;
         self.reno_sacked = 0;
-        self.fast_rexmit_pending = false;
-        self.rto_head_pending = false;
+        self.drop_head_retransmit();
         self.state = if self.sb.sacked_bytes() > 0 {
             RecoveryState::Disorder
         } else {

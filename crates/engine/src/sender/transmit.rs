@@ -3,6 +3,7 @@
 //! allows; new data only without SACK), the slow-start repair after a timeout (RFC 6675
 //! §5.1), and new data under cwnd with limited transmit (RFC 3042).
 
+use super::pending::Pending;
 use super::{Conn, RecoveryState, Sender};
 use crate::detect::dupthresh;
 use crate::packet::{Range, SynOptions, Timestamps, Transmit, Why};
@@ -23,25 +24,27 @@ impl Sender {
     /// The next segment to send now, if any; call until `None` after every input.
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
         let t = self.next_transmit(now);
-        if let Some(t) = &t {
-            self.account_transmit(now, t);
+        if let Some((t, forced)) = &t {
+            self.account_transmit(now, t, *forced);
         }
         self.check_invariants();
-        t
+        t.map(|(t, _)| t)
     }
 
-    fn next_transmit(&mut self, now: Instant) -> Option<Transmit> {
+    /// The next transmission and whether it is forced (out regardless of the reducer's
+    /// quota: a probe or the head's retransmission).
+    fn next_transmit(&mut self, now: Instant) -> Option<(Transmit, bool)> {
         if let Conn::Handshake {
             passive,
             first_sent,
             ..
         } = &mut self.conn
         {
-            if !self.syn_pending {
+            if self.pending != Pending::Syn {
                 return None;
             }
             let passive = *passive;
-            self.syn_pending = false;
+            self.pending = Pending::Nothing;
             first_sent.get_or_insert(now);
             self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
             // Active open offers what is configured; a SYN-ACK states what was agreed.
@@ -69,43 +72,46 @@ impl Sender {
                 val: ts_clock(now),
                 ecr: self.ts_recent,
             });
-            return Some(Transmit {
+            let syn = Transmit {
                 range: Range::new(0, 0),
                 why: if passive { Why::SynAck } else { Why::Syn },
                 syn: Some(syn),
                 fin: false,
                 psh: false,
                 ts,
-            });
+            };
+            return Some((syn, false));
         }
         if self.conn == Conn::Listen {
             return None;
         }
-        if self.handshake_ack_pending {
-            self.handshake_ack_pending = false;
-            let at = self.sb.snd_nxt();
-            return Some(self.segment(now, Range::new(at, at), Why::HandshakeAck, false, false));
-        }
-        if let Some(kind) = self.probe_pending.take() {
-            if let Some(t) = self.probe_transmit(now, kind) {
-                return Some(t);
+        match core::mem::take(&mut self.pending) {
+            Pending::HandshakeAck => {
+                let at = self.sb.snd_nxt();
+                let t = self.segment(now, Range::new(at, at), Why::HandshakeAck, false, false);
+                return Some((t, false));
             }
+            Pending::Probe(kind) => {
+                if let Some(t) = self.probe_transmit(now, kind) {
+                    return Some((t, true));
+                }
+            }
+            Pending::Head(why) => {
+                if let Some(t) = self.head_retransmit(now, why) {
+                    return Some((t, true));
+                }
+            }
+            // Waits for the loss recovery below (F-RTO step 2b).
+            p @ Pending::FrtoNew(_) => self.pending = p,
+            Pending::Syn | Pending::Nothing => {}
         }
-        match self.state {
+        let t = match self.state {
             RecoveryState::Recovery => self.next_in_recovery(now),
             RecoveryState::Loss => {
-                // RFC 6298 §5.4: the timeout retransmits the head whatever cwnd says.
-                if core::mem::take(&mut self.rto_head_pending) {
-                    if let Some(head) = self.sb.head().copied() {
-                        if head.lost && !head.retrans && !head.sacked {
-                            return Some(self.retransmit(now, head, Why::RtoRetransmit));
-                        }
-                    }
-                }
                 // F-RTO (RFC 5682 step 2b): new segments first; no further retransmission
                 // until it decides.
                 if let Some(t) = self.frto_transmit(now) {
-                    return t;
+                    return t.map(|t| (t, false));
                 }
                 // Every un-SACKed segment was marked lost at the timeout (RACK: only the
                 // head and what had timed out), so the scoreboard's pipe counts only what
@@ -114,7 +120,7 @@ impl Sender {
                 let room = self.cwnd.saturating_sub(self.sb.pipe());
                 if let Some(seg) = self.sb.next_lost() {
                     return (seg.len() <= room)
-                        .then(|| self.retransmit(now, seg, Why::RtoRetransmit));
+                        .then(|| (self.retransmit(now, seg, Why::RtoRetransmit), false));
                 }
                 self.new_data(now, room, Why::New)
             }
@@ -123,7 +129,7 @@ impl Sender {
                 // governs only during loss recovery (RFC 6675 §5).
                 let room = self.cwnd.saturating_sub(self.sb.flight_size());
                 if let Some(t) = self.new_data(now, room, Why::New) {
-                    return Some(t);
+                    return Some((t, false));
                 }
                 // RFC 3042: the first two duplicate ACKs may each release one new segment.
                 let extra = dupthresh::limited_transmit_allowance(
@@ -133,40 +139,48 @@ impl Sender {
                 );
                 if extra > 0 && self.cfg.limited_transmit {
                     let room = (self.cwnd + extra).saturating_sub(self.sb.flight_size());
-                    return self.new_data(now, room, Why::LimitedTransmit);
+                    return self
+                        .new_data(now, room, Why::LimitedTransmit)
+                        .map(|t| (t, false));
                 }
                 None
             }
+        };
+        t.map(|t| (t, false))
+    }
+
+    /// The head's forced retransmission: after a timeout the head if it still awaits one
+    /// (RFC 6298 §5.4); in fast recovery the head — with RACK the first segment it marked
+    /// lost (Linux `fast_rexmit`, RFC 9937 §6.3's forced retransmission). A head whose
+    /// retransmission is still in flight (one recovery following another) is not forced
+    /// out again: like Linux's `tcp_xmit_retransmit_queue`, the first lost segment not yet
+    /// retransmitted goes instead.
+    fn head_retransmit(&mut self, now: Instant, why: Why) -> Option<Transmit> {
+        if why == Why::RtoRetransmit {
+            let head = self.sb.head().copied()?;
+            return (head.lost && !head.retrans && !head.sacked)
+                .then(|| self.retransmit(now, head, why));
         }
+        if self.state != RecoveryState::Recovery {
+            return None;
+        }
+        let head = self.sb.head().copied().filter(|h| !h.sacked && !h.retrans);
+        let first = if self.rack_active() {
+            self.sb.next_lost()
+        } else {
+            head.or_else(|| self.sb.next_lost())
+        }?;
+        let t = self.retransmit(now, first, why);
+        // RFC 6675 §5 step (4.3): HighRxt and RescueRxt both become the last octet
+        // retransmitted, "to prevent … a premature rescue retransmission".
+        if self.cfg.rescue_retransmit {
+            self.sb.rescue_rxt = Some(first.end - 1);
+        }
+        Some(t)
     }
 
     fn next_in_recovery(&mut self, now: Instant) -> Option<Transmit> {
         let rack = self.rack_active();
-        if self.fast_rexmit_pending {
-            // RFC 6675 §5 step 4.3 / RFC 6582 step 2, 5 / RFC 5827: the head goes out
-            // regardless of cwnd; with RACK the first segment it marked lost (Linux
-            // `fast_rexmit`, RFC 9937 §6.3's forced retransmission).
-            self.fast_rexmit_pending = false;
-            // A head whose retransmission is still in flight (one recovery following
-            // another) is not forced out again: like Linux's `tcp_xmit_retransmit_queue`,
-            // the first lost segment not yet retransmitted goes instead.
-            let head = self.sb.head().copied().filter(|h| !h.sacked && !h.retrans);
-            let first = if rack {
-                self.sb.next_lost()
-            } else {
-                head.or_else(|| self.sb.next_lost())
-            };
-            if let Some(seg) = first {
-                self.forced_transmit = true;
-                let t = self.retransmit(now, seg, self.fast_rexmit_why);
-                // RFC 6675 §5 step (4.3): HighRxt and RescueRxt both become the last
-                // octet retransmitted, "to prevent … a premature rescue retransmission".
-                if self.cfg.rescue_retransmit {
-                    self.sb.rescue_rxt = Some(seg.end - 1);
-                }
-                return Some(t);
-            }
-        }
         let room = self.reducer.quota(
             self.cwnd,
             self.recovery_pipe(),
@@ -306,7 +320,7 @@ impl Sender {
         }
     }
 
-    fn account_transmit(&mut self, now: Instant, t: &Transmit) {
+    fn account_transmit(&mut self, now: Instant, t: &Transmit, forced: bool) {
         if t.range.is_empty() {
             return;
         }
@@ -329,7 +343,6 @@ impl Sender {
             _ => {}
         }
         // PRR's prr_out counts everything sent in recovery (RFC 6937 §3).
-        let forced = core::mem::take(&mut self.forced_transmit);
         if self.state == RecoveryState::Recovery {
             self.reducer.on_transmit(t.range.len(), forced);
         }
