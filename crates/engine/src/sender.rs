@@ -23,6 +23,7 @@ mod probe;
 mod rack;
 mod recovery;
 mod spurious;
+mod state;
 mod timers;
 mod transmit;
 
@@ -44,6 +45,7 @@ use crate::stats::Stats;
 use crate::time::{Duration, Instant};
 use crate::timer::{Timer, TimerKind};
 use pending::Pending;
+use state::Ca;
 
 /// Linux's congestion states (`tcp_ca_state`), which name the recovery state machine.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -126,9 +128,8 @@ pub struct Sender {
     cc: Cc,
     /// Whether the window is in use (Linux `tcp_cwnd_validate`), for growth.
     cwnd_usage: CwndUsage,
-    state: RecoveryState,
-    /// RFC 6675 RecoveryPoint / RFC 6582 `recover`: HighData when recovery or the RTO began.
-    recovery_point: u64,
+    /// The recovery state with its episode's data.
+    ca: Ca,
     /// RFC 6675 DupAcks.
     dupacks: u32,
     /// The rate-reduction algorithm with its per-episode state.
@@ -215,8 +216,7 @@ impl Sender {
                 cc
             },
             cwnd_usage: CwndUsage::default(),
-            state: RecoveryState::Open,
-            recovery_point: 0,
+            ca: Ca::Open,
             dupacks: 0,
             reducer: Reducer::new(config.reduction),
             reordering: config.dupthresh,
@@ -373,7 +373,7 @@ impl Sender {
         self.sb.flight_size()
     }
     pub fn state(&self) -> RecoveryState {
-        self.state
+        self.ca.name()
     }
     pub fn snd_una(&self) -> u64 {
         self.sb.snd_una()
@@ -391,9 +391,10 @@ impl Sender {
     pub fn scoreboard(&self) -> &Scoreboard {
         &self.sb
     }
-    /// RFC 6675 RecoveryPoint (RFC 6582 `recover`).
-    pub fn recovery_point(&self) -> u64 {
-        self.recovery_point
+    /// RFC 6675 RecoveryPoint (RFC 6582 `recover`, Linux `high_seq`) of the fast or RTO
+    /// recovery in progress.
+    pub fn recovery_point(&self) -> Option<u64> {
+        self.ca.recovery_point()
     }
     /// RFC 6675 DupAcks.
     pub fn dupacks(&self) -> u32 {

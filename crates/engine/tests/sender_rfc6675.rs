@@ -46,7 +46,7 @@ fn single_loss_fast_retransmit() {
     assert_eq!(out, vec![(0, Why::FastRetransmit)]);
     // pipe: 12 out − 3 SACKed − 1 lost + 1 retransmitted = 9 > cwnd: nothing else.
     assert_eq!(s.pipe(), 9 * MSS);
-    assert_eq!(s.recovery_point(), 12 * MSS);
+    assert_eq!(s.recovery_point(), Some(12 * MSS));
     // Three more SACKs bring pipe to 6: still no room (cwnd − pipe < SMSS) until 5.
     for (i, t) in [(5, 103), (6, 104), (7, 105)] {
         assert!(on_ack(&mut s, ms(t), sack_segs(0, 1, i)).is_empty());

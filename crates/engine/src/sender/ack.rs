@@ -187,7 +187,7 @@ impl Sender {
             cong_control: !old_ack,
             prior,
         };
-        match self.state {
+        match self.state() {
             RecoveryState::Open | RecoveryState::Disorder | RecoveryState::Cwr => {
                 self.on_ack_open(now, &summary);
             }
@@ -197,17 +197,10 @@ impl Sender {
             RecoveryState::Loss => {
                 self.grow_cwnd(now, &summary);
                 self.frto_check_room(now);
-                if self.sb.snd_una() >= self.recovery_point {
-                    self.state = RecoveryState::Open;
+                if self.ca.recovery_point() <= Some(self.sb.snd_una()) {
                     self.rack.on_recovery_end();
                     self.genuine_loss_end();
-                    self.emit(
-                        now,
-                        EventKind::ExitLoss {
-                            snd_una: self.sb.snd_una(),
-                            cwnd: self.cwnd,
-                        },
-                    );
+                    self.end_recovery(now);
                 } else if self.rack_active() {
                     // RTO recovery goes on detecting with RACK (RFC 8985 §6.3).
                     self.rack_detect(now, false);
@@ -220,7 +213,7 @@ impl Sender {
         self.set_timer_after_ack(now, acked.bytes > 0, newly_sacked > 0);
         // Linux `tcp_try_to_open`: back in Open/Disorder with no retransmission left
         // (`tcp_any_retrans_done`), the first-retransmission stamp is cleared.
-        let open = matches!(self.state, RecoveryState::Open | RecoveryState::Disorder);
+        let open = matches!(self.state(), RecoveryState::Open | RecoveryState::Disorder);
         let head_retransmitted = self.sb.head().is_some_and(|h| h.ever_retrans);
         if open && self.sb.retrans_bytes() == 0 && !head_retransmitted {
             self.undo.retransmissions_done();

@@ -108,7 +108,7 @@ impl Sender {
             Some((kind, at)) => self.timer.arm(kind, at),
             None => self.arm_rto(now),
         }
-        let open = matches!(self.state, RecoveryState::Open | RecoveryState::Disorder);
+        let open = matches!(self.state(), RecoveryState::Open | RecoveryState::Disorder);
         if !open || self.sb.flight_size() == 0 {
             return;
         }

@@ -6,7 +6,7 @@
 
 use super::ack::Prior;
 use super::pending::Pending;
-use super::Sender;
+use super::{RecoveryState, Sender};
 use crate::config::Probe;
 use crate::event::EventKind;
 use crate::packet::{Ack, ProbeKind, Range, Transmit, Why};
@@ -58,7 +58,7 @@ impl Sender {
 
     fn choose_probe(&self) -> Option<ProbeKind> {
         let new = self.can_send_new_segment();
-        if self.state == crate::sender::RecoveryState::Recovery {
+        if self.state() == RecoveryState::Recovery {
             // Seed 001 slide 18: in recovery, new data or the highest un-SACKed segment.
             let ok = match self.cfg.probe {
                 Probe::TlpDraft => true,
@@ -104,7 +104,7 @@ impl Sender {
     /// The segment a retransmitted probe carries: the highest-sequence one (draft §2.1
     /// (3b), RFC 8985 §7.3); in recovery the highest un-SACKed one.
     fn probe_target(&self) -> Option<crate::scoreboard::SentSeg> {
-        if self.state == crate::sender::RecoveryState::Recovery {
+        if self.state() == RecoveryState::Recovery {
             self.sb.segments().rev().find(|s| !s.sacked).copied()
         } else {
             self.sb.last().filter(|s| !s.sacked).copied()

@@ -42,7 +42,7 @@ impl Sender {
         }
         self.rack_advanced = false;
         let inputs = ReoInputs {
-            in_recovery: matches!(self.state, RecoveryState::Recovery | RecoveryState::Loss),
+            in_recovery: matches!(self.state(), RecoveryState::Recovery | RecoveryState::Loss),
             segs_sacked: self.sb.sacked_segs(),
             dupthresh: match self.rack.variant {
                 Variant::Rfc8985 => self.cfg.dupthresh,
@@ -81,12 +81,7 @@ impl Sender {
             0
         };
         self.emit(now, EventKind::ReoTimeout { lost });
-        if lost > 0
-            && matches!(
-                self.state,
-                RecoveryState::Open | RecoveryState::Disorder | RecoveryState::Cwr
-            )
-        {
+        if lost > 0 && matches!(self.state(), RecoveryState::Open | RecoveryState::Disorder) {
             let prior = self.prior();
             self.enter_recovery(now, Why::RackRetransmit, prior);
             if self.cfg.flavour == Flavour::Linux {

@@ -43,17 +43,13 @@ impl Sender {
             }
         }
         self.grow_cwnd(now, a);
-        self.state = if self.sb.sacked_bytes() > 0 || self.dupacks > 0 {
-            RecoveryState::Disorder
-        } else {
-            RecoveryState::Open
-        };
+        self.settle();
     }
 
     /// An ACK in fast recovery: leave it at the recovery point, else mark losses (SACK) or
     /// handle a NewReno partial ACK, and let the reducer set cwnd.
     pub(super) fn on_ack_recovery(&mut self, now: Instant, a: &AckSummary) {
-        if self.sb.snd_una() >= self.recovery_point {
+        if self.ca.recovery_point() <= Some(self.sb.snd_una()) {
             self.exit_recovery(now);
             return;
         }
@@ -115,10 +111,10 @@ impl Sender {
             _ => LossDetector::DupThresh,
         };
         let fack_limit = fack::lost_below(self.sb.high_sacked(), d, mss);
-        let (sb, events, dropped) = (&mut self.sb, &mut self.events, &mut self.events_dropped);
         let lost_retrans = detector == LossDetection::Fack
             && self.cfg.flavour == Flavour::Linux
-            && self.state == RecoveryState::Recovery;
+            && self.state() == RecoveryState::Recovery;
+        let (sb, events, dropped) = (&mut self.sb, &mut self.events, &mut self.events_dropped);
         if lost_retrans {
             let found = sb.mark_lost_retrans(|r| {
                 let kind = EventKind::LostRetransmit {
@@ -221,7 +217,6 @@ impl Sender {
         self.undo_begin(false); // "undo is a value": the state before the reduction
         let flight = self.sb.flight_size();
         self.reduce_ssthresh(now, flight);
-        self.recovery_point = self.sb.snd_nxt();
         let entry = Entry {
             ssthresh: self.ssthresh,
             cwnd: self.cwnd,
@@ -232,7 +227,7 @@ impl Sender {
             sack: self.sack_ok,
         };
         self.cwnd = self.reducer.on_enter(&entry).max(self.mss);
-        self.state = RecoveryState::Recovery;
+        self.begin_recovery();
         self.sb.start_recovery_episode();
         // The head is lost (with SACK: IsLost may not say so yet; without SACK it is the
         // segment the duplicates point at, as Linux's `tcp_mark_head_lost`). RACK marks
@@ -250,7 +245,7 @@ impl Sender {
         }
         self.pending = Pending::Head(why);
         let kind = EventKind::EnterRecovery {
-            recovery_point: self.recovery_point,
+            recovery_point: self.sb.snd_nxt(),
             cwnd: self.cwnd,
             ssthresh: self.ssthresh,
             pipe: self.pipe(),
@@ -264,22 +259,10 @@ impl Sender {
             .reducer
             .on_exit(self.cwnd, self.ssthresh, flight, self.mss)
             .max(self.mss);
-        self.state = RecoveryState::Open;
-        self.dupacks = 0;
         self.reno_sacked = 0;
         self.drop_head_retransmit();
         self.rack.on_recovery_end();
-        self.emit(
-            now,
-            EventKind::ExitRecovery {
-                snd_una: self.sb.snd_una(),
-                cwnd: self.cwnd,
-            },
-        );
-        // Remaining SACK marks keep the connection in Disorder until acknowledged.
-        if self.sb.sacked_bytes() > 0 {
-            self.state = RecoveryState::Disorder;
-        }
+        self.end_recovery(now);
     }
 
     /// RFC 6298 §5.4-5.6 with RFC 5681 §3.1 and RFC 6675 §5.1.
@@ -305,11 +288,11 @@ impl Sender {
         self.stats.timeouts += 1;
         let repeated = self.rto_retransmits > 0;
         self.rto_retransmits = self.rto_retransmits.saturating_add(1);
-        if self.state == RecoveryState::Recovery {
+        if self.state() == RecoveryState::Recovery {
             self.stats.recovery_fail += 1;
         }
         // Linux `tcp_enter_loss` (digest §16): the adaptive threshold falls back.
-        let open = matches!(self.state, RecoveryState::Open | RecoveryState::Disorder);
+        let open = matches!(self.state(), RecoveryState::Open | RecoveryState::Disorder);
         self.reordering = reordering::after_timeout(
             self.reordering,
             self.cfg.dupthresh,
@@ -318,19 +301,19 @@ impl Sender {
         );
         let fresh = match self.cfg.flavour {
             // RFC 5681 §3.1: ssthresh is held when the timer fires again for the same data.
-            Flavour::Rfc => self.rtt.backoff_count() == 0 || self.state != RecoveryState::Loss,
+            Flavour::Rfc => self.rtt.backoff_count() == 0 || self.state() != RecoveryState::Loss,
             // Linux `tcp_enter_loss`: a new reduction only from Open/Disorder, after the
             // previous episode's point, or in Loss before any timeout retransmission —
             // an RTO during fast recovery keeps the recovery's ssthresh and undo marker.
             Flavour::Linux => {
-                open || self.sb.snd_una() >= self.recovery_point
-                    || (self.state == RecoveryState::Loss && !repeated)
+                open || self.ca.recovery_point() <= Some(self.sb.snd_una())
+                    || (self.state() == RecoveryState::Loss && !repeated)
             }
         };
         // Undo is a value: a timeout that starts a reduction saves the state before it;
         // one during fast recovery or repeating for the same data joins that episode.
-        let in_recovery = matches!(self.state, RecoveryState::Recovery | RecoveryState::Loss);
-        if fresh && self.state != RecoveryState::Recovery {
+        let in_recovery = matches!(self.state(), RecoveryState::Recovery | RecoveryState::Loss);
+        if fresh && self.state() != RecoveryState::Recovery {
             self.undo_begin(true);
         } else {
             self.undo_join_timeout();
@@ -356,8 +339,7 @@ impl Sender {
         self.pending = Pending::Head(Why::RtoRetransmit);
         self.tlp_draft.reset();
         self.tlp.reset();
-        self.state = RecoveryState::Loss;
-        self.recovery_point = self.sb.snd_nxt();
+        self.begin_loss();
         self.dupacks = 0;
         self.reno_sacked = 0;
         self.rtt.backoff();

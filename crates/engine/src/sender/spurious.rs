@@ -110,7 +110,7 @@ impl Sender {
             timeout,
             eifel: timeout.then(|| self.eifel_prev()),
             backoff: 0,
-            restorable: self.state != RecoveryState::Cwr,
+            restorable: self.state() != RecoveryState::Cwr,
         };
         let retrans_out = self.sb.retrans_bytes().div_ceil(self.mss);
         self.undo.start(s, retrans_out);
@@ -196,7 +196,7 @@ impl Sender {
             SpuriousDetection::Frto => self.frto_on_ack(now, a),
             SpuriousDetection::Eifel => self.eifel_on_ack(now, a),
             SpuriousDetection::Dsack => self.undo.all_dsacked().then_some(Verdict {
-                timeout: self.state == RecoveryState::Loss
+                timeout: self.state() == RecoveryState::Loss
                     || self.undo.snapshot.is_some_and(|s| s.timeout),
                 late: true,
                 by: SpuriousSignal::Dsack,
@@ -220,7 +220,7 @@ impl Sender {
         if self.undo.eifel_done || !a.advanced || self.undo.snapshot.is_none() {
             return None;
         }
-        if !matches!(self.state, RecoveryState::Recovery | RecoveryState::Loss) {
+        if !matches!(self.state(), RecoveryState::Recovery | RecoveryState::Loss) {
             return None;
         }
         self.undo.eifel_done = true;
@@ -230,7 +230,7 @@ impl Sender {
             dsack_seen_before: a.dsack_before,
             acks_all: self.sb.snd_una() == self.sb.snd_nxt(),
         };
-        let timeout = self.state == RecoveryState::Loss;
+        let timeout = self.state() == RecoveryState::Loss;
         if eifel::detect(rts, &acc) {
             Some(Verdict {
                 timeout,
@@ -253,7 +253,7 @@ impl Sender {
 
     /// RFC 5682 (and Linux's F-RTO) on one ACK in RTO recovery.
     fn frto_on_ack(&mut self, now: Instant, a: &SpurAck) -> Option<Verdict> {
-        if self.state != RecoveryState::Loss || !self.frto.in_progress() {
+        if self.state() != RecoveryState::Loss || !self.frto.in_progress() {
             return None;
         }
         let delivered = self.sb.delivered();
@@ -276,7 +276,7 @@ impl Sender {
             Decision::SendNew => {
                 if self.frto.variant == Variant::Linux {
                     // high_seq = snd_nxt; new data as cwnd allows on this ACK.
-                    self.recovery_point = self.frto.recover;
+                    self.extend_loss(self.frto.recover);
                     self.pending = Pending::FrtoNew(FrtoNew::CwndAllows);
                 } else {
                     self.pending = Pending::FrtoNew(FrtoNew::Segments(2));
@@ -319,9 +319,9 @@ impl Sender {
                 SpuriousSignal::Timestamp
             }
         };
-        match self.state {
+        match self.state() {
             RecoveryState::Recovery => {
-                if una >= self.recovery_point {
+                if self.ca.recovery_point() <= Some(una) {
                     return self
                         .undo
                         .may_undo(a.ts_ecr)
@@ -509,30 +509,17 @@ impl Sender {
 
     /// The episode is over: back to Open (Disorder while SACKed data remains).
     fn leave_recovery_undone(&mut self, now: Instant) {
-        let was = self.state;
-        if !matches!(was, RecoveryState::Recovery | RecoveryState::Loss) {
+        if self.ca.recovery_point().is_none() {
             return;
         }
-        self.dupacks = 0;
         self.reno_sacked = 0;
         self.drop_head_retransmit();
-        self.state = if self.sb.sacked_bytes() > 0 {
-            RecoveryState::Disorder
-        } else {
-            RecoveryState::Open
-        };
         // RFC 8985 §6.2 step 4 counts every recovery's end; Linux only those not undone
         // (`tcp_try_undo_recovery`).
         if self.cfg.flavour == Flavour::Rfc {
             self.rack.on_recovery_end();
         }
-        let (snd_una, cwnd) = (self.sb.snd_una(), self.cwnd);
-        let kind = if was == RecoveryState::Loss {
-            EventKind::ExitLoss { snd_una, cwnd }
-        } else {
-            EventKind::ExitRecovery { snd_una, cwnd }
-        };
-        self.emit(now, kind);
+        self.end_recovery(now);
     }
 
     /// Seed 004's RTO adaptations after a spurious timeout, and RFC 4015 step 11.

@@ -145,7 +145,7 @@ impl Sender {
     /// A state in which probing makes sense at all: not in RTO recovery, and not in fast
     /// recovery unless `tlp_in_recovery`.
     pub(super) fn probe_state_ok(&self) -> bool {
-        match self.state {
+        match self.state() {
             RecoveryState::Loss => false,
             RecoveryState::Recovery => self.cfg.tlp_in_recovery,
             _ => true,
@@ -157,7 +157,7 @@ impl Sender {
         if !self.is_established() {
             return false;
         }
-        if self.state == RecoveryState::Recovery {
+        if self.state() == RecoveryState::Recovery {
             return self.cfg.tlp_in_recovery;
         }
         match self.cfg.probe {
@@ -167,7 +167,7 @@ impl Sender {
             Probe::TlpDraft => {
                 let cwnd_room = self.cwnd > self.sb.flight_size();
                 let queued = self.app_written > self.sb.snd_nxt();
-                self.state == RecoveryState::Open
+                self.state() == RecoveryState::Open
                     && !(cwnd_room && queued)
                     && self.tlp_draft.consecutive < self.cfg.tlp_max_probes
                     && self.rtt.srtt().is_some()
@@ -175,7 +175,7 @@ impl Sender {
             // RFC 8985 §7.2: not in fast or RTO recovery, nothing SACKed.
             Probe::Tlp => self.probe_state_ok() && self.sb.sacked_segs() == 0,
             // Linux `tcp_schedule_loss_probe`: Open or CWR.
-            Probe::TlpLinux => matches!(self.state, RecoveryState::Open | RecoveryState::Cwr),
+            Probe::TlpLinux => matches!(self.state(), RecoveryState::Open | RecoveryState::Cwr),
             Probe::None => false,
         }
     }

@@ -105,7 +105,7 @@ impl Sender {
             p @ Pending::FrtoNew(_) => self.pending = p,
             Pending::Syn | Pending::Nothing => {}
         }
-        let t = match self.state {
+        let t = match self.state() {
             RecoveryState::Recovery => self.next_in_recovery(now),
             RecoveryState::Loss => {
                 // F-RTO (RFC 5682 step 2b): new segments first; no further retransmission
@@ -161,7 +161,7 @@ impl Sender {
             return (head.lost && !head.retrans && !head.sacked)
                 .then(|| self.retransmit(now, head, why));
         }
-        if self.state != RecoveryState::Recovery {
+        if self.state() != RecoveryState::Recovery {
             return None;
         }
         let head = self.sb.head().copied().filter(|h| !h.sacked && !h.retrans);
@@ -214,7 +214,7 @@ impl Sender {
         let rescue_ok = self.cfg.rescue_retransmit;
         match self
             .sb
-            .next_seg_fallback_with(self.recovery_point, rescue_ok)
+            .next_seg_fallback_with(self.ca.recovery_point()?, rescue_ok)
         {
             Some((seg, _)) if seg.len() > room => None,
             Some((seg, NextSegRule::Rescue)) => {
@@ -343,7 +343,7 @@ impl Sender {
             _ => {}
         }
         // PRR's prr_out counts everything sent in recovery (RFC 6937 §3).
-        if self.state == RecoveryState::Recovery {
+        if self.state() == RecoveryState::Recovery {
             self.reducer.on_transmit(t.range.len(), forced);
         }
         // RFC 6298 §5.1: start the timer when data is sent and it is not running.
@@ -355,7 +355,7 @@ impl Sender {
             Why::New | Why::LimitedTransmit if self.probe_active() => self.probe_on_new_data(now),
             // Seed 001 slide 18: in recovery the PTO runs from the last retransmission.
             w if w.is_retransmission()
-                && self.state == RecoveryState::Recovery
+                && self.state() == RecoveryState::Recovery
                 && self.cfg.tlp_in_recovery
                 && self.probe_active() =>
             {

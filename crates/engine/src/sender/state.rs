@@ -1,0 +1,97 @@
+//! The recovery state machine (Linux `tcp_ca_state` names; RFC 6675 §5, RFC 6582 §3.2,
+//! RFC 6298 §5 with RFC 6675 §5.1): one value whose variants carry their episode's data.
+//! The transitions below are its only writers; each emits its event.
+//!
+//! Cwr (a reduction without retransmission) is never entered: a loss found by a tail loss
+//! probe cuts cwnd at once (Linux `tcp_init_cwnd_reduction` + `tcp_end_cwnd_reduction`)
+//! and ECN is not modelled; [`RecoveryState::Cwr`] names Linux's state for reports only.
+
+use super::{RecoveryState, Sender};
+use crate::event::EventKind;
+use crate::time::Instant;
+
+/// Where the connection's loss recovery is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Ca {
+    /// Nothing suspicious.
+    Open,
+    /// SACKs or duplicate ACKs seen, no loss inferred yet.
+    Disorder,
+    /// Fast recovery until SND.UNA reaches `recovery_point` (RFC 6675 RecoveryPoint, RFC
+    /// 6582 `recover`, Linux `high_seq`): SND.NXT when it began.
+    Recovery { recovery_point: u64 },
+    /// RTO recovery until SND.UNA reaches `recovery_point`: SND.NXT at the timeout (RFC
+    /// 6675 §5.1), or at F-RTO's step 2b (Linux).
+    Loss { recovery_point: u64 },
+}
+
+impl Ca {
+    /// Linux's name for it.
+    pub fn name(self) -> RecoveryState {
+        match self {
+            Ca::Open => RecoveryState::Open,
+            Ca::Disorder => RecoveryState::Disorder,
+            Ca::Recovery { .. } => RecoveryState::Recovery,
+            Ca::Loss { .. } => RecoveryState::Loss,
+        }
+    }
+
+    /// The episode's recovery point, in fast or RTO recovery.
+    pub fn recovery_point(self) -> Option<u64> {
+        match self {
+            Ca::Recovery { recovery_point } | Ca::Loss { recovery_point } => Some(recovery_point),
+            Ca::Open | Ca::Disorder => None,
+        }
+    }
+}
+
+impl Sender {
+    /// Open, or Disorder while SACK marks or duplicate ACKs remain.
+    pub(super) fn settle(&mut self) {
+        self.ca = if self.sb.sacked_bytes() > 0 || self.dupacks > 0 {
+            Ca::Disorder
+        } else {
+            Ca::Open
+        };
+    }
+
+    /// Fast recovery begins (RFC 6675 §5 step 4: RecoveryPoint = HighData).
+    pub(super) fn begin_recovery(&mut self) {
+        self.ca = Ca::Recovery {
+            recovery_point: self.sb.snd_nxt(),
+        };
+    }
+
+    /// RTO recovery begins (RFC 6675 §5.1: RecoveryPoint = HighData).
+    pub(super) fn begin_loss(&mut self) {
+        self.ca = Ca::Loss {
+            recovery_point: self.sb.snd_nxt(),
+        };
+    }
+
+    /// Linux F-RTO's step 2b moves RTO recovery's end to SND.NXT (`high_seq = snd_nxt`
+    /// in `tcp_process_loss`).
+    pub(super) fn extend_loss(&mut self, recovery_point: u64) {
+        if let Ca::Loss { .. } = self.ca {
+            self.ca = Ca::Loss { recovery_point };
+        }
+    }
+
+    /// Fast or RTO recovery ends (at its recovery point, or undone): back to Open, or
+    /// Disorder while SACK marks remain. Emits ExitRecovery/ExitLoss.
+    pub(super) fn end_recovery(&mut self, now: Instant) {
+        let was = self.ca;
+        self.dupacks = 0;
+        self.ca = if self.sb.sacked_bytes() > 0 {
+            Ca::Disorder
+        } else {
+            Ca::Open
+        };
+        let (snd_una, cwnd) = (self.sb.snd_una(), self.cwnd);
+        let kind = match was {
+            Ca::Loss { .. } => EventKind::ExitLoss { snd_una, cwnd },
+            _ => EventKind::ExitRecovery { snd_una, cwnd },
+        };
+        self.emit(now, kind);
+    }
+}
