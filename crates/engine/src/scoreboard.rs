@@ -21,6 +21,7 @@
 mod nextseg;
 mod rack;
 mod sack;
+mod summary;
 pub mod timeorder;
 
 use std::collections::VecDeque;
@@ -30,6 +31,7 @@ use crate::time::Instant;
 use timeorder::{TimeOrder, NIL};
 
 pub use rack::{Delivered, RackFilter, RackMarks};
+pub use summary::AckSummary;
 
 /// One segment that was sent and is not cumulatively acknowledged.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -218,19 +220,6 @@ impl Scoreboard {
     /// The highest outstanding segment is SACKed.
     pub fn last_sacked(&self) -> bool {
         self.segs.back().is_some_and(|s| s.sacked)
-    }
-
-    /// Starts processing an ACK: remembers SND.FACK for reordering detection.
-    pub fn begin_ack(&mut self) {
-        self.ack_fack = self.high_sacked();
-        self.reorder_low = None;
-        self.delivered = Delivered::default();
-    }
-
-    /// The lowest never-retransmitted byte this ACK delivered below the SND.FACK it found
-    /// (Linux `tcp_check_sack_reordering`'s `low_seq`), if any.
-    pub fn reorder_low(&self) -> Option<u64> {
-        self.reorder_low
     }
 
     fn note_delivered(&mut self, s: &SentSeg, by_sack: bool) {

@@ -139,17 +139,6 @@ impl Scoreboard {
         &self.tsorted
     }
 
-    /// Sets RACK's filter for the ACK about to be processed (call before
-    /// [`Scoreboard::begin_ack`]'s ACK is applied).
-    pub fn set_rack_filter(&mut self, f: RackFilter) {
-        self.rack_filter = f;
-    }
-
-    /// The most recently sent segments this ACK delivered.
-    pub fn delivered(&self) -> Delivered {
-        self.delivered
-    }
-
     /// RFC 8985 §6.2 step 5 (RACK_detect_loss) over the transmit-time order: every
     /// outstanding transmission sent before RACK.segment (`rack` = its xmit_ts and end_seq)
     /// is lost once `lost_after` (RACK.rtt + reo_wnd) has passed since it was sent; the

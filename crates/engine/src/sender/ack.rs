@@ -5,12 +5,13 @@
 
 use super::pending::Pending;
 use super::spurious::SpurAck;
-use super::{transmit, RecoveryState, Sender};
+use super::state::Ca;
+use super::{transmit, Sender};
 use crate::config::Flavour;
 use crate::detect::{dupthresh, reordering};
 use crate::event::{EventKind, ReorderSignal};
 use crate::packet::{Ack, Range};
-use crate::scoreboard::{Acked, RackFilter};
+use crate::scoreboard::{AckSummary as ScoreboardAck, Acked, RackFilter};
 use crate::time::Instant;
 
 /// What one ACK did, as the recovery state machine and the congestion response see it.
@@ -37,67 +38,123 @@ pub(super) struct Prior {
 }
 
 impl Sender {
+    /// One ACK, in the order of RFC 6675 §5 and Linux's `tcp_ack`: acceptability, the
+    /// window, the scoreboard (DSACK, cumulative and SACK parts), the RTT sample and
+    /// reordering evidence, DupAcks and DeliveredData, RACK and the probe's ACK, the
+    /// retransmission timer, spurious-retransmission detection, the recovery state
+    /// machine, and the deadline.
     pub(super) fn handle_ack(&mut self, now: Instant, ack: &Ack) {
+        let Some(ack) = self.acceptable(now, ack) else {
+            return;
+        };
+        let ack = &ack;
+        // Any ACK cancels a delayed early retransmit (Linux `tcp_ack` re-arms the RTO);
+        // the checks below may arm a fresh one.
+        self.cancel_delayed_early_retransmit();
+        let prior = self.prior();
+        let prior_window = self.peer_window;
+        let window_update = ack.window != prior_window;
+        self.peer_window = ack.window;
+        self.max_window = self.max_window.max(ack.window);
+        let dsack_before = self.dsack_seen;
+        let (sb, dsack) = self.update_scoreboard(now, ack, prior);
+        let is_dup = self.count_dupack(ack, &sb, prior, prior_window);
+        let delivered = self.delivered_data(&sb.acked, sb.newly_sacked, is_dup);
+        self.tail_on_ack(now, ack, &sb, dsack, prior, window_update);
+        self.restart_rto_on_ack(now, sb.acked.bytes > 0);
+        // Spurious timeouts and retransmissions (`rto`): may undo the reduction and
+        // leave recovery before the state machine sees the ACK.
+        let advanced = sb.acked.bytes > 0;
+        let spur = SpurAck {
+            advanced,
+            acked: sb.acked.bytes,
+            dsack: dsack.is_some(),
+            dsack_before,
+            dupack: if self.sack_ok {
+                !advanced && !window_update && dsack.is_none()
+            } else {
+                is_dup
+            },
+            newly_sacked: sb.newly_sacked > 0,
+            ts_ecr: self.ts_ecr(ack),
+            delivered: sb.delivered,
+        };
+        self.spurious_on_ack(now, &spur);
+        let summary = AckSummary {
+            acked: sb.acked.bytes,
+            delivered,
+            is_dup,
+            // Linux's old-ACK path skips `tcp_cong_control`.
+            cong_control: !(ack.cumulative < prior.una && self.cfg.flavour == Flavour::Linux),
+            prior,
+        };
+        self.run_state_machine(now, &summary);
+        self.after_ack(now, advanced, sb.newly_sacked > 0);
+    }
+
+    /// The ACK as the sender processes it, or `None` when it is for the handshake or
+    /// must be dropped. The FIN takes one sequence number after the last byte: its ACK
+    /// covers the data.
+    fn acceptable(&mut self, now: Instant, ack: &Ack) -> Option<Ack> {
         if !self.is_established() {
             self.on_handshake_ack(now, ack);
-            return;
+            return None;
         }
         if ack.syn.is_some() {
             // A retransmitted SYN-ACK: our handshake ACK was lost; send it again.
             self.pending = Pending::HandshakeAck;
-            return;
+            return None;
         }
-        // The FIN takes one sequence number after the last byte: its ACK covers the data.
         let cumulative = if self.fin_sent && ack.cumulative == self.app_written + 1 {
             self.app_written
         } else {
             ack.cumulative
         };
-        let ack = &Ack { cumulative, ..*ack };
-        if ack.cumulative > self.sb.snd_nxt() {
+        if cumulative > self.sb.snd_nxt() {
             // RFC 9293 §3.10.7.4: an ACK for data not yet sent is dropped.
             self.stats.ack_beyond_snd_nxt += 1;
-            return;
+            return None;
         }
         if self.ts_ok {
             if let Some(ts) = ack.ts {
                 self.ts_recent = self.ts_recent.max(ts.val);
             }
         }
-        // Any ACK cancels a delayed early retransmit (Linux `tcp_ack` re-arms the RTO);
-        // the checks below may arm a fresh one.
-        self.cancel_delayed_early_retransmit();
-        let prior = self.prior();
-        let prior_window = self.peer_window;
-        self.peer_window = ack.window;
-        self.max_window = self.max_window.max(ack.window);
-        self.sb.set_rack_filter(RackFilter {
-            now,
-            min_rtt: self.rtt.min_rtt(),
-            ts_ecr: ack.ts.filter(|t| self.ts_ok && t.ecr != 0).map(|t| t.ecr),
-        });
-        self.sb.begin_ack();
+        Some(Ack { cumulative, ..*ack })
+    }
 
-        // A believable DSACK (RFC 2883; Linux's sanity checks), and the other blocks.
+    /// The ACK's timestamp echo, when timestamps are in use and it echoes something.
+    fn ts_ecr(&self, ack: &Ack) -> Option<u64> {
+        ack.ts.filter(|t| self.ts_ok && t.ecr != 0).map(|t| t.ecr)
+    }
+
+    /// RFC 6675 §5 `Update()` and what comes with it: a believable DSACK (RFC 2883,
+    /// Linux's sanity checks), the cumulative and SACK parts, the RTT sample (RFC 6298,
+    /// RFC 7323), and reordering evidence from timestamps and SACKs. Returns the
+    /// scoreboard's summary and the believable DSACK.
+    fn update_scoreboard(
+        &mut self,
+        now: Instant,
+        ack: &Ack,
+        prior: Prior,
+    ) -> (ScoreboardAck, Option<Range>) {
         let raw_dsack = ack.dsack();
         let blocks = &ack.sack.as_slice()[usize::from(raw_dsack.is_some())..];
-        let mut dsack = None;
-        let dsack_before = self.dsack_seen;
-        if self.sack_ok {
-            if let Some(d) = raw_dsack {
-                if self.on_dsack(now, d) {
-                    dsack = Some(d);
-                }
-            }
-        }
-
-        // Cumulative part.
-        let acked = self.sb.ack_cumulative(ack.cumulative);
-        if acked.bytes > 0 {
+        let dsack = raw_dsack.filter(|&d| self.sack_ok && self.on_dsack(now, d));
+        let filter = RackFilter {
+            now,
+            min_rtt: self.rtt.min_rtt(),
+            ts_ecr: self.ts_ecr(ack),
+        };
+        let blocks = if self.sack_ok { blocks } else { &[] };
+        let sb = self.sb.on_ack(filter, ack.cumulative, blocks);
+        self.stats.sack_discard += u64::from(sb.discarded);
+        self.stats.sack_splits = self.sb.splits();
+        if sb.acked.bytes > 0 {
             let sample = if self.ts_ok {
                 self.ts_sample(now, ack)
             } else {
-                acked.rtt_sample_sent.map(|sent| now - sent)
+                sb.acked.rtt_sample_sent.map(|sent| now - sent)
             };
             if let Some(r) = sample {
                 self.take_rtt_sample(now, r);
@@ -105,25 +162,24 @@ impl Sender {
             }
             self.dupacks = 0; // RFC 6675 §5 (2)
             self.rto_retransmits = 0;
-            self.check_timestamp_spurious(now, ack, &acked, prior.una);
+            self.check_timestamp_spurious(now, ack, &sb.acked, prior.una);
         }
-
-        // SACK part.
-        let mut newly_sacked = 0;
         if self.sack_ok {
-            for b in blocks {
-                match self.sb.sack(*b) {
-                    Some(n) => newly_sacked += n,
-                    None => self.stats.sack_discard += 1,
-                }
-            }
-            self.sb.set_sack_cache(blocks);
-            self.stats.sack_splits = self.sb.splits();
-            self.check_sack_reordering(now);
+            self.check_sack_reordering(now, sb.reorder_low);
         }
+        (sb, dsack)
+    }
 
+    /// RFC 6675 §2's duplicate acknowledgment with SACK, RFC 5681's without; counts it.
+    fn count_dupack(
+        &mut self,
+        ack: &Ack,
+        sb: &ScoreboardAck,
+        prior: Prior,
+        prior_window: u64,
+    ) -> bool {
         let is_dup = if self.sack_ok {
-            dupthresh::is_dupack_sack(newly_sacked)
+            dupthresh::is_dupack_sack(sb.newly_sacked)
         } else {
             dupthresh::is_dupack_nosack(
                 ack.cumulative,
@@ -136,68 +192,52 @@ impl Sender {
         if is_dup {
             self.dupacks = self.dupacks.saturating_add(1);
         }
-        let delivered = self.delivered_data(&acked, newly_sacked, is_dup);
+        is_dup
+    }
 
-        // RFC 8985 §6.2 steps 2-4 (Linux `tcp_rack_advance`, `tcp_rack_update_reo_wnd`),
-        // then the probe's ACK processing (§7.4; Linux `tcp_process_tlp_ack`).
+    /// RFC 8985 §6.2 steps 2-4 (Linux `tcp_rack_advance`, `tcp_rack_update_reo_wnd`),
+    /// then the probe's ACK processing (§7.4; Linux `tcp_process_tlp_ack`).
+    fn tail_on_ack(
+        &mut self,
+        now: Instant,
+        ack: &Ack,
+        sb: &ScoreboardAck,
+        dsack: Option<Range>,
+        prior: Prior,
+        window_update: bool,
+    ) {
         let tlp_dsack = dsack.is_some_and(|d| Some(d.end) == self.tlp.end_seq);
         if self.rack_active() {
-            self.rack_on_ack(now, dsack.is_some(), tlp_dsack);
+            self.rack_on_ack(now, &sb.delivered, dsack.is_some(), tlp_dsack);
         }
         if self.probe_active() {
-            let window_update = ack.window != prior_window;
-            self.probe_on_ack(now, ack, dsack, prior, newly_sacked > 0, window_update);
+            let newly_sacked = sb.newly_sacked > 0;
+            self.probe_on_ack(now, ack, dsack, prior, newly_sacked, window_update);
         }
+    }
 
-        // RFC 6298 §5.2, §5.3 — before the state machine, so that a delayed early
-        // retransmit armed there keeps the slot; an RTO replacing a PTO or reorder timer
-        // stays anchored at the head.
+    /// RFC 6298 §5.2, §5.3 — before the state machine, so that a delayed early
+    /// retransmit armed there keeps the slot; an RTO replacing a PTO or reorder timer
+    /// stays anchored at the head.
+    fn restart_rto_on_ack(&mut self, now: Instant, advanced: bool) {
         if self.sb.flight_size() == 0 {
             self.timer.stop();
-        } else if acked.bytes > 0 {
+        } else if advanced {
             self.rearm_rto(now);
         } else if !self.timer.is_armed() {
             self.arm_rto(now);
         }
+    }
 
-        // Spurious timeouts and retransmissions (`rto`): may undo the reduction and
-        // leave recovery before the state machine sees the ACK.
-        let window_update = ack.window != prior_window;
-        let advanced = acked.bytes > 0;
-        let spur = SpurAck {
-            advanced,
-            acked: acked.bytes,
-            dsack: dsack.is_some(),
-            dsack_before,
-            dupack: if self.sack_ok {
-                !advanced && !window_update && dsack.is_none()
-            } else {
-                is_dup
-            },
-            newly_sacked: newly_sacked > 0,
-            ts_ecr: ack.ts.filter(|t| self.ts_ok && t.ecr != 0).map(|t| t.ecr),
-        };
-        self.spurious_on_ack(now, &spur);
-
-        let old_ack = ack.cumulative < prior.una && self.cfg.flavour == Flavour::Linux;
-        let summary = AckSummary {
-            acked: acked.bytes,
-            delivered,
-            is_dup,
-            cong_control: !old_ack,
-            prior,
-        };
-        match self.state() {
-            RecoveryState::Open | RecoveryState::Disorder | RecoveryState::Cwr => {
-                self.on_ack_open(now, &summary);
-            }
-            RecoveryState::Recovery => {
-                self.on_ack_recovery(now, &summary);
-            }
-            RecoveryState::Loss => {
-                self.grow_cwnd(now, &summary);
+    /// The recovery state machine on one ACK.
+    fn run_state_machine(&mut self, now: Instant, a: &AckSummary) {
+        match self.ca {
+            Ca::Open | Ca::Disorder => self.on_ack_open(now, a),
+            Ca::Recovery { .. } => self.on_ack_recovery(now, a),
+            Ca::Loss { recovery_point } => {
+                self.grow_cwnd(now, a);
                 self.frto_check_room(now);
-                if self.ca.recovery_point() <= Some(self.sb.snd_una()) {
+                if self.sb.snd_una() >= recovery_point {
                     self.rack.on_recovery_end();
                     self.genuine_loss_end();
                     self.end_recovery(now);
@@ -207,13 +247,17 @@ impl Sender {
                 }
             }
         }
+    }
+
+    /// After the state machine: a cwnd ceiling a response set, the deadline, and Linux's
+    /// `tcp_try_to_open` clearing the first-retransmission stamp once back in
+    /// Open/Disorder with no retransmission left (`tcp_any_retrans_done`).
+    fn after_ack(&mut self, now: Instant, advanced: bool, newly_sacked: bool) {
         if let Some(ceiling) = self.cwnd_ceiling.take() {
             self.cwnd = self.cwnd.min(ceiling).max(self.mss);
         }
-        self.set_timer_after_ack(now, acked.bytes > 0, newly_sacked > 0);
-        // Linux `tcp_try_to_open`: back in Open/Disorder with no retransmission left
-        // (`tcp_any_retrans_done`), the first-retransmission stamp is cleared.
-        let open = matches!(self.state(), RecoveryState::Open | RecoveryState::Disorder);
+        self.set_timer_after_ack(now, advanced, newly_sacked);
+        let open = matches!(self.ca, Ca::Open | Ca::Disorder);
         let head_retransmitted = self.sb.head().is_some_and(|h| h.ever_retrans);
         if open && self.sb.retrans_bytes() == 0 && !head_retransmitted {
             self.undo.retransmissions_done();
@@ -334,8 +378,8 @@ impl Sender {
     /// below SND.FACK arrived out of order by ⌈(SND.FACK − seq)/SMSS⌉ segments. With
     /// adaptive reordering a larger degree becomes the duplicate threshold (and FACK is
     /// turned off, `tcp_disable_fack`).
-    fn check_sack_reordering(&mut self, now: Instant) {
-        let Some(low) = self.sb.reorder_low() else {
+    fn check_sack_reordering(&mut self, now: Instant, reorder_low: Option<u64>) {
+        let Some(low) = reorder_low else {
             return;
         };
         let degree = reordering::degree(self.sb.high_sacked(), low, self.mss);

@@ -8,16 +8,21 @@ use crate::config::Flavour;
 use crate::detect::rack::{ReoInputs, Variant};
 use crate::event::{Event, EventKind, LossDetector};
 use crate::packet::{Range, Why};
-use crate::scoreboard::RackMarks;
+use crate::scoreboard::{Delivered, RackMarks};
 use crate::time::Instant;
 
 impl Sender {
     /// RFC 8985 §6.2 step 2 (RACK.segment and RACK.rtt from the newest valid delivered
     /// segment; step 1's min_RTT is the estimator's filter) and the DSACK part of step 4.
     /// Step 3's reordering evidence arrives through the SACK reordering check.
-    pub(super) fn rack_on_ack(&mut self, now: Instant, dsack: bool, tlp_dsack: bool) {
+    pub(super) fn rack_on_ack(
+        &mut self,
+        now: Instant,
+        d: &Delivered,
+        dsack: bool,
+        tlp_dsack: bool,
+    ) {
         self.rack_wait = None;
-        let d = self.sb.delivered();
         self.rack_advanced = self.rack.update(d.newest_valid, d.linux_rtt_from(), now);
         self.rack.on_ack_dsack(
             dsack,

@@ -14,6 +14,7 @@ use crate::packet::{Range, Transmit, Why};
 use crate::rto::eifel::{self, AcceptableAck, Prev};
 use crate::rto::frto::{self, Decision, Variant};
 use crate::rto::undo::{self, Current, Snapshot};
+use crate::scoreboard::Delivered;
 use crate::time::{Duration, Instant};
 
 /// Seed 004 "Min++": the minimum RTO grows by this per spurious timeout.
@@ -35,6 +36,8 @@ pub(super) struct SpurAck {
     pub newly_sacked: bool,
     /// Its timestamp echo (sender's TS clock), when timestamps are in use.
     pub ts_ecr: Option<u64>,
+    /// The segments it delivered (F-RTO's "original data acknowledged").
+    pub delivered: Delivered,
 }
 
 /// Which Linux undo counter a verdict goes to.
@@ -256,7 +259,7 @@ impl Sender {
         if self.state() != RecoveryState::Loss || !self.frto.in_progress() {
             return None;
         }
-        let delivered = self.sb.delivered();
+        let delivered = a.delivered;
         let orig_acked = delivered
             .orig_min_end
             .is_some_and(|e| e <= self.frto.recover);

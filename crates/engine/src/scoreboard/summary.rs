@@ -1,0 +1,50 @@
+//! One ACK applied to the scoreboard (RFC 6675 §5 `Update()`): the cumulative part, then
+//! the SACK blocks (skipping what the previous ACK reported), returning what happened as
+//! one value — nothing the caller must set up first or read back afterwards.
+
+use super::{Acked, Delivered, RackFilter, Scoreboard};
+use crate::packet::Range;
+
+/// What one ACK did to the scoreboard.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct AckSummary {
+    /// The cumulative part (Δsnd.una and what it covered).
+    pub acked: Acked,
+    /// Bytes newly SACKed (RFC 6675 §2: makes the ACK a "duplicate acknowledgment").
+    pub newly_sacked: u64,
+    /// Blocks wholly outside [SND.UNA, SND.NXT) (Linux `TCPSACKDiscard`).
+    pub discarded: u32,
+    /// The most recently sent segments it delivered (RACK, F-RTO's evidence).
+    pub delivered: Delivered,
+    /// The lowest never-retransmitted byte it delivered below the SND.FACK it found
+    /// (Linux `tcp_check_sack_reordering`'s `low_seq`), if any.
+    pub reorder_low: Option<u64>,
+}
+
+impl Scoreboard {
+    /// Applies one ACK: `cumulative` (at most SND.NXT) and `blocks` (SACK blocks without
+    /// the DSACK; empty without SACK). `filter` is RACK's test for retransmitted segments
+    /// on this ACK (RFC 8985 §6.2 step 2).
+    pub fn on_ack(&mut self, filter: RackFilter, cumulative: u64, blocks: &[Range]) -> AckSummary {
+        self.rack_filter = filter;
+        self.ack_fack = self.high_sacked();
+        self.reorder_low = None;
+        self.delivered = Delivered::default();
+        let acked = self.ack_cumulative(cumulative);
+        let (mut newly_sacked, mut discarded) = (0, 0);
+        for b in blocks {
+            match self.sack(*b) {
+                Some(n) => newly_sacked += n,
+                None => discarded += 1,
+            }
+        }
+        self.set_sack_cache(blocks);
+        AckSummary {
+            acked,
+            newly_sacked,
+            discarded,
+            delivered: self.delivered,
+            reorder_low: self.reorder_low,
+        }
+    }
+}
