@@ -232,10 +232,11 @@ impl Sender {
                 } else {
                     rack_det::Variant::Rfc8985
                 };
-                let mut r = Rack::new(variant);
-                r.static_reo_wnd = config.rack_static_reo_wnd;
-                r.no_dupthresh = config.rack_no_dupthresh;
-                r
+                Rack::with_options(
+                    variant,
+                    config.rack_static_reo_wnd,
+                    config.rack_no_dupthresh,
+                )
             },
             rack_advanced: false,
             rack_wait: None,

@@ -453,5 +453,8 @@ fn rfc8985_dsack_round_and_recovery_end_on_one_ack() {
     // The ACK ending recovery was lost; the next one also reports the duplicate of 1.
     on_ack(&mut s, ms(250), sack(10 * MSS, &[(MSS, 2 * MSS)]));
     assert_eq!(s.state(), RecoveryState::Open);
-    assert_eq!((s.rack().reo_wnd_mult, s.rack().reo_wnd_persist), (2, 16));
+    assert_eq!(
+        (s.rack().reo_wnd_mult(), s.rack().reo_wnd_persist()),
+        (2, 16)
+    );
 }

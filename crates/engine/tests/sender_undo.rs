@@ -142,11 +142,11 @@ fn rack_linux_persistence_follows_undo() {
     }
     drain(&mut s, ms(110));
     assert_eq!(s.state(), RecoveryState::Recovery);
-    assert_eq!(s.rack().reo_wnd_persist, 0);
+    assert_eq!(s.rack().reo_wnd_persist(), 0);
     on_ack(&mut s, ms(120), ack(5 * MSS));
     s.on_ack(ms(210), &sack(5 * MSS, &[(MSS, 2 * MSS)]));
     assert_eq!(s.stats().dsack_undo, 1);
-    assert_eq!(s.rack().reo_wnd_persist, 1, "+1 on DSACK undo");
+    assert_eq!(s.rack().reo_wnd_persist(), 1, "+1 on DSACK undo");
     // A genuine loss (segment 6), recovery ending without undo: back to 0.
     drain(&mut s, ms(210));
     for k in 7..=9 {
@@ -156,7 +156,7 @@ fn rack_linux_persistence_follows_undo() {
     assert_eq!(s.state(), RecoveryState::Recovery);
     on_ack(&mut s, ms(400), ack(10 * MSS));
     assert_eq!(
-        s.rack().reo_wnd_persist,
+        s.rack().reo_wnd_persist(),
         0,
         "-1 at a recovery end without undo"
     );

@@ -206,7 +206,7 @@ fn reordering_dupthresh_vs_rack() {
     assert_eq!(d.sender.stats().dsack_recv, 1);
     let r = reordering_after_seen(LossDetection::Rack);
     assert_eq!(r.retransmissions(), 0);
-    assert!(r.sender.rack().reordering_seen);
+    assert!(r.sender.rack().reordering_seen());
 }
 
 /// RFC 8985 §6.2 step 4: one DSACK round grows reo_wnd_mult to 2; it persists through 15

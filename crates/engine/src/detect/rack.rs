@@ -47,36 +47,82 @@ pub struct ReoInputs {
 /// RACK's per-connection state (RFC 8985 §5.3 names).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rack {
-    pub variant: Variant,
+    variant: Variant,
     /// RACK.xmit_ts of RACK.segment, the most recently sent segment that has been
     /// delivered, with its transmission's order (`SentSeg::xmit_order`), which breaks
     /// ties at one instant as RACK.end_seq does for one TSO burst; `None` before the first.
-    pub segment: Option<(Instant, u64)>,
+    segment: Option<(Instant, u64)>,
     /// RACK.rtt: the RTT of RACK.segment's delivery.
-    pub rtt: Duration,
+    rtt: Duration,
     /// RACK.reordering_seen.
-    pub reordering_seen: bool,
+    reordering_seen: bool,
     /// RACK.reo_wnd_mult (Linux `reo_wnd_steps`).
-    pub reo_wnd_mult: u32,
+    reo_wnd_mult: u32,
     /// RACK.reo_wnd_persist.
-    pub reo_wnd_persist: u32,
+    reo_wnd_persist: u32,
     /// RACK.dsack_round: SND.NXT when reo_wnd_mult last grew, until SND.UNA passes it.
-    pub dsack_round: Option<u64>,
+    dsack_round: Option<u64>,
     /// Linux: when reo_wnd_steps last grew (a delivered-count round, approximated by
     /// transmit time: the ACK must deliver something sent after it).
-    pub last_growth: Option<Instant>,
+    last_growth: Option<Instant>,
     /// RACK.reo_wnd as last computed.
-    pub reo_wnd: Duration,
+    reo_wnd: Duration,
     /// DSACK adaptation off (Linux `tcp_recovery` bit 0x2).
-    pub static_reo_wnd: bool,
+    static_reo_wnd: bool,
     /// No DupThresh shortcut (Linux `tcp_recovery` bit 0x4).
-    pub no_dupthresh: bool,
+    no_dupthresh: bool,
     /// The ACK being processed started a DSACK round (RFC 8985 step 4's first branch, so
     /// its "else" — the count-down on leaving recovery — does not run for it).
     round_started: bool,
 }
 
 impl Rack {
+    /// RACK with its options: no DSACK-driven growth of reo_wnd (`static_reo_wnd`, Linux
+    /// `tcp_recovery` bit 0x2), no DupThresh shortcut (`no_dupthresh`, bit 0x4).
+    pub fn with_options(variant: Variant, static_reo_wnd: bool, no_dupthresh: bool) -> Rack {
+        Rack {
+            static_reo_wnd,
+            no_dupthresh,
+            ..Rack::new(variant)
+        }
+    }
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+    /// RACK.xmit_ts of RACK.segment and its transmission's order.
+    pub fn segment(&self) -> Option<(Instant, u64)> {
+        self.segment
+    }
+    /// RACK.rtt.
+    pub fn rtt(&self) -> Duration {
+        self.rtt
+    }
+    /// RACK.reordering_seen.
+    pub fn reordering_seen(&self) -> bool {
+        self.reordering_seen
+    }
+    /// RACK.reo_wnd_mult.
+    pub fn reo_wnd_mult(&self) -> u32 {
+        self.reo_wnd_mult
+    }
+    /// RACK.reo_wnd_persist.
+    pub fn reo_wnd_persist(&self) -> u32 {
+        self.reo_wnd_persist
+    }
+    /// RACK.dsack_round.
+    pub fn dsack_round(&self) -> Option<u64> {
+        self.dsack_round
+    }
+    /// RACK.reo_wnd as last computed.
+    pub fn reo_wnd(&self) -> Duration {
+        self.reo_wnd
+    }
+    /// RFC 8985 §6.2 step 3: reordering was observed (a never-retransmitted segment
+    /// delivered below RACK.fack).
+    pub fn note_reordering(&mut self) {
+        self.reordering_seen = true;
+    }
+
     pub fn new(variant: Variant) -> Rack {
         Rack {
             variant,

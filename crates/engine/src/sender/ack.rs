@@ -387,7 +387,7 @@ impl Sender {
             return;
         }
         self.reordering_seen = true;
-        self.rack.reordering_seen = true; // RFC 8985 §6.2 step 3
+        self.rack.note_reordering(); // RFC 8985 §6.2 step 3
         if degree <= self.reordering() {
             return;
         }

@@ -39,17 +39,17 @@ impl Sender {
     /// RACK.segment advanced (`tcp_rack_mark_lost`), unless the timer fired. Returns the
     /// bytes newly marked lost (lost retransmissions included).
     pub(super) fn rack_detect(&mut self, now: Instant, from_timer: bool) -> u64 {
-        let Some(segment) = self.rack.segment else {
+        let Some(segment) = self.rack.segment() else {
             return 0;
         };
-        if self.rack.variant == Variant::Linux && !from_timer && !self.rack_advanced {
+        if self.rack.variant() == Variant::Linux && !from_timer && !self.rack_advanced {
             return 0;
         }
         self.rack_advanced = false;
         let inputs = ReoInputs {
             in_recovery: matches!(self.state(), RecoveryState::Recovery | RecoveryState::Loss),
             segs_sacked: self.sb.sacked_segs(),
-            dupthresh: match self.rack.variant {
+            dupthresh: match self.rack.variant() {
                 Variant::Rfc8985 => self.cfg.dupthresh,
                 Variant::Linux => self.reordering(),
             },
@@ -103,7 +103,7 @@ impl Sender {
             }
         }
         match self.rack_wait.take() {
-            Some(wait) if self.rack.variant == Variant::Rfc8985 => self.arm_reo_timer(now, wait),
+            Some(wait) if self.rack.variant() == Variant::Rfc8985 => self.arm_reo_timer(now, wait),
             _ => self.rearm_rto(now),
         }
     }

@@ -417,7 +417,7 @@ pub fn rack_dsack_growth_and_decay(rounds: u64) -> (Trace, Vec<u32>) {
     for r in 0..rounds {
         let mut q = p.clone();
         q.until = Instant::from_millis(200 + (r + 1) * gap - 1);
-        mults.push(run(&q).sender.rack().reo_wnd_mult);
+        mults.push(run(&q).sender.rack().reo_wnd_mult());
     }
     (trace, mults)
 }
