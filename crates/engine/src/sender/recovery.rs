@@ -269,16 +269,7 @@ impl Sender {
     pub(super) fn on_rto(&mut self, now: Instant) {
         if let Conn::Handshake { retransmitted, .. } = &mut self.conn {
             *retransmitted = true;
-            self.rtt.backoff();
-            self.pending = Pending::Syn;
-            self.stats.syn_retrans += 1;
-            self.emit(
-                now,
-                EventKind::SynTimeout {
-                    backoff: self.rtt.backoff_count(),
-                },
-            );
-            self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
+            self.on_syn_timeout(now);
             return;
         }
         if self.sb.flight_size() == 0 {
@@ -310,18 +301,8 @@ impl Sender {
                     || (self.state() == RecoveryState::Loss && !repeated)
             }
         };
-        // Undo is a value: a timeout that starts a reduction saves the state before it;
-        // one during fast recovery or repeating for the same data joins that episode.
         let in_recovery = matches!(self.state(), RecoveryState::Recovery | RecoveryState::Loss);
-        if fresh && self.state() != RecoveryState::Recovery {
-            self.undo_begin(true);
-        } else {
-            self.undo_join_timeout();
-        }
-        if fresh {
-            self.reduce_ssthresh(now, self.sb.flight_size());
-        }
-        self.cc.on_timeout(now);
+        self.timeout_reduction(now, fresh);
         if self.rack_active() {
             // RFC 8985 §6.3: only the head and what has timed out.
             self.rack_mark_on_rto(now);
@@ -353,5 +334,30 @@ impl Sender {
             ssthresh: self.ssthresh,
         };
         self.emit(now, kind);
+    }
+
+    /// The SYN (or SYN-ACK) timed out: back off and send it again (RFC 6298 §5.5-5.6).
+    fn on_syn_timeout(&mut self, now: Instant) {
+        self.rtt.backoff();
+        self.pending = Pending::Syn;
+        self.stats.syn_retrans += 1;
+        let backoff = self.rtt.backoff_count();
+        self.emit(now, EventKind::SynTimeout { backoff });
+        self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
+    }
+
+    /// The timeout's reduction. Undo is a value: a timeout that starts a reduction
+    /// (`fresh`) saves the state before it; one during fast recovery or repeating for the
+    /// same data joins that episode.
+    fn timeout_reduction(&mut self, now: Instant, fresh: bool) {
+        if fresh && self.state() != RecoveryState::Recovery {
+            self.undo_begin(true);
+        } else {
+            self.undo_join_timeout();
+        }
+        if fresh {
+            self.reduce_ssthresh(now, self.sb.flight_size());
+        }
+        self.cc.on_timeout(now);
     }
 }

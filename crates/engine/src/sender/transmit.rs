@@ -34,6 +34,107 @@ impl Sender {
     /// The next transmission and whether it is forced (out regardless of the reducer's
     /// quota: a probe or the head's retransmission).
     fn next_transmit(&mut self, now: Instant) -> Option<(Transmit, bool)> {
+        if matches!(self.conn, Conn::Handshake { .. }) {
+            return self.syn_transmit(now).map(|t| (t, false));
+        }
+        if self.conn == Conn::Listen {
+            return None;
+        }
+        match core::mem::take(&mut self.pending) {
+            Pending::HandshakeAck => {
+                let at = self.sb.snd_nxt();
+                let t = self.segment(now, Range::new(at, at), Why::HandshakeAck, false, false);
+                return Some((t, false));
+            }
+            Pending::Probe(kind) => {
+                if let Some(t) = self.probe_transmit(now, kind) {
+                    return Some((t, true));
+                }
+            }
+            Pending::Head(why) => {
+                if let Some(t) = self.head_retransmit(now, why) {
+                    return Some((t, true));
+                }
+            }
+            // Waits for the loss recovery below (F-RTO step 2b).
+            p @ Pending::FrtoNew(_) => self.pending = p,
+            Pending::Syn | Pending::Nothing => {}
+        }
+        let t = match self.state() {
+            RecoveryState::Recovery => self.next_in_recovery(now),
+            RecoveryState::Loss => return self.next_in_loss(now).map(|t| (t, false)),
+            RecoveryState::Open | RecoveryState::Disorder | RecoveryState::Cwr => {
+                self.next_in_open(now)
+            }
+        };
+        t.map(|t| (t, false))
+    }
+
+    /// RTO recovery: F-RTO's new data first (RFC 5682 step 2b: no further retransmission
+    /// until it decides), then the slow-start repair (RFC 6675 §5.1). Every un-SACKed
+    /// segment was marked lost at the timeout (RACK: only the head and what had timed
+    /// out), so the scoreboard's pipe counts only what was resent since and what is still
+    /// in flight — with or without SACK (go-back-N without it).
+    fn next_in_loss(&mut self, now: Instant) -> Option<Transmit> {
+        if let Some(t) = self.frto_transmit(now) {
+            return t;
+        }
+        let room = self.cwnd.saturating_sub(self.sb.pipe());
+        if let Some(seg) = self.sb.next_lost() {
+            return (seg.len() <= room).then(|| self.retransmit(now, seg, Why::RtoRetransmit));
+        }
+        self.new_data(now, room, Why::New)
+    }
+
+    /// Outside recovery the window limits FlightSize (RFC 5681 §3.1; pipe governs only
+    /// during loss recovery, RFC 6675 §5), and the first two duplicate ACKs may each
+    /// release one more segment (RFC 3042).
+    fn next_in_open(&mut self, now: Instant) -> Option<Transmit> {
+        let room = self.cwnd.saturating_sub(self.sb.flight_size());
+        if let Some(t) = self.new_data(now, room, Why::New) {
+            return Some(t);
+        }
+        let extra =
+            dupthresh::limited_transmit_allowance(self.dupacks, self.reordering(), self.mss);
+        if extra > 0 && self.cfg.limited_transmit {
+            let room = (self.cwnd + extra).saturating_sub(self.sb.flight_size());
+            return self.new_data(now, room, Why::LimitedTransmit);
+        }
+        None
+    }
+
+    /// The head's forced retransmission: after a timeout the head if it still awaits one
+    /// (RFC 6298 §5.4); in fast recovery the head — with RACK the first segment it marked
+    /// lost (Linux `fast_rexmit`, RFC 9937 §6.3's forced retransmission). A head whose
+    /// retransmission is still in flight (one recovery following another) is not forced
+    /// out again: like Linux's `tcp_xmit_retransmit_queue`, the first lost segment not yet
+    /// retransmitted goes instead.
+    fn head_retransmit(&mut self, now: Instant, why: Why) -> Option<Transmit> {
+        if why == Why::RtoRetransmit {
+            let head = self.sb.head().copied()?;
+            return (head.lost && !head.retrans && !head.sacked)
+                .then(|| self.retransmit(now, head, why));
+        }
+        if self.state() != RecoveryState::Recovery {
+            return None;
+        }
+        let head = self.sb.head().copied().filter(|h| !h.sacked && !h.retrans);
+        let first = if self.rack_active() {
+            self.sb.next_lost()
+        } else {
+            head.or_else(|| self.sb.next_lost())
+        }?;
+        let t = self.retransmit(now, first, why);
+        // RFC 6675 §5 step (4.3): HighRxt and RescueRxt both become the last octet
+        // retransmitted, "to prevent … a premature rescue retransmission".
+        if self.cfg.rescue_retransmit {
+            self.sb.rescue_rxt = Some(first.end - 1);
+        }
+        Some(t)
+    }
+
+    /// Our SYN (active open) or SYN-ACK (passive open), if one is due.
+    fn syn_transmit(&mut self, now: Instant) -> Option<Transmit> {
         if let Conn::Handshake {
             passive,
             first_sent,
@@ -80,103 +181,9 @@ impl Sender {
                 psh: false,
                 ts,
             };
-            return Some((syn, false));
+            return Some(syn);
         }
-        if self.conn == Conn::Listen {
-            return None;
-        }
-        match core::mem::take(&mut self.pending) {
-            Pending::HandshakeAck => {
-                let at = self.sb.snd_nxt();
-                let t = self.segment(now, Range::new(at, at), Why::HandshakeAck, false, false);
-                return Some((t, false));
-            }
-            Pending::Probe(kind) => {
-                if let Some(t) = self.probe_transmit(now, kind) {
-                    return Some((t, true));
-                }
-            }
-            Pending::Head(why) => {
-                if let Some(t) = self.head_retransmit(now, why) {
-                    return Some((t, true));
-                }
-            }
-            // Waits for the loss recovery below (F-RTO step 2b).
-            p @ Pending::FrtoNew(_) => self.pending = p,
-            Pending::Syn | Pending::Nothing => {}
-        }
-        let t = match self.state() {
-            RecoveryState::Recovery => self.next_in_recovery(now),
-            RecoveryState::Loss => {
-                // F-RTO (RFC 5682 step 2b): new segments first; no further retransmission
-                // until it decides.
-                if let Some(t) = self.frto_transmit(now) {
-                    return t.map(|t| (t, false));
-                }
-                // Every un-SACKed segment was marked lost at the timeout (RACK: only the
-                // head and what had timed out), so the scoreboard's pipe counts only what
-                // was resent since and what is still in flight — with or without SACK
-                // (go-back-N without it).
-                let room = self.cwnd.saturating_sub(self.sb.pipe());
-                if let Some(seg) = self.sb.next_lost() {
-                    return (seg.len() <= room)
-                        .then(|| (self.retransmit(now, seg, Why::RtoRetransmit), false));
-                }
-                self.new_data(now, room, Why::New)
-            }
-            RecoveryState::Open | RecoveryState::Disorder | RecoveryState::Cwr => {
-                // Outside recovery the window limits FlightSize (RFC 5681 §3.1); pipe
-                // governs only during loss recovery (RFC 6675 §5).
-                let room = self.cwnd.saturating_sub(self.sb.flight_size());
-                if let Some(t) = self.new_data(now, room, Why::New) {
-                    return Some((t, false));
-                }
-                // RFC 3042: the first two duplicate ACKs may each release one new segment.
-                let extra = dupthresh::limited_transmit_allowance(
-                    self.dupacks,
-                    self.reordering(),
-                    self.mss,
-                );
-                if extra > 0 && self.cfg.limited_transmit {
-                    let room = (self.cwnd + extra).saturating_sub(self.sb.flight_size());
-                    return self
-                        .new_data(now, room, Why::LimitedTransmit)
-                        .map(|t| (t, false));
-                }
-                None
-            }
-        };
-        t.map(|t| (t, false))
-    }
-
-    /// The head's forced retransmission: after a timeout the head if it still awaits one
-    /// (RFC 6298 §5.4); in fast recovery the head — with RACK the first segment it marked
-    /// lost (Linux `fast_rexmit`, RFC 9937 §6.3's forced retransmission). A head whose
-    /// retransmission is still in flight (one recovery following another) is not forced
-    /// out again: like Linux's `tcp_xmit_retransmit_queue`, the first lost segment not yet
-    /// retransmitted goes instead.
-    fn head_retransmit(&mut self, now: Instant, why: Why) -> Option<Transmit> {
-        if why == Why::RtoRetransmit {
-            let head = self.sb.head().copied()?;
-            return (head.lost && !head.retrans && !head.sacked)
-                .then(|| self.retransmit(now, head, why));
-        }
-        if self.state() != RecoveryState::Recovery {
-            return None;
-        }
-        let head = self.sb.head().copied().filter(|h| !h.sacked && !h.retrans);
-        let first = if self.rack_active() {
-            self.sb.next_lost()
-        } else {
-            head.or_else(|| self.sb.next_lost())
-        }?;
-        let t = self.retransmit(now, first, why);
-        // RFC 6675 §5 step (4.3): HighRxt and RescueRxt both become the last octet
-        // retransmitted, "to prevent … a premature rescue retransmission".
-        if self.cfg.rescue_retransmit {
-            self.sb.rescue_rxt = Some(first.end - 1);
-        }
-        Some(t)
+        None
     }
 
     fn next_in_recovery(&mut self, now: Instant) -> Option<Transmit> {

@@ -1,0 +1,51 @@
+//! DESIGN.md's debug invariants, checked at the end of every handler.
+
+use super::{Conn, Sender};
+use crate::timer::TimerKind;
+
+impl Sender {
+    /// DESIGN.md's debug invariants, checked at the end of every handler.
+    pub(super) fn check_invariants(&self) {
+        if cfg!(debug_assertions) {
+            assert!(self.sb.snd_una() <= self.sb.snd_nxt());
+            assert!(self.sb.snd_nxt() <= self.app_written);
+            self.sb.check();
+            self.reducer.check();
+            match self.timer.kind() {
+                Some(TimerKind::EarlyRetransmit) => assert!(
+                    self.er_saved_rto.is_some(),
+                    "delayed ER without an RTO to restore"
+                ),
+                Some(TimerKind::LossProbe) => {
+                    assert!(self.probe_active(), "PTO armed without probing");
+                    assert!(self.sb.flight_size() > 0, "PTO armed with nothing out");
+                }
+                Some(TimerKind::ReoTimeout) => {
+                    assert!(self.rack_active(), "reorder timer without RACK");
+                    assert!(self.sb.flight_size() > 0, "reorder timer with nothing out");
+                }
+                _ => {}
+            }
+            assert!(
+                self.cwnd >= self.mss,
+                "cwnd {} below one MSS {}",
+                self.cwnd,
+                self.mss
+            );
+            if self.sb.flight_size() > 0
+                || matches!(
+                    self.conn,
+                    Conn::Handshake {
+                        first_sent: Some(_),
+                        ..
+                    }
+                )
+            {
+                assert!(
+                    self.timer.is_armed(),
+                    "data outstanding but no deadline armed"
+                );
+            }
+        }
+    }
+}

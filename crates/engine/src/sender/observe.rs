@@ -1,0 +1,157 @@
+//! What a caller, a trace or a test can look at: windows, the scoreboard, the estimators,
+//! which algorithms are active on this connection, and their state.
+
+use super::{Conn, RecoveryState, Sender};
+use crate::config::{Config, LossDetection, Probe};
+use crate::detect::rack::Rack;
+use crate::probe::{tlp, tlp_draft};
+use crate::reduce::Reducer;
+use crate::rtt::Rtt;
+use crate::scoreboard::Scoreboard;
+use crate::stats::Stats;
+use crate::timer::TimerKind;
+
+impl Sender {
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+    /// Congestion window, bytes.
+    pub fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+    /// Slow-start threshold, bytes (`u64::MAX` until the first reduction).
+    pub fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+    /// RFC 6675 pipe with SACK; FlightSize without.
+    pub fn pipe(&self) -> u64 {
+        if self.sack_ok {
+            self.sb.pipe()
+        } else {
+            self.sb.flight_size()
+        }
+    }
+    pub fn flight_size(&self) -> u64 {
+        self.sb.flight_size()
+    }
+    pub fn state(&self) -> RecoveryState {
+        self.ca.name()
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.sb.snd_una()
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.sb.snd_nxt()
+    }
+    /// Negotiated MSS (bytes).
+    pub fn mss(&self) -> u64 {
+        self.mss
+    }
+    pub fn rtt(&self) -> &Rtt {
+        &self.rtt
+    }
+    pub fn scoreboard(&self) -> &Scoreboard {
+        &self.sb
+    }
+    /// RFC 6675 RecoveryPoint (RFC 6582 `recover`, Linux `high_seq`) of the fast or RTO
+    /// recovery in progress.
+    pub fn recovery_point(&self) -> Option<u64> {
+        self.ca.recovery_point()
+    }
+    /// RFC 6675 DupAcks.
+    pub fn dupacks(&self) -> u32 {
+        self.dupacks
+    }
+    pub fn sack_enabled(&self) -> bool {
+        self.sack_ok
+    }
+    pub fn timestamps_enabled(&self) -> bool {
+        self.ts_ok
+    }
+    /// What the single deadline is armed for.
+    pub fn timer_kind(&self) -> Option<TimerKind> {
+        self.timer.kind()
+    }
+    pub fn is_established(&self) -> bool {
+        self.conn == Conn::Established
+    }
+    /// Bytes written by the application so far.
+    pub fn bytes_written(&self) -> u64 {
+        self.app_written
+    }
+    /// `close` was called and every byte is acknowledged.
+    pub fn is_finished(&self) -> bool {
+        self.closed && self.is_established() && self.sb.snd_una() == self.app_written
+    }
+    /// Consecutive timeouts since SND.UNA last advanced (Linux `icsk_retransmits`).
+    pub fn rto_retransmits(&self) -> u32 {
+        self.rto_retransmits
+    }
+    /// Events dropped because nobody polled them.
+    pub fn events_dropped(&self) -> u64 {
+        self.events_dropped
+    }
+    /// The rate-reduction algorithm and its episode state (PRR's prr_delivered, …).
+    pub fn reducer(&self) -> &Reducer {
+        &self.reducer
+    }
+    /// The duplicate threshold in use: `dupthresh`, or Linux's adaptive `tp->reordering`.
+    pub fn reordering(&self) -> u32 {
+        if self.cfg.adaptive_reordering {
+            self.reordering
+        } else {
+            self.cfg.dupthresh
+        }
+    }
+    /// Reordering was detected (SACK, DSACK or timestamps) at least once.
+    pub fn reordering_seen(&self) -> bool {
+        self.reordering_seen
+    }
+    /// The loss detector in use (FACK falls back to dupthresh once adaptive reordering
+    /// saw reordering, as Linux's `tcp_disable_fack`).
+    ///
+    /// RACK needs SACK (RFC 8985 §4): without it the sender falls back to `dupthresh`
+    /// (NewReno).
+    pub fn loss_detection(&self) -> LossDetection {
+        let d = self.cfg.loss_detection;
+        if (self.fack_disabled && d == LossDetection::Fack) || (d.is_rack() && !self.sack_ok) {
+            LossDetection::DupThresh
+        } else {
+            d
+        }
+    }
+    /// RACK is the loss detector (configured, and SACK in use).
+    pub fn rack_active(&self) -> bool {
+        self.cfg.loss_detection.is_rack() && self.sack_ok
+    }
+    /// RACK's state (RACK.segment, RACK.rtt, reo_wnd, its multiplier and persistence).
+    pub fn rack(&self) -> &Rack {
+        &self.rack
+    }
+    /// Tail loss probing is on (configured, and SACK in use: TLP draft §2.1 (2d), RFC 8985
+    /// §4, Linux `tcp_is_sack`).
+    pub fn probe_active(&self) -> bool {
+        self.cfg.probe != Probe::None && self.sack_ok
+    }
+    /// The TLP draft's episode state (TLPRtxOut, TLPHighRxt).
+    pub fn tlp_draft_episode(&self) -> &tlp_draft::Episode {
+        &self.tlp_draft
+    }
+    /// The RFC 8985 / Linux TLP state (TLP.end_seq, TLP.is_retrans).
+    pub fn tlp_episode(&self) -> &tlp::Episode {
+        &self.tlp
+    }
+    /// The pipe recovery runs on: RFC 6675 pipe with SACK; without SACK the same count
+    /// with the bytes duplicate ACKs reported delivered in place of SACKed bytes (Linux's
+    /// in_flight for Reno; NewReno under `rfc6675` uses FlightSize instead).
+    pub fn recovery_pipe(&self) -> u64 {
+        if self.sack_ok {
+            self.sb.pipe()
+        } else {
+            self.sb.pipe().saturating_sub(self.reno_sacked)
+        }
+    }
+}

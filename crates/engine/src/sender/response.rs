@@ -1,0 +1,137 @@
+//! What a spurious verdict does (seed 004, RFC 4015, Linux `tcp_undo_cwnd_reduction`):
+//! the response from the one undo snapshot, the loss marks cleared so nothing delivered is
+//! resent, the recovery state left, and the RTO adapted (seed 004's Std, Reseed, Back-off,
+//! Min++; RFC 4015 step 11).
+
+use super::spurious::{Counter, Verdict, MIN_RTO_STEP};
+use super::Sender;
+use crate::config::{Flavour, RtoAdaptation, SpuriousResponse};
+use crate::event::EventKind;
+use crate::rto::eifel;
+use crate::rto::undo::{self, Current, Snapshot};
+use crate::time::{Duration, Instant};
+
+impl Sender {
+    /// Applies a spurious verdict: the response from the snapshot, the marks, the state,
+    /// the RTO adaptation.
+    pub(super) fn apply_verdict(&mut self, now: Instant, v: Verdict, bytes_acked: u64) {
+        let Some(s) = self.undo.snapshot.take() else {
+            return;
+        };
+        self.frto.stop();
+        self.drop_frto_new();
+        self.emit(
+            now,
+            EventKind::Spurious {
+                timeout: v.timeout,
+                late: v.late,
+                by: v.by,
+            },
+        );
+        if v.timeout {
+            self.stats.spurious_rtos += 1;
+        }
+        let response = self.cfg.spurious_response;
+        // Linux `tcp_undo_cwnd_reduction`: the algorithm rolls back to the checkpoint and
+        // cwnd is max(cwnd, prior_cwnd) (`tcp_reno_undo_cwnd`).
+        let undo_cwnd = if undo::restores_cc(response) && s.restorable {
+            self.cc = s.cc;
+            self.cwnd.max(s.cwnd)
+        } else {
+            self.cwnd
+        };
+        let c = Current {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+            flight_size: self.sb.flight_size(),
+            bytes_acked,
+            iw: u64::from(self.cfg.initial_cwnd) * self.mss,
+            undo_cwnd,
+            ece: false,
+        };
+        match undo::respond(response, &s, v.timeout, &c) {
+            Some((cwnd, ssthresh)) => {
+                self.cwnd = cwnd.max(self.mss);
+                self.ssthresh = ssthresh.max(2 * self.mss);
+                if response == SpuriousResponse::Rfc4015 {
+                    // RFC 4015 sets cwnd from this ACK's bytes_acked: it is not grown again.
+                    self.cwnd_ceiling = Some(self.cwnd);
+                }
+                self.stats.undos += 1;
+                match v.counter {
+                    Counter::Full => self.stats.full_undo += 1,
+                    Counter::Partial => self.stats.partial_undo += 1,
+                    Counter::Dsack => self.stats.dsack_undo += 1,
+                    Counter::Loss => self.stats.loss_undo += 1,
+                }
+                self.emit(
+                    now,
+                    EventKind::Undo {
+                        cwnd: self.cwnd,
+                        ssthresh: self.ssthresh,
+                    },
+                );
+            }
+            None => self.stats.spurious_kept += 1,
+        }
+        // Linux `tcp_try_undo_dsack`: the reordering window persists one recovery longer.
+        if v.counter == Counter::Dsack && self.cfg.flavour == Flavour::Linux {
+            self.rack.on_dsack_undo();
+        }
+        if v.unmark {
+            self.sb.unmark_lost();
+        }
+        self.rto_retransmits = 0;
+        self.leave_recovery_undone(now);
+        if v.timeout {
+            self.adapt_rto(&s, response);
+        }
+    }
+
+    /// The episode is over: back to Open (Disorder while SACKed data remains).
+    fn leave_recovery_undone(&mut self, now: Instant) {
+        if self.ca.recovery_point().is_none() {
+            return;
+        }
+        self.reno_sacked = 0;
+        self.drop_head_retransmit();
+        // RFC 8985 §6.2 step 4 counts every recovery's end; Linux only those not undone
+        // (`tcp_try_undo_recovery`).
+        if self.cfg.flavour == Flavour::Rfc {
+            self.rack.on_recovery_end();
+        }
+        self.end_recovery(now);
+    }
+
+    /// Seed 004's RTO adaptations after a spurious timeout, and RFC 4015 step 11.
+    fn adapt_rto(&mut self, s: &Snapshot, response: SpuriousResponse) {
+        match self.cfg.rto_adaptation {
+            RtoAdaptation::Std => {}
+            RtoAdaptation::Reseed => self.rtt.reseed_on_next_sample(),
+            RtoAdaptation::Backoff => self.rtt.keep_backoff(s.backoff),
+            RtoAdaptation::MinPlus => self.rtt.raise_min_rto(MIN_RTO_STEP),
+        }
+        if response == SpuriousResponse::Rfc4015 {
+            if let Some(p) = s.eifel.filter(|p| p.srtt_prev.is_some()) {
+                self.eifel_adapt = Some((s.high, p));
+            }
+        }
+    }
+
+    /// An RTT sample `r` on an ACK: RFC 4015 step 11 takes the first one from data sent
+    /// after the spurious timeout (SND.UNA beyond what was outstanding then); every other
+    /// sample goes to the estimator.
+    pub(super) fn take_rtt_sample(&mut self, now: Instant, r: Duration) {
+        match self.eifel_adapt {
+            Some((high, p)) if self.sb.snd_una() > high => {
+                self.eifel_adapt = None;
+                let (srtt, rttvar) = eifel::adapt(&p, r);
+                self.rtt.update_min_rtt(now, r);
+                self.rtt.set_estimate(srtt, rttvar);
+            }
+            _ => self
+                .rtt
+                .on_sample(now, r, self.sb.snd_una(), self.sb.snd_nxt()),
+        }
+    }
+}
