@@ -9,7 +9,7 @@ const OPEN: &str = "\
 +0  bind(3, ..., ...) = 0
 +0  listen(3, 1) = 0
 +0  < S 0:0(0) win 32792 <mss 1000,sackOK,nop,nop,nop,wscale 7>
-+0  > S. 0:0(0) ack 1 <mss 1448,nop,nop,sackOK,nop,wscale 7>
++0  > S. 0:0(0) ack 1 <mss 1460,nop,nop,sackOK,nop,wscale 8>
 +.1 < . 1:1(0) ack 1 win 257
 +0  accept(3, ..., ...) = 4
 ";
@@ -381,7 +381,7 @@ fn active_open_with_timestamps() {
 0   socket(..., SOCK_STREAM, IPPROTO_TCP) = 3
 +0  fcntl(3, F_SETFL, O_RDWR|O_NONBLOCK) = 0
 +0  connect(3, ..., ...) = -1 EINPROGRESS (Operation now in progress)
-+0  > S 0:0(0) <mss 1448,sackOK,TS val 100 ecr 0,nop,wscale 7>
++0  > S 0:0(0) <mss 1460,sackOK,TS val 100 ecr 0,nop,wscale 8>
 +.05 < S. 0:0(0) ack 1 win 65535 <mss 1000,sackOK,TS val 700 ecr 100,nop,wscale 6>
 +0  > . 1:1(0) ack 1 <nop,nop,TS val 150 ecr 700>
 +0  write(3, ..., 3000) = 3000
