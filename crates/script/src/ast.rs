@@ -12,6 +12,11 @@ pub struct Script {
     pub tolerance_usecs: Option<u64>,
     /// `--tolerance_percent=N` option lines.
     pub tolerance_percent: Option<f64>,
+    /// Names read in `%{ }%` blocks that are not fields or constants (checked at the end).
+    pub free_names: Vec<crate::expr::FreeName>,
+    /// Valid packetdrill lines this runner does not model: `(line, feature)`; the run
+    /// reports the first as "unsupported: FEATURE at line N".
+    pub unsupported: Vec<(usize, String)>,
 }
 
 /// What `// lossrec:` comment lines ask for.
@@ -138,10 +143,23 @@ impl fmt::Display for Flags {
     }
 }
 
+/// The IP ECN codepoint written before the flags: `[noecn]`, `[ect0]`, `[ect1]`, `[ce]`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Ecn {
+    NotEct,
+    Ect0,
+    Ect1,
+    Ce,
+    /// `[ect01]`: either ECT codepoint.
+    Ect01,
+}
+
 /// A packet line.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Packet {
     pub dir: Direction,
+    /// The IP ECN field, when the line gives one.
+    pub ecn: Option<Ecn>,
     pub flags: Flags,
     /// Relative sequence numbers as packetdrill prints them: `start:end(len)`.
     pub start: u32,
@@ -255,6 +273,14 @@ pub enum Stmt {
     },
     /// `print(EXPR, …)` or `print EXPR`: the values go to the verbose log.
     Print { line: usize, args: Vec<Expr> },
+    /// `NAME = EXPR` or `NAME += EXPR` (`op` is the operator of an augmented assignment):
+    /// a script variable, kept across blocks as Python's globals are.
+    Assign {
+        line: usize,
+        name: String,
+        op: Option<BinOp>,
+        expr: Expr,
+    },
 }
 
 /// An expression inside `%{ … }%` (Python's syntax and semantics for the subset).
@@ -274,6 +300,8 @@ pub enum Expr {
     Or(Box<Expr>, Box<Expr>),
     /// `abs`, `min`, `max`.
     Call(String, Vec<Expr>),
+    /// `(a, b, …)`: the right operand of `'…%d…' % (a, b)`.
+    Tuple(Vec<Expr>),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

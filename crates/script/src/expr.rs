@@ -2,9 +2,17 @@
 //! `tcpi_*` fields, MIB counters and `TCP_CA_*` constants, with Python's operators.
 
 use crate::ast::{BinOp, CmpOp, Expr, Stmt};
-pub use crate::eval::{eval, names};
+
 use crate::lex::{ParseError, Scanner};
 use lossrec::{Stats, TcpInfo};
+
+/// `tcpi_*` fields the runner adds to the engine's [`TcpInfo`].
+pub const EXTRA_TCPI: &[&str] = &[
+    "tcpi_min_rtt",
+    "tcpi_reord_seen",
+    "tcpi_delivered",
+    "tcpi_state",
+];
 
 /// Linux's `tcp_ca_state` names, as packetdrill scripts use them.
 pub const CA_STATES: &[(&str, i64)] = &[
@@ -18,9 +26,21 @@ pub const CA_STATES: &[(&str, i64)] = &[
 /// True if `name` can be evaluated: a `tcpi_*` field, a MIB counter or a constant.
 pub fn is_known_name(name: &str) -> bool {
     TcpInfo::default().get(name).is_some()
+        || EXTRA_TCPI.contains(&name)
         || Stats::NAMES.contains(&name)
         || CA_STATES.iter().any(|(n, _)| *n == name)
         || matches!(name, "True" | "False")
+}
+
+/// Python keywords that cannot name a variable.
+const KEYWORDS: &[&str] = &[
+    "and", "or", "not", "assert", "print", "in", "is", "if", "else",
+];
+
+fn is_ident(s: &str) -> bool {
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -44,7 +64,8 @@ struct Token {
 }
 
 const OPS: &[&str] = &[
-    "==", "!=", "<=", ">=", "//", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",", "=",
+    "==", "!=", "<=", ">=", "+=", "-=", "*=", "//", "<", ">", "+", "-", "*", "/", "%", "(", ")",
+    ",", "=",
 ];
 
 fn tokenize(body: &str, line: usize, col: usize) -> Result<Vec<Token>, ParseError> {
@@ -116,8 +137,22 @@ fn tokenize(body: &str, line: usize, col: usize) -> Result<Vec<Token>, ParseErro
     }
 }
 
-/// Parses the body of a `%{ … }%` block starting at `line:col`.
-pub fn parse_code(body: &str, line: usize, col: usize) -> Result<Vec<Stmt>, ParseError> {
+/// A name read in a block that is neither a `tcpi_*` field, a counter nor a constant:
+/// a script variable if some block assigns it, else an error (see [`check_names`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FreeName {
+    pub name: String,
+    pub line: usize,
+    pub col: usize,
+}
+
+/// Parses the body of a `%{ … }%` block starting at `line:col`; also returns the names it
+/// reads that are not known fields (for [`check_names`] once the whole script is read).
+pub fn parse_code(
+    body: &str,
+    line: usize,
+    col: usize,
+) -> Result<(Vec<Stmt>, Vec<FreeName>), ParseError> {
     let toks = tokenize(body, line, col)?;
     let mut p = Parser {
         toks,
@@ -125,6 +160,7 @@ pub fn parse_code(body: &str, line: usize, col: usize) -> Result<Vec<Stmt>, Pars
         src: body.lines().map(str::to_string).collect(),
         first_line: line,
         first_col: col,
+        free: Vec::new(),
     };
     let mut stmts = Vec::new();
     loop {
@@ -132,10 +168,28 @@ pub fn parse_code(body: &str, line: usize, col: usize) -> Result<Vec<Stmt>, Pars
             p.pos += 1;
         }
         if p.peek().tok == Tok::Eof {
-            return Ok(stmts);
+            return Ok((stmts, p.free));
         }
         stmts.push(p.statement()?);
     }
+}
+
+/// Python's rule for the whole script: a name must be assigned in some block. Unknown
+/// `tcpi_*` fields are not errors here: the runner reports them as unsupported when the
+/// line runs (a field of Linux's `tcp_info` the engine does not report).
+pub fn check_names(free: &[FreeName], assigned: &[String]) -> Vec<ParseError> {
+    free.iter()
+        .filter(|f| !assigned.contains(&f.name) && !f.name.starts_with("tcpi_"))
+        .map(|f| ParseError {
+            line: f.line,
+            col: f.col,
+            message: format!(
+                "unknown name `{}`: not a tcpi_* field, a MIB counter (TCPTimeouts, …), a \
+                 TCP_CA_* constant or a variable assigned in a %{{ }}% block",
+                f.name
+            ),
+        })
+        .collect()
 }
 
 struct Parser {
@@ -144,6 +198,7 @@ struct Parser {
     src: Vec<String>,
     first_line: usize,
     first_col: usize,
+    free: Vec<FreeName>,
 }
 
 impl Parser {
@@ -244,11 +299,23 @@ impl Parser {
                 }
                 Stmt::Print { line: t.line, args }
             }
+            Tok::Name(n) if is_ident(n) && self.assign_op().is_some() => {
+                let op = self.assign_op().flatten();
+                self.next();
+                let expr = self.expr()?;
+                Stmt::Assign {
+                    line: t.line,
+                    name: n.clone(),
+                    op,
+                    expr,
+                }
+            }
             _ => {
                 return Err(self.err(
                     &t,
                     format!(
-                        "unsupported statement starting with `{}` in %{{ }}% (only `assert` and `print`)",
+                        "unsupported statement starting with `{}` in %{{ }}% (only `assert`, \
+                         `print` and assignments)",
                         t.text
                     ),
                 ))
@@ -262,6 +329,17 @@ impl Parser {
             ));
         }
         Ok(stmt)
+    }
+
+    /// `Some(None)` for `=`, `Some(Some(op))` for `+=` `-=` `*=`, `None` otherwise.
+    fn assign_op(&self) -> Option<Option<BinOp>> {
+        match &self.peek().tok {
+            Tok::Op("=") => Some(None),
+            Tok::Op("+=") => Some(Some(BinOp::Add)),
+            Tok::Op("-=") => Some(Some(BinOp::Sub)),
+            Tok::Op("*=") => Some(Some(BinOp::Mul)),
+            _ => None,
+        }
     }
 
     fn expr(&mut self) -> Result<Expr, ParseError> {
@@ -354,8 +432,20 @@ impl Parser {
             Tok::Str(v) => Ok(Expr::Str(v)),
             Tok::Op("(") => {
                 let e = self.expr()?;
+                if !self.is_op(",") {
+                    self.expect_op(")")?;
+                    return Ok(e);
+                }
+                let mut items = vec![e];
+                while self.is_op(",") {
+                    self.next();
+                    if self.is_op(")") {
+                        break;
+                    }
+                    items.push(self.expr()?);
+                }
                 self.expect_op(")")?;
-                Ok(e)
+                Ok(Expr::Tuple(items))
             }
             Tok::Name(n) if matches!(n.as_str(), "abs" | "min" | "max") && self.is_op("(") => {
                 self.next();
@@ -378,25 +468,14 @@ impl Parser {
                 Ok(Expr::Call(n, args))
             }
             Tok::Name(n) if is_known_name(&n) => Ok(Expr::Name(n)),
-            Tok::Name(n) if n.starts_with("tcpi_") => Err(self.err(
-                &t,
-                format!(
-                    "unknown tcp_info field `{n}` (this engine reports: {})",
-                    TcpInfo::default()
-                        .fields()
-                        .iter()
-                        .map(|(f, _)| *f)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            )),
-            Tok::Name(n) => Err(self.err(
-                &t,
-                format!(
-                    "unknown name `{n}`: not a tcpi_* field, a MIB counter (TCPTimeouts, …) \
-                     or a TCP_CA_* constant"
-                ),
-            )),
+            Tok::Name(n) if is_ident(&n) && !KEYWORDS.contains(&n.as_str()) => {
+                self.free.push(FreeName {
+                    name: n.clone(),
+                    line: t.line,
+                    col: t.col,
+                });
+                Ok(Expr::Name(n))
+            }
             _ => Err(self.err(&t, format!("expected a value, found `{}`", t.text))),
         }
     }

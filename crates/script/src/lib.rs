@@ -28,12 +28,15 @@
 //! engine's packets); [`summary`] gives `N passed, M failed`.
 
 mod ast;
+mod code;
 mod eval;
 mod expr;
+mod inbound;
 mod lex;
 mod parse;
 mod report;
 mod runner;
+mod shell;
 mod syscall;
 mod sysctl;
 mod wire;
@@ -62,6 +65,10 @@ pub struct ScriptOptions {
     pub tolerance_us: Option<u64>,
     /// Include the log of every packet and event in the report's `Display`.
     pub verbose: bool,
+    /// packetdrill's own rule for outbound packets no line expects: they fail only when a
+    /// later `>` line meets them first. Default (false): they fail at the first line after
+    /// them and at the end of the script.
+    pub lenient: bool,
 }
 
 /// Parses a script; every error carries its line and column.
@@ -106,7 +113,23 @@ pub fn run_script(text: &str, origin: &str, opts: &ScriptOptions) -> ScriptRepor
     let tol_pct = script
         .tolerance_percent
         .unwrap_or(DEFAULT_TOLERANCE_PERCENT);
+    if let Some((line, what)) = script.unsupported.first() {
+        report.fail(Failure {
+            line: *line,
+            col: 0,
+            message: format!("unsupported: {what} at line {line}"),
+            expected: None,
+            actual: None,
+        });
+        return report;
+    }
     let mut runner = runner::Runner::new(opts, cfg, tol_us, tol_pct);
+    runner.script_dir = Some(
+        Path::new(origin)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default(),
+    );
     runner.report = report;
     runner.run(&script);
     runner.report

@@ -25,13 +25,17 @@ pub fn parse(text: &str) -> Result<Script, Vec<ParseError>> {
         } else if s.starts_with("--") {
             option_line(&mut s, &mut script)
         } else {
-            event(&mut s).map(|e| script.events.push(e))
+            event(&mut s, &mut script).map(|e| script.events.push(e))
         };
         if let Err(e) = res {
             // Multi-line constructs swallow the rest of the file when unterminated.
-            let fatal = ["unterminated `%{`", "unterminated `/*`"]
-                .iter()
-                .any(|p| e.message.starts_with(p));
+            let fatal = [
+                "unterminated `%{`",
+                "unterminated `/*`",
+                "unterminated shell",
+            ]
+            .iter()
+            .any(|p| e.message.starts_with(p));
             errors.push(e);
             if fatal {
                 break;
@@ -39,6 +43,21 @@ pub fn parse(text: &str) -> Result<Script, Vec<ParseError>> {
             s.skip_line();
         }
     }
+    let assigned: Vec<String> = script
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Code(stmts) => Some(stmts),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|st| match st {
+            Stmt::Assign { name, .. } => Some(name.clone()),
+            _ => None,
+        })
+        .collect();
+    errors.extend(expr::check_names(&script.free_names, &assigned));
+    errors.sort_by_key(|e| (e.line, e.col));
     if errors.is_empty() {
         Ok(script)
     } else {
@@ -107,9 +126,21 @@ fn option_line(s: &mut Scanner, script: &mut Script) -> Result<(), ParseError> {
             }
             script.tolerance_percent = Some(p);
         }
-        // Addressing does not exist here; these change nothing.
-        "--ip_version" | "--local_ip" | "--remote_ip" | "--bind_port" | "--connect_port" => {}
-        _ => return Err(s.error_at(m, format!("unsupported option `{key}`"))),
+        // Addressing and the tun device's set-up do not exist here; these change nothing
+        // (`--mss` sizes packetdrill's own TSO splitting of inbound data).
+        "--ip_version" | "--local_ip" | "--remote_ip" | "--bind_port" | "--connect_port"
+        | "--gateway_ip" | "--netmask_ip" | "--mss" | "--mtu" | "--init_scripts" | "--verbose"
+        | "--non_fatal" | "--speed" => {}
+        k if k.len() > 2
+            && k[2..]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+        {
+            script
+                .unsupported
+                .push((m.line, format!("packetdrill option `{k}`")));
+        }
+        _ => return Err(s.error_at(m, format!("bad option `{key}`"))),
     }
     if !s.at_line_end() {
         return Err(s.error(format!("unexpected `{}` after option", s.peek_word())));
@@ -117,9 +148,17 @@ fn option_line(s: &mut Scanner, script: &mut Script) -> Result<(), ParseError> {
     Ok(())
 }
 
-fn event(s: &mut Scanner) -> Result<Event, ParseError> {
+fn event(s: &mut Scanner, script: &mut Script) -> Result<Event, ParseError> {
     let line = s.line();
-    let time = time(s)?;
+    // An untimed command line (`` `…` `` alone) runs when reached, like `+0`.
+    let time = if s.peek() == Some('`') {
+        Time::At(TimeVal {
+            relative: true,
+            usecs: 0,
+        })
+    } else {
+        time(s)?
+    };
     s.skip_spaces();
     let kind = match s.peek() {
         Some('<') => {
@@ -130,7 +169,7 @@ fn event(s: &mut Scanner) -> Result<Event, ParseError> {
             s.bump();
             EventKind::Packet(packet(s, Direction::Outbound)?)
         }
-        Some('%') if s.starts_with("%{") => EventKind::Code(code(s)?),
+        Some('%') if s.starts_with("%{") => EventKind::Code(code(s, script)?),
         Some('`') => EventKind::Shell(shell(s)?),
         Some(c) if c.is_ascii_alphabetic() || c == '_' => EventKind::Syscall(syscall(s)?),
         _ => {
@@ -198,6 +237,31 @@ fn time_val(s: &mut Scanner) -> Result<TimeVal, ParseError> {
 
 fn packet(s: &mut Scanner, dir: Direction) -> Result<Packet, ParseError> {
     s.skip_spaces();
+    let mut ecn = None;
+    if s.peek() == Some('[') {
+        let m = s.mark();
+        s.bump();
+        let word = s.ident();
+        ecn = Some(match word.as_str() {
+            "noecn" => Ecn::NotEct,
+            "ect0" => Ecn::Ect0,
+            "ect1" => Ecn::Ect1,
+            "ce" => Ecn::Ce,
+            "ect01" => Ecn::Ect01,
+            _ => {
+                return Err(s.error_at(
+                    m,
+                    format!(
+                        "unknown ECN codepoint `[{word}]` (valid: noecn, ect0, ect1, ect01, ce)"
+                    ),
+                ))
+            }
+        });
+        if !s.eat("]") {
+            return Err(s.error(format!("expected `]`, found `{}`", s.peek_word())));
+        }
+        s.skip_spaces();
+    }
     let m = s.mark();
     let word = s.take_while(|c| !c.is_whitespace());
     if word.is_empty() {
@@ -246,6 +310,7 @@ fn packet(s: &mut Scanner, dir: Direction) -> Result<Packet, ParseError> {
     }
     let mut p = Packet {
         dir,
+        ecn,
         flags,
         start,
         end,
@@ -473,17 +538,15 @@ fn syscall(s: &mut Scanner) -> Result<Syscall, ParseError> {
 fn shell(s: &mut Scanner) -> Result<String, ParseError> {
     let m = s.mark();
     s.eat("`");
-    let body = s.take_while(|c| c != '`' && c != '\n');
+    // A command block may span lines (packetdrill runs it with the shell).
+    let body = s.take_while(|c| c != '`');
     if !s.eat("`") {
-        return Err(s.error_at(
-            m,
-            "unterminated shell command (missing closing backquote on this line)",
-        ));
+        return Err(s.error_at(m, "unterminated shell command `…` (no closing backquote)"));
     }
     Ok(body.trim().to_string())
 }
 
-fn code(s: &mut Scanner) -> Result<Vec<Stmt>, ParseError> {
+fn code(s: &mut Scanner, script: &mut Script) -> Result<Vec<Stmt>, ParseError> {
     let open = s.mark();
     s.eat("%{");
     let (line, col) = (s.mark().line, s.mark().col);
@@ -496,5 +559,7 @@ fn code(s: &mut Scanner) -> Result<Vec<Stmt>, ParseError> {
     }
     let body = s.since(body_start);
     s.eat("}%");
-    expr::parse_code(&body, line, col)
+    let (stmts, free) = expr::parse_code(&body, line, col)?;
+    script.free_names.extend(free);
+    Ok(stmts)
 }

@@ -3,16 +3,26 @@
 //! with it, and how several same-instant segments merge into one TSO-style line.
 //!
 //! Relative numbering: the SYN is sequence 0, so stream offset `o` is sequence `o + 1`; the
-//! script's peer sends no data, so every ACK the engine sends is `ack 1`.
+//! ACK number is what the engine's receiver has taken from the script's peer (1 + bytes,
+//! + 1 for the peer's FIN).
 
 use crate::ast::{fmt_secs, Flags, Options, Packet, TcpOption};
 use lossrec::{Instant, Transmit};
 
-/// One engine transmission and when it left.
+/// One engine transmission and when it left: a sender segment, or a pure ACK the
+/// engine's receiver sent for the peer's data or FIN.
 #[derive(Clone, Debug)]
 pub struct Sent {
     pub at: Instant,
     pub t: Transmit,
+    /// The ACK number it carried (relative).
+    pub ack: u32,
+    /// SACK blocks (relative), for the receiver's pure ACKs.
+    pub sack: Vec<(u32, u32)>,
+    /// Why it was sent (`new`, `rto`, …; `ack` for the receiver's).
+    pub why: &'static str,
+    /// 1 when the engine's FIN precedes it (a pure ACK after our FIN is one sequence later).
+    pub seq_bump: u32,
 }
 
 /// An outbound packet as the script sees it: one engine segment, or several merged.
@@ -67,10 +77,17 @@ impl Seen {
                 ack: passive,
                 ..Flags::default()
             };
-            (flags, 0, 0, passive.then_some(1))
+            (flags, 0, 0, passive.then_some(s.ack))
         } else {
             if let Some(ts) = ts {
                 options.extend([TcpOption::Nop, TcpOption::Nop, ts]);
+            }
+            if !s.sack.is_empty() {
+                options.extend([
+                    TcpOption::Nop,
+                    TcpOption::Nop,
+                    TcpOption::Sack(s.sack.clone()),
+                ]);
             }
             let flags = Flags {
                 ack: true,
@@ -78,7 +95,9 @@ impl Seen {
                 fin: t.fin,
                 ..Flags::default()
             };
-            (flags, seq_of(t.range.start), seq_of(t.range.end), Some(1))
+            let start = seq_of(t.range.start).wrapping_add(s.seq_bump);
+            let end = seq_of(t.range.end).wrapping_add(s.seq_bump);
+            (flags, start, end, Some(s.ack))
         };
         Seen {
             at: s.at,
@@ -88,14 +107,20 @@ impl Seen {
             len: end.wrapping_sub(start),
             ack,
             options,
-            why: vec![t.why.name()],
+            why: vec![s.why],
             segments: 1,
         }
     }
 
     /// Appends the next segment of a TSO-style burst; false if it cannot continue this one.
     pub fn absorb(&mut self, next: &Seen) -> bool {
-        if next.at != self.at || next.flags.syn || self.flags.fin || next.start != self.end {
+        if next.at != self.at
+            || next.flags.syn
+            || self.flags.fin
+            || next.start != self.end
+            || next.len == 0
+            || next.ack != self.ack
+        {
             return false;
         }
         self.end = next.end;
