@@ -11,6 +11,7 @@ fn main() {
         match a.as_str() {
             "--preset" => opts.preset = args.next(),
             "--lenient" => opts.lenient = true,
+            "--ignore-psh" => opts.ignore_psh = true,
             "-v" | "--verbose" => opts.verbose = true,
             p if Path::new(p).is_dir() => {
                 reports.extend(run_dir_with(p, &opts).into_iter().map(|(_, r)| r))

@@ -69,6 +69,11 @@ pub struct ScriptOptions {
     /// later `>` line meets them first. Default (false): they fail at the first line after
     /// them and at the end of the script.
     pub lenient: bool,
+    /// Do not compare PSH on outbound packets. Linux sets PSH where `tcp_sendmsg` cut the
+    /// write into socket buffers (skb sizing from TSO autosizing and the window, waits for
+    /// send-buffer space, `tso_fragment` moving PSH to the tail); the engine sets it on the
+    /// segment that ends a write.
+    pub ignore_psh: bool,
 }
 
 /// Parses a script; every error carries its line and column.

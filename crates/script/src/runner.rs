@@ -389,7 +389,7 @@ impl<'a> Runner<'a> {
             f.actual = Some(seen.render());
             f
         };
-        if let Err((field, e, a)) = crate::wire::compare(p, &seen) {
+        if let Err((field, e, a)) = crate::wire::compare(p, &seen, self.opts.ignore_psh) {
             // The expected packet went out later: the earlier ones are unexpected.
             let later = self.pending.iter().skip(used).position(|x| {
                 let s = Seen::of(x, self.passive);

@@ -192,8 +192,9 @@ fn norm(opts: &[TcpOption]) -> Norm {
 }
 
 /// The first field where `actual` differs from the expected packet: `(field, expected,
-/// actual)`. TS val, the window and option order are not compared (see the crate docs).
-pub fn compare(exp: &Packet, act: &Seen) -> Result<(), (String, String, String)> {
+/// actual)`. TS val, the window and option order are not compared (see the crate docs);
+/// nor PSH with `ignore_psh`.
+pub fn compare(exp: &Packet, act: &Seen, ignore_psh: bool) -> Result<(), (String, String, String)> {
     let d = |f: &str, e: String, a: String| Err((f.to_string(), e, a));
     if exp.flags.syn != act.flags.syn {
         return d("flags", exp.flags.to_string(), act.flags.to_string());
@@ -208,7 +209,11 @@ pub fn compare(exp: &Packet, act: &Seen) -> Result<(), (String, String, String)>
             format!("{}:{}({})", act.start, act.end, act.len),
         );
     }
-    if exp.flags != act.flags {
+    let mut flags = act.flags;
+    if ignore_psh {
+        flags.psh = exp.flags.psh;
+    }
+    if exp.flags != flags {
         return d("flags", exp.flags.to_string(), act.flags.to_string());
     }
     if let Some(a) = exp.ack {
