@@ -194,6 +194,9 @@ pub enum TcpOption {
     },
     /// Relative sequence numbers `start:end`.
     Sack(Vec<(u32, u32)>),
+    /// An option packetdrill knows and the engine does not (`FO`, `md5`, …): unsupported
+    /// when its line runs.
+    Other(String),
 }
 
 impl fmt::Display for TcpOption {
@@ -205,6 +208,7 @@ impl fmt::Display for TcpOption {
             TcpOption::SackOk => f.write_str("sackOK"),
             TcpOption::Wscale(w) => write!(f, "wscale {w}"),
             TcpOption::Timestamp { val, ecr } => write!(f, "TS val {val} ecr {ecr}"),
+            TcpOption::Other(name) => write!(f, "{name} …"),
             TcpOption::Sack(blocks) => {
                 f.write_str("sack")?;
                 for (a, b) in blocks {

@@ -32,7 +32,7 @@ fn opts(p: &Packet) -> Opts {
                 TcpOption::Wscale(w) => o.wscale = Some((*w).min(14)),
                 TcpOption::Timestamp { val, ecr } => o.ts = Some((*val, *ecr)),
                 TcpOption::Sack(b) => o.sack.extend(b.iter().copied()),
-                TcpOption::Nop | TcpOption::Eol => {}
+                TcpOption::Nop | TcpOption::Eol | TcpOption::Other(_) => {}
             }
         }
     }

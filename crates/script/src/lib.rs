@@ -33,6 +33,7 @@ mod eval;
 mod expr;
 mod inbound;
 mod lex;
+mod packet_line;
 mod parse;
 mod report;
 mod runner;

@@ -148,6 +148,17 @@ impl<'a> Runner<'a> {
     }
 
     fn event(&mut self, ev: &Event) -> Step {
+        if let EventKind::Packet(Packet {
+            options: Options::List(l),
+            ..
+        }) = &ev.kind
+        {
+            if let Some(TcpOption::Other(name)) =
+                l.iter().find(|o| matches!(o, TcpOption::Other(_)))
+            {
+                return syscall::unsupported(ev.line, format!("TCP option `{name}`"));
+            }
+        }
         if let EventKind::Packet(p) = &ev.kind {
             if p.dir == Direction::Outbound {
                 return self.outbound(ev.line, ev.time, p);

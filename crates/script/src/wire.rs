@@ -185,7 +185,7 @@ fn norm(opts: &[TcpOption]) -> Norm {
             TcpOption::Wscale(w) => n.wscale = Some(*w),
             TcpOption::Timestamp { ecr, .. } => n.ts_ecr = Some(*ecr),
             TcpOption::Sack(b) => n.sack.extend(b.iter().copied()),
-            TcpOption::Nop | TcpOption::Eol => {}
+            TcpOption::Nop | TcpOption::Eol | TcpOption::Other(_) => {}
         }
     }
     n

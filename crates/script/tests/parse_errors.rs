@@ -63,10 +63,10 @@ fn missing_len() {
 #[test]
 fn unknown_option() {
     one_error(
-        &format!("{HEAD}+0 < . 1:1(0) ack 1 win 257 <nop,nop,md5 abc>\n"),
+        &format!("{HEAD}+0 < . 1:1(0) ack 1 win 257 <nop,nop,colour red>\n"),
         3,
         38,
-        "unknown TCP option `md5`",
+        "unknown TCP option `colour`",
     );
     one_error(
         &format!("{HEAD}+0 < . 1:1(0) ack 1 win 257 <sack 1:2\n"),
