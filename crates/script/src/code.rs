@@ -15,7 +15,7 @@ use crate::syscall::unsupported;
 use lossrec::Sender;
 
 /// The extra `tcpi_*` fields (see the module doc).
-fn extra(s: &Sender, name: &str) -> Option<u64> {
+pub(crate) fn extra(s: &Sender, name: &str) -> Option<u64> {
     let mss = s.mss().max(1);
     Some(match name {
         "tcpi_min_rtt" => s.rtt().min_rtt().map_or(0, |d| d.as_micros() as u64),

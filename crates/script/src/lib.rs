@@ -38,6 +38,7 @@ mod parse;
 mod report;
 mod runner;
 mod shell;
+mod sockets;
 mod syscall;
 mod sysctl;
 mod wire;

@@ -254,7 +254,8 @@ fn syscall(s: &mut Scanner) -> Result<Syscall, ParseError> {
         let Some(c) = s.peek() else {
             return Err(s.error_at(open, "unterminated argument list (missing `)`)"));
         };
-        if c == '\n' {
+        // Structures (`[{fd=4,\n events=…}]`) may span lines; a bare list may not.
+        if c == '\n' && depth == 0 {
             return Err(s.error_at(open, "unterminated argument list (missing `)`)"));
         }
         s.bump();

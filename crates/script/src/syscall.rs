@@ -113,6 +113,8 @@ pub(crate) fn run(r: &mut Runner, line: usize, c: &Syscall) -> Step {
             Ok(())
         }
         "read" | "recv" => read(r, line, c),
+        "poll" => crate::sockets::poll(r, line, c),
+        "getsockopt" => crate::sockets::getsockopt(r, line, c),
         "close" | "shutdown" => {
             let fd = fd_arg(c, line)?;
             let how = c.args.get(1).map(String::as_str).unwrap_or("SHUT_RDWR");
@@ -131,7 +133,7 @@ pub(crate) fn run(r: &mut Runner, line: usize, c: &Syscall) -> Step {
         }
         other => unsupported(
             line,
-            format!("system call `{other}` (supported: socket, setsockopt, bind, listen, accept, connect, write, send, read, recv, close, shutdown, fcntl)"),
+            format!("system call `{other}` (supported: socket, setsockopt, getsockopt, bind, listen, accept, connect, write, send, read, recv, poll, close, shutdown, fcntl)"),
         ),
     }
 }

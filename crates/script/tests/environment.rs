@@ -233,3 +233,20 @@ fn multi_line_command_blocks_and_no_effect_knobs() {
         );
     }
 }
+
+#[test]
+fn poll_and_getsockopt_tcp_info() {
+    let r = run(
+        "+0 poll([{fd=4, events=POLLIN|POLLOUT, revents=POLLOUT}], 1, 0) = 1\n\
+         +0 < P. 1:101(100) ack 1 win 257\n+0 > . 1:1(0) ack 101\n\
+         +0 poll([{fd=4,\n   events=POLLIN, revents=POLLIN}], 1, 0) = 1\n\
+         +0 getsockopt(4, SOL_TCP, TCP_INFO, {tcpi_ca_state=TCP_CA_Open, tcpi_snd_cwnd=10, tcpi_state=1}, [104]) = 0\n",
+    );
+    assert!(r.passed, "{r}");
+    let r = run("+0 poll([{fd=4, events=POLLIN, revents=POLLIN}], 1, 0) = 1\n");
+    assert!(r.to_string().contains("poll(): expected revents=POLLIN = 1, actual revents=0 = 0"), "{r}");
+    let r = run("+0 getsockopt(4, SOL_TCP, TCP_INFO, {tcpi_snd_cwnd=11}, [104]) = 0\n");
+    assert!(r.to_string().contains("expected tcpi_snd_cwnd=11, actual tcpi_snd_cwnd=10"), "{r}");
+    let r = run("+0 getsockopt(4, SOL_TCP, TCP_INFO, {tcpi_pmtu=1500}, [104]) = 0\n");
+    assert!(r.to_string().contains("unsupported: tcp_info field `tcpi_pmtu` at line 8"), "{r}");
+}
