@@ -78,8 +78,11 @@ pub enum EventKind {
     Syscall(Syscall),
     /// `%{ … }%`: assertions on `tcpi_*` and counters.
     Code(Vec<Stmt>),
-    /// `` `…` ``: a shell command (only `sysctl` forms are modelled).
+    /// `` `…` ``: a command block (see `shell.rs`).
     Shell(String),
+    /// Valid packetdrill the runner does not model (an ICMP or UDP packet line, …): the
+    /// feature, reported as unsupported when the line runs.
+    Unsupported(String),
 }
 
 /// `<` (the script's peer sends to the engine) or `>` (the engine must send).
@@ -106,6 +109,9 @@ impl Flags {
     /// Parses packetdrill's flag letters; `Err(c)` names the first unknown one.
     pub fn parse(s: &str) -> Result<Flags, char> {
         let mut f = Flags::default();
+        if s == "-" {
+            return Ok(f); // packetdrill's "no flags"
+        }
         for c in s.chars() {
             match c {
                 'F' => f.fin = true,
@@ -296,6 +302,8 @@ pub enum Expr {
     /// A `tcpi_*` field, a MIB counter or a `TCP_CA_*` constant.
     Name(String),
     Neg(Box<Expr>),
+    /// `~x`.
+    Invert(Box<Expr>),
     Not(Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
     /// `a < b <= c`: Python's chained comparison.
@@ -318,6 +326,12 @@ pub enum BinOp {
     /// `//`: floor division.
     FloorDiv,
     Mod,
+    /// `&`, `|`, `^`, `<<`, `>>` on integers (`tcpi_options & TCPI_OPT_SACK`).
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -74,6 +74,7 @@ pub fn eval(e: &Expr, lookup: &dyn Fn(&str) -> Option<Value>) -> Result<Value, S
             v => Value::Int(v.int().ok_or("cannot negate a string")?.wrapping_neg()),
         },
         Expr::Not(x) => Value::Bool(!eval(x, lookup)?.truthy()),
+        Expr::Invert(x) => Value::Int(!eval(x, lookup)?.int().ok_or("`~` needs an integer")?),
         Expr::And(a, b) => {
             let a = eval(a, lookup)?;
             if a.truthy() {
@@ -211,6 +212,11 @@ fn binary(op: BinOp, a: Value, b: Value) -> Result<Value, String> {
     }
     if let (Some(x), Some(y), false) = (a.int(), b.int(), op == BinOp::Div) {
         let v = match op {
+            BinOp::BitAnd => Some(x & y),
+            BinOp::BitOr => Some(x | y),
+            BinOp::BitXor => Some(x ^ y),
+            BinOp::Shl => u32::try_from(y).ok().and_then(|s| x.checked_shl(s)),
+            BinOp::Shr => u32::try_from(y).ok().map(|s| x >> s.min(63)),
             BinOp::Add => x.checked_add(y),
             BinOp::Sub => x.checked_sub(y),
             BinOp::Mul => x.checked_mul(y),
@@ -223,6 +229,12 @@ fn binary(op: BinOp, a: Value, b: Value) -> Result<Value, String> {
         };
         return v.map(Value::Int).ok_or_else(|| "integer overflow".into());
     }
+    if matches!(
+        op,
+        BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr
+    ) {
+        return Err("bitwise operators need integers".into());
+    }
     let (x, y) = (a.num()?, b.num()?);
     if y == 0.0 && matches!(op, BinOp::Div | BinOp::FloorDiv | BinOp::Mod) {
         return Err("division by zero".into());
@@ -234,6 +246,7 @@ fn binary(op: BinOp, a: Value, b: Value) -> Result<Value, String> {
         BinOp::Div => x / y,
         BinOp::FloorDiv => (x / y).floor(),
         BinOp::Mod => x - y * (x / y).floor(),
+        _ => unreachable!("bitwise operators returned above"),
     }))
 }
 
@@ -247,7 +260,7 @@ pub fn names(e: &Expr, out: &mut Vec<String>) {
                 out.push(n.clone())
             }
         }
-        Expr::Neg(x) | Expr::Not(x) => names(x, out),
+        Expr::Neg(x) | Expr::Not(x) | Expr::Invert(x) => names(x, out),
         Expr::Binary(_, a, b) | Expr::And(a, b) | Expr::Or(a, b) => {
             names(a, out);
             names(b, out);

@@ -3,7 +3,8 @@
 
 use crate::ast::{BinOp, CmpOp, Expr, Stmt};
 
-use crate::lex::{ParseError, Scanner};
+use crate::expr_tokens::{is_ident, tokenize, Tok, Token, KEYWORDS};
+use crate::lex::ParseError;
 use lossrec::{Stats, TcpInfo};
 
 /// `tcpi_*` fields the runner adds to the engine's [`TcpInfo`].
@@ -14,13 +15,31 @@ pub const EXTRA_TCPI: &[&str] = &[
     "tcpi_state",
 ];
 
-/// Linux's `tcp_ca_state` names, as packetdrill scripts use them.
+/// Linux's constants as packetdrill scripts use them: `tcp_ca_state` names, TCP states
+/// (`tcpi_state`), `tcpi_options` bits.
 pub const CA_STATES: &[(&str, i64)] = &[
     ("TCP_CA_Open", 0),
     ("TCP_CA_Disorder", 1),
     ("TCP_CA_CWR", 2),
     ("TCP_CA_Recovery", 3),
     ("TCP_CA_Loss", 4),
+    ("TCP_ESTABLISHED", 1),
+    ("TCP_SYN_SENT", 2),
+    ("TCP_SYN_RECV", 3),
+    ("TCP_FIN_WAIT1", 4),
+    ("TCP_FIN_WAIT2", 5),
+    ("TCP_TIME_WAIT", 6),
+    ("TCP_CLOSE", 7),
+    ("TCP_CLOSE_WAIT", 8),
+    ("TCP_LAST_ACK", 9),
+    ("TCP_LISTEN", 10),
+    ("TCP_CLOSING", 11),
+    ("TCPI_OPT_TIMESTAMPS", 1),
+    ("TCPI_OPT_SACK", 2),
+    ("TCPI_OPT_WSCALE", 4),
+    ("TCPI_OPT_ECN", 8),
+    ("TCPI_OPT_ECN_SEEN", 16),
+    ("TCPI_OPT_SYN_DATA", 32),
 ];
 
 /// True if `name` can be evaluated: a `tcpi_*` field, a MIB counter or a constant.
@@ -30,111 +49,6 @@ pub fn is_known_name(name: &str) -> bool {
         || Stats::NAMES.contains(&name)
         || CA_STATES.iter().any(|(n, _)| *n == name)
         || matches!(name, "True" | "False")
-}
-
-/// Python keywords that cannot name a variable.
-const KEYWORDS: &[&str] = &[
-    "and", "or", "not", "assert", "print", "in", "is", "if", "else",
-];
-
-fn is_ident(s: &str) -> bool {
-    s.chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-}
-
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Name(String),
-    Int(i64),
-    Float(f64),
-    Str(String),
-    Op(&'static str),
-    /// End of a statement: newline at depth 0 or `;`.
-    End,
-    Eof,
-}
-
-#[derive(Clone, Debug)]
-struct Token {
-    tok: Tok,
-    line: usize,
-    col: usize,
-    text: String,
-}
-
-const OPS: &[&str] = &[
-    "==", "!=", "<=", ">=", "+=", "-=", "*=", "//", "<", ">", "+", "-", "*", "/", "%", "(", ")",
-    ",", "=",
-];
-
-fn tokenize(body: &str, line: usize, col: usize) -> Result<Vec<Token>, ParseError> {
-    let mut s = Scanner::at(body, line, col);
-    let mut out = Vec::new();
-    let mut depth = 0usize;
-    loop {
-        s.skip_spaces();
-        let m = s.mark();
-        let push = |out: &mut Vec<Token>, tok, text: String| {
-            out.push(Token {
-                tok,
-                line: m.line,
-                col: m.col,
-                text,
-            })
-        };
-        let Some(c) = s.peek() else {
-            push(&mut out, Tok::End, "end of block".into());
-            push(&mut out, Tok::Eof, "end of block".into());
-            return Ok(out);
-        };
-        if c == '#' {
-            while !matches!(s.peek(), None | Some('\n')) {
-                s.bump();
-            }
-        } else if c == '\n' || c == ';' {
-            s.bump();
-            if depth == 0 {
-                push(&mut out, Tok::End, "end of line".into());
-            }
-        } else if c == '\\' && s.peek_at(1) == Some('\n') {
-            s.bump();
-            s.bump();
-        } else if c.is_ascii_alphabetic() || c == '_' {
-            let w = s.ident();
-            push(&mut out, Tok::Name(w.clone()), w);
-        } else if c.is_ascii_digit()
-            || (c == '.' && s.peek_at(1).is_some_and(|d| d.is_ascii_digit()))
-        {
-            let w = s.take_while(|c| c.is_ascii_alphanumeric() || c == '.');
-            let tok = if let Some(hex) = w.strip_prefix("0x") {
-                i64::from_str_radix(hex, 16).ok().map(Tok::Int)
-            } else if w.contains('.') {
-                w.parse().ok().map(Tok::Float)
-            } else {
-                w.parse().ok().map(Tok::Int)
-            };
-            let tok = tok.ok_or_else(|| s.error_at(m, format!("bad number `{w}`")))?;
-            push(&mut out, tok, w);
-        } else if c == '"' || c == '\'' {
-            s.bump();
-            let body = s.take_while(|x| x != c && x != '\n');
-            if !s.eat(&c.to_string()) {
-                return Err(s.error_at(m, "unterminated string"));
-            }
-            push(&mut out, Tok::Str(body.clone()), format!("{c}{body}{c}"));
-        } else if let Some(op) = OPS.iter().find(|op| s.starts_with(op)) {
-            s.eat(op);
-            match *op {
-                "(" => depth += 1,
-                ")" => depth = depth.saturating_sub(1),
-                _ => {}
-            }
-            push(&mut out, Tok::Op(op), op.to_string());
-        } else {
-            return Err(s.error_at(m, format!("unexpected `{c}` in %{{ }}% block")));
-        }
-    }
 }
 
 /// A name read in a block that is neither a `tcpi_*` field, a counter nor a constant:
@@ -366,7 +280,7 @@ impl Parser {
         self.comparison()
     }
     fn comparison(&mut self) -> Result<Expr, ParseError> {
-        let first = self.arith()?;
+        let first = self.bitor()?;
         let mut rest = Vec::new();
         loop {
             let op = match &self.peek().tok {
@@ -379,13 +293,34 @@ impl Parser {
                 _ => break,
             };
             self.next();
-            rest.push((op, self.arith()?));
+            rest.push((op, self.bitor()?));
         }
         Ok(if rest.is_empty() {
             first
         } else {
             Expr::Compare(Box::new(first), rest)
         })
+    }
+    /// Python's binary levels below comparison: `|`, `^`, `&`, `<<`/`>>`.
+    fn bitor(&mut self) -> Result<Expr, ParseError> {
+        self.binary_level(0)
+    }
+    fn binary_level(&mut self, level: usize) -> Result<Expr, ParseError> {
+        const LEVELS: &[&[(&str, BinOp)]] = &[
+            &[("|", BinOp::BitOr)],
+            &[("^", BinOp::BitXor)],
+            &[("&", BinOp::BitAnd)],
+            &[("<<", BinOp::Shl), (">>", BinOp::Shr)],
+        ];
+        let Some(ops) = LEVELS.get(level) else {
+            return self.arith();
+        };
+        let mut e = self.binary_level(level + 1)?;
+        while let Some((_, op)) = ops.iter().find(|(o, _)| self.is_op(o)) {
+            self.next();
+            e = Expr::Binary(*op, Box::new(e), Box::new(self.binary_level(level + 1)?));
+        }
+        Ok(e)
     }
     fn arith(&mut self) -> Result<Expr, ParseError> {
         let mut e = self.term()?;
@@ -421,6 +356,10 @@ impl Parser {
         if self.is_op("+") {
             self.next();
             return self.unary();
+        }
+        if self.is_op("~") {
+            self.next();
+            return Ok(Expr::Invert(Box::new(self.unary()?)));
         }
         self.atom()
     }

@@ -94,14 +94,16 @@ impl Runner<'_> {
             self.peer_wscale = o.wscale;
             return Ok(());
         }
+        if !f.ack {
+            // RFC 9293 §3.10.7.4 (fifth check): a segment without ACK is dropped.
+            self.log(self.now, "# dropped: no ACK bit (RFC 9293 §3.10.7.4)");
+            return Ok(());
+        }
         if p.len > 0 || f.fin {
             self.receive(p, &o)?;
         }
-        let Some(ack_seq) = p.ack.filter(|_| f.ack) else {
-            if p.len > 0 || f.fin {
-                return Ok(()); // data without an ACK field: nothing for the sender
-            }
-            return unsupported(line, "an inbound segment without `.` and `ack N`");
+        let Some(ack_seq) = p.ack else {
+            return Err(fail(line, "an inbound `.` segment needs `ack N`"));
         };
         self.ack(line, p, &o, ack_seq, syn_opts)
     }

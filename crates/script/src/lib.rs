@@ -31,6 +31,7 @@ mod ast;
 mod code;
 mod eval;
 mod expr;
+mod expr_tokens;
 mod inbound;
 mod lex;
 mod packet_line;

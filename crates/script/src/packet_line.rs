@@ -108,6 +108,12 @@ pub(crate) fn packet(s: &mut Scanner, dir: Direction) -> Result<Packet, ParseErr
             continue;
         }
         let word = s.ident();
+        if word == "urg" {
+            // The urgent pointer: parsed; the `U` flag is unsupported when the line runs.
+            s.skip_spaces();
+            s.number_max("urg", u64::from(u32::MAX))?;
+            continue;
+        }
         let slot = match word.as_str() {
             "ack" => &mut p.ack,
             "win" => &mut p.win,

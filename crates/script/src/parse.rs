@@ -162,6 +162,11 @@ fn event(s: &mut Scanner, script: &mut Script) -> Result<Event, ParseError> {
     };
     s.skip_spaces();
     let kind = match s.peek() {
+        Some('<' | '>') if other_protocol(s).is_some() => {
+            let proto = other_protocol(s).unwrap_or_default();
+            s.rest_of_line();
+            EventKind::Unsupported(format!("{proto} packets"))
+        }
         Some('<') => {
             s.bump();
             EventKind::Packet(packet(s, Direction::Inbound)?)
@@ -187,17 +192,39 @@ fn event(s: &mut Scanner, script: &mut Script) -> Result<Event, ParseError> {
     Ok(Event { line, time, kind })
 }
 
+/// `< icmp …`, `> udp …`: packet lines of other protocols (after an optional `[tos]`).
+fn other_protocol(s: &Scanner) -> Option<String> {
+    let mut probe = s.clone();
+    probe.bump();
+    probe.skip_spaces();
+    if probe.peek() == Some('[') {
+        probe.take_while(|c| c != ']');
+        probe.bump();
+        probe.skip_spaces();
+    }
+    let word = probe.ident();
+    ["icmp", "udp", "gre", "mpls"]
+        .contains(&word.as_str())
+        .then(|| word.to_uppercase())
+}
+
 fn time(s: &mut Scanner) -> Result<Time, ParseError> {
     if s.eat("*") {
         return Ok(Time::Any);
     }
     let a = time_val(s)?;
+    // `+0...0.1`, `+0 ... 0.1`, `+0 ...0.1`: spaces around the separator are allowed.
+    let save = s.clone();
+    s.skip_spaces();
     if s.eat("...") {
+        s.skip_spaces();
         return Ok(Time::Blocking(a, time_val(s)?));
     }
     if s.eat("~") {
+        s.skip_spaces();
         return Ok(Time::Range(a, time_val(s)?));
     }
+    *s = save;
     Ok(Time::At(a))
 }
 
@@ -254,8 +281,9 @@ fn syscall(s: &mut Scanner) -> Result<Syscall, ParseError> {
         let Some(c) = s.peek() else {
             return Err(s.error_at(open, "unterminated argument list (missing `)`)"));
         };
-        // Structures (`[{fd=4,\n events=…}]`) may span lines; a bare list may not.
-        if c == '\n' && depth == 0 {
+        // Arguments may span lines (`[{fd=4,\n events=…}]`, a list broken after a comma);
+        // a line that ends without a comma or an open bracket ends the list.
+        if c == '\n' && depth == 0 && !cur.trim().is_empty() {
             return Err(s.error_at(open, "unterminated argument list (missing `)`)"));
         }
         s.bump();
@@ -287,9 +315,26 @@ fn syscall(s: &mut Scanner) -> Result<Syscall, ParseError> {
     }
     s.skip_spaces();
     let neg = s.eat("-");
-    let result = s.number("a system call result")? as i64;
+    let result = if s.eat("0x") {
+        let m = s.mark();
+        let hex = s.take_while(|c| c.is_ascii_hexdigit());
+        i64::from_str_radix(&hex, 16)
+            .map_err(|_| s.error_at(m, format!("bad hexadecimal result `0x{hex}`")))?
+    } else {
+        s.number("a system call result")? as i64
+    };
     let result = if neg { -result } else { result };
     s.skip_spaces();
+    // `= -1 (Invalid argument)`, `= 0x2 (flags O_RDWR)`: a comment on the result.
+    if s.peek() == Some('(') {
+        while !matches!(s.peek(), None | Some('\n') | Some(')')) {
+            s.bump();
+        }
+        if !s.eat(")") {
+            return Err(s.error("unterminated result text (missing `)`)"));
+        }
+        s.skip_spaces();
+    }
     let errno = if s.peek().is_some_and(|c| c.is_ascii_uppercase()) {
         let e = s.ident();
         s.skip_spaces();

@@ -48,6 +48,10 @@ pub(crate) struct Runner<'a> {
     pub(crate) reset: bool,
     /// Bytes of the peer's data the application has read.
     pub(crate) read_bytes: u64,
+    /// `shutdown(SHUT_RD)` was called: reads return 0.
+    pub(crate) shut_rd: bool,
+    /// The current line is a blocking call (`+0...0.1 read(…)`).
+    pub(crate) blocking: bool,
     /// `%{ }%` variables (Python globals).
     pub(crate) vars: BTreeMap<String, Value>,
     /// Where the script lives: `defaults.sh` is looked up from there.
@@ -89,6 +93,8 @@ impl<'a> Runner<'a> {
             receiver: None,
             reset: false,
             read_bytes: 0,
+            shut_rd: false,
+            blocking: false,
             vars: BTreeMap::new(),
             script_dir: None,
             tol_us: tol_us as i64,
@@ -187,9 +193,13 @@ impl<'a> Runner<'a> {
         self.now = at;
         match &ev.kind {
             EventKind::Packet(p) => self.inbound(ev.line, p)?,
-            EventKind::Syscall(c) => syscall::run(self, ev.line, c)?,
+            EventKind::Syscall(c) => {
+                self.blocking = matches!(ev.time, Time::Blocking(..));
+                syscall::run(self, ev.line, c)?
+            }
             EventKind::Code(stmts) => crate::code::run(self, ev.line, stmts)?,
             EventKind::Shell(cmd) => syscall::shell(self, ev.line, cmd)?,
+            EventKind::Unsupported(what) => return syscall::unsupported(ev.line, what),
         }
         self.drain(ev.line)?;
         self.prev_actual = usecs(at);

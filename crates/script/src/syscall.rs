@@ -119,8 +119,10 @@ pub(crate) fn run(r: &mut Runner, line: usize, c: &Syscall) -> Step {
             let fd = fd_arg(c, line)?;
             let how = c.args.get(1).map(String::as_str).unwrap_or("SHUT_RDWR");
             if c.name == "shutdown" && how == "SHUT_RD" {
+                r.shut_rd = true;
                 return Ok(());
             }
+            r.shut_rd |= c.name == "close" || how == "SHUT_RDWR";
             if r.conn_fd == Some(fd) {
                 let now = r.now;
                 if let Some(s) = r.sender.as_mut() {
@@ -152,6 +154,13 @@ fn read(r: &mut Runner, line: usize, c: &Syscall) -> Step {
         .as_ref()
         .map_or((0, false), |x| (x.delivered(), x.fin_received()));
     let ready = arrived - r.read_bytes;
+    if r.shut_rd && c.result == 0 {
+        return Ok(()); // after shutdown(SHUT_RD) a read returns 0
+    }
+    if r.blocking && ready == 0 && !fin && c.result > 0 {
+        // packetdrill runs it in a thread that the later lines' data wakes up.
+        return unsupported(line, format!("a blocking {}() that waits for data", c.name));
+    }
     if c.result < 0 {
         if c.errno.as_deref() == Some("EAGAIN") && ready == 0 && !fin {
             return Ok(());

@@ -244,9 +244,43 @@ fn poll_and_getsockopt_tcp_info() {
     );
     assert!(r.passed, "{r}");
     let r = run("+0 poll([{fd=4, events=POLLIN, revents=POLLIN}], 1, 0) = 1\n");
-    assert!(r.to_string().contains("poll(): expected revents=POLLIN = 1, actual revents=0 = 0"), "{r}");
+    assert!(
+        r.to_string()
+            .contains("poll(): expected revents=POLLIN = 1, actual revents=0 = 0"),
+        "{r}"
+    );
     let r = run("+0 getsockopt(4, SOL_TCP, TCP_INFO, {tcpi_snd_cwnd=11}, [104]) = 0\n");
-    assert!(r.to_string().contains("expected tcpi_snd_cwnd=11, actual tcpi_snd_cwnd=10"), "{r}");
+    assert!(
+        r.to_string()
+            .contains("expected tcpi_snd_cwnd=11, actual tcpi_snd_cwnd=10"),
+        "{r}"
+    );
     let r = run("+0 getsockopt(4, SOL_TCP, TCP_INFO, {tcpi_pmtu=1500}, [104]) = 0\n");
-    assert!(r.to_string().contains("unsupported: tcp_info field `tcpi_pmtu` at line 8"), "{r}");
+    assert!(
+        r.to_string()
+            .contains("unsupported: tcp_info field `tcpi_pmtu` at line 8"),
+        "{r}"
+    );
+}
+
+#[test]
+fn other_valid_syntax_parses() {
+    // Bitwise operators and Linux's constants in %{ }%.
+    let r = run("+0 %{ assert (6 & TCPI_OPT_SACK) != 0 and (1 << 3 | 1) == 9 and ~0 == -1 and TCP_ESTABLISHED == 1 }%\n");
+    assert!(r.passed, "{r}");
+    // Spaces around `...`, hexadecimal results with a comment, arguments across lines.
+    let r = run("+0 ... 0.010 fcntl(4, F_GETFL) = 0x2 (flags O_RDWR)\n+0 setsockopt(4, SOL_SOCKET, SO_REUSEADDR,\n   [1], 4) = 0\n");
+    assert!(r.passed, "{r}");
+    // Other protocols' packet lines and no-flag segments.
+    let r = run("+0 < icmp unreachable frag_needed mtu 1200 [1:1461(1460)]\n");
+    assert_eq!(r.failures[0].message, "unsupported: ICMP packets at line 8");
+    let r = run("+0 < - 1:1001(1000) win 257\n");
+    assert!(r.passed, "a segment without ACK is dropped: {r}");
+    // After shutdown(SHUT_RD) a read returns 0; a blocking read that waits is unsupported.
+    assert!(run("+0 shutdown(4, SHUT_RD) = 0\n+0 read(4, ..., 1000) = 0\n").passed);
+    let r = run("+0...0.1 read(4, ..., 1000) = 1000\n");
+    assert_eq!(
+        r.failures[0].message,
+        "unsupported: a blocking read() that waits for data at line 8"
+    );
 }

@@ -207,7 +207,10 @@ fn expressions() {
 #[test]
 fn unsupported_constructs() {
     for (line, frag) in [
-        ("+0 sendfile(4, 5, [0], 1000) = 1000", "system call `sendfile`"),
+        (
+            "+0 sendfile(4, 5, [0], 1000) = 1000",
+            "system call `sendfile`",
+        ),
         (
             "+0 `ip route change default initcwnd 4`",
             "shell command `ip route change default initcwnd 4`",
