@@ -10,7 +10,11 @@
 use crate::ast::*;
 use crate::runner::{fail, Runner, Step};
 use crate::syscall::unsupported;
-use lossrec::{Ack, Range, Receiver, ReceiverConfig, SackBlocks, Segment, SynOptions, Timestamps};
+use crate::wire::{seq_of, Sent};
+use lossrec::{
+    Ack, Instant, Range, Receiver, ReceiverConfig, SackBlocks, Segment, SynOptions, Timestamps,
+    Transmit, Why,
+};
 
 /// The peer's options on one packet.
 #[derive(Default)]
@@ -208,6 +212,69 @@ impl Runner<'_> {
         let now = self.now;
         self.sender.as_mut().expect("checked").on_ack(now, &ack);
         Ok(())
+    }
+
+    /// The receiver's ACKs, after the sender's transmissions of this instant (`sent`): they
+    /// ride on its data (Linux piggybacks them; a D-SACK on the first segment, the SACK
+    /// blocks on every one while out-of-order data is held), else each leaves as a pure
+    /// ACK at SND.NXT.
+    pub(crate) fn receiver_acks(
+        &mut self,
+        now: Instant,
+        sent: &mut Vec<Sent>,
+        snd_nxt: u64,
+        ack: u32,
+    ) {
+        let Some(rcv) = self.receiver.as_mut() else {
+            return;
+        };
+        let rel = |blocks: &[Range]| -> Vec<(u32, u32)> {
+            blocks
+                .iter()
+                .map(|r| (seq_of(r.start), seq_of(r.end)))
+                .collect()
+        };
+        let mut acks = Vec::new();
+        while let Some(a) = rcv.poll_ack(now) {
+            acks.push(a);
+        }
+        if let Some(last) = acks.last() {
+            self.rcv_sack = rel(last.sack_blocks());
+        }
+        if sent.iter().any(|x| x.t.syn.is_none()) {
+            let first = acks
+                .last()
+                .map_or(self.rcv_sack.clone(), |a| rel(a.sack.as_slice()));
+            for (i, x) in sent.iter_mut().filter(|x| x.t.syn.is_none()).enumerate() {
+                x.sack = if i == 0 {
+                    first.clone()
+                } else {
+                    self.rcv_sack.clone()
+                };
+            }
+            return;
+        }
+        let fin_sent = self.fin_sent || sent.iter().any(|x| x.t.fin);
+        for a in acks {
+            sent.push(Sent {
+                at: now,
+                t: Transmit {
+                    range: Range::new(snd_nxt, snd_nxt),
+                    why: Why::HandshakeAck,
+                    syn: None,
+                    fin: false,
+                    psh: false,
+                    ts: a.ts.map(|ts| Timestamps {
+                        val: ts.val + 1,
+                        ecr: ts.ecr,
+                    }),
+                },
+                ack,
+                sack: rel(a.sack.as_slice()),
+                why: "ack",
+                seq_bump: u32::from(fin_sent),
+            });
+        }
     }
 
     /// The engine TSval a script's inbound `TS ecr` stands for: the TSval of a matched

@@ -15,7 +15,7 @@ use crate::report::{Failure, ScriptReport};
 use crate::syscall;
 use crate::wire::{seq_of, usecs, Seen, Sent};
 use crate::ScriptOptions;
-use lossrec::{Config, Instant, Range, Receiver, Sender, Timestamps, Transmit, Why};
+use lossrec::{Config, Instant, Receiver, Sender};
 
 /// Bound on timer firings while waiting for one event (a stuck deadline is an engine bug).
 const MAX_FIRINGS: usize = 100_000;
@@ -52,6 +52,9 @@ pub(crate) struct Runner<'a> {
     pub(crate) shut_rd: bool,
     /// The current line is a blocking call (`+0...0.1 read(…)`).
     pub(crate) blocking: bool,
+    /// SACK blocks the receiver reports (relative), carried by every data segment while it
+    /// holds out-of-order data, as Linux's `tcp_established_options` does.
+    pub(crate) rcv_sack: Vec<(u32, u32)>,
     /// `%{ }%` variables (Python globals).
     pub(crate) vars: BTreeMap<String, Value>,
     /// Where the script lives: `defaults.sh` is looked up from there.
@@ -95,6 +98,7 @@ impl<'a> Runner<'a> {
             read_bytes: 0,
             shut_rd: false,
             blocking: false,
+            rcv_sack: Vec::new(),
             vars: BTreeMap::new(),
             script_dir: None,
             tol_us: tol_us as i64,
@@ -256,39 +260,10 @@ impl<'a> Runner<'a> {
             }
         }
         let snd_nxt = s.snd_nxt();
-        // The receiver's ACKs ride on data the sender sends now (Linux piggybacks them);
-        // otherwise each leaves as a pure ACK.
-        if let Some(rcv) = self.receiver.as_mut() {
-            let carried = sent.iter().any(|x| x.t.syn.is_none());
-            while let Some(a) = rcv.poll_ack(now) {
-                if carried {
-                    continue;
-                }
-                let fin_sent = self.fin_sent || sent.iter().any(|x| x.t.fin);
-                sent.push(Sent {
-                    at: now,
-                    t: Transmit {
-                        range: Range::new(snd_nxt, snd_nxt),
-                        why: Why::HandshakeAck,
-                        syn: None,
-                        fin: false,
-                        psh: false,
-                        ts: a.ts.map(|ts| Timestamps {
-                            val: ts.val + 1,
-                            ecr: ts.ecr,
-                        }),
-                    },
-                    ack,
-                    sack: a
-                        .sack
-                        .iter()
-                        .map(|r| (seq_of(r.start), seq_of(r.end)))
-                        .collect(),
-                    why: "ack",
-                    seq_bump: u32::from(fin_sent),
-                });
-            }
-        }
+        self.receiver_acks(now, &mut sent, snd_nxt, ack);
+        let Some(s) = self.sender.as_mut() else {
+            return Ok(());
+        };
         let mut events = Vec::new();
         while let Some(e) = s.poll_event() {
             let mut fields = Vec::new();

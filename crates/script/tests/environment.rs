@@ -284,3 +284,15 @@ fn other_valid_syntax_parses() {
         "unsupported: a blocking read() that waits for data at line 8"
     );
 }
+
+#[test]
+fn data_carries_the_receivers_sack_blocks() {
+    // While the peer's data has a hole, every data segment carries the SACK option.
+    let r = run(
+        "+0 < P. 1001:2001(1000) ack 1 win 257\n+0 > . 1:1(0) ack 1 <nop,nop,sack 1001:2001>\n\
+         +0 write(4, ..., 2000) = 2000\n+0 > P. 1:2001(2000) ack 1 <nop,nop,sack 1001:2001>\n\
+         +.01 < . 1:1001(1000) ack 2001 win 257\n+0 > . 2001:2001(0) ack 2001\n\
+         +0 write(4, ..., 1000) = 1000\n+0 > P. 2001:3001(1000) ack 2001\n",
+    );
+    assert!(r.passed, "{r}");
+}
