@@ -241,10 +241,15 @@ fn setsockopt(r: &mut Runner, line: usize, c: &Syscall) -> Step {
     let value = c.args.get(3).map(String::as_str).unwrap_or("");
     let (axis, v) = match opt {
         "TCP_CONGESTION" => ("cc", value.trim_matches('"').to_string()),
-        "TCP_MAXSEG" => (
-            "mss",
-            value.trim_matches(|c| c == '[' || c == ']').to_string(),
-        ),
+        // The MSS the SYN advertises (Linux `user_mss`); the engine's `mss` axis is the
+        // payload with timestamps, 12 bytes less.
+        "TCP_MAXSEG" => {
+            let n: u64 = value
+                .trim_matches(|c| c == '[' || c == ']')
+                .parse()
+                .map_err(|_| fail(line, format!("TCP_MAXSEG `{value}`: expected [N]")))?;
+            ("mss", n.saturating_sub(12).to_string())
+        }
         _ => return unsupported(line, format!("setsockopt option `{opt}`")),
     };
     if r.sender.is_some() {

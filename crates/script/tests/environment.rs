@@ -296,3 +296,16 @@ fn data_carries_the_receivers_sack_blocks() {
     );
     assert!(r.passed, "{r}");
 }
+
+#[test]
+fn tcp_maxseg_is_the_advertised_mss() {
+    let r = run_script(
+        "0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n+0 setsockopt(3, SOL_TCP, TCP_MAXSEG, [1100], 4) = 0\n\
+         +0 bind(3, ..., ...) = 0\n+0 listen(3, 1) = 0\n+0 < S 0:0(0) win 32792 <mss 1300,nop,wscale 7>\n\
+         +0 > S. 0:0(0) ack 1 <mss 1100,nop,wscale 8>\n+.1 < . 1:1(0) ack 1 win 257\n+0 accept(3, ..., ...) = 4\n\
+         +0 write(4, ..., 2200) = 2200\n+0 > P. 1:2201(2200) ack 1\n+0 %{ assert tcpi_snd_mss == 1100 }%\n",
+        "t.pkt",
+        &ScriptOptions::default(),
+    );
+    assert!(r.passed, "{r}");
+}
