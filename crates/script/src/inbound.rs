@@ -96,6 +96,7 @@ impl Runner<'_> {
                 .expect("checked")
                 .on_syn(now, &syn_opts, ts);
             self.peer_wscale = o.wscale;
+            self.peer_isn = p.start;
             return Ok(());
         }
         if !f.ack {
@@ -129,8 +130,8 @@ impl Runner<'_> {
             };
             self.receiver = Some(Receiver::new(cfg, self.now));
         }
-        // The peer's SYN is 0: its byte `seq` is stream offset `seq - 1`.
-        let start = u64::from(p.start.wrapping_sub(1));
+        // The peer's byte `seq` is stream offset `seq - ISN - 1`.
+        let start = u64::from(p.start.wrapping_sub(self.peer_isn).wrapping_sub(1));
         let seg = Segment {
             range: Range::new(start, start + u64::from(p.len)),
             syn: None,
@@ -151,14 +152,15 @@ impl Runner<'_> {
 
     /// The ACK fields of an inbound packet, for the sender.
     fn ack(&mut self, line: usize, p: &Packet, o: &Opts, ack_seq: u32, syn: SynOptions) -> Step {
-        if ack_seq == 0 {
+        let isn = self.local_isn;
+        if ack_seq == isn {
             return Err(fail(
                 line,
-                "inbound `ack 0` acknowledges nothing: the SYN is sequence 0",
+                format!("inbound `ack {ack_seq}` acknowledges nothing: the SYN is sequence {isn}"),
             ));
         }
         let sender = self.sender.as_ref().expect("checked");
-        let mut cumulative = u64::from(ack_seq) - 1;
+        let mut cumulative = u64::from(ack_seq.wrapping_sub(isn).wrapping_sub(1));
         // The FIN takes one sequence number after the last byte.
         let written = sender.bytes_written();
         if self.fin_sent && cumulative == written + 1 {
@@ -175,19 +177,21 @@ impl Runner<'_> {
         });
         let mut blocks = SackBlocks::new();
         for &(a, b) in &o.sack {
-            if a == 0 || b == 0 {
+            if a == isn || b == isn {
                 return Err(fail(
                     line,
-                    "a SACK edge of 0 lies before the first data byte",
+                    format!("a SACK edge of {isn} (the SYN) lies before the first data byte"),
                 ));
             }
-            blocks.push(Range::new(u64::from(a) - 1, u64::from(b) - 1));
+            let off = |x: u32| u64::from(x.wrapping_sub(isn).wrapping_sub(1));
+            blocks.push(Range::new(off(a), off(b)));
         }
         let ack = if p.flags.syn {
             if self.passive {
                 return unsupported(line, "an inbound SYN-ACK on a passively opened connection");
             }
             self.peer_wscale = o.wscale;
+            self.peer_isn = p.start;
             Ack {
                 cumulative,
                 sack: blocks,
@@ -228,11 +232,10 @@ impl Runner<'_> {
         let Some(rcv) = self.receiver.as_mut() else {
             return;
         };
+        let isn = self.peer_isn;
         let rel = |blocks: &[Range]| -> Vec<(u32, u32)> {
-            blocks
-                .iter()
-                .map(|r| (seq_of(r.start), seq_of(r.end)))
-                .collect()
+            let s = |o: u64| seq_of(o).wrapping_add(isn);
+            blocks.iter().map(|r| (s(r.start), s(r.end))).collect()
         };
         let mut acks = Vec::new();
         while let Some(a) = rcv.poll_ack(now) {

@@ -52,6 +52,10 @@ pub(crate) struct Runner<'a> {
     pub(crate) shut_rd: bool,
     /// The current line is a blocking call (`+0...0.1 read(…)`).
     pub(crate) blocking: bool,
+    /// The script's initial sequence numbers: the engine's (from its `> S`/`> S.` line) and
+    /// the peer's (from its `< S`/`< S.` line); packetdrill scripts usually use 0.
+    pub(crate) local_isn: u32,
+    pub(crate) peer_isn: u32,
     /// SACK blocks the receiver reports (relative), carried by every data segment while it
     /// holds out-of-order data, as Linux's `tcp_established_options` does.
     pub(crate) rcv_sack: Vec<(u32, u32)>,
@@ -98,6 +102,8 @@ impl<'a> Runner<'a> {
             read_bytes: 0,
             shut_rd: false,
             blocking: false,
+            local_isn: 0,
+            peer_isn: 0,
             rcv_sack: Vec::new(),
             vars: BTreeMap::new(),
             script_dir: None,
@@ -275,7 +281,7 @@ impl<'a> Runner<'a> {
             self.log(now, e);
         }
         for x in sent {
-            let text = Seen::of(&x, self.passive).render();
+            let text = Seen::of(&x, self.passive, self.local_isn).render();
             self.report.log.push(format!("{text}  [sent]"));
             self.fin_sent |= x.t.fin;
             self.pending.push_back(x);
@@ -287,7 +293,7 @@ impl<'a> Runner<'a> {
         self.pending
             .iter()
             .take(n)
-            .map(|x| Seen::of(x, self.passive).render())
+            .map(|x| Seen::of(x, self.passive, self.local_isn).render())
             .collect::<Vec<_>>()
             .join("\n")
     }
@@ -295,9 +301,10 @@ impl<'a> Runner<'a> {
     /// The ACK number the engine sends: 1 + the peer's bytes received in order, + 1 for
     /// its FIN.
     pub(crate) fn rcv_ack(&self) -> u32 {
-        self.receiver.as_ref().map_or(1, |r| {
+        let rel = self.receiver.as_ref().map_or(1, |r| {
             seq_of(r.delivered()).wrapping_add(u32::from(r.fin_received()))
-        })
+        });
+        rel.wrapping_add(self.peer_isn)
     }
 
     /// Fails if a queued transmission left before `before` (µs): no line expected it
@@ -344,6 +351,10 @@ impl<'a> Runner<'a> {
             Instant::from_micros(hi.max(0) as u64)
         };
         self.fire_until(line, limit, true)?;
+        if p.flags.syn {
+            // packetdrill takes the engine's ISN in script space from this line.
+            self.local_isn = p.start;
+        }
         let Some(first) = self.pending.front() else {
             let next = self
                 .sender
@@ -367,13 +378,13 @@ impl<'a> Runner<'a> {
             f.expected = Some(format!("{when} {p}"));
             return Err(f);
         };
-        let mut seen = Seen::of(first, self.passive);
+        let mut seen = Seen::of(first, self.passive, self.local_isn);
         let mut used = 1;
         while seen.len < p.len {
             let Some(next) = self.pending.get(used) else {
                 break;
             };
-            if !seen.absorb(&Seen::of(next, self.passive)) {
+            if !seen.absorb(&Seen::of(next, self.passive, self.local_isn)) {
                 break;
             }
             used += 1;
@@ -388,7 +399,7 @@ impl<'a> Runner<'a> {
         if let Err((field, e, a)) = crate::wire::compare(p, &seen, self.opts.ignore_psh) {
             // The expected packet went out later: the earlier ones are unexpected.
             let later = self.pending.iter().skip(used).position(|x| {
-                let s = Seen::of(x, self.passive);
+                let s = Seen::of(x, self.passive, self.local_isn);
                 s.start == p.start && s.flags.syn == p.flags.syn
             });
             if let (Some(k), "tcp_seq") = (later, field.as_str()) {

@@ -52,8 +52,9 @@ pub fn seq_of(o: u64) -> u32 {
 }
 
 impl Seen {
-    /// The script view of one transmission. `passive`: the engine answered a SYN.
-    pub fn of(s: &Sent, passive: bool) -> Seen {
+    /// The script view of one transmission. `passive`: the engine answered a SYN; `isn`:
+    /// the engine's initial sequence number in script space.
+    pub fn of(s: &Sent, passive: bool, isn: u32) -> Seen {
         let t = &s.t;
         let mut options = Vec::new();
         let ts = t.ts.map(|ts| TcpOption::Timestamp {
@@ -77,7 +78,7 @@ impl Seen {
                 ack: passive,
                 ..Flags::default()
             };
-            (flags, 0, 0, passive.then_some(s.ack))
+            (flags, isn, isn, passive.then_some(s.ack))
         } else {
             if let Some(ts) = ts {
                 options.extend([TcpOption::Nop, TcpOption::Nop, ts]);
@@ -95,8 +96,12 @@ impl Seen {
                 fin: t.fin,
                 ..Flags::default()
             };
-            let start = seq_of(t.range.start).wrapping_add(s.seq_bump);
-            let end = seq_of(t.range.end).wrapping_add(s.seq_bump);
+            let start = seq_of(t.range.start)
+                .wrapping_add(s.seq_bump)
+                .wrapping_add(isn);
+            let end = seq_of(t.range.end)
+                .wrapping_add(s.seq_bump)
+                .wrapping_add(isn);
             (flags, start, end, Some(s.ack))
         };
         Seen {
