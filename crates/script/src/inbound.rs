@@ -104,12 +104,20 @@ impl Runner<'_> {
             self.log(self.now, "# dropped: no ACK bit (RFC 9293 §3.10.7.4)");
             return Ok(());
         }
-        if p.len > 0 || f.fin {
-            self.receive(p, &o)?;
-        }
         let Some(ack_seq) = p.ack else {
             return Err(fail(line, "an inbound `.` segment needs `ack N`"));
         };
+        if (p.len > 0 || f.fin) && !f.syn {
+            // RFC 9293 §3.10.7.4 / Linux `tcp_ack()`: an ACK of data never sent discards
+            // the whole segment (its data, FIN and timestamp).
+            let s = self.sender.as_ref().expect("checked");
+            let acked = u64::from(ack_seq.wrapping_sub(self.local_isn).wrapping_sub(1));
+            if acked > s.snd_nxt() + u64::from(self.fin_sent) {
+                self.log(self.now, "# dropped: it acknowledges data never sent");
+                return Ok(());
+            }
+            self.receive(p, &o)?;
+        }
         self.ack(line, p, &o, ack_seq, syn_opts)
     }
 

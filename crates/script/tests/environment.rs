@@ -327,3 +327,11 @@ fn initial_sequence_numbers_come_from_the_script() {
     // The SACK block `3235:3235` is empty and ignored; the data is acknowledged.
     assert!(r.passed, "{r}");
 }
+
+#[test]
+fn a_segment_acking_unsent_data_is_discarded() {
+    let r = run(
+        "+0 < F. 1:1(0) ack 9999 win 257\n+0 < P. 1:1001(1000) ack 1 win 257\n+0 > . 1:1(0) ack 1001\n",
+    );
+    assert!(r.passed, "the FIN must not count: {r}");
+}
