@@ -12,6 +12,9 @@ pub struct Script {
     pub tolerance_usecs: Option<u64>,
     /// `--tolerance_percent=N` option lines.
     pub tolerance_percent: Option<f64>,
+    /// `--mss=N`: the peer's data arrives in segments of at most N bytes (packetdrill cooks
+    /// a longer inbound line as a GSO packet of N-byte segments).
+    pub mss: Option<u32>,
     /// Names read in `%{ }%` blocks that are not fields or constants (checked at the end).
     pub free_names: Vec<crate::expr::FreeName>,
     /// Valid packetdrill lines this runner does not model: `(line, feature)`; the run

@@ -5,7 +5,8 @@
 //! scripts read: `tcpi_min_rtt` (µs, Linux `tcp_min_rtt`), `tcpi_reord_seen` (reordering
 //! events: `TCPSACKReorder` + `TCPFACKReorder` + `TCPTSReorder`, Linux `tp->reord_seen`),
 //! `tcpi_delivered` (packets delivered, the SYN included as Linux counts it) and
-//! `tcpi_state` (1, `TCP_ESTABLISHED`, once the handshake completed).
+//! `tcpi_state` (1, `TCP_ESTABLISHED`, once the handshake completed) and `tcpi_rcv_mss`
+//! (the largest segment the engine's receiver has seen, Linux `icsk_ack.rcv_mss`).
 
 use crate::ast::Stmt;
 use crate::eval::{self, Value};
@@ -15,9 +16,15 @@ use crate::syscall::unsupported;
 use lossrec::Sender;
 
 /// The extra `tcpi_*` fields (see the module doc).
-pub(crate) fn extra(s: &Sender, name: &str) -> Option<u64> {
+pub(crate) fn extra(r: &Runner, s: &Sender, name: &str) -> Option<u64> {
     let mss = s.mss().max(1);
     Some(match name {
+        // Linux `tcp_measure_rcv_mss`: the GSO segment size (`--mss`) of a GRO packet, else
+        // its length; before data, the connection's MSS.
+        "tcpi_rcv_mss" => r.receiver.as_ref().map_or(s.mss(), |x| {
+            r.peer_gso
+                .map_or(x.rcv_mss(), |g| x.rcv_mss().min(u64::from(g)))
+        }),
         "tcpi_min_rtt" => s.rtt().min_rtt().map_or(0, |d| d.as_micros() as u64),
         "tcpi_reord_seen" => {
             let st = s.stats();
@@ -39,7 +46,7 @@ pub(crate) fn run(r: &mut Runner, line: usize, stmts: &[Stmt]) -> Step {
     let stats = s.stats().clone();
     let extras: Vec<(&str, u64)> = EXTRA_TCPI
         .iter()
-        .filter_map(|n| extra(s, n).map(|v| (*n, v)))
+        .filter_map(|n| extra(r, s, n).map(|v| (*n, v)))
         .collect();
     for st in stmts {
         let vars = r.vars.clone();

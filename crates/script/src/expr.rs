@@ -13,6 +13,7 @@ pub const EXTRA_TCPI: &[&str] = &[
     "tcpi_reord_seen",
     "tcpi_delivered",
     "tcpi_state",
+    "tcpi_rcv_mss",
 ];
 
 /// Linux's constants as packetdrill scripts use them: `tcp_ca_state` names, TCP states

@@ -127,10 +127,19 @@ fn option_line(s: &mut Scanner, script: &mut Script) -> Result<(), ParseError> {
             }
             script.tolerance_percent = Some(p);
         }
-        // Addressing and the tun device's set-up do not exist here; these change nothing
-        // (`--mss` sizes packetdrill's own TSO splitting of inbound data).
+        // The segment size of the peer's GSO packets (`< . 1:10001(10000)` arrives as ten).
+        "--mss" => {
+            script.mss = Some(
+                value
+                    .parse()
+                    .ok()
+                    .filter(|&m| m > 0)
+                    .ok_or_else(|| bad(s))?,
+            )
+        }
+        // Addressing and the tun device's set-up do not exist here; these change nothing.
         "--ip_version" | "--local_ip" | "--remote_ip" | "--bind_port" | "--connect_port"
-        | "--gateway_ip" | "--netmask_ip" | "--mss" | "--mtu" | "--init_scripts" | "--verbose"
+        | "--gateway_ip" | "--netmask_ip" | "--mtu" | "--init_scripts" | "--verbose"
         | "--non_fatal" | "--speed" => {}
         k if k.len() > 2
             && k[2..]

@@ -61,6 +61,8 @@ pub(crate) struct Runner<'a> {
     pub(crate) rcv_sack: Vec<(u32, u32)>,
     /// `%{ }%` variables (Python globals).
     pub(crate) vars: BTreeMap<String, Value>,
+    /// `--mss=N`: the segment size of the peer's GSO packets.
+    pub(crate) peer_gso: Option<u32>,
     /// Where the script lives: `defaults.sh` is looked up from there.
     pub script_dir: Option<PathBuf>,
     tol_us: i64,
@@ -107,6 +109,7 @@ impl<'a> Runner<'a> {
             rcv_sack: Vec::new(),
             vars: BTreeMap::new(),
             script_dir: None,
+            peer_gso: None,
             tol_us: tol_us as i64,
             tol_pct,
             report: ScriptReport::default(),
@@ -134,6 +137,7 @@ impl<'a> Runner<'a> {
     }
 
     pub fn run(&mut self, script: &Script) {
+        self.peer_gso = script.mss;
         for ev in &script.events {
             // An engine bug (a debug invariant) must not abort a whole run of scripts.
             let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.event(ev)));
@@ -351,6 +355,9 @@ impl<'a> Runner<'a> {
             Instant::from_micros(hi.max(0) as u64)
         };
         self.fire_until(line, limit, true)?;
+        if p.flags.ece || p.flags.cwr || p.ecn.is_some_and(|e| e != Ecn::NotEct) {
+            return syscall::unsupported(line, "ECN (RFC 3168: ECT codepoints, ECE, CWR)");
+        }
         if p.flags.syn {
             // packetdrill takes the engine's ISN in script space from this line.
             self.local_isn = p.start;

@@ -121,7 +121,7 @@ pub(crate) fn getsockopt(r: &mut Runner, line: usize, c: &Syscall) -> Step {
         let actual = info
             .get(&k)
             .or_else(|| stats.get(&k))
-            .or_else(|| crate::code::extra(s, &k));
+            .or_else(|| crate::code::extra(r, s, &k));
         let Some(actual) = actual else {
             return unsupported(line, format!("tcp_info field `{k}`"));
         };

@@ -335,3 +335,23 @@ fn a_segment_acking_unsent_data_is_discarded() {
     );
     assert!(r.passed, "the FIN must not count: {r}");
 }
+
+#[test]
+fn gso_packets_and_outbound_ecn() {
+    // One ACK for a GRO packet; `--mss` sets the segment size the receiver measures.
+    let r = run_script(
+        &format!(
+            "--mss=1000\n{OPEN}+0 < . 1:4001(4000) win 257\n+0 > . 1:1(0) ack 4001\n\
+             +0 %{{ assert tcpi_rcv_mss == 1000, tcpi_rcv_mss }}%\n"
+        ),
+        "t.pkt",
+        &ScriptOptions::default(),
+    );
+    assert!(r.passed, "{r}");
+    // The engine never sends ECN: a script expecting it is unsupported, not a mismatch.
+    let r = run("+0 write(4, ..., 1000) = 1000\n+0 > [ect0] P. 1:1001(1000) ack 1\n");
+    assert_eq!(
+        r.failures[0].message,
+        "unsupported: ECN (RFC 3168: ECT codepoints, ECE, CWR) at line 9"
+    );
+}
