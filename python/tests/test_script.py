@@ -52,3 +52,71 @@ def test_preset_and_set_are_checked(cli):
 def test_missing_path(cli, tmp_path):
     out = cli("script", str(tmp_path / "none.pkt"))
     assert out.code == 2 and "no such file" in out.stderr
+
+
+OPEN = """\
+0   socket(..., SOCK_STREAM, IPPROTO_TCP) = 3
++0  bind(3, ..., ...) = 0
++0  listen(3, 1) = 0
++0  < S 0:0(0) win 32792 <mss 1000,sackOK,nop,nop,nop,wscale 7>
++0  > S. 0:0(0) ack 1 <mss 1460,nop,nop,sackOK,nop,wscale 8>
++.1 < . 1:1(0) ack 1 win 257
++0  accept(3, ..., ...) = 4
+"""
+
+
+def test_lenient_and_ignore_psh(cli, tmp_path):
+    # No line expects the data: packetdrill's rule (--lenient) does not look at it.
+    f = tmp_path / "quiet.pkt"
+    f.write_text(OPEN + "+0 write(4, ..., 2000) = 2000\n+.1 < . 1:1(0) ack 2001 win 257\n")
+    assert cli("script", str(f)).code == 1
+    assert cli("script", "--lenient", str(f)).code == 0
+    g = tmp_path / "psh.pkt"
+    g.write_text(OPEN + "+0 write(4, ..., 2000) = 2000\n+0 > . 1:2001(2000) ack 1\n")
+    out = cli("script", str(g))
+    assert out.code == 1 and "mismatch in flags: expected ., actual P." in out.stdout
+    assert cli("script", "--ignore-psh", str(g)).code == 0
+
+
+def test_unsupported_feature_names_its_line(cli, tmp_path):
+    f = tmp_path / "ecn.pkt"
+    f.write_text("`sysctl -q net.ipv4.tcp_ecn=2`\n" + OPEN.replace("< S 0", "< SEW 0"))
+    out = cli("script", str(f))
+    assert out.code == 1
+    assert f"{f}:5: unsupported: ECN (RFC 3168: ECT codepoints, ECE, CWR) at line 5" in out.stdout
+
+
+CONFORMANCE = Path(__file__).resolve().parents[2] / "scripts" / "upstream-conformance.sh"
+
+
+def test_upstream_conformance_table(tmp_path):
+    """The conformance script on a stand-in checkout laid out like google/packetdrill and
+    the kernel's selftests (the real ones are GPL and never copied here)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    pd = tmp_path / "packetdrill" / "gtests" / "net"
+    (pd / "common").mkdir(parents=True)
+    (pd / "common" / "defaults.sh").write_text("sysctl -q net.ipv4.tcp_reordering=3\n")
+    fr = pd / "tcp" / "fast_retransmit"
+    fr.mkdir(parents=True)
+    shutil.copy(SCRIPTS / "fin-both-ways.pkt", fr / "ok.pkt")  # passes under `linux`
+    (fr / "psh.pkt").write_text("`../common/defaults.sh`\n" + OPEN
+                                + "+0 write(4, ..., 2000) = 2000\n+0 > . 1:2001(2000) ack 1\n")
+    kd = tmp_path / "linux" / "tools" / "testing" / "selftests" / "net" / "packetdrill"
+    kd.mkdir(parents=True)
+    (kd / "defaults.sh").write_text("sysctl -q net.ipv4.tcp_sack=1\n")
+    (kd / "tcp_sack_ecn.pkt").write_text("`./defaults.sh`\n" + OPEN.replace("< S 0", "< SEW 0"))
+    env = dict(os.environ, LOSSREC=f"{sys.executable} -m lossrec")
+    p = subprocess.run(["bash", str(CONFORMANCE), str(tmp_path / "packetdrill"),
+                        str(tmp_path / "linux")], capture_output=True, text=True, env=env,
+                       timeout=300)
+    out = p.stdout
+    assert p.returncode == 1, out + p.stderr
+    assert "| fast_retransmit/ok.pkt | pass |  |" in out
+    assert "| fast_retransmit/psh.pkt | pass-but-psh | 10: outbound packet mismatch in flags" in out
+    assert "| tcp_sack_ecn.pkt | unsupported | 5: unsupported: ECN" in out
+    assert ("2 scripts: 1 passed, 1 failed; without comparing PSH: 2 passed, 0 failed") in out
+    assert out.strip().splitlines()[-1] == "1 passed, 2 failed"

@@ -308,7 +308,11 @@ pub struct Config {
     pub spurious_response: SpuriousResponse,
     pub rto_adaptation: RtoAdaptation,
     pub cc: CongestionControl,
-    /// Sender MSS offered on the SYN and used when the handshake is skipped.
+    /// Payload bytes of a full segment with timestamps (Linux `mss_cache` on a 1500-byte
+    /// MTU: 1460 − 12 = 1448), and of every segment when the handshake is skipped. The SYN
+    /// offers this plus the 12 bytes of the timestamp option (Linux `advmss`, 1460); after
+    /// the handshake a segment carries min(that, the peer's MSS) less the option room in
+    /// use (RFC 9293 §3.7.1, Linux `tcp_mtu_to_mss`).
     pub mss: u16,
     /// Initial window in segments (RFC 6928: 10).
     pub initial_cwnd: u32,

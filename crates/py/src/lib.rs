@@ -132,7 +132,7 @@ fn run_bench<'py>(py: Python<'py>, which: &str) -> PyResult<Bound<'py, PyDict>> 
 /// report printed like packetdrill (`PASS file`, or `FAIL file` with `file:line:` messages
 /// and the expected and actual packets).
 #[pyfunction]
-#[pyo3(signature = (text, origin = "<string>", preset = None, sets = Vec::new(), tolerance_us = None, verbose = false))]
+#[pyo3(signature = (text, origin = "<string>", preset = None, sets = Vec::new(), tolerance_us = None, verbose = false, lenient = false, ignore_psh = false))]
 fn run_script(
     py: Python<'_>,
     text: &str,
@@ -141,12 +141,16 @@ fn run_script(
     sets: Vec<(String, String)>,
     tolerance_us: Option<u64>,
     verbose: bool,
+    lenient: bool,
+    ignore_psh: bool,
 ) -> (bool, String) {
     let opts = lossrec_script::ScriptOptions {
         preset,
         sets,
         tolerance_us,
         verbose,
+        lenient,
+        ignore_psh,
     };
     let report = py.detach(|| lossrec_script::run_script(text, origin, &opts));
     (report.passed, report.to_string())

@@ -12,6 +12,14 @@ pub struct Script {
     pub tolerance_usecs: Option<u64>,
     /// `--tolerance_percent=N` option lines.
     pub tolerance_percent: Option<f64>,
+    /// `--mss=N`: the peer's data arrives in segments of at most N bytes (packetdrill cooks
+    /// a longer inbound line as a GSO packet of N-byte segments).
+    pub mss: Option<u32>,
+    /// Names read in `%{ }%` blocks that are not fields or constants (checked at the end).
+    pub free_names: Vec<crate::expr::FreeName>,
+    /// Valid packetdrill lines this runner does not model: `(line, feature)`; the run
+    /// reports the first as "unsupported: FEATURE at line N".
+    pub unsupported: Vec<(usize, String)>,
 }
 
 /// What `// lossrec:` comment lines ask for.
@@ -73,8 +81,11 @@ pub enum EventKind {
     Syscall(Syscall),
     /// `%{ … }%`: assertions on `tcpi_*` and counters.
     Code(Vec<Stmt>),
-    /// `` `…` ``: a shell command (only `sysctl` forms are modelled).
+    /// `` `…` ``: a command block (see `shell.rs`).
     Shell(String),
+    /// Valid packetdrill the runner does not model (an ICMP or UDP packet line, …): the
+    /// feature, reported as unsupported when the line runs.
+    Unsupported(String),
 }
 
 /// `<` (the script's peer sends to the engine) or `>` (the engine must send).
@@ -101,6 +112,9 @@ impl Flags {
     /// Parses packetdrill's flag letters; `Err(c)` names the first unknown one.
     pub fn parse(s: &str) -> Result<Flags, char> {
         let mut f = Flags::default();
+        if s == "-" {
+            return Ok(f); // packetdrill's "no flags"
+        }
         for c in s.chars() {
             match c {
                 'F' => f.fin = true,
@@ -138,10 +152,23 @@ impl fmt::Display for Flags {
     }
 }
 
+/// The IP ECN codepoint written before the flags: `[noecn]`, `[ect0]`, `[ect1]`, `[ce]`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Ecn {
+    NotEct,
+    Ect0,
+    Ect1,
+    Ce,
+    /// `[ect01]`: either ECT codepoint.
+    Ect01,
+}
+
 /// A packet line.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Packet {
     pub dir: Direction,
+    /// The IP ECN field, when the line gives one.
+    pub ecn: Option<Ecn>,
     pub flags: Flags,
     /// Relative sequence numbers as packetdrill prints them: `start:end(len)`.
     pub start: u32,
@@ -176,6 +203,9 @@ pub enum TcpOption {
     },
     /// Relative sequence numbers `start:end`.
     Sack(Vec<(u32, u32)>),
+    /// An option packetdrill knows and the engine does not (`FO`, `md5`, …): unsupported
+    /// when its line runs.
+    Other(String),
 }
 
 impl fmt::Display for TcpOption {
@@ -187,6 +217,7 @@ impl fmt::Display for TcpOption {
             TcpOption::SackOk => f.write_str("sackOK"),
             TcpOption::Wscale(w) => write!(f, "wscale {w}"),
             TcpOption::Timestamp { val, ecr } => write!(f, "TS val {val} ecr {ecr}"),
+            TcpOption::Other(name) => write!(f, "{name} …"),
             TcpOption::Sack(blocks) => {
                 f.write_str("sack")?;
                 for (a, b) in blocks {
@@ -255,6 +286,14 @@ pub enum Stmt {
     },
     /// `print(EXPR, …)` or `print EXPR`: the values go to the verbose log.
     Print { line: usize, args: Vec<Expr> },
+    /// `NAME = EXPR` or `NAME += EXPR` (`op` is the operator of an augmented assignment):
+    /// a script variable, kept across blocks as Python's globals are.
+    Assign {
+        line: usize,
+        name: String,
+        op: Option<BinOp>,
+        expr: Expr,
+    },
 }
 
 /// An expression inside `%{ … }%` (Python's syntax and semantics for the subset).
@@ -266,6 +305,8 @@ pub enum Expr {
     /// A `tcpi_*` field, a MIB counter or a `TCP_CA_*` constant.
     Name(String),
     Neg(Box<Expr>),
+    /// `~x`.
+    Invert(Box<Expr>),
     Not(Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
     /// `a < b <= c`: Python's chained comparison.
@@ -274,6 +315,8 @@ pub enum Expr {
     Or(Box<Expr>, Box<Expr>),
     /// `abs`, `min`, `max`.
     Call(String, Vec<Expr>),
+    /// `(a, b, …)`: the right operand of `'…%d…' % (a, b)`.
+    Tuple(Vec<Expr>),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -286,6 +329,12 @@ pub enum BinOp {
     /// `//`: floor division.
     FloorDiv,
     Mod,
+    /// `&`, `|`, `^`, `<<`, `>>` on integers (`tcpi_options & TCPI_OPT_SACK`).
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -2,122 +2,72 @@
 //! `tcpi_*` fields, MIB counters and `TCP_CA_*` constants, with Python's operators.
 
 use crate::ast::{BinOp, CmpOp, Expr, Stmt};
-pub use crate::eval::{eval, names};
-use crate::lex::{ParseError, Scanner};
+
+use crate::expr_tokens::{is_ident, tokenize, Tok, Token, KEYWORDS};
+use crate::lex::ParseError;
 use lossrec::{Stats, TcpInfo};
 
-/// Linux's `tcp_ca_state` names, as packetdrill scripts use them.
+/// `tcpi_*` fields the runner adds to the engine's [`TcpInfo`].
+pub const EXTRA_TCPI: &[&str] = &[
+    "tcpi_min_rtt",
+    "tcpi_reord_seen",
+    "tcpi_delivered",
+    "tcpi_state",
+    "tcpi_rcv_mss",
+];
+
+/// Linux's constants as packetdrill scripts use them: `tcp_ca_state` names, TCP states
+/// (`tcpi_state`), `tcpi_options` bits.
 pub const CA_STATES: &[(&str, i64)] = &[
     ("TCP_CA_Open", 0),
     ("TCP_CA_Disorder", 1),
     ("TCP_CA_CWR", 2),
     ("TCP_CA_Recovery", 3),
     ("TCP_CA_Loss", 4),
+    ("TCP_ESTABLISHED", 1),
+    ("TCP_SYN_SENT", 2),
+    ("TCP_SYN_RECV", 3),
+    ("TCP_FIN_WAIT1", 4),
+    ("TCP_FIN_WAIT2", 5),
+    ("TCP_TIME_WAIT", 6),
+    ("TCP_CLOSE", 7),
+    ("TCP_CLOSE_WAIT", 8),
+    ("TCP_LAST_ACK", 9),
+    ("TCP_LISTEN", 10),
+    ("TCP_CLOSING", 11),
+    ("TCPI_OPT_TIMESTAMPS", 1),
+    ("TCPI_OPT_SACK", 2),
+    ("TCPI_OPT_WSCALE", 4),
+    ("TCPI_OPT_ECN", 8),
+    ("TCPI_OPT_ECN_SEEN", 16),
+    ("TCPI_OPT_SYN_DATA", 32),
 ];
 
 /// True if `name` can be evaluated: a `tcpi_*` field, a MIB counter or a constant.
 pub fn is_known_name(name: &str) -> bool {
     TcpInfo::default().get(name).is_some()
+        || EXTRA_TCPI.contains(&name)
         || Stats::NAMES.contains(&name)
         || CA_STATES.iter().any(|(n, _)| *n == name)
         || matches!(name, "True" | "False")
 }
 
+/// A name read in a block that is neither a `tcpi_*` field, a counter nor a constant:
+/// a script variable if some block assigns it, else an error (see [`check_names`]).
 #[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Name(String),
-    Int(i64),
-    Float(f64),
-    Str(String),
-    Op(&'static str),
-    /// End of a statement: newline at depth 0 or `;`.
-    End,
-    Eof,
+pub struct FreeName {
+    pub name: String,
+    pub line: usize,
+    pub col: usize,
 }
 
-#[derive(Clone, Debug)]
-struct Token {
-    tok: Tok,
+/// Parses the body of a `%{ … }%` block starting at `line:col`; also returns the names it
+/// reads that are not known fields (for [`check_names`] once the whole script is read).
+pub fn parse_code(
+    body: &str,
     line: usize,
     col: usize,
-    text: String,
-}
-
-const OPS: &[&str] = &[
-    "==", "!=", "<=", ">=", "//", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",", "=",
-];
-
-fn tokenize(body: &str, line: usize, col: usize) -> Result<Vec<Token>, ParseError> {
-    let mut s = Scanner::at(body, line, col);
-    let mut out = Vec::new();
-    let mut depth = 0usize;
-    loop {
-        s.skip_spaces();
-        let m = s.mark();
-        let push = |out: &mut Vec<Token>, tok, text: String| {
-            out.push(Token {
-                tok,
-                line: m.line,
-                col: m.col,
-                text,
-            })
-        };
-        let Some(c) = s.peek() else {
-            push(&mut out, Tok::End, "end of block".into());
-            push(&mut out, Tok::Eof, "end of block".into());
-            return Ok(out);
-        };
-        if c == '#' {
-            while !matches!(s.peek(), None | Some('\n')) {
-                s.bump();
-            }
-        } else if c == '\n' || c == ';' {
-            s.bump();
-            if depth == 0 {
-                push(&mut out, Tok::End, "end of line".into());
-            }
-        } else if c == '\\' && s.peek_at(1) == Some('\n') {
-            s.bump();
-            s.bump();
-        } else if c.is_ascii_alphabetic() || c == '_' {
-            let w = s.ident();
-            push(&mut out, Tok::Name(w.clone()), w);
-        } else if c.is_ascii_digit()
-            || (c == '.' && s.peek_at(1).is_some_and(|d| d.is_ascii_digit()))
-        {
-            let w = s.take_while(|c| c.is_ascii_alphanumeric() || c == '.');
-            let tok = if let Some(hex) = w.strip_prefix("0x") {
-                i64::from_str_radix(hex, 16).ok().map(Tok::Int)
-            } else if w.contains('.') {
-                w.parse().ok().map(Tok::Float)
-            } else {
-                w.parse().ok().map(Tok::Int)
-            };
-            let tok = tok.ok_or_else(|| s.error_at(m, format!("bad number `{w}`")))?;
-            push(&mut out, tok, w);
-        } else if c == '"' || c == '\'' {
-            s.bump();
-            let body = s.take_while(|x| x != c && x != '\n');
-            if !s.eat(&c.to_string()) {
-                return Err(s.error_at(m, "unterminated string"));
-            }
-            push(&mut out, Tok::Str(body.clone()), format!("{c}{body}{c}"));
-        } else if let Some(op) = OPS.iter().find(|op| s.starts_with(op)) {
-            s.eat(op);
-            match *op {
-                "(" => depth += 1,
-                ")" => depth = depth.saturating_sub(1),
-                _ => {}
-            }
-            push(&mut out, Tok::Op(op), op.to_string());
-        } else {
-            return Err(s.error_at(m, format!("unexpected `{c}` in %{{ }}% block")));
-        }
-    }
-}
-
-/// Parses the body of a `%{ … }%` block starting at `line:col`.
-pub fn parse_code(body: &str, line: usize, col: usize) -> Result<Vec<Stmt>, ParseError> {
+) -> Result<(Vec<Stmt>, Vec<FreeName>), ParseError> {
     let toks = tokenize(body, line, col)?;
     let mut p = Parser {
         toks,
@@ -125,6 +75,7 @@ pub fn parse_code(body: &str, line: usize, col: usize) -> Result<Vec<Stmt>, Pars
         src: body.lines().map(str::to_string).collect(),
         first_line: line,
         first_col: col,
+        free: Vec::new(),
     };
     let mut stmts = Vec::new();
     loop {
@@ -132,10 +83,28 @@ pub fn parse_code(body: &str, line: usize, col: usize) -> Result<Vec<Stmt>, Pars
             p.pos += 1;
         }
         if p.peek().tok == Tok::Eof {
-            return Ok(stmts);
+            return Ok((stmts, p.free));
         }
         stmts.push(p.statement()?);
     }
+}
+
+/// Python's rule for the whole script: a name must be assigned in some block. Unknown
+/// `tcpi_*` fields are not errors here: the runner reports them as unsupported when the
+/// line runs (a field of Linux's `tcp_info` the engine does not report).
+pub fn check_names(free: &[FreeName], assigned: &[String]) -> Vec<ParseError> {
+    free.iter()
+        .filter(|f| !assigned.contains(&f.name) && !f.name.starts_with("tcpi_"))
+        .map(|f| ParseError {
+            line: f.line,
+            col: f.col,
+            message: format!(
+                "unknown name `{}`: not a tcpi_* field, a MIB counter (TCPTimeouts, …), a \
+                 TCP_CA_* constant or a variable assigned in a %{{ }}% block",
+                f.name
+            ),
+        })
+        .collect()
 }
 
 struct Parser {
@@ -144,6 +113,7 @@ struct Parser {
     src: Vec<String>,
     first_line: usize,
     first_col: usize,
+    free: Vec<FreeName>,
 }
 
 impl Parser {
@@ -244,11 +214,23 @@ impl Parser {
                 }
                 Stmt::Print { line: t.line, args }
             }
+            Tok::Name(n) if is_ident(n) && self.assign_op().is_some() => {
+                let op = self.assign_op().flatten();
+                self.next();
+                let expr = self.expr()?;
+                Stmt::Assign {
+                    line: t.line,
+                    name: n.clone(),
+                    op,
+                    expr,
+                }
+            }
             _ => {
                 return Err(self.err(
                     &t,
                     format!(
-                        "unsupported statement starting with `{}` in %{{ }}% (only `assert` and `print`)",
+                        "unsupported statement starting with `{}` in %{{ }}% (only `assert`, \
+                         `print` and assignments)",
                         t.text
                     ),
                 ))
@@ -262,6 +244,17 @@ impl Parser {
             ));
         }
         Ok(stmt)
+    }
+
+    /// `Some(None)` for `=`, `Some(Some(op))` for `+=` `-=` `*=`, `None` otherwise.
+    fn assign_op(&self) -> Option<Option<BinOp>> {
+        match &self.peek().tok {
+            Tok::Op("=") => Some(None),
+            Tok::Op("+=") => Some(Some(BinOp::Add)),
+            Tok::Op("-=") => Some(Some(BinOp::Sub)),
+            Tok::Op("*=") => Some(Some(BinOp::Mul)),
+            _ => None,
+        }
     }
 
     fn expr(&mut self) -> Result<Expr, ParseError> {
@@ -288,7 +281,7 @@ impl Parser {
         self.comparison()
     }
     fn comparison(&mut self) -> Result<Expr, ParseError> {
-        let first = self.arith()?;
+        let first = self.bitor()?;
         let mut rest = Vec::new();
         loop {
             let op = match &self.peek().tok {
@@ -301,13 +294,34 @@ impl Parser {
                 _ => break,
             };
             self.next();
-            rest.push((op, self.arith()?));
+            rest.push((op, self.bitor()?));
         }
         Ok(if rest.is_empty() {
             first
         } else {
             Expr::Compare(Box::new(first), rest)
         })
+    }
+    /// Python's binary levels below comparison: `|`, `^`, `&`, `<<`/`>>`.
+    fn bitor(&mut self) -> Result<Expr, ParseError> {
+        self.binary_level(0)
+    }
+    fn binary_level(&mut self, level: usize) -> Result<Expr, ParseError> {
+        const LEVELS: &[&[(&str, BinOp)]] = &[
+            &[("|", BinOp::BitOr)],
+            &[("^", BinOp::BitXor)],
+            &[("&", BinOp::BitAnd)],
+            &[("<<", BinOp::Shl), (">>", BinOp::Shr)],
+        ];
+        let Some(ops) = LEVELS.get(level) else {
+            return self.arith();
+        };
+        let mut e = self.binary_level(level + 1)?;
+        while let Some((_, op)) = ops.iter().find(|(o, _)| self.is_op(o)) {
+            self.next();
+            e = Expr::Binary(*op, Box::new(e), Box::new(self.binary_level(level + 1)?));
+        }
+        Ok(e)
     }
     fn arith(&mut self) -> Result<Expr, ParseError> {
         let mut e = self.term()?;
@@ -344,6 +358,10 @@ impl Parser {
             self.next();
             return self.unary();
         }
+        if self.is_op("~") {
+            self.next();
+            return Ok(Expr::Invert(Box::new(self.unary()?)));
+        }
         self.atom()
     }
     fn atom(&mut self) -> Result<Expr, ParseError> {
@@ -354,8 +372,20 @@ impl Parser {
             Tok::Str(v) => Ok(Expr::Str(v)),
             Tok::Op("(") => {
                 let e = self.expr()?;
+                if !self.is_op(",") {
+                    self.expect_op(")")?;
+                    return Ok(e);
+                }
+                let mut items = vec![e];
+                while self.is_op(",") {
+                    self.next();
+                    if self.is_op(")") {
+                        break;
+                    }
+                    items.push(self.expr()?);
+                }
                 self.expect_op(")")?;
-                Ok(e)
+                Ok(Expr::Tuple(items))
             }
             Tok::Name(n) if matches!(n.as_str(), "abs" | "min" | "max") && self.is_op("(") => {
                 self.next();
@@ -378,25 +408,14 @@ impl Parser {
                 Ok(Expr::Call(n, args))
             }
             Tok::Name(n) if is_known_name(&n) => Ok(Expr::Name(n)),
-            Tok::Name(n) if n.starts_with("tcpi_") => Err(self.err(
-                &t,
-                format!(
-                    "unknown tcp_info field `{n}` (this engine reports: {})",
-                    TcpInfo::default()
-                        .fields()
-                        .iter()
-                        .map(|(f, _)| *f)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            )),
-            Tok::Name(n) => Err(self.err(
-                &t,
-                format!(
-                    "unknown name `{n}`: not a tcpi_* field, a MIB counter (TCPTimeouts, …) \
-                     or a TCP_CA_* constant"
-                ),
-            )),
+            Tok::Name(n) if is_ident(&n) && !KEYWORDS.contains(&n.as_str()) => {
+                self.free.push(FreeName {
+                    name: n.clone(),
+                    line: t.line,
+                    col: t.col,
+                });
+                Ok(Expr::Name(n))
+            }
             _ => Err(self.err(&t, format!("expected a value, found `{}`", t.text))),
         }
     }

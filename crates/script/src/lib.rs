@@ -28,12 +28,18 @@
 //! engine's packets); [`summary`] gives `N passed, M failed`.
 
 mod ast;
+mod code;
 mod eval;
 mod expr;
+mod expr_tokens;
+mod inbound;
 mod lex;
+mod packet_line;
 mod parse;
 mod report;
 mod runner;
+mod shell;
+mod sockets;
 mod syscall;
 mod sysctl;
 mod wire;
@@ -62,6 +68,15 @@ pub struct ScriptOptions {
     pub tolerance_us: Option<u64>,
     /// Include the log of every packet and event in the report's `Display`.
     pub verbose: bool,
+    /// packetdrill's own rule for outbound packets no line expects: they fail only when a
+    /// later `>` line meets them first. Default (false): they fail at the first line after
+    /// them and at the end of the script.
+    pub lenient: bool,
+    /// Do not compare PSH on outbound packets. Linux sets PSH where `tcp_sendmsg` cut the
+    /// write into socket buffers (skb sizing from TSO autosizing and the window, waits for
+    /// send-buffer space, `tso_fragment` moving PSH to the tail); the engine sets it on the
+    /// segment that ends a write.
+    pub ignore_psh: bool,
 }
 
 /// Parses a script; every error carries its line and column.
@@ -106,7 +121,23 @@ pub fn run_script(text: &str, origin: &str, opts: &ScriptOptions) -> ScriptRepor
     let tol_pct = script
         .tolerance_percent
         .unwrap_or(DEFAULT_TOLERANCE_PERCENT);
+    if let Some((line, what)) = script.unsupported.first() {
+        report.fail(Failure {
+            line: *line,
+            col: 0,
+            message: format!("unsupported: {what} at line {line}"),
+            expected: None,
+            actual: None,
+        });
+        return report;
+    }
     let mut runner = runner::Runner::new(opts, cfg, tol_us, tol_pct);
+    runner.script_dir = Some(
+        Path::new(origin)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default(),
+    );
     runner.report = report;
     runner.run(&script);
     runner.report

@@ -5,6 +5,7 @@
 use crate::ast::*;
 use crate::expr;
 use crate::lex::{ParseError, Scanner};
+use crate::packet_line::packet;
 
 /// Parses a whole script; `Err` holds every error found, in line order.
 pub fn parse(text: &str) -> Result<Script, Vec<ParseError>> {
@@ -25,13 +26,17 @@ pub fn parse(text: &str) -> Result<Script, Vec<ParseError>> {
         } else if s.starts_with("--") {
             option_line(&mut s, &mut script)
         } else {
-            event(&mut s).map(|e| script.events.push(e))
+            event(&mut s, &mut script).map(|e| script.events.push(e))
         };
         if let Err(e) = res {
             // Multi-line constructs swallow the rest of the file when unterminated.
-            let fatal = ["unterminated `%{`", "unterminated `/*`"]
-                .iter()
-                .any(|p| e.message.starts_with(p));
+            let fatal = [
+                "unterminated `%{`",
+                "unterminated `/*`",
+                "unterminated shell",
+            ]
+            .iter()
+            .any(|p| e.message.starts_with(p));
             errors.push(e);
             if fatal {
                 break;
@@ -39,6 +44,21 @@ pub fn parse(text: &str) -> Result<Script, Vec<ParseError>> {
             s.skip_line();
         }
     }
+    let assigned: Vec<String> = script
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Code(stmts) => Some(stmts),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|st| match st {
+            Stmt::Assign { name, .. } => Some(name.clone()),
+            _ => None,
+        })
+        .collect();
+    errors.extend(expr::check_names(&script.free_names, &assigned));
+    errors.sort_by_key(|e| (e.line, e.col));
     if errors.is_empty() {
         Ok(script)
     } else {
@@ -107,9 +127,30 @@ fn option_line(s: &mut Scanner, script: &mut Script) -> Result<(), ParseError> {
             }
             script.tolerance_percent = Some(p);
         }
-        // Addressing does not exist here; these change nothing.
-        "--ip_version" | "--local_ip" | "--remote_ip" | "--bind_port" | "--connect_port" => {}
-        _ => return Err(s.error_at(m, format!("unsupported option `{key}`"))),
+        // The segment size of the peer's GSO packets (`< . 1:10001(10000)` arrives as ten).
+        "--mss" => {
+            script.mss = Some(
+                value
+                    .parse()
+                    .ok()
+                    .filter(|&m| m > 0)
+                    .ok_or_else(|| bad(s))?,
+            )
+        }
+        // Addressing and the tun device's set-up do not exist here; these change nothing.
+        "--ip_version" | "--local_ip" | "--remote_ip" | "--bind_port" | "--connect_port"
+        | "--gateway_ip" | "--netmask_ip" | "--mtu" | "--init_scripts" | "--verbose"
+        | "--non_fatal" | "--speed" => {}
+        k if k.len() > 2
+            && k[2..]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+        {
+            script
+                .unsupported
+                .push((m.line, format!("packetdrill option `{k}`")));
+        }
+        _ => return Err(s.error_at(m, format!("bad option `{key}`"))),
     }
     if !s.at_line_end() {
         return Err(s.error(format!("unexpected `{}` after option", s.peek_word())));
@@ -117,11 +158,24 @@ fn option_line(s: &mut Scanner, script: &mut Script) -> Result<(), ParseError> {
     Ok(())
 }
 
-fn event(s: &mut Scanner) -> Result<Event, ParseError> {
+fn event(s: &mut Scanner, script: &mut Script) -> Result<Event, ParseError> {
     let line = s.line();
-    let time = time(s)?;
+    // An untimed command line (`` `…` `` alone) runs when reached, like `+0`.
+    let time = if s.peek() == Some('`') {
+        Time::At(TimeVal {
+            relative: true,
+            usecs: 0,
+        })
+    } else {
+        time(s)?
+    };
     s.skip_spaces();
     let kind = match s.peek() {
+        Some('<' | '>') if other_protocol(s).is_some() => {
+            let proto = other_protocol(s).unwrap_or_default();
+            s.rest_of_line();
+            EventKind::Unsupported(format!("{proto} packets"))
+        }
         Some('<') => {
             s.bump();
             EventKind::Packet(packet(s, Direction::Inbound)?)
@@ -130,7 +184,7 @@ fn event(s: &mut Scanner) -> Result<Event, ParseError> {
             s.bump();
             EventKind::Packet(packet(s, Direction::Outbound)?)
         }
-        Some('%') if s.starts_with("%{") => EventKind::Code(code(s)?),
+        Some('%') if s.starts_with("%{") => EventKind::Code(code(s, script)?),
         Some('`') => EventKind::Shell(shell(s)?),
         Some(c) if c.is_ascii_alphabetic() || c == '_' => EventKind::Syscall(syscall(s)?),
         _ => {
@@ -147,17 +201,39 @@ fn event(s: &mut Scanner) -> Result<Event, ParseError> {
     Ok(Event { line, time, kind })
 }
 
+/// `< icmp …`, `> udp …`: packet lines of other protocols (after an optional `[tos]`).
+fn other_protocol(s: &Scanner) -> Option<String> {
+    let mut probe = s.clone();
+    probe.bump();
+    probe.skip_spaces();
+    if probe.peek() == Some('[') {
+        probe.take_while(|c| c != ']');
+        probe.bump();
+        probe.skip_spaces();
+    }
+    let word = probe.ident();
+    ["icmp", "udp", "gre", "mpls"]
+        .contains(&word.as_str())
+        .then(|| word.to_uppercase())
+}
+
 fn time(s: &mut Scanner) -> Result<Time, ParseError> {
     if s.eat("*") {
         return Ok(Time::Any);
     }
     let a = time_val(s)?;
+    // `+0...0.1`, `+0 ... 0.1`, `+0 ...0.1`: spaces around the separator are allowed.
+    let save = s.clone();
+    s.skip_spaces();
     if s.eat("...") {
+        s.skip_spaces();
         return Ok(Time::Blocking(a, time_val(s)?));
     }
     if s.eat("~") {
+        s.skip_spaces();
         return Ok(Time::Range(a, time_val(s)?));
     }
+    *s = save;
     Ok(Time::At(a))
 }
 
@@ -196,204 +272,6 @@ fn time_val(s: &mut Scanner) -> Result<TimeVal, ParseError> {
     })
 }
 
-fn packet(s: &mut Scanner, dir: Direction) -> Result<Packet, ParseError> {
-    s.skip_spaces();
-    let m = s.mark();
-    let word = s.take_while(|c| !c.is_whitespace());
-    if word.is_empty() {
-        return Err(s.error_at(m, "missing TCP flags (`S`, `.`, `P.` …)"));
-    }
-    let flags = Flags::parse(&word).map_err(|c| {
-        s.error_at(
-            m,
-            format!("bad flags `{word}`: unknown flag `{c}` (valid: F S R P . U E W)"),
-        )
-    })?;
-    s.skip_spaces();
-    let m = s.mark();
-    let start = s.number_max("sequence number", u64::from(u32::MAX))? as u32;
-    if !s.eat(":") {
-        return Err(s.error_at(
-            m,
-            format!(
-                "bad seq range `{}`: expected `start:end(len)`",
-                s.word_at(m)
-            ),
-        ));
-    }
-    let end = s.number_max("sequence number", u64::from(u32::MAX))? as u32;
-    if !s.eat("(") {
-        return Err(s.error_at(
-            m,
-            format!("missing `(len)` after the sequence range `{start}:{end}`"),
-        ));
-    }
-    let len = s.number_max("length", u64::from(u32::MAX))? as u32;
-    if !s.eat(")") {
-        return Err(s.error(format!(
-            "expected `)` after the length, found `{}`",
-            s.peek_word()
-        )));
-    }
-    if end.wrapping_sub(start) != len {
-        return Err(s.error_at(
-            m,
-            format!(
-                "bad seq range `{start}:{end}({len})`: {start}:{end} spans {} bytes, not {len}",
-                end.wrapping_sub(start)
-            ),
-        ));
-    }
-    let mut p = Packet {
-        dir,
-        flags,
-        start,
-        end,
-        len,
-        ack: None,
-        win: None,
-        options: Options::None,
-    };
-    let mut seen_options = false;
-    loop {
-        if s.at_line_end() {
-            return Ok(p);
-        }
-        let m = s.mark();
-        if s.peek() == Some('<') {
-            if seen_options {
-                return Err(s.error("a second option list"));
-            }
-            p.options = options(s)?;
-            seen_options = true;
-            continue;
-        }
-        let word = s.ident();
-        let slot = match word.as_str() {
-            "ack" => &mut p.ack,
-            "win" => &mut p.win,
-            _ => {
-                let found = if word.is_empty() { s.peek_word() } else { word };
-                return Err(s.error_at(
-                    m,
-                    format!(
-                        "unexpected `{found}` in packet (expected `ack N`, `win N` or `<options>`)"
-                    ),
-                ));
-            }
-        };
-        if slot.is_some() {
-            return Err(s.error_at(m, format!("`{word}` given twice")));
-        }
-        s.skip_spaces();
-        *slot = Some(s.number_max(&word, u64::from(u32::MAX))? as u32);
-    }
-}
-
-fn options(s: &mut Scanner) -> Result<Options, ParseError> {
-    let open = s.mark();
-    s.eat("<");
-    s.skip_spaces();
-    if s.eat("...") {
-        s.skip_spaces();
-        if !s.eat(">") {
-            return Err(s.error(format!(
-                "expected `>` after `<...`, found `{}`",
-                s.peek_word()
-            )));
-        }
-        return Ok(Options::Any);
-    }
-    let mut list = Vec::new();
-    loop {
-        s.skip_spaces();
-        let m = s.mark();
-        let name = s.ident();
-        let opt = match name.as_str() {
-            "nop" => TcpOption::Nop,
-            "eol" => TcpOption::Eol,
-            "sackOK" => TcpOption::SackOk,
-            "mss" => {
-                s.skip_spaces();
-                TcpOption::Mss(s.number_max("mss", 65535)? as u16)
-            }
-            "wscale" => {
-                s.skip_spaces();
-                TcpOption::Wscale(s.number_max("wscale", 255)? as u8)
-            }
-            "TS" => {
-                s.skip_spaces();
-                keyword(s, "val")?;
-                let val = s.number_max("TS val", u64::from(u32::MAX))? as u32;
-                s.skip_spaces();
-                keyword(s, "ecr")?;
-                let ecr = s.number_max("TS ecr", u64::from(u32::MAX))? as u32;
-                TcpOption::Timestamp { val, ecr }
-            }
-            "sack" => {
-                let mut blocks = Vec::new();
-                loop {
-                    s.skip_spaces();
-                    if !s.peek().is_some_and(|c| c.is_ascii_digit()) {
-                        break;
-                    }
-                    let bm = s.mark();
-                    let a = s.number_max("SACK edge", u64::from(u32::MAX))? as u32;
-                    if !s.eat(":") {
-                        return Err(s.error_at(bm, "bad SACK block: expected `start:end`"));
-                    }
-                    let b = s.number_max("SACK edge", u64::from(u32::MAX))? as u32;
-                    blocks.push((a, b));
-                }
-                if blocks.is_empty() {
-                    return Err(s.error_at(m, "`sack` needs at least one `start:end` block"));
-                }
-                TcpOption::Sack(blocks)
-            }
-            "" => {
-                if matches!(s.peek(), None | Some('\n')) {
-                    return Err(s.error_at(open, "unterminated option list (missing `>`)"));
-                }
-                return Err(s.error(format!("expected a TCP option, found `{}`", s.peek_word())));
-            }
-            _ => {
-                return Err(s.error_at(
-                    m,
-                    format!(
-                    "unknown TCP option `{name}` (known: nop, eol, mss, sackOK, wscale, TS, sack)"
-                ),
-                ))
-            }
-        };
-        list.push(opt);
-        s.skip_spaces();
-        if s.eat(",") {
-            continue;
-        }
-        if s.eat(">") {
-            return Ok(Options::List(list));
-        }
-        if matches!(s.peek(), None | Some('\n')) {
-            return Err(s.error_at(open, "unterminated option list (missing `>`)"));
-        }
-        return Err(s.error(format!(
-            "expected `,` or `>` in the option list, found `{}`",
-            s.peek_word()
-        )));
-    }
-}
-
-fn keyword(s: &mut Scanner, k: &str) -> Result<(), ParseError> {
-    let m = s.mark();
-    let w = s.ident();
-    if w != k {
-        let found = if w.is_empty() { s.peek_word() } else { w };
-        return Err(s.error_at(m, format!("expected `{k}`, found `{found}`")));
-    }
-    s.skip_spaces();
-    Ok(())
-}
-
 fn syscall(s: &mut Scanner) -> Result<Syscall, ParseError> {
     let name = s.ident();
     s.skip_spaces();
@@ -412,7 +290,9 @@ fn syscall(s: &mut Scanner) -> Result<Syscall, ParseError> {
         let Some(c) = s.peek() else {
             return Err(s.error_at(open, "unterminated argument list (missing `)`)"));
         };
-        if c == '\n' {
+        // Arguments may span lines (`[{fd=4,\n events=…}]`, a list broken after a comma);
+        // a line that ends without a comma or an open bracket ends the list.
+        if c == '\n' && depth == 0 && !cur.trim().is_empty() {
             return Err(s.error_at(open, "unterminated argument list (missing `)`)"));
         }
         s.bump();
@@ -444,9 +324,26 @@ fn syscall(s: &mut Scanner) -> Result<Syscall, ParseError> {
     }
     s.skip_spaces();
     let neg = s.eat("-");
-    let result = s.number("a system call result")? as i64;
+    let result = if s.eat("0x") {
+        let m = s.mark();
+        let hex = s.take_while(|c| c.is_ascii_hexdigit());
+        i64::from_str_radix(&hex, 16)
+            .map_err(|_| s.error_at(m, format!("bad hexadecimal result `0x{hex}`")))?
+    } else {
+        s.number("a system call result")? as i64
+    };
     let result = if neg { -result } else { result };
     s.skip_spaces();
+    // `= -1 (Invalid argument)`, `= 0x2 (flags O_RDWR)`: a comment on the result.
+    if s.peek() == Some('(') {
+        while !matches!(s.peek(), None | Some('\n') | Some(')')) {
+            s.bump();
+        }
+        if !s.eat(")") {
+            return Err(s.error("unterminated result text (missing `)`)"));
+        }
+        s.skip_spaces();
+    }
     let errno = if s.peek().is_some_and(|c| c.is_ascii_uppercase()) {
         let e = s.ident();
         s.skip_spaces();
@@ -473,17 +370,15 @@ fn syscall(s: &mut Scanner) -> Result<Syscall, ParseError> {
 fn shell(s: &mut Scanner) -> Result<String, ParseError> {
     let m = s.mark();
     s.eat("`");
-    let body = s.take_while(|c| c != '`' && c != '\n');
+    // A command block may span lines (packetdrill runs it with the shell).
+    let body = s.take_while(|c| c != '`');
     if !s.eat("`") {
-        return Err(s.error_at(
-            m,
-            "unterminated shell command (missing closing backquote on this line)",
-        ));
+        return Err(s.error_at(m, "unterminated shell command `…` (no closing backquote)"));
     }
     Ok(body.trim().to_string())
 }
 
-fn code(s: &mut Scanner) -> Result<Vec<Stmt>, ParseError> {
+fn code(s: &mut Scanner, script: &mut Script) -> Result<Vec<Stmt>, ParseError> {
     let open = s.mark();
     s.eat("%{");
     let (line, col) = (s.mark().line, s.mark().col);
@@ -496,5 +391,7 @@ fn code(s: &mut Scanner) -> Result<Vec<Stmt>, ParseError> {
     }
     let body = s.since(body_start);
     s.eat("}%");
-    expr::parse_code(&body, line, col)
+    let (stmts, free) = expr::parse_code(&body, line, col)?;
+    script.free_names.extend(free);
+    Ok(stmts)
 }

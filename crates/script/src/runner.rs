@@ -6,15 +6,16 @@
 //! transmissions; other lines first check that nothing queued is older than their time
 //! minus the tolerance (that would be a packet the script did not expect).
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
+use std::path::PathBuf;
 
 use crate::ast::*;
-use crate::expr;
+use crate::eval::Value;
 use crate::report::{Failure, ScriptReport};
 use crate::syscall;
-use crate::wire::{usecs, Seen, Sent};
+use crate::wire::{seq_of, usecs, Seen, Sent};
 use crate::ScriptOptions;
-use lossrec::{Ack, Config, Instant, Range, SackBlocks, Sender, SynOptions, Timestamps};
+use lossrec::{Config, Instant, Receiver, Sender};
 
 /// Bound on timer firings while waiting for one event (a stuck deadline is an engine bug).
 const MAX_FIRINGS: usize = 100_000;
@@ -36,11 +37,34 @@ pub(crate) struct Runner<'a> {
     /// Expected time of the previous event: the base of the dynamic tolerance.
     prev_expected: i64,
     /// Window scale applied to the peer's windows (from its SYN or SYN-ACK).
-    peer_wscale: Option<u8>,
+    pub(crate) peer_wscale: Option<u8>,
     /// (script TS val, engine TS val) of matched outbound packets.
-    ts_map: Vec<(u32, u64)>,
-    last_ts_val: Option<u64>,
-    fin_sent: bool,
+    pub(crate) ts_map: Vec<(u32, u64)>,
+    pub(crate) last_ts_val: Option<u64>,
+    pub(crate) fin_sent: bool,
+    /// The engine's receiving side for the peer's data and FIN (made on the first one).
+    pub(crate) receiver: Option<Receiver>,
+    /// The peer reset the connection: the engine stops.
+    pub(crate) reset: bool,
+    /// Bytes of the peer's data the application has read.
+    pub(crate) read_bytes: u64,
+    /// `shutdown(SHUT_RD)` was called: reads return 0.
+    pub(crate) shut_rd: bool,
+    /// The current line is a blocking call (`+0...0.1 read(…)`).
+    pub(crate) blocking: bool,
+    /// The script's initial sequence numbers: the engine's (from its `> S`/`> S.` line) and
+    /// the peer's (from its `< S`/`< S.` line); packetdrill scripts usually use 0.
+    pub(crate) local_isn: u32,
+    pub(crate) peer_isn: u32,
+    /// SACK blocks the receiver reports (relative), carried by every data segment while it
+    /// holds out-of-order data, as Linux's `tcp_established_options` does.
+    pub(crate) rcv_sack: Vec<(u32, u32)>,
+    /// `%{ }%` variables (Python globals).
+    pub(crate) vars: BTreeMap<String, Value>,
+    /// `--mss=N`: the segment size of the peer's GSO packets.
+    pub(crate) peer_gso: Option<u32>,
+    /// Where the script lives: `defaults.sh` is looked up from there.
+    pub script_dir: Option<PathBuf>,
     tol_us: i64,
     tol_pct: f64,
     pub report: ScriptReport,
@@ -75,6 +99,17 @@ impl<'a> Runner<'a> {
             ts_map: Vec::new(),
             last_ts_val: None,
             fin_sent: false,
+            receiver: None,
+            reset: false,
+            read_bytes: 0,
+            shut_rd: false,
+            blocking: false,
+            local_isn: 0,
+            peer_isn: 0,
+            rcv_sack: Vec::new(),
+            vars: BTreeMap::new(),
+            script_dir: None,
+            peer_gso: None,
             tol_us: tol_us as i64,
             tol_pct,
             report: ScriptReport::default(),
@@ -102,6 +137,7 @@ impl<'a> Runner<'a> {
     }
 
     pub fn run(&mut self, script: &Script) {
+        self.peer_gso = script.mss;
         for ev in &script.events {
             // An engine bug (a debug invariant) must not abort a whole run of scripts.
             let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.event(ev)));
@@ -118,7 +154,7 @@ impl<'a> Runner<'a> {
                 return;
             }
         }
-        if !self.pending.is_empty() {
+        if !self.pending.is_empty() && !self.opts.lenient {
             let line = script.events.last().map_or(0, |e| e.line);
             let actual = self.pending_text(self.pending.len());
             let mut f = fail(
@@ -132,6 +168,17 @@ impl<'a> Runner<'a> {
     }
 
     fn event(&mut self, ev: &Event) -> Step {
+        if let EventKind::Packet(Packet {
+            options: Options::List(l),
+            ..
+        }) = &ev.kind
+        {
+            if let Some(TcpOption::Other(name)) =
+                l.iter().find(|o| matches!(o, TcpOption::Other(_)))
+            {
+                return syscall::unsupported(ev.line, format!("TCP option `{name}`"));
+            }
+        }
         if let EventKind::Packet(p) = &ev.kind {
             if p.dir == Direction::Outbound {
                 return self.outbound(ev.line, ev.time, p);
@@ -160,9 +207,13 @@ impl<'a> Runner<'a> {
         self.now = at;
         match &ev.kind {
             EventKind::Packet(p) => self.inbound(ev.line, p)?,
-            EventKind::Syscall(c) => syscall::run(self, ev.line, c)?,
-            EventKind::Code(stmts) => self.code(ev.line, stmts)?,
+            EventKind::Syscall(c) => {
+                self.blocking = matches!(ev.time, Time::Blocking(..));
+                syscall::run(self, ev.line, c)?
+            }
+            EventKind::Code(stmts) => crate::code::run(self, ev.line, stmts)?,
             EventKind::Shell(cmd) => syscall::shell(self, ev.line, cmd)?,
+            EventKind::Unsupported(what) => return syscall::unsupported(ev.line, what),
         }
         self.drain(ev.line)?;
         self.prev_actual = usecs(at);
@@ -197,17 +248,32 @@ impl<'a> Runner<'a> {
 
     /// Queues every transmission the engine has now, and logs its events.
     pub fn drain(&mut self, line: usize) -> Step {
+        let ack = self.rcv_ack();
         let Some(s) = self.sender.as_mut() else {
             return Ok(());
         };
         let now = self.now;
         let mut sent = Vec::new();
+        let bump = u32::from(self.fin_sent);
         while let Some(t) = s.poll_transmit(now) {
-            sent.push(Sent { at: now, t });
+            let why = t.why.name();
+            sent.push(Sent {
+                at: now,
+                t,
+                ack,
+                sack: Vec::new(),
+                why,
+                seq_bump: bump,
+            });
             if sent.len() > MAX_BURST {
                 return Err(fail(line, "the engine keeps transmitting without end"));
             }
         }
+        let snd_nxt = s.snd_nxt();
+        self.receiver_acks(now, &mut sent, snd_nxt, ack);
+        let Some(s) = self.sender.as_mut() else {
+            return Ok(());
+        };
         let mut events = Vec::new();
         while let Some(e) = s.poll_event() {
             let mut fields = Vec::new();
@@ -219,7 +285,7 @@ impl<'a> Runner<'a> {
             self.log(now, e);
         }
         for x in sent {
-            let text = Seen::of(&x, self.passive).render();
+            let text = Seen::of(&x, self.passive, self.local_isn).render();
             self.report.log.push(format!("{text}  [sent]"));
             self.fin_sent |= x.t.fin;
             self.pending.push_back(x);
@@ -231,13 +297,26 @@ impl<'a> Runner<'a> {
         self.pending
             .iter()
             .take(n)
-            .map(|x| Seen::of(x, self.passive).render())
+            .map(|x| Seen::of(x, self.passive, self.local_isn).render())
             .collect::<Vec<_>>()
             .join("\n")
     }
 
-    /// Fails if a queued transmission left before `before` (µs): no line expected it.
+    /// The ACK number the engine sends: 1 + the peer's bytes received in order, + 1 for
+    /// its FIN.
+    pub(crate) fn rcv_ack(&self) -> u32 {
+        let rel = self.receiver.as_ref().map_or(1, |r| {
+            seq_of(r.delivered()).wrapping_add(u32::from(r.fin_received()))
+        });
+        rel.wrapping_add(self.peer_isn)
+    }
+
+    /// Fails if a queued transmission left before `before` (µs): no line expected it
+    /// (packetdrill's own rule, `--lenient`, only looks when a `>` line comes).
     fn check_unexpected(&self, line: usize, before: i64) -> Step {
+        if self.opts.lenient {
+            return Ok(());
+        }
         let n = self
             .pending
             .iter()
@@ -276,6 +355,13 @@ impl<'a> Runner<'a> {
             Instant::from_micros(hi.max(0) as u64)
         };
         self.fire_until(line, limit, true)?;
+        if p.flags.ece || p.flags.cwr || p.ecn.is_some_and(|e| e != Ecn::NotEct) {
+            return syscall::unsupported(line, "ECN (RFC 3168: ECT codepoints, ECE, CWR)");
+        }
+        if p.flags.syn {
+            // packetdrill takes the engine's ISN in script space from this line.
+            self.local_isn = p.start;
+        }
         let Some(first) = self.pending.front() else {
             let next = self
                 .sender
@@ -299,13 +385,13 @@ impl<'a> Runner<'a> {
             f.expected = Some(format!("{when} {p}"));
             return Err(f);
         };
-        let mut seen = Seen::of(first, self.passive);
+        let mut seen = Seen::of(first, self.passive, self.local_isn);
         let mut used = 1;
         while seen.len < p.len {
             let Some(next) = self.pending.get(used) else {
                 break;
             };
-            if !seen.absorb(&Seen::of(next, self.passive)) {
+            if !seen.absorb(&Seen::of(next, self.passive, self.local_isn)) {
                 break;
             }
             used += 1;
@@ -317,10 +403,10 @@ impl<'a> Runner<'a> {
             f.actual = Some(seen.render());
             f
         };
-        if let Err((field, e, a)) = crate::wire::compare(p, &seen) {
+        if let Err((field, e, a)) = crate::wire::compare(p, &seen, self.opts.ignore_psh) {
             // The expected packet went out later: the earlier ones are unexpected.
-            let later = self.pending.iter().skip(1).position(|x| {
-                let s = Seen::of(x, self.passive);
+            let later = self.pending.iter().skip(used).position(|x| {
+                let s = Seen::of(x, self.passive, self.local_isn);
                 s.start == p.start && s.flags.syn == p.flags.syn
             });
             if let (Some(k), "tcp_seq") = (later, field.as_str()) {
@@ -329,11 +415,11 @@ impl<'a> Runner<'a> {
                     format!(
                         "unexpected outbound packet: the engine sent {} packet(s) before the one \
                          this line expects",
-                        k + 1
+                        k + used
                     ),
                 );
                 f.expected = Some(format!("{when} {p}"));
-                f.actual = Some(self.pending_text(k + 1));
+                f.actual = Some(self.pending_text(k + used));
                 return Err(f);
             }
             return Err(mismatch(format!(
@@ -356,209 +442,18 @@ impl<'a> Runner<'a> {
                 }
             }
         }
-        if let Some(v) = self.pending.get(used - 1).and_then(|x| x.t.ts) {
+        if let Some(v) = self
+            .pending
+            .get(used - 1)
+            .and_then(|x| x.t.ts)
+            .filter(|_| seen.why != ["ack"])
+        {
             self.last_ts_val = Some(v.val);
         }
         self.pending.drain(..used);
         self.log(seen.at, format!("matched line {line}: {p}"));
         self.prev_actual = at;
         self.prev_expected = expected.unwrap_or(at);
-        Ok(())
-    }
-
-    fn inbound(&mut self, line: usize, p: &Packet) -> Step {
-        self.log(self.now, p.to_string());
-        let unsupported =
-            |what: &str| Err(fail(line, format!("unsupported at line {line}: {what}")));
-        let f = p.flags;
-        if f.rst || f.fin || f.urg || f.ece || f.cwr {
-            return unsupported(&format!(
-                "inbound flags `{}` (the script's peer sends only SYN, SYN-ACK and ACKs)",
-                f
-            ));
-        }
-        if p.len > 0 {
-            return unsupported("inbound data (the engine under test is a sender only)");
-        }
-        if matches!(p.options, Options::Any) {
-            return unsupported(
-                "`<...>` on an inbound packet (it must say which options it carries)",
-            );
-        }
-        let opts = match &p.options {
-            Options::List(l) => l.clone(),
-            _ => Vec::new(),
-        };
-        let (mut mss, mut sack_ok, mut wscale, mut ts, mut sack) = (0, false, None, None, vec![]);
-        for o in &opts {
-            match o {
-                TcpOption::Mss(m) => mss = *m,
-                TcpOption::SackOk => sack_ok = true,
-                TcpOption::Wscale(w) => wscale = Some((*w).min(14)),
-                TcpOption::Timestamp { val, ecr } => ts = Some((*val, *ecr)),
-                TcpOption::Sack(b) => sack.extend(b.iter().copied()),
-                TcpOption::Nop | TcpOption::Eol => {}
-            }
-        }
-        let Some(sender) = self.sender.as_mut() else {
-            return Err(fail(
-                line,
-                "inbound packet before the connection exists (no `listen` or `connect` yet)",
-            ));
-        };
-        let syn_opts = SynOptions {
-            mss,
-            sack_permitted: sack_ok,
-            timestamps: ts.is_some(),
-            window_scale: wscale,
-        };
-        if f.syn && !f.ack {
-            if !self.passive {
-                return unsupported("an inbound SYN on an actively opened connection");
-            }
-            let ts = ts.map(|(val, _)| Timestamps {
-                val: u64::from(val),
-                ecr: 0,
-            });
-            sender.on_syn(self.now, &syn_opts, ts);
-            self.peer_wscale = wscale;
-            return Ok(());
-        }
-        let Some(ack_seq) = p.ack.filter(|_| f.ack) else {
-            return unsupported("an inbound segment without `.` and `ack N`");
-        };
-        if ack_seq == 0 {
-            return Err(fail(
-                line,
-                "inbound `ack 0` acknowledges nothing: the SYN is sequence 0",
-            ));
-        }
-        let mut cumulative = u64::from(ack_seq) - 1;
-        // The FIN takes one sequence number after the last byte.
-        let written = sender.bytes_written();
-        if self.fin_sent && cumulative == written + 1 {
-            cumulative = written;
-        }
-        let ts = ts.map(|(val, ecr)| Timestamps {
-            val: u64::from(val),
-            ecr: self.map_ecr(ecr),
-        });
-        let mut blocks = SackBlocks::new();
-        for (a, b) in sack {
-            if a == 0 || b == 0 {
-                return Err(fail(
-                    line,
-                    "a SACK edge of 0 lies before the first data byte",
-                ));
-            }
-            blocks.push(Range::new(u64::from(a) - 1, u64::from(b) - 1));
-        }
-        let sender = self.sender.as_mut().expect("checked above");
-        let ack = if f.syn {
-            if self.passive {
-                return unsupported("an inbound SYN-ACK on a passively opened connection");
-            }
-            self.peer_wscale = wscale;
-            Ack {
-                cumulative,
-                sack: blocks,
-                ts,
-                window: u64::from(p.win.unwrap_or(u32::MAX)),
-                syn: Some(syn_opts),
-            }
-        } else {
-            let window = match (p.win, self.peer_wscale) {
-                (None, _) => u64::from(u32::MAX),
-                (Some(w), Some(s)) => u64::from(w) << s,
-                (Some(w), None) => u64::from(w),
-            };
-            Ack {
-                cumulative,
-                sack: blocks,
-                ts,
-                window,
-                syn: None,
-            }
-        };
-        sender.on_ack(self.now, &ack);
-        Ok(())
-    }
-
-    /// The engine TSval a script's inbound `TS ecr` stands for: the TSval of a matched
-    /// outbound packet whose script line carried that `TS val`; else interpolated from the
-    /// first such pair (script values in the engine's microsecond units); else the TSval of
-    /// the latest matched outbound packet. 0 stays 0.
-    fn map_ecr(&self, ecr: u32) -> u64 {
-        if ecr == 0 {
-            return 0;
-        }
-        if let Some(&(_, v)) = self.ts_map.iter().rev().find(|(s, _)| *s == ecr) {
-            return v;
-        }
-        if let Some(&(s0, v0)) = self.ts_map.first() {
-            return (v0 as i64 + (i64::from(ecr) - i64::from(s0))).max(0) as u64;
-        }
-        self.last_ts_val.unwrap_or(u64::from(ecr))
-    }
-
-    fn code(&mut self, line: usize, stmts: &[Stmt]) -> Step {
-        let Some(s) = self.sender.as_ref() else {
-            return Err(fail(line, "%{ }% before the connection exists"));
-        };
-        let info = s.info();
-        let stats = s.stats().clone();
-        let lookup = |n: &str| -> Option<i64> {
-            info.get(n)
-                .or_else(|| stats.get(n))
-                .map(|v| i64::try_from(v).unwrap_or(i64::MAX))
-                .or_else(|| {
-                    expr::CA_STATES
-                        .iter()
-                        .find(|(c, _)| *c == n)
-                        .map(|(_, v)| *v)
-                })
-        };
-        for st in stmts {
-            match st {
-                Stmt::Assert {
-                    line: l,
-                    expr: e,
-                    text,
-                    message,
-                } => {
-                    let v = expr::eval(e, &lookup)
-                        .map_err(|m| fail(*l, format!("in `{text}`: {m}")))?;
-                    let mut names = Vec::new();
-                    expr::names(e, &mut names);
-                    let values = names
-                        .iter()
-                        .map(|n| format!("{n} = {}", lookup(n).unwrap_or(0)))
-                        .collect::<Vec<_>>()
-                        .join(", ");
-                    if !v.truthy() {
-                        let msg = match message {
-                            Some(m) => expr::eval(m, &lookup)
-                                .map(|v| format!(" ({v})"))
-                                .unwrap_or_default(),
-                            None => String::new(),
-                        };
-                        let mut f = fail(*l, format!("assertion failed: {text}{msg}"));
-                        f.expected = Some(text.clone());
-                        f.actual = Some(values);
-                        return Err(f);
-                    }
-                    self.log(self.now, format!("assert {text}: ok ({values})"));
-                }
-                Stmt::Print { line: l, args } => {
-                    let vals = args
-                        .iter()
-                        .map(|a| expr::eval(a, &lookup).map(|v| v.to_string()))
-                        .collect::<Result<Vec<_>, _>>()
-                        .map_err(|m| fail(*l, m))?;
-                    self.log(self.now, format!("print: {}", vals.join(" ")));
-                }
-            }
-        }
         Ok(())
     }
 }

@@ -18,8 +18,8 @@ pub enum Effect {
     /// `tcp_frto=N`: 0 off, 1 and 2 on; resolved against the configured detector (Linux's
     /// undo machinery keeps its DSACK and timestamp parts without F-RTO).
     Frto(u64),
-    /// Accepted; nothing to change (the reason goes to the log).
-    Ignore(&'static str),
+    /// Accepted; nothing to change here (the reason goes to the `--verbose` log).
+    Ignore(String),
 }
 
 /// Maps `net.ipv4.<name>=<value>` (the prefix is optional).
@@ -35,7 +35,7 @@ pub enum Effect {
 /// | `tcp_rto_min_us` | `min_rto_ms` (whole milliseconds) |
 /// | `tcp_rto_max_ms` | `max_rto_ms` |
 /// | `tcp_congestion_control` | `cc` |
-/// | `tcp_fack`, `tcp_dsack=1`, `tcp_no_metrics_save`, `tcp_mtu_probing=0` | ignored (no effect on this engine) |
+/// | any other knob (`tcp_min_tso_segs`, `tcp_pacing_*`, `tcp_rmem`, `tcp_ecn`, …) | no effect here (logged with the reason) |
 pub fn sysctl(key: &str, value: &str) -> Result<Effect, String> {
     let name = key.strip_prefix("net.ipv4.").unwrap_or(key);
     let num = || {
@@ -77,15 +77,7 @@ pub fn sysctl(key: &str, value: &str) -> Result<Effect, String> {
         }
         "tcp_rto_max_ms" => vec![("max_rto_ms", num()?.to_string())],
         "tcp_congestion_control" => vec![("cc", value.to_string())],
-        "tcp_fack" => return Ok(Effect::Ignore("tcp_fack has no effect since Linux 4.15")),
-        "tcp_no_metrics_save" => return Ok(Effect::Ignore("the engine keeps no route metrics")),
-        "tcp_dsack" if value == "1" => {
-            return Ok(Effect::Ignore("the engine always honours DSACK"))
-        }
-        "tcp_mtu_probing" if value == "0" => {
-            return Ok(Effect::Ignore("the engine does not probe the MTU"))
-        }
-        _ => return Err(format!("sysctl `{key}={value}` has no engine equivalent")),
+        _ => return Ok(Effect::Ignore(no_effect(name, value))),
     }))
 }
 
@@ -170,43 +162,39 @@ fn recovery(cfg: &Config, bits: u64) -> Vec<(&'static str, String)> {
     ]
 }
 
-/// The `key=value` assignments of one shell command, or why it is not a sysctl.
-///
-/// Accepted forms: `sysctl [-q] [-w] KEY=VALUE…` and `echo VALUE > /proc/sys/net/ipv4/KEY`;
-/// several commands may be joined with `;` or `&&`. A command ending in `defaults.sh`
-/// (packetdrill's reset of every knob to its default) is accepted and does nothing: the
-/// engine starts from its preset.
-pub fn shell_assignments(cmd: &str) -> Result<Vec<(String, String)>, String> {
-    let mut out = Vec::new();
-    for part in cmd.split(';').flat_map(|p| p.split("&&")) {
-        let words: Vec<&str> = part.split_whitespace().collect();
-        match words.as_slice() {
-            [] => {}
-            [one] if one.ends_with("defaults.sh") => {}
-            ["sysctl", rest @ ..] => {
-                let kvs: Vec<&str> = rest
-                    .iter()
-                    .copied()
-                    .filter(|w| !w.starts_with('-'))
-                    .collect();
-                if kvs.is_empty() {
-                    return Err(format!("`{}` sets nothing", part.trim()));
-                }
-                for kv in kvs {
-                    let (k, v) = kv
-                        .split_once('=')
-                        .ok_or_else(|| format!("`{kv}` is not KEY=VALUE"))?;
-                    out.push((k.to_string(), v.trim_matches('"').to_string()));
-                }
-            }
-            ["echo", v, ">", path] => {
-                let key = path
-                    .strip_prefix("/proc/sys/")
-                    .ok_or_else(|| format!("`{}` writes outside /proc/sys", part.trim()))?;
-                out.push((key.replace('/', "."), v.trim_matches('"').to_string()));
-            }
-            _ => return Err(format!("shell command `{}` is not modelled", part.trim())),
+/// Why a knob without an engine axis changes nothing here.
+fn no_effect(name: &str, value: &str) -> String {
+    let why = match name {
+        "tcp_fack" => "tcp_fack has no effect since Linux 4.15",
+        "tcp_dsack" if value == "1" => "the engine always honours DSACK",
+        "tcp_no_metrics_save" => "the engine keeps no route metrics",
+        "tcp_rmem" | "tcp_wmem" => {
+            "the engine's buffers are unbounded (window scale 8 as for these)"
         }
-    }
-    Ok(out)
+        "tcp_min_tso_segs" | "tcp_tso_win_divisor" | "tcp_tso_rtt_log" => {
+            "the engine has no TSO autosizing or deferral: a burst leaves at once"
+        }
+        "tcp_pacing_ss_ratio" | "tcp_pacing_ca_ratio" => "the engine does not pace",
+        "tcp_slow_start_after_idle" => "the engine does not reset cwnd after idle",
+        "tcp_ecn" | "tcp_ecn_option" => "the engine has no ECN (an ECN packet is unsupported)",
+        "tcp_notsent_lowat" => "the engine's send buffer is unbounded",
+        _ => "no engine axis for this knob",
+    };
+    why.to_string()
 }
+
+/// packetdrill's `defaults.sh` (gtests/net/common), used when the script's copy is not
+/// found next to it: the knobs it sets that the engine reads or reports.
+pub const BUILTIN_DEFAULTS: &[(&str, &str)] = &[
+    ("net.ipv4.tcp_timestamps", "1"),
+    ("net.ipv4.tcp_frto", "2"),
+    ("net.ipv4.tcp_sack", "1"),
+    ("net.ipv4.tcp_dsack", "1"),
+    ("net.ipv4.tcp_fack", "0"),
+    ("net.ipv4.tcp_reordering", "3"),
+    ("net.ipv4.tcp_congestion_control", "cubic"),
+    ("net.ipv4.tcp_slow_start_after_idle", "0"),
+    ("net.ipv4.tcp_early_retrans", "4"),
+    ("net.ipv4.tcp_recovery", "1"),
+    ("net.ipv4.tcp_ecn", "0"),
+];

@@ -3,16 +3,26 @@
 //! with it, and how several same-instant segments merge into one TSO-style line.
 //!
 //! Relative numbering: the SYN is sequence 0, so stream offset `o` is sequence `o + 1`; the
-//! script's peer sends no data, so every ACK the engine sends is `ack 1`.
+//! ACK number is what the engine's receiver has taken from the script's peer (1 + bytes,
+//! + 1 for the peer's FIN).
 
 use crate::ast::{fmt_secs, Flags, Options, Packet, TcpOption};
 use lossrec::{Instant, Transmit};
 
-/// One engine transmission and when it left.
+/// One engine transmission and when it left: a sender segment, or a pure ACK the
+/// engine's receiver sent for the peer's data or FIN.
 #[derive(Clone, Debug)]
 pub struct Sent {
     pub at: Instant,
     pub t: Transmit,
+    /// The ACK number it carried (relative).
+    pub ack: u32,
+    /// SACK blocks (relative), for the receiver's pure ACKs.
+    pub sack: Vec<(u32, u32)>,
+    /// Why it was sent (`new`, `rto`, …; `ack` for the receiver's).
+    pub why: &'static str,
+    /// 1 when the engine's FIN precedes it (a pure ACK after our FIN is one sequence later).
+    pub seq_bump: u32,
 }
 
 /// An outbound packet as the script sees it: one engine segment, or several merged.
@@ -42,8 +52,9 @@ pub fn seq_of(o: u64) -> u32 {
 }
 
 impl Seen {
-    /// The script view of one transmission. `passive`: the engine answered a SYN.
-    pub fn of(s: &Sent, passive: bool) -> Seen {
+    /// The script view of one transmission. `passive`: the engine answered a SYN; `isn`:
+    /// the engine's initial sequence number in script space.
+    pub fn of(s: &Sent, passive: bool, isn: u32) -> Seen {
         let t = &s.t;
         let mut options = Vec::new();
         let ts = t.ts.map(|ts| TcpOption::Timestamp {
@@ -67,10 +78,17 @@ impl Seen {
                 ack: passive,
                 ..Flags::default()
             };
-            (flags, 0, 0, passive.then_some(1))
+            (flags, isn, isn, passive.then_some(s.ack))
         } else {
             if let Some(ts) = ts {
                 options.extend([TcpOption::Nop, TcpOption::Nop, ts]);
+            }
+            if !s.sack.is_empty() {
+                options.extend([
+                    TcpOption::Nop,
+                    TcpOption::Nop,
+                    TcpOption::Sack(s.sack.clone()),
+                ]);
             }
             let flags = Flags {
                 ack: true,
@@ -78,7 +96,13 @@ impl Seen {
                 fin: t.fin,
                 ..Flags::default()
             };
-            (flags, seq_of(t.range.start), seq_of(t.range.end), Some(1))
+            let start = seq_of(t.range.start)
+                .wrapping_add(s.seq_bump)
+                .wrapping_add(isn);
+            let end = seq_of(t.range.end)
+                .wrapping_add(s.seq_bump)
+                .wrapping_add(isn);
+            (flags, start, end, Some(s.ack))
         };
         Seen {
             at: s.at,
@@ -88,14 +112,20 @@ impl Seen {
             len: end.wrapping_sub(start),
             ack,
             options,
-            why: vec![t.why.name()],
+            why: vec![s.why],
             segments: 1,
         }
     }
 
     /// Appends the next segment of a TSO-style burst; false if it cannot continue this one.
     pub fn absorb(&mut self, next: &Seen) -> bool {
-        if next.at != self.at || next.flags.syn || self.flags.fin || next.start != self.end {
+        if next.at != self.at
+            || next.flags.syn
+            || self.flags.fin
+            || next.start != self.end
+            || next.len == 0
+            || next.ack != self.ack
+        {
             return false;
         }
         self.end = next.end;
@@ -160,15 +190,16 @@ fn norm(opts: &[TcpOption]) -> Norm {
             TcpOption::Wscale(w) => n.wscale = Some(*w),
             TcpOption::Timestamp { ecr, .. } => n.ts_ecr = Some(*ecr),
             TcpOption::Sack(b) => n.sack.extend(b.iter().copied()),
-            TcpOption::Nop | TcpOption::Eol => {}
+            TcpOption::Nop | TcpOption::Eol | TcpOption::Other(_) => {}
         }
     }
     n
 }
 
 /// The first field where `actual` differs from the expected packet: `(field, expected,
-/// actual)`. TS val, the window and option order are not compared (see the crate docs).
-pub fn compare(exp: &Packet, act: &Seen) -> Result<(), (String, String, String)> {
+/// actual)`. TS val, the window and option order are not compared (see the crate docs);
+/// nor PSH with `ignore_psh`.
+pub fn compare(exp: &Packet, act: &Seen, ignore_psh: bool) -> Result<(), (String, String, String)> {
     let d = |f: &str, e: String, a: String| Err((f.to_string(), e, a));
     if exp.flags.syn != act.flags.syn {
         return d("flags", exp.flags.to_string(), act.flags.to_string());
@@ -183,7 +214,11 @@ pub fn compare(exp: &Packet, act: &Seen) -> Result<(), (String, String, String)>
             format!("{}:{}({})", act.start, act.end, act.len),
         );
     }
-    if exp.flags != act.flags {
+    let mut flags = act.flags;
+    if ignore_psh {
+        flags.psh = exp.flags.psh;
+    }
+    if exp.flags != flags {
         return d("flags", exp.flags.to_string(), act.flags.to_string());
     }
     if let Some(a) = exp.ack {

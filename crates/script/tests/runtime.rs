@@ -9,7 +9,7 @@ const OPEN: &str = "\
 +0  bind(3, ..., ...) = 0
 +0  listen(3, 1) = 0
 +0  < S 0:0(0) win 32792 <mss 1000,sackOK,nop,nop,nop,wscale 7>
-+0  > S. 0:0(0) ack 1 <mss 1448,nop,nop,sackOK,nop,wscale 7>
++0  > S. 0:0(0) ack 1 <mss 1460,nop,nop,sackOK,nop,wscale 8>
 +.1 < . 1:1(0) ack 1 win 257
 +0  accept(3, ..., ...) = 4
 ";
@@ -208,20 +208,21 @@ fn expressions() {
 fn unsupported_constructs() {
     for (line, frag) in [
         (
-            "+0 poll([{fd=4, events=POLLOUT, revents=POLLOUT}], 1, 0) = 1",
-            "system call `poll`",
-        ),
-        (
-            "+0 `sysctl -q net.ipv4.tcp_min_rtt_wlen=0`",
-            "sysctl `net.ipv4.tcp_min_rtt_wlen=0` has no engine equivalent",
+            "+0 sendfile(4, 5, [0], 1000) = 1000",
+            "system call `sendfile`",
         ),
         (
             "+0 `ip route change default initcwnd 4`",
-            "shell command `ip route change default initcwnd 4` is not modelled",
+            "shell command `ip route change default initcwnd 4`",
+        ),
+        (
+            "+0 `tc qdisc replace dev tun0 root pfifo limit 0`",
+            "a qdisc that drops every packet",
         ),
         ("+0 write(4, ..., 1000) = 500", "a short or failing write"),
-        ("+0 < P. 1:1001(1000) ack 1 win 257", "inbound data"),
-        ("+0 < F. 1:1(0) ack 1 win 257", "inbound flags `F.`"),
+        ("+0 < [ect0] P. 1:1001(1000) ack 1 win 257", "ECN (RFC 3168"),
+        ("+0 < E. 1:1(0) ack 1 win 257", "ECN (RFC 3168"),
+        ("+0 < U. 1:1(0) ack 1 win 257", "urgent data"),
         (
             "+0 setsockopt(4, SOL_TCP, TCP_CORK, [1], 4) = 0",
             "setsockopt option `TCP_CORK`",
@@ -230,10 +231,28 @@ fn unsupported_constructs() {
             "+0 `sysctl -q net.ipv4.tcp_sack=0`",
             "sysctl net.ipv4.tcp_sack=0 after listen/connect",
         ),
+        (
+            "+0 %{ assert tcpi_pacing_rate > 0 }%",
+            "tcp_info field `tcpi_pacing_rate`",
+        ),
     ] {
         let r = run(&format!("{line}\n"));
-        fails_at(&r, 8, &[&format!("unsupported at line 8: {frag}")]);
+        fails_at(&r, 8, &[&format!("unsupported: {frag}"), "at line 8"]);
     }
+    // Knobs without an engine axis change nothing and say so in the verbose log.
+    let opts = ScriptOptions {
+        verbose: true,
+        ..ScriptOptions::default()
+    };
+    let r = run_with("+0 `sysctl -q net.ipv4.tcp_min_rtt_wlen=0`\n", &opts);
+    assert!(r.passed, "{r}");
+    assert!(
+        r.log
+            .iter()
+            .any(|l| l.contains("tcp_min_rtt_wlen=0: no effect here")),
+        "{:?}",
+        r.log
+    );
     // Knobs whose engine axis value does not exist (yet).
     for (knob, frag) in [
         ("tcp_frto=3", "expected 0 to 2"),
@@ -244,15 +263,16 @@ fn unsupported_constructs() {
             "t.pkt",
             &ScriptOptions::default(),
         );
-        fails_at(&r, 1, &["unsupported at line 1", frag]);
+        fails_at(&r, 1, &["unsupported: ", "at line 1", frag]);
     }
 }
 
 #[test]
 fn knobs_map_onto_axes() {
     let script = "\
-0 `sysctl -q net.ipv4.tcp_sack=0 net.ipv4.tcp_reordering=5; echo 0 > /proc/sys/net/ipv4/tcp_early_retrans`
-+0 `sysctl -q net.ipv4.tcp_rto_min_us=200000 && sysctl net.ipv4.tcp_fack=0 && ../common/defaults.sh`
+0 `../common/defaults.sh
+sysctl -q net.ipv4.tcp_sack=0 net.ipv4.tcp_reordering=5; echo 0 > /proc/sys/net/ipv4/tcp_early_retrans`
++0 `sysctl -q net.ipv4.tcp_rto_min_us=200000 && sysctl net.ipv4.tcp_fack=0`
 +0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3
 +0 setsockopt(3, SOL_TCP, TCP_CONGESTION, \"cubic\", 5) = 0
 +0 setsockopt(3, SOL_TCP, TCP_NODELAY, [1], 4) = 0
@@ -381,7 +401,7 @@ fn active_open_with_timestamps() {
 0   socket(..., SOCK_STREAM, IPPROTO_TCP) = 3
 +0  fcntl(3, F_SETFL, O_RDWR|O_NONBLOCK) = 0
 +0  connect(3, ..., ...) = -1 EINPROGRESS (Operation now in progress)
-+0  > S 0:0(0) <mss 1448,sackOK,TS val 100 ecr 0,nop,wscale 7>
++0  > S 0:0(0) <mss 1460,sackOK,TS val 100 ecr 0,nop,wscale 8>
 +.05 < S. 0:0(0) ack 1 win 65535 <mss 1000,sackOK,TS val 700 ecr 100,nop,wscale 6>
 +0  > . 1:1(0) ack 1 <nop,nop,TS val 150 ecr 700>
 +0  write(3, ..., 3000) = 3000

@@ -46,7 +46,9 @@ fn capture_matches_the_trace() {
             .collect();
         let (_, syn) = &segs[0];
         assert_eq!(syn.flags, TcpFlags::SYN);
-        assert_eq!(syn.options.mss, Some(1448));
+        // The SYN offers Linux's advmss (1460 on a 1500-byte MTU): the 1448-byte payload plus the
+        // timestamp option.
+        assert_eq!(syn.options.mss, Some(1460));
         assert!(syn.options.sack_permitted && syn.options.timestamps.is_some());
         let isn_s = syn.seq;
         let (_, synack) = segs

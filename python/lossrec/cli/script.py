@@ -48,10 +48,17 @@ def _parse_sets(sets: tuple[str, ...]) -> list[tuple[str, str]]:
               help="Set one engine axis, applied last (repeatable).")
 @click.option("--tolerance-us", type=click.IntRange(min=0), default=None,
               help="Fixed timing tolerance in µs (default: 4000, or 12.5% of the gap).")
-@click.option("--verbose", "-v", is_flag=True, help="Print every packet, call and event.")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Print every packet, call, event, and the knobs that have no effect here.")
+@click.option("--lenient", is_flag=True,
+              help="packetdrill's rule for outbound packets no line expects: they fail only when "
+                   "a later `>` line meets them (default: at the first line after them).")
+@click.option("--ignore-psh", is_flag=True,
+              help="Do not compare PSH (Linux places it by how tcp_sendmsg cut the write into "
+                   "socket buffers; the engine on the segment that ends a write).")
 @handle_errors
 def script_cmd(paths: tuple[str, ...], preset: str | None, sets: tuple[str, ...],
-               tolerance_us: int | None, verbose: bool) -> None:
+               tolerance_us: int | None, verbose: bool, lenient: bool, ignore_psh: bool) -> None:
     """Run packetdrill-syntax scripts against the engine; a folder runs every *.pkt in it.
 
     Prints PASS/FAIL per script (failures name the line, the expected and the actual
@@ -66,7 +73,8 @@ def script_cmd(paths: tuple[str, ...], preset: str | None, sets: tuple[str, ...]
             text = f.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             fail(f"{f}: not UTF-8 text")
-        ok, report = _core.run_script(text, str(f), preset, set_pairs, tolerance_us, verbose)
+        ok, report = _core.run_script(text, str(f), preset, set_pairs, tolerance_us, verbose,
+                                      lenient, ignore_psh)
         click.echo(report, nl=not report.endswith("\n"))
         passed += ok
         failed += not ok

@@ -6,7 +6,18 @@ use super::{transmit, Conn, Sender, RTO_AFTER_SYN_TIMEOUT};
 use crate::packet::{Ack, SynOptions, Timestamps};
 use crate::time::{Duration, Instant};
 
+/// Room the timestamp option takes in every segment once negotiated (RFC 7323 §3: ten
+/// bytes, padded to twelve).
+const TS_OPTION_SPACE: u16 = 12;
+
 impl Sender {
+    /// The MSS option we send: `cfg.mss` is the payload of a segment with timestamps, so
+    /// the option is 12 bytes more — Linux's `advmss`, MTU − 40 = 1460 on a 1500-byte
+    /// device for the default 1448.
+    pub(super) fn advertised_mss(&self) -> u16 {
+        self.cfg.mss.saturating_add(TS_OPTION_SPACE)
+    }
+
     /// Options agreed with the peer's SYN or SYN-ACK.
     pub(super) fn negotiate(&mut self, peer: &SynOptions, ts: Option<Timestamps>) {
         // RFC 9293 §3.7.1: send no segment larger than the peer's MSS (536 if absent).
@@ -15,10 +26,18 @@ impl Sender {
         } else {
             u64::from(peer.mss)
         };
-        self.mss = u64::from(self.cfg.mss).min(peer_mss).max(1);
         self.sack_ok = self.cfg.sack && peer.sack_permitted;
         self.configure_scoreboard();
         self.ts_ok = self.cfg.timestamps && peer.timestamps && ts.is_some();
+        // RFC 9293 §3.7.1: no segment above the peer's MSS; our own MTU leaves `advmss`
+        // less the room of the options every segment carries (Linux `tcp_mtu_to_mss`).
+        // Deviation: Linux takes that room off the peer's MSS too (min(advmss, peer) − 12);
+        // here the peer's MSS bounds the payload directly, as the simulator's receiver
+        // announces its payload size.
+        let options = if self.ts_ok { TS_OPTION_SPACE } else { 0 };
+        self.mss = u64::from(self.advertised_mss() - options)
+            .min(peer_mss)
+            .max(1);
         self.peer_window_scale = peer.window_scale;
         if let Some(ts) = ts {
             self.ts_recent = ts.val;

@@ -11,8 +11,9 @@ use crate::scoreboard::{NextSegRule, SentSeg};
 use crate::time::Instant;
 use crate::timer::TimerKind;
 
-/// Window scale the sender offers (as Linux does for large buffers).
-const WINDOW_SCALE: u8 = 7;
+/// Window scale the sender offers: Linux's for packetdrill's receive buffer (`tcp_rmem`
+/// max 15 MB, `tcp_select_initial_window`: the smallest shift with 65535 << shift ≥ it).
+const WINDOW_SCALE: u8 = 8;
 
 /// Our timestamp clock: microseconds of `now`, plus one so that 0 never appears as a
 /// TSval (an echo of 0 then always means "no echo").
@@ -151,14 +152,14 @@ impl Sender {
             // Active open offers what is configured; a SYN-ACK states what was agreed.
             let syn = if passive {
                 SynOptions {
-                    mss: self.cfg.mss,
+                    mss: self.advertised_mss(),
                     sack_permitted: self.sack_ok,
                     timestamps: self.ts_ok,
                     window_scale: self.peer_window_scale.map(|_| WINDOW_SCALE),
                 }
             } else {
                 SynOptions {
-                    mss: self.cfg.mss,
+                    mss: self.advertised_mss(),
                     sack_permitted: self.cfg.sack,
                     timestamps: self.cfg.timestamps,
                     window_scale: Some(WINDOW_SCALE),
