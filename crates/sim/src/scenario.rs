@@ -164,6 +164,56 @@ impl Scenario {
         &self.receiver
     }
 
+    /// The forward (data-direction) bottleneck.
+    pub fn forward(&self) -> LinkSpec {
+        self.forward
+    }
+
+    /// The reverse (ACK-direction) bottleneck.
+    pub fn reverse(&self) -> LinkSpec {
+        self.reverse
+    }
+
+    /// The data-direction loss model.
+    pub fn loss(&self) -> &LossSpec {
+        &self.loss
+    }
+
+    /// The ACK-direction loss model.
+    pub fn ack_loss(&self) -> &LossSpec {
+        &self.ack_loss
+    }
+
+    /// Data-direction reordering, if any.
+    pub fn reorder(&self) -> Option<&ReorderSpec> {
+        self.reorder.as_ref()
+    }
+
+    /// ACK-direction reordering, if any.
+    pub fn ack_reorder(&self) -> Option<&ReorderSpec> {
+        self.ack_reorder.as_ref()
+    }
+
+    /// Delay spikes, if any.
+    pub fn spikes(&self) -> Option<SpikeSpec> {
+        self.spikes
+    }
+
+    /// The workload.
+    pub fn workload(&self) -> &Workload {
+        &self.workload
+    }
+
+    /// The time limit, nanoseconds.
+    pub fn max_time_ns(&self) -> u64 {
+        self.max_time_ns
+    }
+
+    /// Mutable receiver configuration (the wire's engine receiver, studies).
+    pub fn receiver_config_mut(&mut self) -> &mut ReceiverConfig {
+        &mut self.receiver
+    }
+
     /// The `[[background]]` sources.
     pub fn background(&self) -> &[SourceSpec] {
         &self.background
