@@ -132,6 +132,11 @@ impl<'a> Driver<'a> {
             let _ = p.write_frame(now, &frame);
         }
         self.note_fate(now, dir, fate, &seen);
+        if let (Some(t), Some(c), Dir::Data) = (self.trace.as_mut(), seen.conn, dir) {
+            if !seen.range.is_empty() && src_ip(&pkt) == Some(LINUX_CLIENT) {
+                t.send_observed(now, c, seen.range, seen.retransmission);
+            }
+        }
         if let Fate::Arrive(at) = fate {
             self.seq += 1;
             self.held.push(Reverse(Held {
@@ -171,12 +176,10 @@ impl<'a> Driver<'a> {
         while self.held.peek().is_some_and(|h| h.0.at <= now) {
             let Reverse(h) = self.held.pop().expect("peeked");
             self.lateness.record(h.at, now);
-            if h.dir == Dir::Data {
-                if let Some(c) = h.conn {
-                    self.path.arrived(c, h.range, now);
-                }
-            }
             let dst = dst_ip(&h.pkt);
+            if let Some(c) = h.conn {
+                self.trace_arrival(now, c, &h, dst);
+            }
             match dst {
                 Some(ip) if ip == LINUX_CLIENT => self.topo.tun_s.send(&h.pkt)?,
                 Some(ip) if ip == LINUX_SERVER => self.topo.tun_r.send(&h.pkt)?,
@@ -186,6 +189,33 @@ impl<'a> Driver<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Records an arrival: in-order progress for completion times, and the trace's `recv`
+    /// (data) and, for the kernel's sender, `ack` lines (the engine traces its own ACKs).
+    fn trace_arrival(&mut self, now: u64, c: u32, h: &Held, dst: Option<Ipv4Addr>) {
+        if h.dir == Dir::Data {
+            self.path.arrived(c, h.range, now);
+        }
+        let Some(t) = self.trace.as_mut() else { return };
+        let Ok(seg) = decode_ipv4(&h.pkt) else { return };
+        let syn = seg.flags.contains(lossrec_wire::TcpFlags::SYN);
+        match h.dir {
+            Dir::Data if !h.range.is_empty() || syn => {
+                let s = lossrec::Segment {
+                    range: h.range,
+                    fin: seg.flags.contains(lossrec_wire::TcpFlags::FIN),
+                    ..lossrec::Segment::default()
+                };
+                t.recv(now, c, &s);
+            }
+            Dir::Ack if dst == Some(LINUX_CLIENT) => {
+                if let Some(conn) = self.path.conns.get(c as usize) {
+                    t.ack(now, c, &conn.ack_of(&seg), None);
+                }
+            }
+            _ => {}
+        }
     }
 
     fn to_engine_sender(&mut self, now: u64, pkt: &[u8]) {

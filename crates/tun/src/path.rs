@@ -91,6 +91,24 @@ impl Conn {
         Range::new(start, start + seg.payload.len() as u64)
     }
 
+    /// An ACK from the server in the engine's terms (stream offsets of this connection).
+    pub fn ack_of(&self, seg: &TcpSegment<'_>) -> lossrec::Ack {
+        let cum = seg.ack.map_or(0, |a| seq::unwrap(self.isn, a, self.high));
+        let mut sack = lossrec::SackBlocks::new();
+        for b in &seg.options.sack {
+            let l = seq::unwrap(self.isn, b.left, self.high);
+            sack.push(Range::new(
+                l,
+                seq::unwrap(self.isn, b.right, self.high).max(l),
+            ));
+        }
+        lossrec::Ack {
+            cumulative: cum.min(self.message.end),
+            sack,
+            ..lossrec::Ack::default()
+        }
+    }
+
     fn arrived(&mut self, r: Range, at: u64) {
         if r.end <= self.delivered {
             return;
