@@ -52,7 +52,10 @@
 //! sack = true              # default true
 //! dsack = true             # default true
 //! timestamps = true        # default true
-//! # window_bytes = 16777216
+//! # window_bytes = 16777216  # fixed: the window; linux: the most autotuning grows to
+//! window_model = "linux"   # linux (default): Linux's initial window (64 KiB in whole
+//!                          # segments), growth, autotuning and fixed right edge while a
+//!                          # segment is missing | fixed: window_bytes on every ACK
 //! # quickack = 16          # Linux quick-ACK segments at start (0 = off)
 //!
 //! [sender]
