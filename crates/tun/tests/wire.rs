@@ -147,3 +147,57 @@ fn killed_run_is_cleaned_up() {
     let links = String::from_utf8_lossy(&links.stdout);
     assert!(!links.contains(&format!("lr{pid}")), "{links}");
 }
+
+/// The issue's case: 100 segments at RTT 80 ms, segment 30 lost twice. Linux's receiver
+/// keeps its right edge while the hole lasts, which holds the sender back; the model's
+/// receive window (`window_model = "linux"`, the default) must give the kernel's
+/// completion time within 5 %, in the simulator and as the engine receiver on the wire.
+#[test]
+fn lost_twice_receiver_window_matches_kernel() {
+    if skip() {
+        return;
+    }
+    let _g = serial();
+    let text = r#"
+[path]
+rtt_ms = 80
+rate_mbps = 100
+[path.loss]
+model = "drop-list"
+[[path.loss.drops]]
+segment = 29
+transmission = 1
+[[path.loss.drops]]
+segment = 29
+transmission = 2
+[sender]
+preset = "linux"
+[workload]
+segments = 100
+"#;
+    let sc = Scenario::from_toml_str(text, "<lost-twice>").unwrap();
+    let fct = |s, r| {
+        let o = WireOptions {
+            sender: s,
+            receiver: r,
+            ..WireOptions::default()
+        };
+        run(&sc, &o).unwrap().flows[0].fct_ms.unwrap()
+    };
+    let kernel = fct(Side::Linux, Side::Linux);
+    let engine_rx = fct(Side::Linux, Side::Engine);
+    let sim = lossrec_sim::run(&sc, &Default::default()).unwrap().flows[0]
+        .fct_ms
+        .unwrap();
+    eprintln!("kernel {kernel:.1} ms, engine receiver {engine_rx:.1} ms, simulator {sim:.1} ms");
+    for (what, v) in [("engine receiver", engine_rx), ("simulator", sim)] {
+        assert!((v - kernel).abs() <= 0.05 * kernel, "{what}: {v} vs kernel {kernel}");
+    }
+    // And the window is what made the difference: a fixed 16 MB window is far off.
+    let mut fixed = sc.clone();
+    fixed.receiver_config_mut().window_model = lossrec::receiver::WindowModel::Fixed;
+    let f = lossrec_sim::run(&fixed, &Default::default()).unwrap().flows[0]
+        .fct_ms
+        .unwrap();
+    assert!(f < 0.9 * kernel, "fixed window {f} vs kernel {kernel}");
+}
