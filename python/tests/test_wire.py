@@ -133,3 +133,19 @@ def test_sigkill_leftovers_are_removed_by_cleanup(cli, tmp_path):
     assert r.code == 0, r.stderr
     assert not _mine(p.pid) and not _links(p.pid)
     assert cleanup() == []
+
+
+def test_reproduce_kernel_quick(cli, tmp_path):
+    r = cli("reproduce", "kernel", "--quick", "-q", "-o", str(tmp_path))
+    assert r.code == 0, r.stderr
+    report = (tmp_path / "kernel" / "report.md").read_text()
+    assert "Side by side, every point" in report
+    # The mid-flow cases hold: the engine's recovery and the receive-window model match
+    # the kernel (the lost-twice flow is the 525 ms case).
+    for claim in ("burst", "lost_twice"):
+        line = next(x for x in r.stdout.splitlines() if x.startswith(claim))
+        assert "holds" in line and "does not" not in line, line
+    # Every point that does not hold is explained.
+    rows = [x for x in report.splitlines() if x.startswith("| tail") or x.startswith("| tlp")]
+    assert rows and all(x.rstrip().endswith("|") and ("| yes |" in x or x.split("|")[-2].strip())
+                        for x in rows)

@@ -191,7 +191,10 @@ segments = 100
         .unwrap();
     eprintln!("kernel {kernel:.1} ms, engine receiver {engine_rx:.1} ms, simulator {sim:.1} ms");
     for (what, v) in [("engine receiver", engine_rx), ("simulator", sim)] {
-        assert!((v - kernel).abs() <= 0.05 * kernel, "{what}: {v} vs kernel {kernel}");
+        assert!(
+            (v - kernel).abs() <= 0.05 * kernel,
+            "{what}: {v} vs kernel {kernel}"
+        );
     }
     // And the window is what made the difference: a fixed 16 MB window is far off.
     let mut fixed = sc.clone();
