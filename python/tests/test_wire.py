@@ -149,3 +149,24 @@ def test_reproduce_kernel_quick(cli, tmp_path):
     rows = [x for x in report.splitlines() if x.startswith("| tail") or x.startswith("| tlp")]
     assert rows and all(x.rstrip().endswith("|") and ("| yes |" in x or x.split("|")[-2].strip())
                         for x in rows)
+
+
+def _bulk_goodputs():
+    sc = {"path": {"rtt_ms": 10, "rate_mbps": 1000, "queue_packets": 1000},
+          "sender": {"preset": "linux"}, "workload": {"kind": "bulk", "duration_s": 3}}
+    runs = lossrec.wire(sc, sender="both")
+    return {s: r.json["goodput_mbps"] for s, r in runs.items()}, runs
+
+
+def test_engine_goodput_is_at_least_90_percent_of_linux():
+    # 1 Gb/s, 10 ms RTT, no loss: the engine must never be the bottleneck. Real time on a
+    # shared machine is noisy, so the better of two rounds counts.
+    best = 0.0
+    for _ in range(2):
+        g, runs = _bulk_goodputs()
+        assert g["linux"] > 500, g  # the emulator itself carries the path's rate
+        assert runs["engine"].json["engine_ns_per_packet"] < 20_000
+        best = max(best, g["engine"] / g["linux"])
+        if best >= 0.9:
+            break
+    assert best >= 0.9, (best, g)

@@ -45,7 +45,10 @@ impl Tun {
             .map_err(|_| io::Error::other("TUN setup thread panicked"))?
         })?;
         let name = name.to_string_lossy().into_owned();
-        ns.ip(&["link", "set", "dev", &name, "mtu", &mtu.to_string()])?;
+        // A long queue towards the emulator: a kernel sender's bursts wait for the emulator
+        // thread instead of being dropped at the device (the path model decides losses).
+        let mtu = mtu.to_string();
+        ns.ip(&["link", "set", "dev", &name, "mtu", &mtu, "txqueuelen", "10000"])?;
         ns.ip(&["addr", "add", addr, "dev", &name])?;
         ns.ip(&["link", "set", "dev", &name, "up"])?;
         Ok(Tun { file, name })

@@ -34,7 +34,9 @@ def _side_by_side(runs: Dict[str, Result]) -> str:
                               for r in runs.values()])
     for head, get in (("timer p50 µs", lambda j: j["timer_lateness"]["p50_us"]),
                       ("timer p99 µs", lambda j: j["timer_lateness"]["p99_us"]),
-                      ("goodput Mb/s", lambda j: j.get("goodput_mbps"))):
+                      ("goodput Mb/s", lambda j: j.get("goodput_mbps")),
+                      ("engine CPU ns/packet", lambda j: j.get("engine_ns_per_packet")),
+                      ("wall s", lambda j: j.get("wall_s"))):
         rows.append([head] + [get(r.json) for r in runs.values()])
     return render(["flow 0"] + names, rows, align_left=1)
 
