@@ -183,8 +183,8 @@ impl<'a> Driver<'a> {
             match dst {
                 Some(ip) if ip == LINUX_CLIENT => self.topo.tun_s.send(&h.pkt)?,
                 Some(ip) if ip == LINUX_SERVER => self.topo.tun_r.send(&h.pkt)?,
-                Some(ip) if ip == ENGINE_CLIENT => self.to_engine_sender(now, &h.pkt),
-                Some(ip) if ip == ENGINE_SERVER => self.to_engine_receiver(now, &h.pkt),
+                Some(ip) if ip == ENGINE_CLIENT => self.deliver_to_engine_sender(now, &h.pkt),
+                Some(ip) if ip == ENGINE_SERVER => self.deliver_to_engine_receiver(now, &h.pkt),
                 _ => {}
             }
         }
@@ -218,7 +218,7 @@ impl<'a> Driver<'a> {
         }
     }
 
-    fn to_engine_sender(&mut self, now: u64, pkt: &[u8]) {
+    fn deliver_to_engine_sender(&mut self, now: u64, pkt: &[u8]) {
         let Ok(seg) = decode_ipv4(pkt) else { return };
         let Some(e) = self.engine.as_mut() else {
             return;
@@ -246,7 +246,7 @@ impl<'a> Driver<'a> {
         e.packets += 1;
     }
 
-    fn to_engine_receiver(&mut self, now: u64, pkt: &[u8]) {
+    fn deliver_to_engine_receiver(&mut self, now: u64, pkt: &[u8]) {
         let Ok(seg) = decode_ipv4(pkt) else { return };
         let i = match self.receivers.iter().position(|r| r.peer == seg.src) {
             Some(i) => i,

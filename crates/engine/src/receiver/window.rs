@@ -21,8 +21,10 @@
 //!   - the right edge never moves left (`tcp_select_window`: "never shrink the offered
 //!     window"), so while a segment is missing the edge stays where it was: RCV.NXT does
 //!     not move and `rcv_ssthresh` does not grow on out-of-order data.
+//!
 //!   The receiver RTT comes from the timestamps the sender echoes (`tcp_rcv_rtt_measure_ts`)
 //!   or, without timestamps, from the time to receive one window (`tcp_rcv_rtt_measure`).
+//!
 //!   Not modelled: memory pressure, the post-repair dip while the application has not yet
 //!   read a large in-order jump, and the truesize ratio's adaptation.
 
