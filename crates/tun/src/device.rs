@@ -48,7 +48,16 @@ impl Tun {
         // A long queue towards the emulator: a kernel sender's bursts wait for the emulator
         // thread instead of being dropped at the device (the path model decides losses).
         let mtu = mtu.to_string();
-        ns.ip(&["link", "set", "dev", &name, "mtu", &mtu, "txqueuelen", "10000"])?;
+        ns.ip(&[
+            "link",
+            "set",
+            "dev",
+            &name,
+            "mtu",
+            &mtu,
+            "txqueuelen",
+            "10000",
+        ])?;
         ns.ip(&["addr", "add", addr, "dev", &name])?;
         ns.ip(&["link", "set", "dev", &name, "up"])?;
         Ok(Tun { file, name })
