@@ -34,9 +34,11 @@ NOTES = """
   timeouts of 64 jiffies or more, on the timer wheel's coarser slots (32 ms up to 2 s,
   256 ms above). Each point's allowance is 5 % of the kernel's FCT plus one slot, at the
   length of the timeout, per probe or RTO the kernel fired.
-* **Application.** Both senders' applications write the flow and close once the write
-  has returned: a FIN goes on the last segment only if that segment was still queued,
-  else on its own — as `write()` then `shutdown()` on a socket.
+* **Application.** Both senders' applications write the flow and close once every byte
+  is acknowledged, so that nothing follows a lost tail — as in the simulator, whose FIN
+  rides on the (lost) last segment. The `fin_after_write` case closes right after the
+  write instead (`write()` then `shutdown()`): the kernel then sends its FIN on its own
+  behind the data, and that FIN changes how the tail is repaired.
 * **Delayed ACKs.** With `receiver.delayed_ack_ms = 40` the Linux receiver runs its own
   delayed ACKs (quick-ACK start, 40 ms minimum); otherwise its route has `quickack 1`.
 * Needs root and `/dev/net/tun`; elsewhere every claim is "not comparable".
@@ -63,10 +65,12 @@ def sweeps(quick: bool) -> List[Sweep]:
               labels={"case": "rto_min"}, **w),
         Sweep("burst.toml", {}, labels={"case": "burst"}, **w),
         Sweep("twice.toml", {}, labels={"case": "lost_twice"}, **w),
+        Sweep("tail.toml", {}, labels={"case": "fin_after_write"},
+              wire={"close": "after-write"}, **w),
     ]
     if not quick:
-        out.insert(2, Sweep("tail.toml", {"path.loss.model": ["none"]},
-                            labels={"case": "tail_k", "path.loss.count": 0}, **w))
+        out.insert(2, Sweep("no-loss.toml", {}, labels={"case": "tail_k", "path.loss.count": 0},
+                            **w))
         for f in ("tail.toml", "burst.toml", "twice.toml"):
             out.append(Sweep(f, {"receiver.delayed_ack_ms": [40]},
                              labels={"case": "delayed_acks", "file": f}, **w))

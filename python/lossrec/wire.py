@@ -5,7 +5,9 @@ Needs root, ``/dev/net/tun`` and iproute2; :func:`unavailable` says why not. Res
 the shape of :func:`lossrec.run`'s (a :class:`~lossrec.result.Result` whose ``flows`` carry
 the same fields); the JSON adds ``sender``, ``receiver``, ``path`` (the emulator's
 counters, including garbage and foreign packets dropped), ``timer_lateness`` (p50/p99 of
-how late the emulator handled its deadlines, µs), ``kernel`` (the Linux settings applied,
+how late the emulator woke for the deadlines it slept towards, µs), ``delivery_lateness``
+(how late every packet arrival and engine timer was handled, which adds the loop's
+backlog when the emulator is saturated), ``kernel`` (the Linux settings applied,
 those that could not be, and the result fields the kernel does not expose), ``wall_s``,
 and for bulk runs ``goodput_mbps``.
 """
@@ -47,6 +49,7 @@ def wire(
     pcap: Union[None, bool, str, "os.PathLike[str]"] = None,
     preset: Optional[str] = None,
     sets: Optional[Mapping[str, Any]] = None,
+    close: str = "after-ack",
 ) -> Union[Result, Dict[str, Result]]:
     """Runs a scenario through the wire.
 
@@ -61,6 +64,10 @@ def wire(
             ``sender="both"``, ``-engine``/``-linux`` are added before the suffix).
         preset, sets: the sender's preset and axis settings (the kernel gets what it can
             of them; ``Result.json["kernel"]["sender"]["not_applied"]`` lists the rest).
+        close: when both senders' applications close: ``after-ack`` (once every byte is
+            acknowledged: nothing follows the data, as in the simulator, whose FIN rides on
+            the last segment) or ``after-write`` (``write`` then ``shutdown``: the FIN goes
+            on its own right after the data when the data was already sent).
 
     Raises:
         OSError: the machine cannot run the wire, or setting it up failed.
@@ -74,7 +81,7 @@ def wire(
             if pcap not in (None, True, False):
                 base, ext = os.path.splitext(os.fspath(pcap))  # type: ignore[arg-type]
                 path = f"{base}-{s}{ext}"
-            r = wire(scenario, s, receiver, seed, trace, path, preset, sets)
+            r = wire(scenario, s, receiver, seed, trace, path, preset, sets, close)
             assert isinstance(r, Result)
             out[s] = r
         return out
@@ -86,7 +93,8 @@ def wire(
     if preset is not None or sets:
         text, origin = override_sender(text, origin, preset, sets or {})
     want_pcap = pcap is not None and pcap is not False
-    js, tr, pc = _core.wire_scenario(text, origin, seed, sender, receiver, bool(trace), want_pcap)
+    js, tr, pc = _core.wire_scenario(text, origin, seed, sender, receiver, bool(trace), want_pcap,
+                                     close)
     res = Result(js, tr, pc)
     if want_pcap and pcap is not True:
         res.write_pcap(pcap)  # type: ignore[arg-type]

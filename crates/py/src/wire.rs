@@ -24,7 +24,7 @@ fn side(name: &str, what: &str) -> PyResult<Side> {
 /// Runs a scenario through the wire. Returns `(json, trace, pcap)` like `run_scenario`;
 /// raises `OSError` when the machine cannot (not root, no TUN) or setup fails.
 #[pyfunction]
-#[pyo3(signature = (text, origin = "<string>", seed = None, sender = "engine", receiver = "linux", trace = false, pcap = false))]
+#[pyo3(signature = (text, origin = "<string>", seed = None, sender = "engine", receiver = "linux", trace = false, pcap = false, close = "after-ack"))]
 #[allow(clippy::too_many_arguments)]
 pub fn wire_scenario<'py>(
     py: Python<'py>,
@@ -35,7 +35,13 @@ pub fn wire_scenario<'py>(
     receiver: &str,
     trace: bool,
     pcap: bool,
+    close: &str,
 ) -> PyResult<(String, Option<String>, Option<Bound<'py, PyBytes>>)> {
+    let close = lossrec_tun::Close::parse(close).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "close: expected `after-ack` or `after-write`, got `{close}`"
+        ))
+    })?;
     let sc = lossrec_sim::Scenario::from_toml_str(text, origin)
         .map_err(|e| crate::scenario_err(py, e))?;
     let cancel = Arc::new(AtomicBool::new(false));
@@ -45,6 +51,7 @@ pub fn wire_scenario<'py>(
         receiver: side(receiver, "receiver")?,
         trace,
         pcap,
+        close,
         cancel: cancel.clone(),
     };
     let handle = std::thread::spawn(move || lossrec_tun::run(&sc, &opts));

@@ -61,10 +61,12 @@ pub struct EngineFlows {
     pub bulk: bool,
     pub seed: u64,
     pub current: Option<(EngineSender, Counters)>,
-    /// The application closes once its write has been handed over and the first burst
-    /// sent, as the Linux client does (`write` returns, then `shutdown`): a FIN goes on a
-    /// segment still queued, or alone when everything was already sent.
+    /// The application has yet to close; it does so as `close` says, like the Linux
+    /// client: once every byte is acknowledged, or once the write has been handed over
+    /// and the first burst sent (`write` returns, then `shutdown`: a FIN goes on a segment
+    /// still queued, or alone when everything was already sent).
     pub close_pending: bool,
+    pub close: crate::linux::Close,
     pub next: u64,
     pub results: Vec<FlowResult>,
     /// Thread CPU time spent inside the engine and packets it handled.
@@ -79,7 +81,13 @@ pub struct Driver<'a> {
     pub topo: &'a mut Topology,
     held: BinaryHeap<Reverse<Held>>,
     seq: u64,
+    /// Every deadline handled (packet arrivals, engine timers): includes the loop's
+    /// backlog when it is saturated.
     pub lateness: Lateness,
+    /// Deadlines the loop went to sleep for: how precisely it wakes (timer precision).
+    pub wakeups: Lateness,
+    /// The deadline the last sleep aimed at.
+    waiting_for: Option<u64>,
     pub pcap: Option<PcapWriter<Vec<u8>>>,
     pub trace: Option<Trace>,
     pub engine: Option<EngineFlows>,
@@ -108,6 +116,8 @@ impl<'a> Driver<'a> {
             held: BinaryHeap::new(),
             seq: 0,
             lateness: Lateness::default(),
+            wakeups: Lateness::default(),
+            waiting_for: None,
             pcap: None,
             trace: None,
             engine: None,
@@ -349,13 +359,18 @@ impl<'a> Driver<'a> {
         let now = self.clock.now();
         self.read_devices(now)?;
         let now = self.clock.now();
+        if let Some(d) = self.waiting_for.filter(|&d| d <= now) {
+            self.wakeups.record(d, now);
+            self.waiting_for = None;
+        }
         self.deliver_due(now)?;
         self.engine_turn(now);
         let now = self.clock.now();
-        let wait = self
-            .next_deadline()
-            .map_or(idle_ns, |d| d.saturating_sub(now))
-            .min(idle_ns);
+        let next = self.next_deadline();
+        if let Some(d) = next.filter(|&d| d > now) {
+            self.waiting_for = Some(d);
+        }
+        let wait = next.map_or(idle_ns, |d| d.saturating_sub(now)).min(idle_ns);
         if wait > clock::SPIN_NS {
             clock::wait(
                 &[self.topo.tun_s.fd(), self.topo.tun_r.fd()],
@@ -423,7 +438,11 @@ fn engine_step(
             out.push(b);
             e.packets += 1;
         }
-        if pass == 0 && e.close_pending && s.sender.snd_nxt() > 0 {
+        let due = match e.close {
+            crate::linux::Close::AfterWrite => s.sender.snd_nxt() > 0,
+            crate::linux::Close::AfterAck => s.sender.snd_una() >= e.bytes,
+        };
+        if pass == 0 && e.close_pending && due {
             e.close_pending = false;
             s.sender.close(t);
         }

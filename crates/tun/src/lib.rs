@@ -33,4 +33,5 @@ pub mod results;
 mod run;
 pub mod topology;
 
+pub use linux::Close;
 pub use run::{run, KernelSide, Side, WireOptions, WireOutput};

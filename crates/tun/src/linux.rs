@@ -218,6 +218,31 @@ pub struct ClientJob {
     pub bulk: Option<Duration>,
     pub congestion: Option<String>,
     pub deadline: Duration,
+    pub close: Close,
+}
+
+/// When the application closes (sends its FIN).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Close {
+    /// Once every byte is acknowledged (a persistent connection's response, then a close
+    /// later): nothing follows the data, so a lost tail is a pure tail — as in the
+    /// simulator, whose FIN rides on the last segment.
+    #[default]
+    AfterAck,
+    /// As soon as the write returned (`write` then `shutdown`): the FIN goes on the last
+    /// segment if it is still queued, else on its own right after the data.
+    AfterWrite,
+}
+
+impl Close {
+    pub fn parse(s: &str) -> Option<Close> {
+        match s {
+            "after-ack" => Some(Close::AfterAck),
+            "after-write" => Some(Close::AfterWrite),
+            _ => None,
+        }
+    }
 }
 
 /// Runs the client in `ns` on a thread; results per flow.
@@ -245,7 +270,17 @@ fn one_flow(job: &ClientJob, start: Instant, stop: &AtomicBool) -> io::Result<Ke
     let before = mib();
     let sock = socket_to(job)?;
     let mut s = sock;
-    let chunk = vec![0u8; 1 << 16];
+    // A flow is handed over in one write, as the engine gets it (`write(bytes)`): with a
+    // send buffer that holds it all, the kernel cuts whole segments and nothing waits for
+    // buffer space; bulk writes 64 KiB at a time.
+    let chunk = vec![
+        0u8;
+        if job.bulk.is_some() {
+            1 << 16
+        } else {
+            job.bytes.min(MAX_FLOW_WRITE) as usize
+        }
+    ];
     let mut left = job.bytes;
     let t0 = Instant::now();
     let mut unfinished;
@@ -268,7 +303,9 @@ fn one_flow(job: &ClientJob, start: Instant, stop: &AtomicBool) -> io::Result<Ke
             Err(e) => return Err(e),
         }
     }
-    let _ = s.shutdown(std::net::Shutdown::Write);
+    if job.close == Close::AfterWrite {
+        let _ = s.shutdown(std::net::Shutdown::Write);
+    }
     // Finished when every byte (and the FIN) is acknowledged: the simulator's rule.
     let mut info = tcp_info(&s)?;
     while !unfinished && (info.unacked > 0 || info.notsent_bytes > 0) {
@@ -279,12 +316,36 @@ fn one_flow(job: &ClientJob, start: Instant, stop: &AtomicBool) -> io::Result<Ke
         std::thread::sleep(Duration::from_micros(200));
         info = tcp_info(&s)?;
     }
+    if job.close == Close::AfterAck {
+        let _ = s.shutdown(std::net::Shutdown::Write);
+    }
     let after = mib();
     Ok(KernelFlow {
         info,
         mib: mib_delta(&before, &after),
         unfinished,
     })
+}
+
+/// Flows up to this size are written in one call.
+const MAX_FLOW_WRITE: u64 = 64 << 20;
+
+fn set_int(s: &TcpStream, level: i32, name: i32, v: i32) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: setsockopt with an int value and its size.
+    let r = unsafe {
+        libc::setsockopt(
+            s.as_raw_fd(),
+            level,
+            name,
+            (&v as *const i32).cast(),
+            std::mem::size_of::<i32>() as libc::socklen_t,
+        )
+    };
+    if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 fn socket_to(job: &ClientJob) -> io::Result<TcpStream> {
@@ -299,6 +360,13 @@ fn socket_to(job: &ClientJob) -> io::Result<TcpStream> {
     let s: TcpStream = unsafe { std::os::fd::FromRawFd::from_raw_fd(fd) };
     if let Some(cc) = &job.congestion {
         set_congestion(&s, cc)?;
+    }
+    // No Nagle (the engine has none: a short last segment goes when the window allows);
+    // for flows, a send buffer for the whole flow (bulk keeps the kernel's autotuning).
+    set_int(&s, libc::IPPROTO_TCP, libc::TCP_NODELAY, 1)?;
+    if job.bulk.is_none() {
+        let buf = (2 * job.bytes.min(MAX_FLOW_WRITE)).clamp(1 << 16, i32::MAX as u64) as i32;
+        set_int(&s, libc::SOL_SOCKET, libc::SO_SNDBUF, buf)?;
     }
     let sa = libc::sockaddr_in {
         sin_family: libc::AF_INET as libc::sa_family_t,

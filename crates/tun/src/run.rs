@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::clock::LatenessSummary;
 use crate::driver::{Driver, EngineFlows};
-use crate::linux::{self, ClientJob, KernelFlow, Settings};
+use crate::linux::{self, ClientJob, Close, KernelFlow, Settings};
 use crate::path::{Path, PathStats};
 use crate::topology::{Topology, ENGINE_SERVER, LINUX_SERVER, PORT};
 
@@ -51,6 +51,8 @@ pub struct WireOptions {
     pub receiver: Side,
     pub trace: bool,
     pub pcap: bool,
+    /// When the application closes (both senders alike).
+    pub close: Close,
     /// Set from elsewhere (a signal handler, Python's Ctrl-C) to stop early and clean up.
     pub cancel: Arc<AtomicBool>,
 }
@@ -63,6 +65,7 @@ impl Default for WireOptions {
             receiver: Side::Linux,
             trace: false,
             pcap: false,
+            close: Close::default(),
             cancel: Arc::new(AtomicBool::new(false)),
         }
     }
@@ -83,9 +86,14 @@ pub struct WireOutput {
     pub seed: u64,
     pub sender: Side,
     pub receiver: Side,
+    pub close: Close,
     pub flows: Vec<FlowResult>,
     pub path: PathStats,
+    /// How late the loop woke for the deadlines it slept towards (timer precision).
     pub timer_lateness: LatenessSummary,
+    /// How late every packet arrival and engine timer was handled (adds the loop's
+    /// backlog when the emulator is saturated).
+    pub delivery_lateness: LatenessSummary,
     pub kernel: KernelSide,
     pub wall_s: f64,
     /// Bulk: in-order bytes at the receiver per second of the duration, Mb/s.
@@ -169,6 +177,7 @@ pub fn run(sc: &Scenario, opts: &WireOptions) -> io::Result<WireOutput> {
             bulk,
             congestion: topo.sender_settings.congestion.clone(),
             deadline: limit,
+            close: opts.close,
         };
         linux::spawn_client(&topo.ns_s, job, stop.clone())
     });
@@ -198,6 +207,7 @@ pub fn run(sc: &Scenario, opts: &WireOptions) -> io::Result<WireOutput> {
             seed,
             current: None,
             close_pending: false,
+            close: opts.close,
             next: 0,
             results: Vec::new(),
             cpu_ns: 0,
@@ -300,9 +310,11 @@ fn collect(
         seed,
         sender: opts.sender,
         receiver: opts.receiver,
+        close: opts.close,
         flows: results,
         path: d.path.stats.clone(),
-        timer_lateness: d.lateness.summary(),
+        timer_lateness: d.wakeups.summary(),
+        delivery_lateness: d.lateness.summary(),
         kernel,
         wall_s,
         goodput_mbps,

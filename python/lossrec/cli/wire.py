@@ -34,6 +34,7 @@ def _side_by_side(runs: Dict[str, Result]) -> str:
                               for r in runs.values()])
     for head, get in (("timer p50 µs", lambda j: j["timer_lateness"]["p50_us"]),
                       ("timer p99 µs", lambda j: j["timer_lateness"]["p99_us"]),
+                      ("delivery p99 µs", lambda j: j["delivery_lateness"]["p99_us"]),
                       ("goodput Mb/s", lambda j: j.get("goodput_mbps")),
                       ("engine CPU ns/packet", lambda j: j.get("engine_ns_per_packet")),
                       ("wall s", lambda j: j.get("wall_s"))):
@@ -70,13 +71,17 @@ def _notes(r: Result) -> str:
               metavar="FILE.png", help="Draw a time-sequence graph.")
 @click.option("--preset", metavar="NAME", help="Run the sender under this preset.")
 @click.option("--set", "sets", metavar="AXIS=VALUE", multiple=True, help="Set one sender axis.")
+@click.option("--close", type=click.Choice(["after-ack", "after-write"]), default="after-ack",
+              show_default=True,
+              help="When the applications close: once every byte is acknowledged (nothing follows "
+                   "the data, as in the simulator), or right after the write (a FIN on its own).")
 @click.option("--cleanup", is_flag=True,
               help="Remove namespaces and devices left by wire runs whose process died, and exit.")
 @handle_errors
 def wire_cmd(scenario: Optional[Path], sender: str, receiver: str, seed: Optional[int],
              as_json: bool, trace_path: Optional[Path], pcap_path: Optional[Path],
              plot_path: Optional[Path], preset: Optional[str], sets: Sequence[str],
-             cleanup: bool) -> None:
+             close: str, cleanup: bool) -> None:
     """Run SCENARIO.toml through the real wire: TUN devices, an emulated path, Linux.
 
     \b
@@ -100,7 +105,7 @@ def wire_cmd(scenario: Optional[Path], sender: str, receiver: str, seed: Optiona
     want_trace = trace_path is not None or plot_path is not None
     try:
         res = run_wire(scenario, sender, receiver, seed, want_trace, pcap_path is not None,
-                       preset, axes)
+                       preset, axes, close)
     except KeyboardInterrupt:
         # The run stopped and removed its namespaces before this reached us.
         click.echo("lossrec: interrupted; namespaces removed", err=True)

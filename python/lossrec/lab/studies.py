@@ -49,6 +49,8 @@ class Sweep:
     #: ``sim`` (the simulator), or ``wire``: each point through the real wire with the
     #: engine's and Linux's sender (:func:`~lossrec.lab.wire_sweeps.wire_sweep`, needs root).
     runner: str = "sim"
+    #: Options of :func:`~lossrec.lab.wire_sweeps.wire_sweep` (``close``, ``receiver``).
+    wire: Dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -170,7 +172,7 @@ def run_study_sweeps(study: Study, quick: bool, jobs: Optional[int] = None,
         if sw.runner == "wire":
             from .wire_sweeps import wire_sweep
 
-            df = wire_sweep(study.dir / sw.scenario, sw.params, reps=sw.reps)
+            df = wire_sweep(study.dir / sw.scenario, sw.params, reps=sw.reps, **sw.wire)
         elif sw.details:
             df, rec = detailed_sweep(study.dir / sw.scenario, sw.params, reps=sw.reps, jobs=jobs,
                                      common_seeds=sw.common_seeds)

@@ -25,7 +25,7 @@ SIDES = ("engine", "kernel", "sim")
 
 
 def wire_sweep(scenario: ScenarioLike, params: Optional[Mapping[str, Sequence[Any]]] = None,
-               reps: int = 1, receiver: str = "linux",
+               reps: int = 1, receiver: str = "linux", close: str = "after-ack",
                progress: Optional[Callable[[str], None]] = None) -> pd.DataFrame:
     """Runs every point of ``params`` (dotted key → values, cartesian product) × ``reps``
     through the wire with both senders, and in the simulator; see the module doc."""
@@ -45,7 +45,7 @@ def wire_sweep(scenario: ScenarioLike, params: Optional[Mapping[str, Sequence[An
                     extra: Dict[str, Any] = {}
                 else:
                     r = wire(text, sender="engine" if side == "engine" else "linux",
-                             receiver=receiver)
+                             receiver=receiver, close=close)
                     assert not isinstance(r, dict)
                     extra = {"timer_p99_us": r.json["timer_lateness"]["p99_us"],
                              "not_applied": ";".join(
