@@ -13,7 +13,12 @@ if ! command -v tshark >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq tshark >/dev/null
 fi
 
-step "Rust tests (engine, wire, simulator, scripts)"
+step "Rust tests (engine, wire, simulator, scripts, the real wire)"
+if [ "$(id -u)" -eq 0 ] && [ -e /dev/net/tun ]; then
+  echo "real-wire tests run (root, /dev/net/tun): namespaces lossrec-<pid>-*, TUN devices lr<pid>*"
+else
+  echo "real-wire tests SKIPPED: they need root and /dev/net/tun (CI has both)"
+fi
 cargo test --workspace --exclude lossrec-py --quiet
 
 step "installing the Python package (maturin build of the Rust core)"
@@ -30,4 +35,12 @@ lossrec reproduce --all --quick -q -o "$repro_out"
 cat "$repro_out/index.md"
 
 step "Python tests"
-python3 -m pytest -q python/tests
+python3 -m pytest -q -rs python/tests
+
+step "nothing of the real wire is left behind"
+if [ "$(id -u)" -eq 0 ]; then
+  left="$(ip netns list | grep -c '^lossrec-' || true)"
+  links="$(ip -o link | grep -c ': lr[0-9]' || true)"
+  echo "lossrec namespaces: $left, lr* devices: $links"
+  [ "$left" -eq 0 ] && [ "$links" -eq 0 ]
+fi

@@ -15,9 +15,11 @@ from .api import Preset, bench, presets, run, validate
 from .result import NotRequestedError, Result
 from .scenario import dict_to_toml
 from .lab import point_scenario, reproduce, reproduce_all, sweep, sweep_seed
+from .wire import wire
 
 __all__ = [
     "run",
+    "wire",
     "sweep",
     "sweep_seed",
     "point_scenario",

@@ -65,7 +65,7 @@ def test_cli_needs_exactly_one_target(cli):
 
 def test_unknown_study(cli):
     r = cli("reproduce", "nope", "--experiments", str(EXPERIMENTS))
-    assert r.code == 2 and "unknown study `nope`; studies: classic-baseline, prr" in r.stderr
+    assert r.code == 2 and "unknown study `nope`; studies: classic-baseline, kernel, prr" in r.stderr
 
 
 # ------------------------------------------------------------- the contract, on a toy study

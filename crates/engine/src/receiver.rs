@@ -18,12 +18,15 @@
 //!   `ts.ecr` is TS.Recent.
 
 mod reassembly;
+mod window;
 
 use std::collections::VecDeque;
 
 use crate::packet::{Ack, Range, SackBlocks, Segment, SynOptions, Timestamps};
 use crate::time::{Duration, Instant};
 use reassembly::{Arrival, Reassembly};
+use window::Window;
+pub use window::{WindowModel, LINUX_INITIAL_CLAMP};
 
 /// How the receiver acknowledges.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,8 +42,11 @@ pub struct ReceiverConfig {
     pub timestamps: bool,
     /// MSS the receiver announces on its SYN-ACK.
     pub mss: u16,
-    /// Advertised receive window in bytes.
+    /// The fixed receive window in bytes ([`WindowModel::Fixed`]), or the largest the Linux
+    /// model's autotuning grows to.
     pub window: u64,
+    /// How the advertised window is chosen (default: as Linux does, `receiver::window`).
+    pub window_model: WindowModel,
     /// Linux quick-ACK mode: the first this-many segments are ACKed at once even with
     /// delayed ACKs (Linux TCP_MAX_QUICKACKS = 16). 0 disables.
     pub quickack_segments: u32,
@@ -55,6 +61,7 @@ impl Default for ReceiverConfig {
             timestamps: true,
             mss: 1460,
             window: 16 << 20,
+            window_model: WindowModel::Linux,
             quickack_segments: 16,
         }
     }
@@ -95,8 +102,6 @@ pub struct ReceiverStats {
     pub acks_discarded_unpolled: u64,
 }
 
-/// Largest unscaled window field (RFC 9293 §3.1).
-const MAX_UNSCALED_WINDOW: u64 = 65_535;
 /// The window scale this receiver offers when the peer offers one (RFC 7323 §2.2).
 const RCV_WSCALE: u8 = 7;
 /// Linux's initial `rcv_mss` estimate, before any segment was measured (TCP_MSS_DEFAULT).
@@ -132,8 +137,8 @@ pub struct Receiver {
     syn_ack: Option<SynOptions>,
     sack_ok: bool,
     ts_ok: bool,
-    /// Receive window in bytes (RCV.WND), fixed once the options are agreed.
-    rcv_wnd: u64,
+    /// Receive window (RCV.WND) and its right edge.
+    win: Window,
     data: Reassembly,
     /// RFC 7323 §4.3 TS.Recent.
     ts_recent: Option<u64>,
@@ -165,7 +170,13 @@ impl Receiver {
             syn_ack: None,
             sack_ok: cfg.sack,
             ts_ok: cfg.timestamps,
-            rcv_wnd: cfg.window,
+            win: Window::new(
+                cfg.window_model,
+                cfg.window,
+                u64::from(cfg.mss),
+                None,
+                false,
+            ),
             data: Reassembly::new(MAX_OOO_BLOCKS),
             ts_recent: None,
             last_ack_sent: 0,
@@ -207,7 +218,7 @@ impl Receiver {
             self.update_ts_recent(seg);
             return;
         }
-        let right_edge = self.data.rcv_nxt().saturating_add(self.rcv_wnd);
+        let right_edge = self.win.right_edge(self.data.rcv_nxt());
         if seg.range.start > right_edge || (seg.range.start == right_edge && !seg.range.is_empty())
         {
             // RFC 9293 §3.10.7.4: an unacceptable segment is answered with an ACK.
@@ -216,6 +227,11 @@ impl Receiver {
             return;
         }
         self.update_ts_recent(seg);
+        if let (true, Some(t)) = (self.ts_ok, seg.ts) {
+            if seg.range.end > self.data.rcv_nxt() {
+                self.win.on_ts_echo(now, t.ecr);
+            }
+        }
         let mut range = seg.range;
         let mut fin = seg.fin;
         if range.end > right_edge {
@@ -266,9 +282,10 @@ impl Receiver {
         self.fin_at.is_some_and(|f| self.data.rcv_nxt() >= f)
     }
 
-    /// The receive window advertised on every ACK after the SYN-ACK, in bytes.
+    /// The receive window last offered (right edge − RCV.NXT), in bytes.
     pub fn window(&self) -> u64 {
-        self.rcv_wnd
+        let nxt = self.data.rcv_nxt();
+        self.win.right_edge(nxt) - nxt
     }
 
     /// Whether SACK (and so DSACK, if configured) is in use on this connection.
@@ -305,13 +322,8 @@ impl Receiver {
                 self.sack_ok = self.cfg.sack && opts.sack_permitted;
                 self.ts_ok = self.cfg.timestamps && opts.timestamps;
                 let wscale = opts.window_scale.map(|_| RCV_WSCALE);
-                self.rcv_wnd = match wscale {
-                    Some(ws) => {
-                        let w = self.cfg.window.min(MAX_UNSCALED_WINDOW << ws);
-                        (w >> ws << ws).max(1 << ws)
-                    }
-                    None => self.cfg.window.min(MAX_UNSCALED_WINDOW),
-                };
+                let mss = u64::from(self.cfg.mss);
+                self.win = Window::new(self.cfg.window_model, self.cfg.window, mss, wscale, true);
                 self.syn_ack = Some(SynOptions {
                     mss: self.cfg.mss,
                     sack_permitted: self.sack_ok,
@@ -331,7 +343,7 @@ impl Receiver {
             cumulative: 0,
             sack: SackBlocks::new(),
             ts: self.ts_echo(),
-            window: self.rcv_wnd.min(MAX_UNSCALED_WINDOW),
+            window: self.win.initial(),
             syn: self.syn_ack,
         };
         self.push(Queued { ack, dsack: false });
@@ -357,6 +369,7 @@ impl Receiver {
 
     fn on_data(&mut self, now: Instant, range: Range, fin: bool) {
         let had_ooo = self.data.has_out_of_order();
+        let from = self.data.rcv_nxt();
         let out_of_order = range.start > self.data.rcv_nxt();
         let arrival = match self.data.insert(range) {
             Ok(a) => a,
@@ -369,6 +382,8 @@ impl Receiver {
         if fin && self.fin_at.is_none() {
             self.fin_at = Some(range.end);
         }
+        let to = self.data.rcv_nxt();
+        self.win.on_in_order(now, from, to, range.len(), self.ts_ok);
         self.stats.bytes_in += arrival.new_bytes;
         self.stats.dup_bytes += arrival.dup_bytes;
         self.stats.out_of_order_segments += u64::from(out_of_order);
@@ -424,11 +439,15 @@ impl Receiver {
             }
             self.data.fill_sack(&mut sack, max);
         }
+        let ooo = match self.cfg.window_model {
+            WindowModel::Fixed => 0,
+            WindowModel::Linux => self.data.blocks().map(|b| b.len()).sum(),
+        };
         let ack = Ack {
             cumulative: self.data.rcv_nxt(),
             sack,
             ts: self.ts_echo(),
-            window: self.rcv_wnd,
+            window: self.win.advertise(self.data.rcv_nxt(), ooo),
             syn: None,
         };
         self.last_ack_sent = ack.cumulative;

@@ -134,6 +134,8 @@ pub struct Scoreboard {
     /// No outstanding retransmission was sent at an SND.NXT below this (Linux
     /// `lost_retrans_low`): SACKs must reach above it before any can be found lost.
     lost_retrans_low: u64,
+    /// What the last rescue retransmission (NextSeg rule 4) carried.
+    rescued: Option<Range>,
     /// SACK tags whole segments only (Linux), not octets (RFC 6675).
     whole_segments: bool,
     /// NextSeg rule 1 never needs to look below this offset again.

@@ -77,6 +77,7 @@ fn config() -> impl Strategy<Value = ReceiverConfig> {
             dsack,
             timestamps,
             quickack_segments: quick,
+            window_model: lossrec::receiver::WindowModel::Fixed,
             ..ReceiverConfig::default()
         })
 }

@@ -23,6 +23,7 @@ mod benchmarks;
 mod sweep;
 mod tail_vectors;
 mod vectors;
+mod wire;
 
 create_exception!(
     _core,
@@ -181,5 +182,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(batch::run_batch, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::sweep_seed, m)?)?;
     m.add_function(wrap_pyfunction!(batch::simulate_only, m)?)?;
+    m.add_function(wrap_pyfunction!(wire::wire_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(wire::wire_cleanup, m)?)?;
+    m.add_function(wrap_pyfunction!(wire::wire_unavailable, m)?)?;
+    m.add_function(wrap_pyfunction!(wire::wire_namespaces, m)?)?;
     Ok(())
 }

@@ -11,6 +11,7 @@ use crate::ast::*;
 use crate::runner::{fail, Runner, Step};
 use crate::syscall::unsupported;
 use crate::wire::{seq_of, Sent};
+use lossrec::receiver::WindowModel;
 use lossrec::{
     Ack, Instant, Range, Receiver, ReceiverConfig, SackBlocks, Segment, SynOptions, Timestamps,
     Transmit, Why,
@@ -138,6 +139,7 @@ impl Runner<'_> {
                 timestamps: s.timestamps_enabled(),
                 mss: 1460,
                 window: 16 << 20,
+                window_model: WindowModel::Fixed,
                 quickack_segments: 16,
             };
             self.receiver = Some(Receiver::new(cfg, self.now));

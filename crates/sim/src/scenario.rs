@@ -52,7 +52,10 @@
 //! sack = true              # default true
 //! dsack = true             # default true
 //! timestamps = true        # default true
-//! # window_bytes = 16777216
+//! # window_bytes = 16777216  # fixed: the window; linux: the most autotuning grows to
+//! window_model = "linux"   # linux (default): Linux's initial window (64 KiB in whole
+//!                          # segments), growth, autotuning and fixed right edge while a
+//!                          # segment is missing | fixed: window_bytes on every ACK
 //! # quickack = 16          # Linux quick-ACK segments at start (0 = off)
 //!
 //! [sender]
@@ -162,6 +165,56 @@ impl Scenario {
     /// The receiver configuration every flow uses.
     pub fn receiver_config(&self) -> &ReceiverConfig {
         &self.receiver
+    }
+
+    /// The forward (data-direction) bottleneck.
+    pub fn forward(&self) -> LinkSpec {
+        self.forward
+    }
+
+    /// The reverse (ACK-direction) bottleneck.
+    pub fn reverse(&self) -> LinkSpec {
+        self.reverse
+    }
+
+    /// The data-direction loss model.
+    pub fn loss(&self) -> &LossSpec {
+        &self.loss
+    }
+
+    /// The ACK-direction loss model.
+    pub fn ack_loss(&self) -> &LossSpec {
+        &self.ack_loss
+    }
+
+    /// Data-direction reordering, if any.
+    pub fn reorder(&self) -> Option<&ReorderSpec> {
+        self.reorder.as_ref()
+    }
+
+    /// ACK-direction reordering, if any.
+    pub fn ack_reorder(&self) -> Option<&ReorderSpec> {
+        self.ack_reorder.as_ref()
+    }
+
+    /// Delay spikes, if any.
+    pub fn spikes(&self) -> Option<SpikeSpec> {
+        self.spikes
+    }
+
+    /// The workload.
+    pub fn workload(&self) -> &Workload {
+        &self.workload
+    }
+
+    /// The time limit, nanoseconds.
+    pub fn max_time_ns(&self) -> u64 {
+        self.max_time_ns
+    }
+
+    /// Mutable receiver configuration (the wire's engine receiver, studies).
+    pub fn receiver_config_mut(&mut self) -> &mut ReceiverConfig {
+        &mut self.receiver
     }
 
     /// The `[[background]]` sources.

@@ -6,6 +6,8 @@
 //! - `send`: the sender emitted a segment: `seq` `[start, end)` in stream offsets, `why`
 //!   (`lossrec::Why::name`), plus `syn`/`fin`/`psh` when set. Recorded whether or not the
 //!   path then loses it.
+//!   Segments observed on the real wire from Linux's sender have `why` `new` or
+//!   `retransmission` (classified by sequence; see `Trace::send_observed`).
 //! - `drop`: the path lost a packet: `dir` `"data"` (with `seq`) or `"ack"` (with `ack`), and
 //!   `cause` `"loss"` (the loss model) or `"queue"` (drop-tail).
 //! - `recv`: a segment reached the receiver: `seq` (plus `syn`/`fin` when set).
@@ -77,6 +79,21 @@ impl Trace {
         self.flag("syn", tx.syn.is_some());
         self.flag("fin", tx.fin);
         self.flag("psh", tx.psh);
+        self.end();
+    }
+
+    /// A data segment seen on a wire rather than emitted by the engine (the kernel's
+    /// sender, classified by the path emulator): `why` is `new`, or `retransmission` when
+    /// it starts below the highest byte sent before.
+    pub fn send_observed(&mut self, t_ns: u64, flow: u32, range: Range, retransmission: bool) {
+        self.head(t_ns, flow, "send");
+        let (s, e) = seq(range);
+        let why = if retransmission {
+            "retransmission"
+        } else {
+            "new"
+        };
+        let _ = write!(self.out, ",\"seq\":[{s},{e}],\"why\":\"{why}\"");
         self.end();
     }
 

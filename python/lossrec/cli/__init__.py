@@ -15,5 +15,6 @@ from . import bench as _bench  # noqa: F401,E402
 from . import script as _script  # noqa: F401,E402
 from . import sweep as _sweep  # noqa: F401,E402
 from . import reproduce as _reproduce  # noqa: F401,E402
+from . import wire as _wire  # noqa: F401,E402
 
 __all__ = ["main"]

@@ -46,6 +46,11 @@ class Sweep:
     common_seeds: bool = False
     labels: Dict[str, Any] = field(default_factory=dict)
     details: bool = False
+    #: ``sim`` (the simulator), or ``wire``: each point through the real wire with the
+    #: engine's and Linux's sender (:func:`~lossrec.lab.wire_sweeps.wire_sweep`, needs root).
+    runner: str = "sim"
+    #: Options of :func:`~lossrec.lab.wire_sweeps.wire_sweep` (``close``, ``receiver``).
+    wire: Dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -164,7 +169,11 @@ def run_study_sweeps(study: Study, quick: bool, jobs: Optional[int] = None,
     frames, runs, recs = [], [], []
     for sw in study.sweeps(quick):
         t0 = time.perf_counter()
-        if sw.details:
+        if sw.runner == "wire":
+            from .wire_sweeps import wire_sweep
+
+            df = wire_sweep(study.dir / sw.scenario, sw.params, reps=sw.reps, **sw.wire)
+        elif sw.details:
             df, rec = detailed_sweep(study.dir / sw.scenario, sw.params, reps=sw.reps, jobs=jobs,
                                      common_seeds=sw.common_seeds)
             for k, v in sw.labels.items():

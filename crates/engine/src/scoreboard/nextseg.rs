@@ -302,6 +302,12 @@ impl Scoreboard {
         let high_rxt = self.high_rxt;
         let s = self.on_retransmit(now, start);
         self.high_rxt = high_rxt;
+        self.rescued = s.map(|s| s.range());
         s
+    }
+
+    /// The range the last rescue retransmission carried.
+    pub fn rescued(&self) -> Option<Range> {
+        self.rescued
     }
 }

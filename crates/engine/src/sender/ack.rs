@@ -330,7 +330,10 @@ impl Sender {
             // A DSACK of a tail loss probe says the probe was redundant, not that the
             // network reordered anything (Linux FLAG_DSACK_TLP is kept out of reordering).
             let probe = self.dsack_for_probe(d);
-            if !probe {
+            // A rescue retransmission (RFC 6675 NextSeg rule 4) is sent without loss
+            // evidence: its duplicate, like a probe's, says nothing about reordering.
+            let rescue = self.sb.rescued() == Some(d);
+            if !probe && !rescue {
                 self.note_spurious(now, d, ReorderSignal::Dsack);
             }
             self.spurious_on_dsack(d, probe);

@@ -396,6 +396,14 @@ impl Cx<'_> {
         if let Some(w) = r.window_bytes {
             c.window = self.at_least("receiver.window_bytes", w, u64::from(sender.mss))?;
         }
+        if let Some(m) = &r.window_model {
+            c.window_model = lossrec::receiver::WindowModel::parse(m).ok_or_else(|| {
+                self.err(
+                    "receiver.window_model",
+                    format!("expected \"linux\" or \"fixed\", got {m:?}"),
+                )
+            })?;
+        }
         c.quickack_segments = r.quickack.unwrap_or(c.quickack_segments);
         c.mss = sender.mss;
         Ok(c)

@@ -109,6 +109,7 @@ pub(super) struct RawReceiver {
     pub(super) dsack: Option<bool>,
     pub(super) timestamps: Option<bool>,
     pub(super) window_bytes: Option<u64>,
+    pub(super) window_model: Option<String>,
     pub(super) quickack: Option<u32>,
 }
 

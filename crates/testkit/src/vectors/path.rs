@@ -10,7 +10,7 @@ use std::collections::BinaryHeap;
 use lossrec::config::Config;
 use lossrec::event::Event;
 use lossrec::packet::{Ack, Range, Segment, Why};
-use lossrec::receiver::{Receiver, ReceiverConfig};
+use lossrec::receiver::{Receiver, ReceiverConfig, WindowModel};
 use lossrec::time::{Duration, Instant};
 use lossrec::Sender;
 
@@ -47,7 +47,12 @@ impl Path {
     pub fn new(config: Config, one_way: Duration) -> Path {
         Path {
             config,
-            receiver: ReceiverConfig::default(),
+            // The worked examples assume a receiver that never limits the sender (the RFCs'
+            // and seeds' idealised path), not Linux's autotuned window.
+            receiver: ReceiverConfig {
+                window_model: WindowModel::Fixed,
+                ..ReceiverConfig::default()
+            },
             one_way,
             writes: vec![],
             close: true,

@@ -1,0 +1,464 @@
+//! The real-time loop: one thread owns both TUN devices, the emulated [`Path`], and the
+//! engine's endpoints.
+//!
+//! Each turn reads every packet waiting on either device (the Linux client's data, the
+//! Linux server's ACKs) and offers it to the path, hands packets whose arrival time has
+//! come to their destination (a device, or an engine endpoint), fires due engine timers,
+//! lets the engine send, then sleeps until the next deadline or a readable device. The
+//! engine sees `now` as the emulator clock's value when it is called, so its segments
+//! enter the path at the moment it produced them. Every packet the path carries is also
+//! written, as it enters the path, to the pcap (both directions, real bytes).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::io;
+use std::net::{Ipv4Addr, SocketAddrV4};
+
+use lossrec::{Instant, Range};
+use lossrec_sim::episodes::Counters;
+use lossrec_sim::trace::{DropCause, Trace};
+use lossrec_sim::FlowResult;
+use lossrec_wire::{decode_ipv4, PcapWriter};
+
+use crate::clock::{self, Clock, Lateness};
+use crate::engine_receiver::EngineReceiver;
+use crate::engine_sender::EngineSender;
+use crate::path::{Dir, Fate, Path, Seen};
+use crate::topology::{Topology, ENGINE_CLIENT, ENGINE_SERVER, LINUX_CLIENT, LINUX_SERVER, PORT};
+
+/// A packet held by the path until it arrives.
+struct Held {
+    at: u64,
+    seq: u64,
+    dir: Dir,
+    conn: Option<u32>,
+    range: Range,
+    pkt: Vec<u8>,
+}
+
+impl PartialEq for Held {
+    fn eq(&self, o: &Self) -> bool {
+        (self.at, self.seq) == (o.at, o.seq)
+    }
+}
+impl Eq for Held {}
+impl PartialOrd for Held {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Held {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (self.at, self.seq).cmp(&(o.at, o.seq))
+    }
+}
+
+/// The engine sender's flows, one after another.
+pub struct EngineFlows {
+    pub cfg: lossrec::Config,
+    pub flows: u64,
+    pub bytes: u64,
+    pub bulk: bool,
+    pub seed: u64,
+    pub current: Option<(EngineSender, Counters)>,
+    /// The application has yet to close; it does so as `close` says, like the Linux
+    /// client: once every byte is acknowledged, or once the write has been handed over
+    /// and the first burst sent (`write` returns, then `shutdown`: a FIN goes on a segment
+    /// still queued, or alone when everything was already sent).
+    pub close_pending: bool,
+    pub close: crate::linux::Close,
+    pub next: u64,
+    pub results: Vec<FlowResult>,
+    /// Thread CPU time spent inside the engine and packets it handled.
+    pub cpu_ns: u64,
+    pub packets: u64,
+}
+
+/// State of one run's loop.
+pub struct Driver<'a> {
+    pub clock: Clock,
+    pub path: Path,
+    pub topo: &'a mut Topology,
+    held: BinaryHeap<Reverse<Held>>,
+    seq: u64,
+    /// Every deadline handled (packet arrivals, engine timers): includes the loop's
+    /// backlog when it is saturated.
+    pub lateness: Lateness,
+    /// Deadlines the loop went to sleep for: how precisely it wakes (timer precision).
+    pub wakeups: Lateness,
+    /// The deadline the last sleep aimed at.
+    waiting_for: Option<u64>,
+    pub pcap: Option<PcapWriter<Vec<u8>>>,
+    pub trace: Option<Trace>,
+    pub engine: Option<EngineFlows>,
+    pub receivers: Vec<EngineReceiver>,
+    pub rcv_cfg: lossrec::ReceiverConfig,
+    buf: Vec<u8>,
+    out: Vec<Vec<u8>>,
+}
+
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+impl<'a> Driver<'a> {
+    pub fn new(path: Path, topo: &'a mut Topology, rcv_cfg: lossrec::ReceiverConfig) -> Self {
+        Driver {
+            clock: Clock::start(),
+            path,
+            topo,
+            held: BinaryHeap::new(),
+            seq: 0,
+            lateness: Lateness::default(),
+            wakeups: Lateness::default(),
+            waiting_for: None,
+            pcap: None,
+            trace: None,
+            engine: None,
+            receivers: Vec::new(),
+            rcv_cfg,
+            buf: vec![0u8; 65_536],
+            out: Vec::new(),
+        }
+    }
+
+    fn inst(now: u64) -> Instant {
+        Instant::from_nanos(now)
+    }
+
+    /// Offers a packet to the path at `now`.
+    fn offer(&mut self, now: u64, dir: Dir, pkt: Vec<u8>) {
+        let (fate, seen) = self.path.offer(now, dir, &pkt);
+        if let (Some(p), true) = (self.pcap.as_mut(), seen.conn.is_some()) {
+            let mut frame = Vec::with_capacity(14 + pkt.len());
+            frame.extend_from_slice(&[0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00]);
+            frame.extend_from_slice(&pkt);
+            let _ = p.write_frame(now, &frame);
+        }
+        self.note_fate(now, dir, fate, &seen);
+        if let (Some(t), Some(c), Dir::Data) = (self.trace.as_mut(), seen.conn, dir) {
+            if !seen.range.is_empty() && src_ip(&pkt) == Some(LINUX_CLIENT) {
+                t.send_observed(now, c, seen.range, seen.retransmission);
+            }
+        }
+        if let Fate::Arrive(at) = fate {
+            self.seq += 1;
+            self.held.push(Reverse(Held {
+                at,
+                seq: self.seq,
+                dir,
+                conn: seen.conn,
+                range: seen.range,
+                pkt,
+            }));
+        }
+    }
+
+    fn note_fate(&mut self, now: u64, dir: Dir, fate: Fate, seen: &Seen) {
+        let lost = matches!(fate, Fate::Lost | Fate::QueueFull);
+        if let (Some(t), Some(c), true) = (self.trace.as_mut(), seen.conn, lost) {
+            let cause = if fate == Fate::Lost {
+                DropCause::Loss
+            } else {
+                DropCause::Queue
+            };
+            if dir == Dir::Data {
+                t.drop_data(now, c, seen.range, cause);
+            }
+        }
+        if lost && dir == Dir::Data && seen.retransmission {
+            if let Some((s, c)) = self.engine.as_mut().and_then(|e| e.current.as_mut()) {
+                if s.sender.state() == lossrec::RecoveryState::Recovery {
+                    c.lost_fast_retransmits += 1;
+                }
+            }
+        }
+    }
+
+    /// Delivers every held packet whose time has come.
+    fn deliver_due(&mut self, now: u64) -> io::Result<()> {
+        while self.held.peek().is_some_and(|h| h.0.at <= now) {
+            let Reverse(h) = self.held.pop().expect("peeked");
+            self.lateness.record(h.at, now);
+            let dst = dst_ip(&h.pkt);
+            if let Some(c) = h.conn {
+                self.trace_arrival(now, c, &h, dst);
+            }
+            match dst {
+                Some(ip) if ip == LINUX_CLIENT => self.topo.tun_s.send(&h.pkt)?,
+                Some(ip) if ip == LINUX_SERVER => self.topo.tun_r.send(&h.pkt)?,
+                Some(ip) if ip == ENGINE_CLIENT => self.deliver_to_engine_sender(now, &h.pkt),
+                Some(ip) if ip == ENGINE_SERVER => self.deliver_to_engine_receiver(now, &h.pkt),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Records an arrival: in-order progress for completion times, and the trace's `recv`
+    /// (data) and, for the kernel's sender, `ack` lines (the engine traces its own ACKs).
+    fn trace_arrival(&mut self, now: u64, c: u32, h: &Held, dst: Option<Ipv4Addr>) {
+        if h.dir == Dir::Data {
+            self.path.arrived(c, h.range, now);
+        }
+        let Some(t) = self.trace.as_mut() else { return };
+        let Ok(seg) = decode_ipv4(&h.pkt) else { return };
+        let syn = seg.flags.contains(lossrec_wire::TcpFlags::SYN);
+        match h.dir {
+            Dir::Data if !h.range.is_empty() || syn => {
+                let s = lossrec::Segment {
+                    range: h.range,
+                    fin: seg.flags.contains(lossrec_wire::TcpFlags::FIN),
+                    ..lossrec::Segment::default()
+                };
+                t.recv(now, c, &s);
+            }
+            Dir::Ack if dst == Some(LINUX_CLIENT) => {
+                if let Some(conn) = self.path.conns.get(c as usize) {
+                    t.ack(now, c, &conn.ack_of(&seg), None);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn deliver_to_engine_sender(&mut self, now: u64, pkt: &[u8]) {
+        let Ok(seg) = decode_ipv4(pkt) else { return };
+        let Some(e) = self.engine.as_mut() else {
+            return;
+        };
+        let Some((s, _)) = e.current.as_mut() else {
+            return;
+        };
+        if seg.dst != s.local() {
+            return; // an earlier flow's late segment
+        }
+        let t0 = thread_cpu_ns();
+        let mut fin = false;
+        if let Some(ack) = s.ack_of(Self::inst(now), &seg, &mut fin) {
+            s.sender.on_ack(Self::inst(now), &ack);
+            if let Some(t) = self.trace.as_mut() {
+                t.ack(now, e.next as u32 - 1, &ack, Some(&s.sender));
+            }
+        }
+        if fin {
+            let mut b = Vec::new();
+            s.fin_ack(&mut b);
+            self.out.push(b);
+        }
+        e.cpu_ns += thread_cpu_ns() - t0;
+        e.packets += 1;
+    }
+
+    fn deliver_to_engine_receiver(&mut self, now: u64, pkt: &[u8]) {
+        let Ok(seg) = decode_ipv4(pkt) else { return };
+        let i = match self.receivers.iter().position(|r| r.peer == seg.src) {
+            Some(i) => i,
+            None if seg.flags.contains(lossrec_wire::TcpFlags::SYN) => {
+                let local = SocketAddrV4::new(ENGINE_SERVER, PORT);
+                let isn = lossrec_sim::rng::mix64(self.receivers.len() as u64 ^ 0x5eed) as u32;
+                let cfg = self.rcv_cfg.clone();
+                self.receivers.push(EngineReceiver::new(
+                    cfg,
+                    Self::inst(now),
+                    local,
+                    seg.src,
+                    isn,
+                ));
+                self.receivers.len() - 1
+            }
+            None => return,
+        };
+        let r = &mut self.receivers[i];
+        r.input(Self::inst(now), &seg);
+        r.output(Self::inst(now), &mut self.out);
+    }
+
+    /// Engine timers, the next flow, and everything the engine wants to send.
+    fn engine_turn(&mut self, now: u64) {
+        let t = Self::inst(now);
+        for r in &mut self.receivers {
+            if r.receiver
+                .poll_timeout()
+                .is_some_and(|d| d.as_nanos() <= now)
+            {
+                self.lateness
+                    .record(r.receiver.poll_timeout().map_or(now, |d| d.as_nanos()), now);
+                r.receiver.on_timeout(t);
+                r.output(t, &mut self.out);
+            }
+        }
+        if let Some(e) = self.engine.as_mut() {
+            let t0 = thread_cpu_ns();
+            engine_step(
+                e,
+                now,
+                &mut self.lateness,
+                &self.path,
+                self.trace.as_mut(),
+                &mut self.out,
+            );
+            e.cpu_ns += thread_cpu_ns() - t0;
+        }
+        let out = std::mem::take(&mut self.out);
+        for pkt in out {
+            let dir = match src_ip(&pkt) {
+                Some(ip) if ip == ENGINE_SERVER => Dir::Ack,
+                _ => Dir::Data,
+            };
+            self.offer(now, dir, pkt);
+        }
+    }
+
+    /// Reads everything waiting on both devices into the path.
+    fn read_devices(&mut self, now: u64) -> io::Result<()> {
+        for _ in 0..512 {
+            let mut any = false;
+            if let Some(n) = self.topo.tun_s.recv(&mut self.buf)? {
+                let pkt = self.buf[..n].to_vec();
+                self.offer(now, Dir::Data, pkt);
+                any = true;
+            }
+            if let Some(n) = self.topo.tun_r.recv(&mut self.buf)? {
+                let pkt = self.buf[..n].to_vec();
+                self.offer(now, Dir::Ack, pkt);
+                any = true;
+            }
+            if !any {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The next deadline: a held packet's arrival or an engine timer.
+    fn next_deadline(&self) -> Option<u64> {
+        let mut d = self.held.peek().map(|h| h.0.at);
+        let mut min = |x: Option<Instant>| {
+            if let Some(x) = x {
+                d = Some(d.map_or(x.as_nanos(), |d| d.min(x.as_nanos())));
+            }
+        };
+        if let Some((s, _)) = self.engine.as_ref().and_then(|e| e.current.as_ref()) {
+            min(s.sender.poll_timeout());
+        }
+        for r in &self.receivers {
+            min(r.receiver.poll_timeout());
+        }
+        d
+    }
+
+    /// One turn of the loop; `idle_ns` caps the sleep.
+    pub fn turn(&mut self, idle_ns: u64) -> io::Result<()> {
+        let now = self.clock.now();
+        self.read_devices(now)?;
+        let now = self.clock.now();
+        if let Some(d) = self.waiting_for.filter(|&d| d <= now) {
+            self.wakeups.record(d, now);
+            self.waiting_for = None;
+        }
+        self.deliver_due(now)?;
+        self.engine_turn(now);
+        let now = self.clock.now();
+        let next = self.next_deadline();
+        if let Some(d) = next.filter(|&d| d > now) {
+            self.waiting_for = Some(d);
+        }
+        let wait = next.map_or(idle_ns, |d| d.saturating_sub(now)).min(idle_ns);
+        if wait > clock::SPIN_NS {
+            clock::wait(
+                &[self.topo.tun_s.fd(), self.topo.tun_r.fd()],
+                wait - clock::SPIN_NS,
+            );
+        }
+        Ok(())
+    }
+
+    /// The engine's flows are all done (or there is no engine sender).
+    pub fn engine_done(&self) -> bool {
+        self.engine
+            .as_ref()
+            .is_none_or(|e| e.current.is_none() && e.next >= e.flows)
+    }
+}
+
+/// Advances the engine sender: starts the next flow, fires its timer, sends, finishes.
+fn engine_step(
+    e: &mut EngineFlows,
+    now: u64,
+    late: &mut Lateness,
+    path: &Path,
+    mut trace: Option<&mut Trace>,
+    out: &mut Vec<Vec<u8>>,
+) {
+    let t = Instant::from_nanos(now);
+    if e.current.is_none() && e.next < e.flows {
+        let local = SocketAddrV4::new(ENGINE_CLIENT, 10_000u16.wrapping_add(e.next as u16));
+        let remote = SocketAddrV4::new(LINUX_SERVER, PORT);
+        let isn = lossrec_sim::rng::mix64(e.seed ^ lossrec_sim::rng::mix64(e.next)) as u32;
+        let Ok(mut s) = EngineSender::new(e.cfg.clone(), t, local, remote, isn) else {
+            e.next = e.flows;
+            return;
+        };
+        s.sender.write(t, e.bytes);
+        e.close_pending = !e.bulk;
+        e.current = Some((s, Counters::default()));
+        e.next += 1;
+    }
+    let id = e.next.saturating_sub(1) as u32;
+    let Some((s, c)) = e.current.as_mut() else {
+        return;
+    };
+    if let Some(d) = s.sender.poll_timeout() {
+        if d.as_nanos() <= now {
+            late.record(d.as_nanos(), now);
+            let (state, before) = (s.sender.state(), s.sender.stats().timeouts);
+            s.sender.on_timeout(t);
+            c.count(state, before, s.sender.stats().timeouts);
+        }
+    }
+    while let Some(ev) = s.sender.poll_event() {
+        if let Some(tr) = trace.as_deref_mut() {
+            tr.event(id, &ev);
+        }
+    }
+    for pass in 0..2 {
+        while let Some(tx) = s.sender.poll_transmit(t) {
+            if let Some(tr) = trace.as_deref_mut() {
+                tr.send(now, id, &tx);
+            }
+            let mut b = Vec::with_capacity(tx.range.len() as usize + 80);
+            s.encode(&tx, &mut b);
+            out.push(b);
+            e.packets += 1;
+        }
+        let due = match e.close {
+            crate::linux::Close::AfterWrite => s.sender.snd_nxt() > 0,
+            crate::linux::Close::AfterAck => s.sender.snd_una() >= e.bytes,
+        };
+        if pass == 0 && e.close_pending && due {
+            e.close_pending = false;
+            s.sender.close(t);
+        }
+    }
+    if s.sender.is_finished() && !e.bulk {
+        let conn = path.conns.iter().find(|k| k.client == s.local());
+        e.results
+            .push(crate::results::engine(u64::from(id), &s.sender, conn, c));
+        e.current = None;
+    }
+}
+
+fn dst_ip(pkt: &[u8]) -> Option<Ipv4Addr> {
+    (pkt.len() >= 20).then(|| Ipv4Addr::new(pkt[16], pkt[17], pkt[18], pkt[19]))
+}
+
+fn src_ip(pkt: &[u8]) -> Option<Ipv4Addr> {
+    (pkt.len() >= 20).then(|| Ipv4Addr::new(pkt[12], pkt[13], pkt[14], pkt[15]))
+}

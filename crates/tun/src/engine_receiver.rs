@@ -1,0 +1,153 @@
+//! The engine's `Receiver` answering a Linux sender: the client's segments become
+//! [`Segment`]s (stream offsets from its SYN's ISN), the receiver's [`Ack`]s become real
+//! segments. When the client's FIN has arrived in order, the ACK acknowledges it (one past
+//! the last byte) and we close our side with a FIN of our own, so the client's socket
+//! finishes as it would against a server that closes after reading.
+
+use std::net::SocketAddrV4;
+
+use lossrec::{Ack, Instant, Range, Receiver, ReceiverConfig, Segment, SynOptions, Timestamps};
+use lossrec_wire::{encode_ipv4_into, seq, TcpFlags, TcpSegment};
+
+use crate::engine_sender::{engine_mss, ts_options, wire_mss, wire_sack};
+
+/// One connection of the engine receiver.
+pub struct EngineReceiver {
+    pub receiver: Receiver,
+    pub local: SocketAddrV4,
+    pub peer: SocketAddrV4,
+    isn: u32,
+    peer_isn: Option<u32>,
+    /// Our shift, once the peer's SYN offered scaling.
+    wscale: Option<u8>,
+    high: u64,
+    /// Stream offset of the peer's FIN, once a FIN arrived (in order or not).
+    fin_end: Option<u64>,
+    fin_sent: bool,
+    ip_id: u16,
+}
+
+impl EngineReceiver {
+    pub fn new(
+        cfg: ReceiverConfig,
+        now: Instant,
+        local: SocketAddrV4,
+        peer: SocketAddrV4,
+        isn: u32,
+    ) -> Self {
+        EngineReceiver {
+            receiver: Receiver::new(cfg, now),
+            local,
+            peer,
+            isn,
+            peer_isn: None,
+            wscale: None,
+            high: 0,
+            fin_end: None,
+            fin_sent: false,
+            ip_id: 0,
+        }
+    }
+
+    /// A segment from the client.
+    pub fn input(&mut self, now: Instant, seg: &TcpSegment<'_>) {
+        let syn = seg.flags.contains(TcpFlags::SYN);
+        if syn {
+            self.peer_isn = Some(seg.seq);
+        }
+        let Some(isn) = self.peer_isn else { return };
+        let ts = seg.options.timestamps.map(|t| Timestamps {
+            val: u64::from(t.val),
+            ecr: u64::from(t.ecr),
+        });
+        let start = if syn {
+            0
+        } else {
+            seq::unwrap(isn, seg.seq, self.high)
+        };
+        let range = Range::new(start, start + seg.payload.len() as u64);
+        self.high = self.high.max(range.end);
+        if seg.flags.contains(TcpFlags::FIN) {
+            self.fin_end.get_or_insert(range.end);
+        }
+        let syn_opts = syn.then(|| SynOptions {
+            mss: engine_mss(seg.options.mss, seg.options.timestamps.is_some()),
+            sack_permitted: seg.options.sack_permitted,
+            timestamps: seg.options.timestamps.is_some(),
+            window_scale: seg.options.window_scale,
+        });
+        self.receiver.on_segment(
+            now,
+            &Segment {
+                range,
+                syn: syn_opts,
+                fin: seg.flags.contains(TcpFlags::FIN),
+                psh: seg.flags.contains(TcpFlags::PSH),
+                ts,
+            },
+        );
+    }
+
+    /// Encodes every ACK the receiver has queued (and our FIN once theirs is in), appending
+    /// each IPv4 packet to `out` (one `Vec` per packet).
+    pub fn output(&mut self, now: Instant, out: &mut Vec<Vec<u8>>) {
+        let Some(peer_isn) = self.peer_isn else {
+            return;
+        };
+        while let Some(ack) = self.receiver.poll_ack(now) {
+            let mut buf = Vec::with_capacity(80);
+            self.encode(peer_isn, &ack, &mut buf);
+            out.push(buf);
+        }
+    }
+
+    /// A FIN above a hole is SACKed like data (Linux queues it out of order with
+    /// `end_seq = seq + 1`, `tcp_data_queue_ofo` → `tcp_sack_new_ofo_skb`): the block
+    /// ending where the FIN starts grows by one, or the FIN gets a block of its own first.
+    fn sack_fin(&self, peer_isn: u32, ack: &Ack, sack: &mut lossrec_wire::SackList, max: usize) {
+        let Some(f) = self.fin_end else { return };
+        if !self.receiver.sack_in_use() || ack.cumulative >= f {
+            return;
+        }
+        let at = seq::wrap(peer_isn, f);
+        let mut blocks: Vec<_> = sack.as_slice().to_vec();
+        match blocks.iter_mut().find(|b| b.right == at) {
+            Some(b) => b.right = at.wrapping_add(1),
+            None => blocks.insert(0, lossrec_wire::SackBlock::new(at, at.wrapping_add(1))),
+        }
+        blocks.truncate(max);
+        *sack = lossrec_wire::SackList::from_slice(&blocks);
+    }
+
+    fn encode(&mut self, peer_isn: u32, ack: &Ack, out: &mut Vec<u8>) {
+        let fin_in = self.receiver.fin_received();
+        let mut s = TcpSegment::new(self.local, self.peer, self.isn.wrapping_add(1));
+        self.ip_id = self.ip_id.wrapping_add(1);
+        s.ip_id = self.ip_id;
+        s.options = ts_options(ack.ts);
+        s.ack = Some(seq::wrap(peer_isn, ack.cumulative).wrapping_add(u32::from(fin_in)));
+        if let Some(syn) = ack.syn {
+            s.seq = self.isn;
+            s.ack = Some(peer_isn.wrapping_add(1));
+            s.flags = TcpFlags::SYN;
+            s.window = ack.window.min(65_535) as u16;
+            s.options.mss = Some(wire_mss(syn.mss, syn.timestamps));
+            s.options.sack_permitted = syn.sack_permitted;
+            s.options.window_scale = syn.window_scale;
+            self.wscale = syn.window_scale;
+        } else {
+            let shift = self.wscale.unwrap_or(0);
+            s.window = (ack.window >> shift).min(65_535) as u16;
+            let max = s.options.max_sack_blocks();
+            s.options.sack = wire_sack(peer_isn, ack.sack.as_slice(), max);
+            self.sack_fin(peer_isn, ack, &mut s.options.sack, max);
+            if fin_in && !self.fin_sent {
+                self.fin_sent = true;
+                s.flags |= TcpFlags::FIN;
+            } else if self.fin_sent {
+                s.seq = s.seq.wrapping_add(1);
+            }
+        }
+        let _ = encode_ipv4_into(&s, out);
+    }
+}

@@ -1,0 +1,240 @@
+//! The engine's `Sender` as a user-space TCP client: its [`Transmit`]s become real
+//! segments (`lossrec_wire` encodes them: 32-bit sequence numbers, options, checksums) and
+//! the peer's segments become [`Ack`]s.
+//!
+//! Mapping (RFC 9293 §3.4, RFC 7323): stream offset `x` is `ISN + 1 + x`; the SYN-ACK's
+//! sequence number gives the peer's ISN, and its options become the `Ack::syn` the sender
+//! negotiates from; the ACK of our FIN acknowledges one past the last byte, which the
+//! engine, counting bytes only, sees as the last byte. Window fields are scaled by the
+//! peer's shift once both SYNs carried one (never on a SYN, RFC 7323 §2.2). TSecr comes
+//! back as the 32 low bits of our microsecond clock and is widened against `now`. The
+//! peer's FIN (the server closing after reading everything) is acknowledged here: the
+//! sender only sends.
+
+use std::net::SocketAddrV4;
+
+use lossrec::{Ack, Config, Instant, Range, SackBlocks, Sender, SynOptions, Timestamps, Transmit};
+use lossrec_wire::{encode_ipv4_into, seq, Payload, SackBlock, TcpFlags, TcpOptions, TcpSegment};
+
+/// The receive window we advertise (we receive no data), before scaling.
+const OUR_WINDOW: u64 = 65_535;
+/// The shift we offer on our SYN.
+const OUR_WSCALE: u8 = 7;
+
+/// One engine connection.
+pub struct EngineSender {
+    pub sender: Sender,
+    local: SocketAddrV4,
+    remote: SocketAddrV4,
+    isn: u32,
+    peer_isn: Option<u32>,
+    peer_wscale: Option<u8>,
+    offered_wscale: bool,
+    /// The peer's FIN, once seen: our ACK acknowledges it.
+    peer_fin: bool,
+    fin_at: Option<u64>,
+    ip_id: u16,
+}
+
+impl EngineSender {
+    pub fn new(
+        cfg: Config,
+        now: Instant,
+        local: SocketAddrV4,
+        remote: SocketAddrV4,
+        isn: u32,
+    ) -> Result<EngineSender, lossrec::ConfigError> {
+        Ok(EngineSender {
+            sender: Sender::new(cfg, now)?,
+            local,
+            remote,
+            isn,
+            peer_isn: None,
+            peer_wscale: None,
+            offered_wscale: false,
+            peer_fin: false,
+            fin_at: None,
+            ip_id: 0,
+        })
+    }
+
+    pub fn local(&self) -> SocketAddrV4 {
+        self.local
+    }
+
+    fn ack_field(&self) -> Option<u32> {
+        self.peer_isn
+            .map(|i| i.wrapping_add(1).wrapping_add(u32::from(self.peer_fin)))
+    }
+
+    fn shift(&self) -> u8 {
+        match (self.offered_wscale, self.peer_wscale) {
+            (true, Some(s)) => s.min(14),
+            _ => 0,
+        }
+    }
+
+    /// Encodes one transmit, appending the IPv4 packet to `out`.
+    pub fn encode(&mut self, tx: &Transmit, out: &mut Vec<u8>) {
+        let mut s = TcpSegment::new(self.local, self.remote, seq::wrap(self.isn, tx.range.start));
+        self.ip_id = self.ip_id.wrapping_add(1);
+        s.ip_id = self.ip_id;
+        s.payload = Payload::Zeros(tx.range.len() as usize);
+        s.options.timestamps = tx.ts.map(|t| lossrec_wire::Timestamps {
+            val: t.val as u32,
+            ecr: t.ecr as u32,
+        });
+        if let Some(syn) = tx.syn {
+            s.seq = self.isn;
+            s.flags = TcpFlags::SYN;
+            s.window = OUR_WINDOW as u16;
+            s.options.mss = Some(wire_mss(syn.mss, syn.timestamps));
+            s.options.sack_permitted = syn.sack_permitted;
+            s.options.window_scale = syn.window_scale.map(|_| OUR_WSCALE);
+            self.offered_wscale = syn.window_scale.is_some();
+        } else {
+            s.ack = self.ack_field();
+            s.window = (OUR_WINDOW << OUR_WSCALE >> self.our_shift()).min(65_535) as u16;
+        }
+        if tx.fin {
+            s.flags |= TcpFlags::FIN;
+            self.fin_at = Some(tx.range.end);
+        }
+        if tx.psh {
+            s.flags |= TcpFlags::PSH;
+        }
+        // Our own segments always fit (payload below 64 KiB).
+        let _ = encode_ipv4_into(&s, out);
+    }
+
+    fn our_shift(&self) -> u8 {
+        if self.offered_wscale && self.peer_wscale.is_some() {
+            OUR_WSCALE
+        } else {
+            0
+        }
+    }
+
+    /// A pure ACK of the peer's FIN (the engine has no receive side).
+    pub fn fin_ack(&mut self, out: &mut Vec<u8>) {
+        let end = self.fin_at.map_or(self.sender.snd_nxt(), |f| f + 1);
+        let mut s = TcpSegment::new(self.local, self.remote, seq::wrap(self.isn, end));
+        s.ack = self.ack_field();
+        s.window = 65_535;
+        self.ip_id = self.ip_id.wrapping_add(1);
+        s.ip_id = self.ip_id;
+        let _ = encode_ipv4_into(&s, out);
+    }
+
+    /// Turns a segment from the peer into the engine's `Ack`; returns `None` for segments
+    /// that carry nothing for the sender (an RST, a segment before the SYN-ACK). Sets
+    /// `fin` when the segment carried the peer's first FIN (answer with [`Self::fin_ack`]).
+    pub fn ack_of(&mut self, now: Instant, seg: &TcpSegment<'_>, fin: &mut bool) -> Option<Ack> {
+        if seg.flags.contains(TcpFlags::RST) {
+            return None;
+        }
+        let ack_no = seg.ack?;
+        let ts = seg.options.timestamps.map(|t| Timestamps {
+            val: u64::from(t.val),
+            ecr: widen_us(now, t.ecr),
+        });
+        if seg.flags.contains(TcpFlags::SYN) {
+            self.peer_isn = Some(seg.seq);
+            self.peer_wscale = seg.options.window_scale;
+            return Some(Ack {
+                cumulative: 0,
+                sack: SackBlocks::new(),
+                ts,
+                window: u64::from(seg.window),
+                syn: Some(SynOptions {
+                    mss: engine_mss(seg.options.mss, seg.options.timestamps.is_some()),
+                    sack_permitted: seg.options.sack_permitted,
+                    timestamps: seg.options.timestamps.is_some(),
+                    window_scale: seg.options.window_scale,
+                }),
+            });
+        }
+        self.peer_isn?;
+        if seg.flags.contains(TcpFlags::FIN) && !self.peer_fin {
+            self.peer_fin = true;
+            *fin = true;
+        }
+        let near = self.sender.snd_una();
+        let mut cumulative = seq::unwrap(self.isn, ack_no, near);
+        if let Some(f) = self.fin_at {
+            cumulative = cumulative.min(f);
+        }
+        let mut sack = SackBlocks::new();
+        for b in &seg.options.sack {
+            let mut r = Range::new(
+                seq::unwrap(self.isn, b.left, near),
+                seq::unwrap(self.isn, b.right, near),
+            );
+            // A SACK of our FIN (Linux reports the FIN's sequence number): the engine
+            // counts data bytes only, so the block ends at the last byte.
+            if let Some(f) = self.fin_at {
+                r.end = r.end.min(f);
+                r.start = r.start.min(r.end);
+            }
+            if !r.is_empty() {
+                sack.push(r);
+            }
+        }
+        Some(Ack {
+            cumulative,
+            sack,
+            ts,
+            window: u64::from(seg.window) << self.shift(),
+            syn: None,
+        })
+    }
+}
+
+/// The MSS option for an engine MSS: the engine's MSS is the payload of a full segment,
+/// the option's excludes TCP options (RFC 9293 §3.7.1; RFC 7323 §5.4 subtracts the 12
+/// bytes of timestamps), as Linux's `tcp_mss_to_mtu`/`tcp_current_mss` do.
+pub fn wire_mss(mss: u16, timestamps: bool) -> u16 {
+    mss.saturating_add(if timestamps { 12 } else { 0 })
+}
+
+/// The engine MSS (payload per full segment) for a peer's MSS option.
+pub fn engine_mss(option: Option<u16>, timestamps: bool) -> u16 {
+    option
+        .unwrap_or(536)
+        .saturating_sub(if timestamps { 12 } else { 0 })
+        .max(1)
+}
+
+/// Widens a 32-bit echo of our microsecond clock to the full value nearest `now`.
+pub fn widen_us(now: Instant, v: u32) -> u64 {
+    let now_us = now.as_micros();
+    let back = (now_us as u32).wrapping_sub(v);
+    if back < (1 << 31) {
+        now_us.saturating_sub(u64::from(back))
+    } else {
+        now_us + u64::from(v.wrapping_sub(now_us as u32))
+    }
+}
+
+/// SACK blocks in wire form relative to `isn` (used by the engine receiver).
+pub fn wire_sack(isn: u32, blocks: &[Range], max: usize) -> lossrec_wire::SackList {
+    let mut l = lossrec_wire::SackList::new();
+    for b in blocks.iter().take(max) {
+        l.push(SackBlock::new(
+            seq::wrap(isn, b.start),
+            seq::wrap(isn, b.end),
+        ));
+    }
+    l
+}
+
+/// Options for a segment carrying only timestamps.
+pub fn ts_options(ts: Option<lossrec::Timestamps>) -> TcpOptions {
+    TcpOptions {
+        timestamps: ts.map(|t| lossrec_wire::Timestamps {
+            val: t.val as u32,
+            ecr: t.ecr as u32,
+        }),
+        ..TcpOptions::default()
+    }
+}

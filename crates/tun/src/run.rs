@@ -1,0 +1,331 @@
+//! One wire run: build the topology, start the endpoints the options name, drive the loop
+//! until the workload is done (or the time limit, or a cancel), collect the results, and
+//! tear everything down (the topology's `Drop`).
+
+use std::io;
+use std::net::SocketAddrV4;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use lossrec_sim::workload::{Arrival, Workload, BULK_BYTES};
+use lossrec_sim::{FlowResult, Scenario};
+use lossrec_wire::PcapWriter;
+use serde::Serialize;
+
+use crate::clock::LatenessSummary;
+use crate::driver::{Driver, EngineFlows};
+use crate::linux::{self, ClientJob, Close, KernelFlow, Settings};
+use crate::path::{Path, PathStats};
+use crate::topology::{Topology, ENGINE_SERVER, LINUX_SERVER, PORT};
+
+/// Who plays one end.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    Engine,
+    Linux,
+}
+
+impl Side {
+    pub fn parse(s: &str) -> Option<Side> {
+        match s {
+            "engine" => Some(Side::Engine),
+            "linux" => Some(Side::Linux),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::Engine => "engine",
+            Side::Linux => "linux",
+        }
+    }
+}
+
+/// What to run and collect.
+#[derive(Clone, Debug)]
+pub struct WireOptions {
+    pub seed: Option<u64>,
+    pub sender: Side,
+    pub receiver: Side,
+    pub trace: bool,
+    pub pcap: bool,
+    /// When the application closes (both senders alike).
+    pub close: Close,
+    /// Set from elsewhere (a signal handler, Python's Ctrl-C) to stop early and clean up.
+    pub cancel: Arc<AtomicBool>,
+}
+
+impl Default for WireOptions {
+    fn default() -> Self {
+        WireOptions {
+            seed: None,
+            sender: Side::Engine,
+            receiver: Side::Linux,
+            trace: false,
+            pcap: false,
+            close: Close::default(),
+            cancel: Arc::new(AtomicBool::new(false)),
+        }
+    }
+}
+
+/// What the kernel was told, and what it could not be told.
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelSide {
+    pub sender: Option<Settings>,
+    pub receiver: Option<Settings>,
+    /// Result fields the kernel does not expose (reported as 0).
+    pub unavailable: Vec<&'static str>,
+}
+
+/// Everything one wire run produced.
+#[derive(Clone, Debug, Serialize)]
+pub struct WireOutput {
+    pub seed: u64,
+    pub sender: Side,
+    pub receiver: Side,
+    pub close: Close,
+    pub flows: Vec<FlowResult>,
+    pub path: PathStats,
+    /// How late the loop woke for the deadlines it slept towards (timer precision).
+    pub timer_lateness: LatenessSummary,
+    /// How late every packet arrival and engine timer was handled (adds the loop's
+    /// backlog when the emulator is saturated).
+    pub delivery_lateness: LatenessSummary,
+    pub kernel: KernelSide,
+    pub wall_s: f64,
+    /// Bulk: in-order bytes at the receiver per second of the duration, Mb/s.
+    pub goodput_mbps: Option<f64>,
+    /// The engine sender's thread CPU time per packet it sent or received, ns.
+    pub engine_ns_per_packet: Option<f64>,
+    pub time_limit_hit: bool,
+    pub unfinished_flows: u64,
+    #[serde(skip)]
+    pub trace: Option<String>,
+    #[serde(skip)]
+    pub pcap: Option<Vec<u8>>,
+}
+
+impl WireOutput {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("plain data serialises")
+    }
+}
+
+fn bad(msg: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, msg)
+}
+
+/// The workload as the wire runs it: (flows, bytes each, bulk duration).
+fn job(sc: &Scenario) -> io::Result<(u64, u64, Option<Duration>)> {
+    let mss = u64::from(sc.sender_config().mss);
+    match sc.workload() {
+        Workload::Flows {
+            flows,
+            size,
+            arrival,
+        } => {
+            if *arrival != Arrival::Sequential {
+                return Err(bad(
+                    "workload.arrival: the wire runs flows one after another \
+                                (sequential) only"
+                        .into(),
+                ));
+            }
+            Ok((*flows, size.bytes(mss), None))
+        }
+        Workload::Bulk { flows, duration_ns } => {
+            if *flows != 1 {
+                return Err(bad(
+                    "workload.flows: the wire's bulk workload has one flow".into()
+                ));
+            }
+            Ok((1, BULK_BYTES, Some(Duration::from_nanos(*duration_ns))))
+        }
+        w => Err(bad(format!(
+            "workload.kind: `{}` is not supported on the wire yet (flows, bulk)",
+            w.kind()
+        ))),
+    }
+}
+
+/// Runs `sc` through the wire.
+pub fn run(sc: &Scenario, opts: &WireOptions) -> io::Result<WireOutput> {
+    if let Some(why) = crate::netns::unavailable() {
+        return Err(io::Error::new(io::ErrorKind::PermissionDenied, why));
+    }
+    crate::netns::cleanup_dead()?;
+    if !sc.background().is_empty() {
+        return Err(bad("background: not supported on the wire".into()));
+    }
+    let (flows, bytes, bulk) = job(sc)?;
+    let seed = opts.seed.unwrap_or(sc.seed());
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut topo = Topology::new(sc, opts.receiver == Side::Linux, stop.clone())?;
+    let server = match opts.receiver {
+        Side::Linux => SocketAddrV4::new(LINUX_SERVER, PORT),
+        Side::Engine => SocketAddrV4::new(ENGINE_SERVER, PORT),
+    };
+    let limit = Duration::from_nanos(sc.max_time_ns().min(600_000_000_000));
+    let client = (opts.sender == Side::Linux).then(|| {
+        let job = ClientJob {
+            server,
+            flows,
+            bytes,
+            bulk,
+            congestion: topo.sender_settings.congestion.clone(),
+            deadline: limit,
+            close: opts.close,
+        };
+        linux::spawn_client(&topo.ns_s, job, stop.clone())
+    });
+    let path = Path::new(sc, seed, bytes);
+    let kernel = KernelSide {
+        sender: (opts.sender == Side::Linux).then(|| topo.sender_settings.clone()),
+        receiver: (opts.receiver == Side::Linux).then(|| topo.receiver_settings.clone()),
+        unavailable: if opts.sender == Side::Linux {
+            crate::results::KERNEL_UNAVAILABLE.to_vec()
+        } else {
+            Vec::new()
+        },
+    };
+    let mut d = Driver::new(path, &mut topo, sc.receiver_config().clone());
+    if opts.pcap {
+        d.pcap = Some(PcapWriter::new(Vec::new()).map_err(|e| io::Error::other(e.to_string()))?);
+    }
+    if opts.trace {
+        d.trace = Some(lossrec_sim::trace::Trace::default());
+    }
+    if opts.sender == Side::Engine {
+        d.engine = Some(EngineFlows {
+            cfg: sc.sender_config().clone(),
+            flows,
+            bytes,
+            bulk: bulk.is_some(),
+            seed,
+            current: None,
+            close_pending: false,
+            close: opts.close,
+            next: 0,
+            results: Vec::new(),
+            cpu_ns: 0,
+            packets: 0,
+        });
+    }
+    let limit_ns = bulk.map_or(limit, |b| b.min(limit)).as_nanos() as u64;
+    let mut time_limit_hit = false;
+    loop {
+        d.turn(5_000_000)?;
+        if opts.cancel.load(Ordering::Relaxed) {
+            stop.store(true, Ordering::Relaxed);
+            return Err(io::Error::new(io::ErrorKind::Interrupted, "interrupted"));
+        }
+        let client_done = client.as_ref().is_none_or(|c| c.is_finished());
+        if d.engine_done() && client_done && bulk.is_none() {
+            break;
+        }
+        let over = d.clock.now() >= limit_ns;
+        if over && bulk.is_some() && opts.sender == Side::Engine {
+            break;
+        }
+        if over && bulk.is_some() && client_done {
+            break;
+        }
+        if over && bulk.is_none() {
+            time_limit_hit = true;
+            break;
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let wall_s = d.clock.now() as f64 / 1e9;
+    let kflows: Vec<KernelFlow> = match client {
+        Some(h) => h
+            .join()
+            .map_err(|_| io::Error::other("client thread panicked"))??,
+        None => Vec::new(),
+    };
+    let preset = sc.sender_config().preset;
+    collect(
+        d,
+        opts,
+        seed,
+        kernel,
+        kflows,
+        flows,
+        bulk,
+        wall_s,
+        time_limit_hit,
+        preset,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn collect(
+    mut d: Driver<'_>,
+    opts: &WireOptions,
+    seed: u64,
+    kernel: KernelSide,
+    kflows: Vec<KernelFlow>,
+    flows: u64,
+    bulk: Option<Duration>,
+    wall_s: f64,
+    time_limit_hit: bool,
+    preset: &'static str,
+) -> io::Result<WireOutput> {
+    let mut engine_ns = None;
+    let mut results: Vec<FlowResult> = Vec::new();
+    if let Some(mut e) = d.engine.take() {
+        if let Some((s, c)) = e.current.take() {
+            let conn = d.path.conns.iter().find(|k| k.client == s.local());
+            e.results
+                .push(crate::results::engine(e.next - 1, &s.sender, conn, &c));
+        }
+        engine_ns = (e.packets > 0).then(|| e.cpu_ns as f64 / e.packets as f64);
+        results = e.results;
+    }
+    if opts.sender == Side::Linux {
+        // The path numbers connections in SYN order, as the client opened them.
+        results = kflows
+            .iter()
+            .enumerate()
+            .map(|(i, k)| crate::results::kernel(i as u64, k, d.path.conns.get(i)))
+            .collect();
+    }
+    let done = results.iter().filter(|r| r.fct_ms.is_some()).count() as u64;
+    while (results.len() as u64) < flows {
+        let preset = if opts.sender == Side::Linux {
+            "kernel"
+        } else {
+            preset
+        };
+        results.push(FlowResult::not_started(results.len() as u64, preset));
+    }
+    let goodput_mbps = bulk.map(|b| {
+        let bytes = d.path.conns.first().map_or(0, |c| c.delivered);
+        bytes as f64 * 8.0 / b.as_secs_f64() / 1e6
+    });
+    Ok(WireOutput {
+        seed,
+        sender: opts.sender,
+        receiver: opts.receiver,
+        close: opts.close,
+        flows: results,
+        path: d.path.stats.clone(),
+        timer_lateness: d.wakeups.summary(),
+        delivery_lateness: d.lateness.summary(),
+        kernel,
+        wall_s,
+        goodput_mbps,
+        engine_ns_per_packet: engine_ns,
+        time_limit_hit,
+        unfinished_flows: if bulk.is_some() {
+            0
+        } else {
+            flows.saturating_sub(done)
+        },
+        trace: d.trace.take().map(|t| t.out),
+        pcap: d.pcap.take().map(|p| p.into_inner()),
+    })
+}

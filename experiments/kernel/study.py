@@ -1,0 +1,192 @@
+"""kernel: the `linux` preset against the Linux kernel, live, through the real wire.
+
+Every point runs three times on the same emulated path (`crates/tun`): the engine's
+sender (`linux` preset) as a user-space TCP endpoint, Linux's own sender from a network
+namespace with the preset's settings applied as sysctls and route attributes, both
+against a Linux socket server; and the simulator for reference. The "published" side is
+the kernel as measured in this run.
+"""
+
+from __future__ import annotations
+
+import math
+import platform
+from typing import Any, Dict, List, Tuple
+
+import pandas as pd
+
+from lossrec.lab import Sweep, Verdict
+from lossrec.lab import style
+from lossrec.wire import unavailable
+
+TITLE = "The linux preset against the Linux kernel, live through the wire"
+SEED = "kernel"
+SUMMARY = f"""
+How close is the engine's `linux` preset to the kernel it is named after? Each point is a
+flow sent once by the engine and once by Linux ({platform.release()}) through the same
+user-space path emulator (the simulator's link and loss models in real time) to the same
+Linux receiver; the simulator runs the point too. FCT is measured at the emulator for
+both senders (first SYN to the arrival of the last byte); the kernel's counters come from
+`TCP_INFO` and the namespace's MIB (`TCPLossProbes`, `TCPTimeouts`, …).
+"""
+NOTES = """
+* **Timer granularity.** The kernel's timers run on jiffies (HZ=250 here: 4 ms) and, for
+  timeouts of 64 jiffies or more, on the timer wheel's coarser slots (32 ms up to 2 s,
+  256 ms above). Each point's allowance is 5 % of the kernel's FCT plus one slot, at the
+  length of the timeout, per probe or RTO the kernel fired.
+* **Application.** Both senders' applications write the flow and close once every byte
+  is acknowledged, so that nothing follows a lost tail — as in the simulator, whose FIN
+  rides on the (lost) last segment. The `fin_after_write` case closes right after the
+  write instead (`write()` then `shutdown()`): the kernel then sends its FIN on its own
+  behind the data, and that FIN changes how the tail is repaired.
+* **Delayed ACKs.** With `receiver.delayed_ack_ms = 40` the Linux receiver runs its own
+  delayed ACKs (quick-ACK start, 40 ms minimum); otherwise its route has `quickack 1`.
+* Needs root and `/dev/net/tun`; elsewhere every claim is "not comparable".
+"""
+
+HZ = 250
+RTTS = [10, 20, 40, 80, 160, 320, 640]
+KS = [0, 1, 2, 3, 4, 5]
+
+
+def sweeps(quick: bool) -> List[Sweep]:
+    if unavailable() is not None:
+        return []
+    reps = 1 if quick else 3
+    w = dict(runner="wire", reps=reps)
+    out = [
+        Sweep("tail.toml", {"path.rtt_ms": [20, 160] if quick else RTTS},
+              labels={"case": "tail_rtt"}, **w),
+        Sweep("tail.toml", {"path.loss.count": [2] if quick else KS[1:]},
+              labels={"case": "tail_k"}, **w),
+        Sweep("tail.toml", {"sender.probe": ["tlp-linux", "none"]},
+              labels={"case": "tlp_on_off"}, **w),
+        Sweep("tail.toml", {"sender.probe": ["none"], "sender.min_rto_ms": [200, 5] if quick else [200, 40, 5]},
+              labels={"case": "rto_min"}, **w),
+        Sweep("burst.toml", {}, labels={"case": "burst"}, **w),
+        Sweep("twice.toml", {}, labels={"case": "lost_twice"}, **w),
+        Sweep("tail.toml", {}, labels={"case": "fin_after_write"},
+              wire={"close": "after-write"}, **w),
+    ]
+    if not quick:
+        out.insert(2, Sweep("no-loss.toml", {}, labels={"case": "tail_k", "path.loss.count": 0},
+                            **w))
+        for f in ("tail.toml", "burst.toml", "twice.toml"):
+            out.append(Sweep(f, {"receiver.delayed_ack_ms": [40]},
+                             labels={"case": "delayed_acks", "file": f}, **w))
+    return out
+
+
+POINT_KEYS = ["path.rtt_ms", "path.loss.count", "path.loss.model", "sender.probe",
+              "sender.min_rto_ms", "receiver.delayed_ack_ms", "file"]
+
+
+def _point(row: pd.Series) -> str:
+    parts = [f"{k.split('.')[-1]}={row[k]}" for k in POINT_KEYS
+             if k in row and not (isinstance(row[k], float) and math.isnan(row[k]))]
+    return ", ".join(parts) or "base"
+
+
+def _slot_ms(timeout_ms: float) -> float:
+    """The kernel timer's granularity at this timeout (HZ jiffies, timer-wheel levels)."""
+    jiffy = 1000 / HZ
+    j = timeout_ms / jiffy
+    level = 0
+    while j >= 63 * 8 ** level and level < 4:
+        level += 1
+    return jiffy * 8 ** level
+
+
+def points(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per point: medians per side, the allowance, the verdict and why."""
+    if df.empty:
+        return pd.DataFrame()
+    df = df.copy()
+    df["point"] = df.apply(_point, axis=1)
+    rows = []
+    for (case, point), g in df.groupby(["case", "point"], sort=False):
+        med = {s: g[g.side == s].median(numeric_only=True) for s in ("engine", "kernel", "sim")}
+        k, e = med["kernel"], med["engine"]
+        rtt = float(g["path.rtt_ms"].iloc[0]) if "path.rtt_ms" in g and not g["path.rtt_ms"].isna().all() else 80.0
+        timers = float(k.get("tlp_probes", 0) + k.get("rtos", 0))
+        allow = 0.05 * k["fct_ms"] + timers * _slot_ms(2 * rtt + 200)
+        diff = e["fct_ms"] - k["fct_ms"]
+        counts = (e["tlp_probes"], e["rtos"]) == (k["tlp_probes"], k["rtos"])
+        ok = abs(diff) <= allow and counts
+        rows.append({"case": case, "point": point, "kernel_ms": k["fct_ms"], "engine_ms": e["fct_ms"],
+                     "sim_ms": med["sim"]["fct_ms"], "diff_pct": 100 * diff / k["fct_ms"],
+                     "allow_ms": allow, "tlp_k": k["tlp_probes"], "tlp_e": e["tlp_probes"],
+                     "rto_k": k["rtos"], "rto_e": e["rtos"], "fr_k": k["fast_recoveries"],
+                     "fr_e": e["fast_recoveries"], "rx_k": k["retransmits"], "rx_e": e["retransmits"],
+                     "holds": ok, "why": "" if ok else explain(k, e, diff, allow)})
+    return pd.DataFrame(rows)
+
+
+def explain(k: pd.Series, e: pd.Series, diff: float, allow: float) -> str:
+    """Why a point does not hold, from the counters of both sides."""
+    why = []
+    engine_waited = e["tlp_probes"] + e["rtos"] > k["tlp_probes"] + k["rtos"]
+    if engine_waited and k["fast_recoveries"] >= 1 and diff > 0:
+        why.append("the kernel repaired the tail in fast recovery where the engine waited for "
+                   f"a timer ({e['tlp_probes']:.0f} probe(s), {e['rtos']:.0f} RTO(s) against the "
+                   f"kernel's {k['tlp_probes']:.0f}/{k['rtos']:.0f}): the application closes after its "
+                   "write, so the FIN goes on its own after the last segment; Linux's receiver SACKs "
+                   "it and the kernel's RACK marks the segments below it lost. The engine keeps no "
+                   "bare FIN on its scoreboard, so the SACK of its FIN tells it nothing")
+    elif (e["tlp_probes"], e["rtos"]) != (k["tlp_probes"], k["rtos"]):
+        why.append(f"timers differ: kernel {k['tlp_probes']:.0f} probe(s) / {k['rtos']:.0f} RTO(s), "
+                   f"engine {e['tlp_probes']:.0f} / {e['rtos']:.0f}")
+    if abs(diff) > allow and not why:
+        why.append(f"same repairs, but the FCT differs by {diff:+.1f} ms (allowance {allow:.1f} ms)")
+    return "; ".join(why)
+
+
+def claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]:
+    why = unavailable()
+    if why is not None:
+        return [Verdict.not_comparable(c, f"the wire cannot run here: {why}") for c in published]
+    p = points(df)
+    ctx.cache["points"] = p
+    out = []
+    for cid in published:
+        g = p[p.case == cid] if not p.empty else p
+        if g.empty:
+            out.append(Verdict.not_comparable(cid, "not run in this mode (--quick)"))
+            continue
+        n_ok = int(g.holds.sum())
+        ours = "; ".join(f"{r.point}: {r.engine_ms:.0f} vs {r.kernel_ms:.0f} ms" for r in g.itertuples())
+        bad = [f"{r.point}: {r.why}" for r in g.itertuples() if not r.holds]
+        out.append(Verdict.judge(cid, n_ok == len(g), ours,
+                                 f"{n_ok}/{len(g)} points hold" + ("; " + " | ".join(bad) if bad else "")))
+    return out
+
+
+def sections(df: pd.DataFrame, ctx: Any) -> List[Tuple[str, str]]:
+    p = ctx.cache.get("points")
+    if p is None or p.empty:
+        return []
+    lines = ["| case | point | kernel ms | engine ms | sim ms | Δ % | allowance ms | TLP k/e | RTO k/e "
+             "| fast rec k/e | rexmit k/e | holds | why not |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in p.itertuples():
+        lines.append(f"| {r.case} | {r.point} | {r.kernel_ms:.1f} | {r.engine_ms:.1f} | {r.sim_ms:.1f} "
+                     f"| {r.diff_pct:+.1f} | {r.allow_ms:.1f} | {r.tlp_k:.0f}/{r.tlp_e:.0f} "
+                     f"| {r.rto_k:.0f}/{r.rto_e:.0f} | {r.fr_k:.0f}/{r.fr_e:.0f} | {r.rx_k:.0f}/{r.rx_e:.0f} "
+                     f"| {'yes' if r.holds else '**no**'} | {r.why} |")
+    return [("Side by side, every point (medians)", "\n".join(lines))]
+
+
+def fct_vs_rtt(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
+    fig, ax = style.figure()
+    d = df[df.get("case", pd.Series(dtype=str)) == "tail_rtt"] if not df.empty else df
+    for i, side in enumerate(("kernel", "engine", "sim")):
+        s = d[d.side == side].groupby("path.rtt_ms")["fct_ms"].median() if not d.empty else pd.Series(dtype=float)
+        ax.plot(s.index, s.values, label=side, **style.arm_style(i))
+    ax.set_xscale("log")
+    ax.set_xlabel("RTT (ms)")
+    ax.set_ylabel("median FCT (ms)")
+    style.legend(ax)
+    return fig, "10-segment flow, last segment lost once: FCT against RTT, kernel vs engine vs simulator"
+
+
+FIGURES = {"fct-vs-rtt": fct_vs_rtt}

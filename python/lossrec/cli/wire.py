@@ -1,0 +1,141 @@
+"""``lossrec wire``: a scenario through the real wire, the engine and/or Linux's sender."""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+from typing import Any, Dict, Optional, Sequence
+
+import click
+
+from ..wire import cleanup as wire_cleanup, unavailable as wire_unavailable, wire as run_wire
+from ..result import Result
+from ..scenario import parse_set
+from ..table import render
+import sys
+
+from .common import EXIT_INTERRUPTED, fail, handle_errors, main
+from .run import FLOW_COLUMNS, _suffixed
+
+
+def _sigterm(*_: Any) -> None:
+    # Turned into an exception so the run's own cleanup (namespaces, devices) happens.
+    raise KeyboardInterrupt
+
+
+def _side_by_side(runs: Dict[str, Result]) -> str:
+    names = list(runs)
+    rows = []
+    for head, key in FLOW_COLUMNS:
+        if key in ("id", "preset"):
+            continue
+        rows.append([head] + [(r.json["flows"][0] if r.json["flows"] else {}).get(key)
+                              for r in runs.values()])
+    for head, get in (("timer p50 µs", lambda j: j["timer_lateness"]["p50_us"]),
+                      ("timer p99 µs", lambda j: j["timer_lateness"]["p99_us"]),
+                      ("delivery p99 µs", lambda j: j["delivery_lateness"]["p99_us"]),
+                      ("goodput Mb/s", lambda j: j.get("goodput_mbps")),
+                      ("engine CPU ns/packet", lambda j: j.get("engine_ns_per_packet")),
+                      ("wall s", lambda j: j.get("wall_s"))):
+        rows.append([head] + [get(r.json) for r in runs.values()])
+    return render(["flow 0"] + names, rows, align_left=1)
+
+
+def _notes(r: Result) -> str:
+    k = r.json.get("kernel") or {}
+    lines = []
+    for side in ("sender", "receiver"):
+        s = k.get(side)
+        if s and s.get("not_applied"):
+            lines.append(f"linux {side}: not applied: {', '.join(s['not_applied'])}")
+    p = r.json["path"]
+    if p["garbage"] or p["foreign"]:
+        lines.append(f"emulator dropped {p['garbage']} garbage and {p['foreign']} foreign packets")
+    return "\n".join(lines)
+
+
+@main.command("wire")
+@click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--sender", type=click.Choice(["engine", "linux", "both"]), default="engine",
+              show_default=True, help="Who sends: the engine, Linux's TCP, or both one after the other.")
+@click.option("--receiver", type=click.Choice(["linux", "engine"]), default="linux",
+              show_default=True, help="Who receives: a Linux socket, or the engine's Receiver.")
+@click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), help="Override the scenario's seed.")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.option("--trace", "trace_path", type=click.Path(dir_okay=False, path_type=Path),
+              metavar="FILE.jsonl", help="Write the JSON-lines trace.")
+@click.option("--pcap", "pcap_path", type=click.Path(dir_okay=False, path_type=Path),
+              metavar="FILE.pcap", help="Write the emulator's capture (both directions).")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path),
+              metavar="FILE.png", help="Draw a time-sequence graph.")
+@click.option("--preset", metavar="NAME", help="Run the sender under this preset.")
+@click.option("--set", "sets", metavar="AXIS=VALUE", multiple=True, help="Set one sender axis.")
+@click.option("--close", type=click.Choice(["after-ack", "after-write"]), default="after-ack",
+              show_default=True,
+              help="When the applications close: once every byte is acknowledged (nothing follows "
+                   "the data, as in the simulator), or right after the write (a FIN on its own).")
+@click.option("--cleanup", is_flag=True,
+              help="Remove namespaces and devices left by wire runs whose process died, and exit.")
+@handle_errors
+def wire_cmd(scenario: Optional[Path], sender: str, receiver: str, seed: Optional[int],
+             as_json: bool, trace_path: Optional[Path], pcap_path: Optional[Path],
+             plot_path: Optional[Path], preset: Optional[str], sets: Sequence[str],
+             close: str, cleanup: bool) -> None:
+    """Run SCENARIO.toml through the real wire: TUN devices, an emulated path, Linux.
+
+    \b
+    The path's [path] section is emulated in real time by lossrec itself (no netem); the
+    engine sends as a user-space TCP endpoint, Linux from a network namespace with the
+    scenario's sender settings applied where Linux has a knob (the rest are listed).
+    Needs root and /dev/net/tun. Namespaces are named lossrec-<pid>-*, removed on exit
+    and Ctrl-C; --cleanup removes those of a killed run.
+    """
+    if cleanup:
+        removed = wire_cleanup()
+        click.echo(f"removed {len(removed)} namespace(s)" + (": " + ", ".join(removed) if removed else ""))
+        return
+    if scenario is None:
+        fail("a SCENARIO.toml is needed (or --cleanup)")
+    why = wire_unavailable()
+    if why:
+        fail(why)
+    signal.signal(signal.SIGTERM, _sigterm)
+    axes = dict(parse_set(s) for s in sets)
+    want_trace = trace_path is not None or plot_path is not None
+    try:
+        res = run_wire(scenario, sender, receiver, seed, want_trace, pcap_path is not None,
+                       preset, axes, close)
+    except KeyboardInterrupt:
+        # The run stopped and removed its namespaces before this reached us.
+        click.echo("lossrec: interrupted; namespaces removed", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    runs: Dict[str, Result] = res if isinstance(res, dict) else {sender: res}
+    for name, r in runs.items():
+        tag = (lambda p: _suffixed(p, name)) if len(runs) > 1 else (lambda p: p)
+        if pcap_path is not None:
+            r.write_pcap(tag(pcap_path))
+        if trace_path is not None:
+            r.write_trace(tag(trace_path))
+        if plot_path is not None:
+            from .. import plot
+
+            plot.time_sequence(r.trace_records, tag(plot_path), title=f"{scenario} ({name})")
+    if as_json:
+        out = {n: r.json for n, r in runs.items()} if len(runs) > 1 else next(iter(runs.values())).json
+        click.echo(json.dumps(out, indent=2))
+        return
+    if len(runs) > 1:
+        click.echo(f"{scenario}: side by side, same emulated path\n")
+        click.echo(_side_by_side(runs))
+    else:
+        r = next(iter(runs.values()))
+        rows = [[f.get(k) for _, k in FLOW_COLUMNS] for f in r.json["flows"]]
+        lat = r.json["timer_lateness"]
+        click.echo(f"{scenario}: {sender} → {receiver}, wall {r.json['wall_s']:.2f} s, timer "
+                   f"lateness p50 {lat['p50_us']:.1f} µs p99 {lat['p99_us']:.1f} µs\n")
+        click.echo(render([h for h, _ in FLOW_COLUMNS], rows, align_left=2))
+    for name, r in runs.items():
+        n = _notes(r)
+        if n:
+            click.echo("\n" + (f"[{name}] " if len(runs) > 1 else "") + n.replace("\n", "\n  "))

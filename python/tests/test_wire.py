@@ -1,0 +1,172 @@
+"""The real wire from Python and the CLI: each sender and receiver on a tail-loss flow,
+the emulator's pcap read by tshark, the side-by-side table, and cleanup after Ctrl-C and
+after a SIGKILL. Needs root and /dev/net/tun (CI has both); elsewhere each test is skipped
+with the reason."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import lossrec
+from lossrec.result import FLOW_FIELDS
+from lossrec.wire import cleanup, namespaces, unavailable
+
+pytestmark = pytest.mark.skipif(unavailable() is not None, reason=f"wire: {unavailable()}")
+
+TAIL = {
+    "path": {"rtt_ms": 40, "rate_mbps": 100, "loss": {"model": "tail", "count": 1}},
+    "sender": {"preset": "linux"},
+    "workload": {"segments": 10},
+}
+MSS = 1448
+
+
+def _mine(pid: int):
+    return [n for n, p in namespaces() if p == pid]
+
+
+@pytest.mark.parametrize("sender,receiver", [("engine", "linux"), ("linux", "linux"),
+                                             ("linux", "engine")])
+def test_tail_loss_flow_has_the_run_shape(sender, receiver):
+    r = lossrec.wire(TAIL, sender=sender, receiver=receiver, trace=True)
+    sim = lossrec.run(TAIL)
+    assert list(r.flows.columns)[: len(FLOW_FIELDS)] == list(FLOW_FIELDS)
+    assert set(sim.json["flows"][0]) <= set(r.json["flows"][0])
+    f = r.json["flows"][0]
+    assert f["bytes"] == 10 * MSS and f["fct_ms"] is not None
+    assert f["retransmits"] == 1 and f["rtos"] == 0, f
+    assert r.json["path"]["lost_data"] == 1
+    kinds = {x["kind"] for x in r.trace_records}
+    assert {"send", "recv", "ack", "drop"} <= kinds, kinds
+    assert not _mine(os.getpid())
+
+
+def test_pcap_at_the_emulator_is_read_by_tshark(tmp_path):
+    tshark = shutil.which("tshark")
+    if tshark is None:
+        pytest.skip("tshark not installed (scripts/test.sh installs it)")
+    out = tmp_path / "w.pcap"
+    lossrec.wire(TAIL, sender="linux", pcap=out)
+    p = subprocess.run(
+        [tshark, "-r", str(out), "-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE",
+         "-T", "fields", "-E", "separator=|", "-e", "ip.src", "-e", "ip.checksum.status",
+         "-e", "tcp.checksum.status", "-e", "tcp.len", "-e", "tcp.seq"],
+        capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    rows = [line.split("|") for line in p.stdout.splitlines()]
+    # Real frames, both directions, every checksum good (1).
+    assert {r[0] for r in rows} == {"10.9.0.1", "10.9.0.2"}, rows
+    assert all(r[1:3] == ["1", "1"] for r in rows), rows
+    data = [int(r[4]) for r in rows if r[0] == "10.9.0.1" and int(r[3]) > 0]
+    assert sum(int(r[3]) for r in rows if r[0] == "10.9.0.1") == 11 * MSS
+    # Taken where packets enter the path: the lost original and its retransmission.
+    assert data.count(1 + 9 * MSS) == 2, data
+    p = subprocess.run([tshark, "-r", str(out), "-Y",
+                        "tcp.analysis.retransmission || tcp.analysis.out_of_order"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.stdout.strip(), "tshark saw no retransmission"
+
+
+def test_cli_both_senders_side_by_side(cli, tmp_path):
+    sc = tmp_path / "tail.toml"
+    sc.write_text(lossrec.dict_to_toml(TAIL))
+    r = cli("wire", str(sc), "--sender", "both")
+    assert r.code == 0, r.stderr
+    assert "engine" in r.stdout and "linux" in r.stdout and "fct_ms" in r.stdout
+    r = cli("wire", str(sc), "--sender", "linux", "--receiver", "engine", "--json")
+    assert r.code == 0, r.stderr
+    j = json.loads(r.stdout)
+    assert (j["sender"], j["receiver"]) == ("linux", "engine")
+    assert j["flows"][0]["bytes"] == 10 * MSS
+
+
+def test_unsupported_workload_is_a_clear_error(cli, tmp_path):
+    sc = tmp_path / "rr.toml"
+    sc.write_text('[workload]\nkind = "request-response"\n')
+    r = cli("wire", str(sc))
+    assert r.code == 2 and "request-response" in r.stderr, r.stderr
+
+
+BULK = '[path]\nrtt_ms = 20\n[workload]\nkind = "bulk"\nduration_s = 60\n'
+
+
+def _start(tmp_path):
+    sc = tmp_path / "bulk.toml"
+    sc.write_text(BULK)
+    p = subprocess.Popen([sys.executable, "-m", "lossrec", "wire", str(sc)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    t0 = time.time()
+    while len(_mine(p.pid)) < 2 and time.time() - t0 < 30:
+        time.sleep(0.05)
+    assert len(_mine(p.pid)) == 2, "the run never set up its namespaces"
+    return p
+
+
+def _links(pid: int) -> str:
+    out = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    return "\n".join(line for line in out.splitlines() if f"lr{pid}" in line)
+
+
+def test_ctrl_c_and_sigterm_remove_everything(tmp_path):
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        p = _start(tmp_path)
+        p.send_signal(sig)
+        p.wait(timeout=30)
+        assert p.returncode == 130, (sig, p.returncode, p.stderr.read())
+        assert not _mine(p.pid) and not _links(p.pid)
+
+
+def test_sigkill_leftovers_are_removed_by_cleanup(cli, tmp_path):
+    p = _start(tmp_path)
+    p.kill()
+    p.wait(timeout=30)
+    assert len(_mine(p.pid)) == 2  # nothing can run on SIGKILL
+    r = cli("wire", "--cleanup")
+    assert r.code == 0, r.stderr
+    assert not _mine(p.pid) and not _links(p.pid)
+    assert cleanup() == []
+
+
+def test_reproduce_kernel_quick(cli, tmp_path):
+    r = cli("reproduce", "kernel", "--quick", "-q", "-o", str(tmp_path))
+    assert r.code == 0, r.stderr
+    report = (tmp_path / "kernel" / "report.md").read_text()
+    assert "Side by side, every point" in report
+    # The mid-flow cases hold: the engine's recovery and the receive-window model match
+    # the kernel (the lost-twice flow is the issue's 525 ms case).
+    for claim in ("burst", "lost_twice"):
+        line = next(x for x in r.stdout.splitlines() if x.startswith(claim))
+        assert "holds" in line and "does not" not in line, line
+    # Every point that does not hold is explained.
+    rows = [x for x in report.splitlines() if x.startswith("| tail") or x.startswith("| tlp")]
+    assert rows and all(x.rstrip().endswith("|") and ("| yes |" in x or x.split("|")[-2].strip())
+                        for x in rows)
+
+
+def _bulk_goodputs():
+    sc = {"path": {"rtt_ms": 10, "rate_mbps": 1000, "queue_packets": 1000},
+          "sender": {"preset": "linux"}, "workload": {"kind": "bulk", "duration_s": 3}}
+    runs = lossrec.wire(sc, sender="both")
+    return {s: r.json["goodput_mbps"] for s, r in runs.items()}, runs
+
+
+def test_engine_goodput_is_at_least_90_percent_of_linux():
+    # 1 Gb/s, 10 ms RTT, no loss: the engine must never be the bottleneck. Real time on a
+    # shared machine is noisy, so the better of two rounds counts.
+    best = 0.0
+    for _ in range(2):
+        g, runs = _bulk_goodputs()
+        assert g["linux"] > 500, g  # the emulator itself carries the path's rate
+        assert runs["engine"].json["engine_ns_per_packet"] < 20_000
+        best = max(best, g["engine"] / g["linux"])
+        if best >= 0.9:
+            break
+    assert best >= 0.9, (best, g)
