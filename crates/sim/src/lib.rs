@@ -29,6 +29,7 @@ pub mod episodes;
 mod flow;
 pub mod link;
 pub mod loss;
+mod outputs;
 mod parse;
 pub mod pcap;
 pub mod queue;
@@ -36,12 +37,15 @@ pub mod reorder;
 pub mod rng;
 pub mod scenario;
 mod sim;
+pub mod sink;
 mod span;
 pub mod trace;
 pub mod workload;
 
 pub use episodes::Recovery;
+pub use outputs::Outputs;
 pub use scenario::Scenario;
+pub use sink::Sinks;
 
 /// A scenario error naming the origin (file), line, column and field.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -171,8 +175,10 @@ pub struct RunOutput {
     pub recoveries: Vec<Recovery>,
     /// JSON lines, one per packet and engine event (when requested).
     pub trace: Option<String>,
-    /// A pcap file's bytes (when requested).
+    /// A pcap file's bytes (when requested and not streamed).
     pub pcap: Option<Vec<u8>>,
+    /// What the trace and captures hold, and any error writing a streamed one.
+    pub outputs: Outputs,
     /// Simulated time when the run ended, seconds.
     pub sim_time_s: f64,
     /// Connections whose sender had not finished when the run ended (0 for bulk).
@@ -220,4 +226,15 @@ impl RunOutput {
 /// Runs a scenario to completion.
 pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<RunOutput, ScenarioError> {
     sim::Sim::new(scenario, opts).run()
+}
+
+/// Runs a scenario, streaming the trace and captures named in `sinks` to their writers
+/// as the run goes (memory stays flat however long the run); outputs not in `sinks`
+/// follow `opts`. A write error ends up in [`RunOutput::outputs`].
+pub fn run_to(
+    scenario: &Scenario,
+    opts: &RunOptions,
+    sinks: Sinks,
+) -> Result<RunOutput, ScenarioError> {
+    sim::Sim::new(scenario, opts).with_sinks(sinks).run()
 }

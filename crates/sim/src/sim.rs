@@ -47,6 +47,8 @@ pub struct Sim<'a> {
     acks: Slab<Ack>,
     trace: Option<Trace>,
     pcap: Option<Capture>,
+    /// The capture at the receiver's host (only streamed, see [`Sim::with_sinks`]).
+    pcap_rx: Option<Capture>,
     /// Per-connection results (flows, bulk, writes) or per-response results
     /// (request-response: connection-major).
     results: Vec<Option<FlowResult>>,
@@ -88,6 +90,7 @@ impl<'a> Sim<'a> {
             acks: Slab::new(),
             trace: opts.trace.then(Trace::default),
             pcap: opts.pcap.then(|| Capture::new(seed)),
+            pcap_rx: None,
             results,
             recoveries: Vec::new(),
             mss: u64::from(sc.sender.mss),
@@ -97,6 +100,26 @@ impl<'a> Sim<'a> {
             error: None,
             bg: background::Sources::new(&sc.background, seed),
         }
+    }
+
+    /// Streams the trace and captures to `sinks` instead of keeping them in memory.
+    pub fn with_sinks(mut self, sinks: crate::sink::Sinks) -> Self {
+        use crate::pcap::Point;
+        use crate::sink::Sink;
+        if let Some(w) = sinks.trace {
+            self.trace = Some(Trace::streaming(w));
+        }
+        if let Some(w) = sinks.pcap {
+            self.pcap = Some(Capture::to_sink(self.seed, Point::Sender, Sink::stream(w)));
+        }
+        if let Some(w) = sinks.pcap_receiver {
+            self.pcap_rx = Some(Capture::to_sink(
+                self.seed,
+                Point::Receiver,
+                Sink::stream(w),
+            ));
+        }
+        self
     }
 
     /// Runs to the end and collects the output.
@@ -163,6 +186,9 @@ impl<'a> Sim<'a> {
         let Some(ends) = f.ends.as_mut() else { return };
         if let Some(t) = self.trace.as_mut() {
             t.recv(self.now, i, &seg);
+        }
+        if let Some(p) = self.pcap_rx.as_mut() {
+            p.data(self.now, i, &seg);
         }
         ends.receiver.on_segment(now, &seg);
         if f.completed_ns.is_none() && ends.receiver.delivered() >= f.message.end {
@@ -326,7 +352,7 @@ impl<'a> Sim<'a> {
             t.send(self.now, i, &tx);
         }
         if let Some(p) = self.pcap.as_mut() {
-            p.data(self.now, i, &tx);
+            p.data(self.now, i, &tx.segment());
         }
         let mut extra = 0;
         if !tx.range.is_empty() {
@@ -386,6 +412,9 @@ impl<'a> Sim<'a> {
 
     /// Puts a receiver's ACK on the reverse path.
     fn send_ack(&mut self, i: u32, ack: Ack) {
+        if let Some(p) = self.pcap_rx.as_mut() {
+            p.ack(self.now, i, &ack);
+        }
         let mut extra = 0;
         if ack.syn.is_none() {
             let f = &mut self.flows[i as usize];
@@ -483,14 +512,16 @@ impl<'a> Sim<'a> {
             .enumerate()
             .map(|(id, r)| r.unwrap_or_else(|| FlowResult::not_started(id as u64, &preset)))
             .collect();
+        let (trace, pcap, outputs) = crate::outputs::finish(self.trace, self.pcap, self.pcap_rx);
         RunOutput {
             seed: self.seed,
             flows,
             events: self.events,
             data_packets: self.data_packets,
             recoveries: self.recoveries,
-            trace: self.trace.map(|t| t.out),
-            pcap: self.pcap.map(Capture::finish),
+            trace,
+            pcap,
+            outputs,
             sim_time_s: self.now as f64 / 1e9,
             unfinished_flows: unfinished,
             time_limit_hit,
