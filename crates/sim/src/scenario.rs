@@ -193,3 +193,18 @@ impl Scenario {
         Ok(())
     }
 }
+
+/// Every scenario key with its default and meaning: this module's documentation (the
+/// annotated TOML above), for `lossrec scenario --defaults`. Read from the source itself
+/// so the reference and the docs are one text.
+pub fn reference() -> String {
+    include_str!("scenario.rs")
+        .lines()
+        .take_while(|l| l.starts_with("//!"))
+        .map(|l| {
+            l.strip_prefix("//! ")
+                .unwrap_or(l.trim_start_matches("//!"))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

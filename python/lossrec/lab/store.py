@@ -46,6 +46,10 @@ def write_table(df: Optional[pd.DataFrame], path: Path, check_only: bool = False
     try:
         if suffix == ".csv":
             df.to_csv(tmp, index=False)
+            if df.attrs.get("provenance"):
+                # CSV has no metadata: the provenance goes beside it (FILE.csv.json).
+                side = path.with_name(path.name + ".json")
+                side.write_text(json.dumps({"provenance": df.attrs["provenance"]}, indent=2) + "\n")
         else:
             df.to_parquet(tmp, index=False)
         os.replace(tmp, path)

@@ -19,6 +19,7 @@ use toml::de::DeTable;
 mod background;
 mod models;
 mod raw;
+mod words;
 mod workload;
 
 use raw::*;
@@ -68,7 +69,7 @@ fn toml_error(
         line,
         column,
         field,
-        message: e.message().trim().to_string(),
+        message: words::plain(e.message().trim()),
     }
 }
 
@@ -95,7 +96,7 @@ impl Cx<'_> {
             line,
             column,
             field: Some(field.into()),
-            message: message.into(),
+            message: words::plain(&message.into()),
         }
     }
 

@@ -1,0 +1,101 @@
+"""Issue 15: one --set grammar, self-describing results, summaries, conventions."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+import lossrec
+from lossrec import sets
+from lossrec.result import FLOW_FIELDS
+from lossrec.summary import summarize, t_quantile
+
+TAIL = {"path": {"rtt_ms": 40, "loss": {"model": "tail", "count": 1}},
+        "workload": {"segments": 10}}
+
+
+def test_set_values_follow_toml_and_ranges_expand():
+    assert sets.parse_set("path.loss.packets=[2,3]") == ("path.loss.packets", [[2, 3]])
+    assert sets.parse_set("path.loss.packets=[2,3],[4]") == ("path.loss.packets", [[2, 3], [4]])
+    assert sets.parse_set('sender.cc="cubic",reno') == ("sender.cc", ["cubic", "reno"])
+    assert sets.parse_set("path.rtt_ms=10:640:x2")[1] == [10, 20, 40, 80, 160, 320, 640]
+    assert sets.parse_set("path.rtt_ms=0:100:+25")[1] == [0, 25, 50, 75, 100]
+    assert sets.parse_set("path.loss.p=0.1:0.3:0.1")[1] == [0.1, 0.2, 0.3]
+    assert sets.parse_set("preset=rfc,linux-classic") == ("sender.preset", ["rfc", "linux-classic"])
+    with pytest.raises(ValueError, match="did you mean 'min_rto_ms'"):
+        sets.parse_set("min_rt_ms=200")
+    with pytest.raises(ValueError, match="at most"):
+        sets.parse_set("path.rtt_ms=1:1e9:1")
+
+
+def test_run_takes_dotted_keys_lists_and_bare_axes():
+    r = lossrec.run({"workload": {"segments": 10}},
+                    sets={"path.loss.model": "drop-list", "path.loss.packets": [2, 3],
+                          "min_rto_ms": 300})
+    assert r.json["flows"][0]["retransmits"] >= 2
+    with pytest.raises(ValueError, match="did you mean `rtt_ms`"):
+        lossrec.run(TAIL, sets={"path.rtt": 40})
+
+
+def test_unknown_names_suggest_the_closest_one():
+    with pytest.raises(ValueError, match="did you mean `linux-classic`"):
+        lossrec.run({"sender": {"preset": "linux-clasic"}})
+    with pytest.raises(ValueError, match="did you mean 'linux-classic'"):
+        lossrec.run(TAIL, preset="linux-clasic")
+    with pytest.raises(ValueError, match='expected a number, got "10"'):
+        lossrec.run({"path": {"rtt_ms": "10"}})
+
+
+def test_a_file_named_like_toml_text_is_read(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rtt=40.toml").write_text("seed = 9\n[path]\nrtt_ms = 40\n")
+    assert lossrec.run("rtt=40.toml").seed == 9
+
+
+def test_every_output_describes_itself(tmp_path):
+    r = lossrec.run(TAIL, seed=3)
+    p = r.json["provenance"]
+    assert p["lossrec"] == lossrec.__version__ and p["seeds"] == [3]
+    assert len(p["scenario_sha256"]) == 64 and p["commit"]
+    out = tmp_path / "s.csv"
+    df = lossrec.sweep(TAIL, {"path.rtt_ms": [10, 40]}, reps=3, output=out)
+    # Every field of the schema run reports, no copy of the list in Python.
+    assert [f for f, _ in lossrec._core.flow_fields()] == list(FLOW_FIELDS)
+    assert set(FLOW_FIELDS) <= set(df.columns)
+    assert len(FLOW_FIELDS) >= 23
+    side = json.loads((tmp_path / "s.csv.json").read_text())["provenance"]
+    assert side["lossrec"] == lossrec.__version__ and "seed_rule" in side
+    assert df.attrs["provenance"]["scenario_sha256"] == side["scenario_sha256"]
+
+
+def test_summaries_have_n_mean_ci_and_percentiles():
+    assert t_quantile(0.975, 1) == pytest.approx(12.706, rel=1e-3)
+    assert t_quantile(0.975, 2) == pytest.approx(4.303, rel=1e-3)
+    assert t_quantile(0.975, 4) == pytest.approx(2.776, rel=2e-3)
+    assert t_quantile(0.975, 30) == pytest.approx(2.042, rel=1e-3)
+    df = lossrec.sweep({**TAIL, "path": {"rtt_ms": 40, "loss": {"model": "bernoulli", "p": 0.05}},
+                        "workload": {"segments": 30}}, {"sender.preset": ["rfc", "linux"]}, reps=20)
+    s = lossrec.summarize(df, by="sender.preset")
+    fct = s[s.metric == "fct_ms"].set_index("sender.preset")
+    assert list(fct.index) == ["rfc", "linux"]
+    for _, row in fct.iterrows():
+        assert row["n"] + row["missing"] == 20
+        assert row["ci_low"] <= row["mean"] <= row["ci_high"]
+        assert row["p50"] <= row["p95"] <= row["p99"]
+    x = df[df["sender.preset"] == "rfc"]["fct_ms"].dropna()
+    half = t_quantile(0.975, len(x) - 1) * x.std() / math.sqrt(len(x))
+    assert fct.loc["rfc", "ci_high"] == pytest.approx(x.mean() + half)
+    with pytest.raises(ValueError, match="did you mean"):
+        summarize(df, by="sender.presets")
+
+
+def test_version_does_not_import_pandas_or_matplotlib():
+    code = ("import sys; from lossrec.cli import main\n"
+            "try: main(['--version'])\nexcept SystemExit: pass\n"
+            "bad = [m for m in ('pandas', 'matplotlib', 'numpy') if m in sys.modules]\n"
+            "assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True)
