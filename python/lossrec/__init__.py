@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from ._core import ScenarioError, __version__
+from ._core import ScenarioError as ScenarioError, __version__ as __version__
 
 #: public name → the module that defines it.
 _LAZY = {

@@ -147,15 +147,15 @@ def draw_flow(ax: Any, recs: Iterable[Record]) -> Dict[str, Any]:
         kind = rec.get("kind")
         if kind == "send":
             why = rec.get("why", "new")
-            s = _span(rec.get("seq")) or (0.0, 0.0)
+            sp = _span(rec.get("seq")) or (0.0, 0.0)
             if why in HANDSHAKE:
                 hs[0].append(t)
-                hs[1].append(s[0])
+                hs[1].append(sp[0])
                 continue
-            add("new" if why in NEW or why == "probe_new" else "retransmit", t, s)
+            add("new" if why in NEW or why == "probe_new" else "retransmit", t, sp)
             if why in PROBES:
                 probes[0].append(t)
-                probes[1].append(s[1])
+                probes[1].append(sp[1])
         elif kind == "recv":
             s = _span(rec.get("seq"))
             if s:

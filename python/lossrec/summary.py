@@ -65,7 +65,7 @@ def summarize(
             from .suggest import did_you_mean
 
             raise ValueError(f"no column {m!r}{did_you_mean(m, map(str, df.columns))}")
-    groups = df.groupby(keys, sort=False, observed=True, dropna=False) if keys else [((), df)]
+    groups: Any = df.groupby(keys, sort=False, observed=True, dropna=False) if keys else [((), df)]
     rows = []
     q = 1 - (1 - confidence) / 2
     for k, d in groups:

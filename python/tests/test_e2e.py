@@ -40,7 +40,8 @@ def test_default_run_prints_a_table_with_both_presets(cli):
     header = next(line for line in lines if line.startswith("preset"))
     for col in ("fct_ms", "data packets", "retransmits", "fast recoveries", "RTOs", "final cwnd"):
         assert col in header
-    rows = {line.split()[0]: line.split() for line in lines if line.split() and line.split()[0] in ("rfc", "linux-classic")}
+    rows = {line.split()[0]: line.split() for line in lines
+            if line.split() and line.split()[0] in ("rfc", "linux-classic")}
     assert set(rows) == {"rfc", "linux-classic"}
 
 
@@ -185,7 +186,7 @@ def test_python_run_with_dict_returns_dataframe(tmp_path):
     assert {"events", "wall_s"} <= set(res.sim)
     plain = lossrec.run(tail_loss())
     with pytest.raises(lossrec.NotRequestedError):
-        plain.trace
+        plain.trace  # noqa: B018 (the property raises)
 
 
 def test_validate():

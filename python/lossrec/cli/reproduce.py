@@ -67,7 +67,7 @@ def reproduce_cmd(name: Optional[str], run_all: bool, list_only: bool, out: Path
     except KeyboardInterrupt:
         click.echo("\nlossrec: interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
-    rows = [[v.claim, v.verdict, v.ours] for v in verdicts]
+    rows = [[v.claim, v.verdict, v.ours] for v in verdicts]  # type: ignore[misc]
     click.echo(render(["claim", "verdict", "ours"], rows, align_left=3))
     n = {k: sum(v.verdict == k for v in verdicts) for k in (HOLDS, FAILS, NOT_COMPARABLE)}
     click.echo(f"\nwrote {report} ({n[HOLDS]} hold, {n[FAILS]} do not hold, "

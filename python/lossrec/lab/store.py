@@ -111,7 +111,7 @@ class ChunkStore:
         arrays = {k: np.asarray(v) for k, v in res.items()}
         tmp = self.dir / f".chunk-{i:06d}.tmp.npz"
         with open(tmp, "wb") as f:
-            np.savez(f, **arrays)
+            np.savez(f, **arrays)  # type: ignore[arg-type]
         os.replace(tmp, self._path(i))
 
     def finish(self, df: pd.DataFrame) -> None:

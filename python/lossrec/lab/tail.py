@@ -321,7 +321,7 @@ def traced_sweep(
         flows = obj.get("flows", [])
         row = {**point, "rep": rep, "seed": seed, "flows": len(flows),
                "fct_ms_all": [f.get("fct_ms") for f in flows]}
-        row.update(summarize_run(recs, obj))
+        row.update(summarize_run(recs, obj))  # type: ignore[arg-type]
         return row
 
     if jobs > 1 and len(tasks) > 1:
