@@ -62,6 +62,9 @@ fn open_stream(path: &str) -> PyResult<Stream> {
         .map_err(|e| PyOSError::new_err(format!("{path}: {e}")))
 }
 
+/// `run_scenario`'s result: `(json, trace, pcap, outputs)`.
+type RunReturn<'py> = (String, Option<String>, Option<Bound<'py, PyBytes>>, String);
+
 /// Runs a scenario given as TOML text.
 ///
 /// Returns `(json, trace, pcap, outputs)`: the `--json` object as text (with `wall_s`
@@ -84,7 +87,7 @@ fn run_scenario<'py>(
     trace_path: Option<&str>,
     pcap_path: Option<&str>,
     pcap_receiver_path: Option<&str>,
-) -> PyResult<(String, Option<String>, Option<Bound<'py, PyBytes>>, String)> {
+) -> PyResult<RunReturn<'py>> {
     let scenario = parse(py, text, origin)?;
     let opts = RunOptions { seed, trace, pcap };
     let sinks = Sinks {

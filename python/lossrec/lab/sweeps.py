@@ -470,7 +470,7 @@ class _Progress:
         self.total, self.done = total, done
         self.bar = None
         if how is True:
-            from tqdm import tqdm
+            from tqdm.auto import tqdm  # a widget in notebooks, text on a terminal
 
             self.bar = tqdm(total=total, initial=done, unit="scenario",
                             file=sys.stderr, desc="sweep", dynamic_ncols=True, smoothing=0.1)
