@@ -99,3 +99,50 @@ def test_version_does_not_import_pandas_or_matplotlib():
             "bad = [m for m in ('pandas', 'matplotlib', 'numpy') if m in sys.modules]\n"
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _complete(words: str, env_extra=None):
+    import os
+
+    env = {**os.environ, "_LOSSREC_COMPLETE": "bash_complete", "COMP_WORDS": words,
+           "COMP_CWORD": str(len(words.split()) - (0 if words.endswith(" ") else 1))}
+    r = subprocess.run([sys.executable, "-c", "from lossrec.cli import main; main(prog_name='lossrec')"],
+                       env=env, capture_output=True, text=True, timeout=60)
+    return [line.split(",", 1)[1] for line in r.stdout.splitlines() if "," in line]
+
+
+def test_shell_completion_knows_presets_axes_and_studies(monkeypatch):
+    from pathlib import Path
+
+    monkeypatch.setenv("LOSSREC_EXPERIMENTS", str(Path(__file__).resolve().parents[2] / "experiments"))
+    assert "rack-tlp" in _complete("lossrec run --preset rac")
+    assert "linux-classic" in _complete("lossrec presets linux-c")
+    assert "min_rto_ms=" in _complete("lossrec sweep s.toml --set min_r")
+    assert "tlp" in _complete("lossrec reproduce tl")
+    assert "sweep" in _complete("lossrec sw")
+
+
+def test_errors_share_one_style(cli_proc):
+    for args, part in ((["run", "--bogus"], "no such option '--bogus' (see `lossrec run --help`)"),
+                       (["rnu"], "did you mean 'run'?"),
+                       (["reproduce", "tlpp"], "did you mean 'tlp'?"),
+                       (["run", "--set", "cc=cubc"], "did you mean `cubic`?")):
+        r = cli_proc(*args)
+        assert r.code == 2 and r.stderr.startswith("lossrec: error: "), r.stderr
+        assert part in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_streams_to_stdout_and_from_stdin(tmp_path):
+    from pathlib import Path
+
+    tail = Path(__file__).resolve().parents[2] / "experiments" / "examples" / "tail-loss.toml"
+    r = subprocess.run([sys.executable, "-m", "lossrec", "run", "-", "--trace", "-"],
+                       input=tail.read_text(), capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert lines[0]["kind"] == "send" and "fct_ms" in r.stderr
+    acks = [x for x in lines if x["kind"] == "ack" and not x.get("syn")]
+    assert all({"srtt_us", "rttvar_us", "rto_us", "rwnd"} <= set(a) for a in acks)
+    r = subprocess.run([sys.executable, "-m", "lossrec", "run", str(tail), "--pcap", "-"],
+                       capture_output=True, timeout=120)
+    assert r.stdout[:4] == b"\xd4\xc3\xb2\xa1" and len(r.stdout) > 1000

@@ -98,9 +98,32 @@ class LazyGroup(click.Group):
         if cmd is None and name and not name.startswith("-"):
             from ..suggest import did_you_mean
 
-            fail(f"no command {name!r}{did_you_mean(name, self.list_commands(ctx))}; "
-                 f"see `lossrec --help`")
+            fail(f"no command {name!r}{did_you_mean(name, self.list_commands(ctx))} "
+                 f"(see `lossrec --help`)")
         return super().resolve_command(ctx, args)
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """Click's own usage errors (a bad option, a missing argument) in lossrec's one
+        style, ``lossrec: error: ...`` with a pointer to ``--help``, exit 2."""
+        if kwargs.get("standalone_mode", True) is False:
+            return super().main(*args, **kwargs)
+        try:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        except click.exceptions.Abort:
+            click.echo("\nlossrec: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except CliError as e:
+            e.show()
+            sys.exit(e.exit_code)
+        except click.UsageError as e:
+            where = e.ctx.command_path if e.ctx else "lossrec"
+            msg = e.format_message().rstrip(".")
+            msg = msg[:1].lower() + msg[1:]
+            click.echo(f"lossrec: error: {msg} (see `{where} --help`)", err=True)
+            sys.exit(EXIT_USAGE)
+        except click.ClickException as e:
+            click.echo(f"lossrec: error: {e.format_message()}", err=True)
+            sys.exit(e.exit_code)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -11,15 +11,12 @@ import click
 
 from .. import api
 from ..table import render
+from . import complete
 from .common import handle_errors, main
 
 
-def _complete(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
-    return [n for n in api.preset_names() if n.startswith(incomplete)]
-
-
 @main.command("presets")
-@click.argument("names", nargs=-1, metavar="[NAME...]", shell_complete=_complete)
+@click.argument("names", nargs=-1, metavar="[NAME...]", shell_complete=complete.presets)
 @click.option("--json", "as_json", is_flag=True,
               help='Print [{"name", "summary", "axes": {axis: value}}, ...].')
 @click.option("--matrix", is_flag=True, help="Every axis × every preset in one table (wide).")

@@ -12,11 +12,12 @@ import click
 from ..lab import studies
 from ..lab.claims import FAILS, HOLDS, NOT_COMPARABLE
 from ..table import render
+from . import complete
 from .common import EXIT_INTERRUPTED, fail, handle_errors, main
 
 
 @main.command("reproduce")
-@click.argument("name", required=False)
+@click.argument("name", required=False, shell_complete=complete.studies)
 @click.option("--all", "run_all", is_flag=True, help="Run every study and write DIR/index.md.")
 @click.option("--list", "list_only", is_flag=True, help="List the studies with their seeds and titles.")
 @click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out"),

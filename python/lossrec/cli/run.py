@@ -12,6 +12,7 @@ from .. import api, default
 from ..result import Result
 from ..sets import parse_sets
 from ..table import render
+from . import complete
 from .common import handle_errors, main
 
 #: Columns of the per-preset table of the default run: (header, flow field).
@@ -69,10 +70,10 @@ def _note(msg: str) -> None:
               help="--plot: these flows (e.g. 0,3,7 or 0:9); default: up to 4, spread over the run.")
 @click.option("--window", "plot_window", metavar="START:END",
               help="--plot: only this time window, in seconds (e.g. 0.5:2, or 10: for the rest).")
-@click.option("--preset", metavar="NAME",
+@click.option("--preset", metavar="NAME", shell_complete=complete.presets,
               help="Default run: only this preset. With a scenario: run its sender under this "
                    "preset (the file's other [sender] axes still apply).")
-@click.option("--set", "sets", metavar="KEY=VALUE", multiple=True,
+@click.option("--set", "sets", metavar="KEY=VALUE", multiple=True, shell_complete=complete.set_keys,
               help="Set a scenario key (repeatable), e.g. --set path.rtt_ms=40, "
                    "--set path.loss.packets=[2,3]; a bare axis means sender.<axis> "
                    "(--set min_rto_ms=200). Values use TOML's grammar.")

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from .. import _core
+from . import complete
 from .common import fail, handle_errors, main
 
 
@@ -43,7 +44,8 @@ def _parse_sets(sets: tuple[str, ...]) -> list[tuple[str, str]]:
 
 @main.command("script")
 @click.argument("paths", nargs=-1, required=True, metavar="FILE.pkt|DIR...")
-@click.option("--preset", help="Engine preset (overrides the script's `// lossrec: preset=`).")
+@click.option("--preset", shell_complete=complete.presets,
+              help="Engine preset (overrides the script's `// lossrec: preset=`).")
 @click.option("--set", "sets", multiple=True, metavar="AXIS=VALUE",
               help="Set one engine axis, applied last (repeatable).")
 @click.option("--tolerance-us", type=click.IntRange(min=0), default=None,

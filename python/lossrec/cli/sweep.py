@@ -10,6 +10,7 @@ import click
 
 from ..sets import parse_sets
 from ..table import render
+from . import complete
 from .common import EXIT_INTERRUPTED, handle_errors, main
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 
 @main.command("sweep")
 @click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--set", "sets", metavar="KEY=V1,V2,...", multiple=True,
+@click.option("--set", "sets", metavar="KEY=V1,V2,...", multiple=True, shell_complete=complete.set_keys,
               help="Sweep a dotted scenario key over these values (repeatable; every "
                    "combination runs), e.g. --set path.rtt_ms=10:640:x2 --set preset=rfc,linux-classic "
                    "--set path.loss.packets=[2,3],[4]. A bare axis means sender.<axis>; values use "

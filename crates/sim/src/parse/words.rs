@@ -38,7 +38,7 @@ fn types(m: &str) -> String {
 
 /// The valid name closest to the unknown one named in `m`, if one is close.
 fn suggestion(m: &str) -> Option<String> {
-    let start = m.find("unknown ")?;
+    let start = m.find("unknown ").or_else(|| m.find("bad value "))?;
     let rest = &m[start..];
     let a = rest.find('`')? + 1;
     let b = a + rest[a..].find('`')?;
