@@ -146,3 +146,44 @@ def test_streams_to_stdout_and_from_stdin(tmp_path):
     r = subprocess.run([sys.executable, "-m", "lossrec", "run", str(tail), "--pcap", "-"],
                        capture_output=True, timeout=120)
     assert r.stdout[:4] == b"\xd4\xc3\xb2\xa1" and len(r.stdout) > 1000
+
+
+SPIKE = """seed = 1
+[path]
+rtt_ms = 100
+rate_mbps = 10
+[path.delay_spikes]
+start_ms = 400
+extra_ms = 2500
+[sender]
+preset = "linux-classic"
+[workload]
+segments = 2000
+"""
+
+
+def test_receiver_capture_lets_wireshark_see_spurious_retransmissions(tmp_path):
+    import shutil
+
+    tshark = shutil.which("tshark")
+    if tshark is None:
+        pytest.skip("tshark not installed (scripts/test.sh installs it)")
+    snd, rcv = tmp_path / "snd.pcap", tmp_path / "rcv.pcap"
+    r = lossrec.run(SPIKE, pcap=snd, pcap_receiver=rcv)
+    rexmits = r.json["flows"][0]["retransmits"]
+    assert rexmits > 10
+
+    def count(path, expr):
+        out = subprocess.run([tshark, "-r", str(path), "-Y", expr], capture_output=True, text=True,
+                             check=True).stdout
+        return len(out.splitlines())
+
+    # The delay spike makes the RTO fire while the originals are still in flight: only the
+    # receiver's side shows that every retransmission arrived after its original.
+    assert count(rcv, "tcp.analysis.retransmission") == rexmits
+    assert count(rcv, "tcp.analysis.spurious_retransmission") == rexmits
+    assert count(snd, "tcp.analysis.spurious_retransmission") == 0
+    # Both captures close the connection with a FIN each way, dated 2026, not 1970.
+    for p in (snd, rcv):
+        assert count(p, "tcp.flags.fin == 1") == 2
+        assert count(p, "frame.time_epoch < 1767225600") == 0
