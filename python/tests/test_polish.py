@@ -187,3 +187,33 @@ def test_receiver_capture_lets_wireshark_see_spurious_retransmissions(tmp_path):
     for p in (snd, rcv):
         assert count(p, "tcp.flags.fin == 1") == 2
         assert count(p, "frame.time_epoch < 1767225600") == 0
+
+
+def test_scenario_defaults_and_json_schema_match_the_parser(cli):
+    from pathlib import Path
+
+    jsonschema = pytest.importorskip("jsonschema")
+    from lossrec.scenario import _toml_loads
+
+    r = cli("scenario", "--defaults")
+    assert r.code == 0 and "rtt_ms = 100" in r.stdout and "[workload]" in r.stdout
+    schema = json.loads(cli("scenario", "--schema").stdout)
+    root = Path(__file__).resolve().parents[2] / "experiments"
+    files = sorted(root.rglob("*.toml"))
+    checked = 0
+    for f in files:
+        doc = _toml_loads(f.read_text())
+        if "path" not in doc and "workload" not in doc and "sender" not in doc:
+            continue  # published.toml and other data, not scenarios
+        try:
+            lossrec.validate(str(f))
+        except ValueError:
+            continue  # a study's partial scenario (its study.py fills the rest)
+        jsonschema.validate(doc, schema)
+        checked += 1
+    assert checked >= 5
+    with pytest.raises(jsonschema.ValidationError, match="rtt"):
+        jsonschema.validate({"path": {"rtt": 40}}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"sender": {"min_rt_ms": 3}}, schema)
+    assert "base RTT" in schema["properties"]["path"]["properties"]["rtt_ms"]["description"]

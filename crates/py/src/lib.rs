@@ -123,6 +123,13 @@ fn scenario_reference() -> String {
     lossrec_sim::scenario::reference()
 }
 
+/// The scenario file's JSON Schema, as JSON text.
+#[pyfunction]
+fn scenario_schema() -> String {
+    serde_json::to_string_pretty(&lossrec_sim::scenario::json_schema())
+        .expect("a schema serialises")
+}
+
 /// `{"version", "commit", "debug"}` of this build.
 #[pyfunction]
 fn build_info() -> Vec<(&'static str, String)> {
@@ -232,6 +239,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flow_fields, m)?)?;
     m.add_function(wrap_pyfunction!(build_info, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_reference, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::sweep_points, m)?)?;
     m.add_function(wrap_pyfunction!(batch::run_batch, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::sweep_seed, m)?)?;

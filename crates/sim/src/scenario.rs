@@ -208,3 +208,9 @@ pub fn reference() -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// The scenario file's JSON Schema (draft 2020-12), for editors: generated from the
+/// parser's structs, described by [`reference`].
+pub fn json_schema() -> serde_json::Value {
+    crate::parse::schema::json_schema()
+}

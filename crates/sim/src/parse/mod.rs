@@ -19,6 +19,7 @@ use toml::de::DeTable;
 mod background;
 mod models;
 mod raw;
+pub mod schema;
 mod words;
 mod workload;
 
