@@ -108,7 +108,7 @@ class LazyGroup(click.Group):
         if kwargs.get("standalone_mode", True) is False:
             return super().main(*args, **kwargs)
         try:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
         except click.exceptions.Abort:
             click.echo("\nlossrec: interrupted", err=True)
             sys.exit(EXIT_INTERRUPTED)
