@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 
@@ -217,3 +218,13 @@ def test_scenario_defaults_and_json_schema_match_the_parser(cli):
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"sender": {"min_rt_ms": 3}}, schema)
     assert "base RTT" in schema["properties"]["path"]["properties"]["rtt_ms"]["description"]
+
+
+def test_reports_carry_provenance(tmp_path):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "experiments"
+    report = lossrec.reproduce("classic-baseline", out=tmp_path, quick=True, root=root).read_text()
+    commit = lossrec._core.build_info()
+    assert "## Provenance" in report and dict(commit)["commit"] in report
+    assert re.search(r"\| `[^`]+\.toml` \| `[0-9a-f]{64}` \|", report)

@@ -314,7 +314,7 @@ def traced_sweep(
         p, rep = task
         text, origin, key = plan.specs[p]
         seed = _core.sweep_seed(bases[p], key, rep)
-        js, tr, _ = _core.run_scenario(text, origin, seed, True, False)
+        js, tr, *_ = _core.run_scenario(text, origin, seed, True, False)
         obj = json.loads(js)
         recs = parse_jsonl(tr or "")
         point = {k: plan.values[j][plan.points[p][j]] for j, k in enumerate(plan.keys)}
