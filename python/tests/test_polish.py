@@ -228,3 +228,14 @@ def test_reports_carry_provenance(tmp_path):
     commit = lossrec._core.build_info()
     assert "## Provenance" in report and dict(commit)["commit"] in report
     assert re.search(r"\| `[^`]+\.toml` \| `[0-9a-f]{64}` \|", report)
+
+
+def test_sweep_writes_csv_to_stdout(cli_proc):
+    from pathlib import Path
+
+    tail = Path(__file__).resolve().parents[2] / "experiments" / "examples" / "tail-loss.toml"
+    r = cli_proc("sweep", str(tail), "--set", "path.rtt_ms=10:40:x2", "--reps", "2", "-o", "-", "-q")
+    assert r.code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("path.rtt_ms,rep,seed,id,preset,bytes,fct_ms")
+    assert len(lines) == 1 + 3 * 2

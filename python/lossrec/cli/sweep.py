@@ -30,10 +30,10 @@ if TYPE_CHECKING:
               help="Threads for a local run (default: every core).")
 @click.option("--dask", "dask_address", metavar="ADDRESS",
               help="Run the chunks on this Dask scheduler, e.g. tcp://127.0.0.1:8786.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              metavar="FILE.csv|FILE.parquet",
-              help="Write one row per flow. An interrupted sweep keeps its finished chunks in "
-                   "FILE.partial/; the same command resumes it.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
+              metavar="FILE.csv|FILE.parquet|-",
+              help="Write one row per flow (- : CSV on stdout). An interrupted sweep keeps its "
+                   "finished chunks in FILE.partial/; the same command resumes it.")
 @click.option("--common-seeds", is_flag=True,
               help="The same seeds at every point (repetition i uses one seed everywhere).")
 @click.option("--chunk-size", type=click.IntRange(min=1), metavar="N",
@@ -71,6 +71,9 @@ def sweep_cmd(scenario: Path, sets: Sequence[str], reps: int, jobs: Optional[int
 
     params: Dict[str, List[Any]] = parse_sets(sets)
     progress = False if quiet else progress_opt
+    to_stdout = output is not None and str(output) == "-"
+    if to_stdout:
+        output = None
     try:
         df = sweeps.sweep(scenario, params, reps=reps, jobs=jobs, dask=dask_address, output=output,
                           progress=progress, common_seeds=common_seeds, chunk_size=chunk_size,
@@ -82,6 +85,9 @@ def sweep_cmd(scenario: Path, sets: Sequence[str], reps: int, jobs: Optional[int
         else:
             click.echo("\nlossrec: interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
+    if to_stdout:
+        df.to_csv(sys.stdout, index=False)
+        return
     a = df.attrs["sweep"]
     if output is not None:
         if not quiet:
