@@ -239,3 +239,24 @@ def test_sweep_writes_csv_to_stdout(cli_proc):
     lines = r.stdout.splitlines()
     assert lines[0].startswith("path.rtt_ms,rep,seed,id,preset,bytes,fct_ms")
     assert len(lines) == 1 + 3 * 2
+
+
+def test_progress_can_be_forced_on_off_a_terminal(cli_proc):
+    from pathlib import Path
+
+    tail = Path(__file__).resolve().parents[2] / "experiments" / "examples" / "tail-loss.toml"
+    r = cli_proc("sweep", str(tail), "--set", "path.rtt_ms=10,20", "--reps", "3", "--progress")
+    assert r.code == 0, r.stderr
+    assert "6/6" in r.stderr and "scenario" in r.stderr
+    r = cli_proc("sweep", str(tail), "--set", "path.rtt_ms=10,20", "--reps", "3")
+    assert "6/6" not in r.stderr
+
+
+def test_presets_name_shows_its_axes(cli):
+    r = cli("presets", "rack-tlp")
+    assert r.code == 0
+    assert r.stdout.startswith("rack-tlp: ")
+    rows = dict(line.split()[:2] for line in r.stdout.splitlines()[4:] if len(line.split()) >= 2)
+    assert rows["loss_detection"] == "rack"
+    r = cli("presets", "rak-tlp")
+    assert r.code == 2 and "did you mean 'rack-tlp'" in r.stderr
