@@ -25,6 +25,7 @@ use lossrec::{Ack, Instant, Range, Segment, Transmit};
 
 mod apps;
 mod background;
+mod capture;
 
 /// Most segments one `poll_transmit` loop may return: a guard against an engine that never
 /// says `None` (legitimate bursts are bounded by the receive window, far below this).
@@ -47,7 +48,6 @@ pub struct Sim<'a> {
     acks: Slab<Ack>,
     trace: Option<Trace>,
     pcap: Option<Capture>,
-    /// The capture at the receiver's host (only streamed, see [`Sim::with_sinks`]).
     pcap_rx: Option<Capture>,
     /// Per-connection results (flows, bulk, writes) or per-response results
     /// (request-response: connection-major).
@@ -100,26 +100,6 @@ impl<'a> Sim<'a> {
             error: None,
             bg: background::Sources::new(&sc.background, seed),
         }
-    }
-
-    /// Streams the trace and captures to `sinks` instead of keeping them in memory.
-    pub fn with_sinks(mut self, sinks: crate::sink::Sinks) -> Self {
-        use crate::pcap::Point;
-        use crate::sink::Sink;
-        if let Some(w) = sinks.trace {
-            self.trace = Some(Trace::streaming(w));
-        }
-        if let Some(w) = sinks.pcap {
-            self.pcap = Some(Capture::to_sink(self.seed, Point::Sender, Sink::stream(w)));
-        }
-        if let Some(w) = sinks.pcap_receiver {
-            self.pcap_rx = Some(Capture::to_sink(
-                self.seed,
-                Point::Receiver,
-                Sink::stream(w),
-            ));
-        }
-        self
     }
 
     /// Runs to the end and collects the output.
@@ -188,7 +168,7 @@ impl<'a> Sim<'a> {
             t.recv(self.now, i, &seg);
         }
         if let Some(p) = self.pcap_rx.as_mut() {
-            p.data(self.now, i, &seg);
+            p.data(self.now, i, &seg); // disjoint from `f`: a field, not a method
         }
         ends.receiver.on_segment(now, &seg);
         if f.completed_ns.is_none() && ends.receiver.delivered() >= f.message.end {
@@ -412,9 +392,7 @@ impl<'a> Sim<'a> {
 
     /// Puts a receiver's ACK on the reverse path.
     fn send_ack(&mut self, i: u32, ack: Ack) {
-        if let Some(p) = self.pcap_rx.as_mut() {
-            p.ack(self.now, i, &ack);
-        }
+        self.rx_ack(i, &ack);
         let mut extra = 0;
         if ack.syn.is_none() {
             let f = &mut self.flows[i as usize];
