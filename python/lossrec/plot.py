@@ -278,13 +278,19 @@ def time_sequence(
     if not panels:
         panels = [("(empty trace)", [])]
     rows = 2 if state else 1
-    ratios = [3, 1.3] * len(panels) if state else [1] * len(panels)
-    fig, axes = plt.subplots(rows * len(panels), 1, figsize=(11.5, (4.4 if state else 3.2) * len(panels) + 0.6),
+    # Many panels (every preset of the default run): two columns, so the figure stays
+    # readable instead of growing one long strip.
+    cols = 2 if len(panels) > 6 else 1
+    prow = -(-len(panels) // cols)
+    ratios = [3, 1.3] * prow if state else [1] * prow
+    height = (4.4 if state else (3.2 if cols == 1 else 2.4)) * prow + 0.6
+    fig, axes = plt.subplots(rows * prow, cols, figsize=(11.5 * (1.6 if cols == 2 else 1), height),
                              squeeze=False, gridspec_kw={"height_ratios": ratios})
     try:
         all_handles: Dict[str, Any] = {}
         for i, (ptitle, recs) in enumerate(panels):
-            ax = axes[rows * i, 0]
+            r, c = rows * (i // cols), i % cols
+            ax = axes[r, c]
             all_handles.update(draw_flow(ax, recs))
             ax.set_ylabel("sequence (bytes)")
             if ptitle:
@@ -292,16 +298,21 @@ def time_sequence(
             ax.grid(True, alpha=0.3)
             ax.ticklabel_format(axis="y", style="plain", useOffset=False)
             if state:
-                draw_state(axes[rows * i + 1, 0], recs, sharex=ax)
-        axes[-1, 0].set_xlabel("time (ms)")
+                draw_state(axes[r + 1, c], recs, sharex=ax)
+        for j in range(len(panels), prow * cols):  # an odd count leaves one cell empty
+            for k in range(rows):
+                axes[rows * (j // cols) + k, j % cols].set_visible(False)
+        for c in range(cols):
+            axes[-1, c].set_xlabel("time (ms)")
         if all_handles:
             # Beside the first panel, so that it hides no data.
-            axes[0, 0].legend(list(all_handles.values()), list(all_handles.keys()),
-                              fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                              borderaxespad=0.0, framealpha=0.9)
+            axes[0, cols - 1].legend(list(all_handles.values()), list(all_handles.keys()),
+                                     fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                                     borderaxespad=0.0, framealpha=0.9)
         if title:
             fig.suptitle(title, fontsize=9)
-        fig.tight_layout()
+        # Leave the suptitle its own strip (about a third of an inch).
+        fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / fig.get_figheight()) if title else None)
         return _save(fig, path)
     finally:
         plt.close(fig)

@@ -169,3 +169,12 @@ def test_cdf_and_summary_from_a_sweeps_results(tmp_path, cli):
         assert "sender.preset=a (n=40)" in text and "sender.preset=b (n=40)" in text
     r = cli("plot", str(csv), "--by", "sender.presets", "-o", str(tmp_path / "x.png"))
     assert r.code == 2 and "did you mean 'sender.preset'" in r.stderr
+
+
+def test_every_trace_of_a_mapping_gets_a_panel(tmp_path):
+    # The default run's plot: every preset, not the first four; two columns when many.
+    traces = {f"preset{i}": synthetic() for i in range(10)}
+    assert [t for t, _ in plot._panels(traces, 4)] == list(traces)
+    wide = _pixels(plot.time_sequence(traces, tmp_path / "ten.png", state=False))
+    narrow = _pixels(plot.time_sequence(synthetic(), tmp_path / "one.png", state=False))
+    assert wide.shape[1] > 1.4 * narrow.shape[1]

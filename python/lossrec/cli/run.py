@@ -231,6 +231,7 @@ def _write_default_outputs(
             {name: r.trace_records for name, r in runs.items()},
             plot_path,
             title=default.DESCRIPTION,
-            **plot_kw,
+            # One panel per preset: the sequence graphs side by side, no state panels.
+            **{"state": len(runs) <= 4, **plot_kw},
         )
         _note(f"wrote {plot_path}")
