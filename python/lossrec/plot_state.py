@@ -86,8 +86,9 @@ def _state_series(recs: Sequence[Record]) -> Dict[str, Tuple[List[float], List[f
 
 
 def draw_state(ax: Any, recs: Sequence[Record], sharex: Any = None, color: Optional[str] = None,
-               label: str = "") -> None:
-    """cwnd, ssthresh, pipe (bytes) and SRTT, RTO (ms, right axis) against time."""
+               label: str = "", right: Any = None, legend: bool = True) -> Any:
+    """cwnd, ssthresh, pipe (bytes) and SRTT, RTO (ms, on ``right``, a twin axis made
+    when not given) against time; returns the twin axis (overlays draw on one)."""
     if sharex is not None:
         ax.sharex(sharex)
     s = _state_series(recs)
@@ -99,18 +100,20 @@ def draw_state(ax: Any, recs: Sequence[Record], sharex: Any = None, color: Optio
                     label=f"{label}{k}")
     ax.set_ylabel("bytes", fontsize=8)
     ax.grid(True, alpha=0.3)
-    right = ax.twinx()
+    right = ax.twinx() if right is None else right
     for k, c, ls in (("srtt_us", "tab:purple", "-"), ("rto_us", "grey", "-.")):
         ts, vs = s[k]
         if ts:
             right.step(ts, vs, where="post", color=color or c, linestyle=ls, linewidth=0.9,
                        label=f"{label}{k[:-3].upper()} (ms)")
     right.set_ylabel("ms", fontsize=8)
-    h1, l1 = ax.get_legend_handles_labels()
-    h2, l2 = right.get_legend_handles_labels()
-    if h1 or h2:
-        ax.legend(h1 + h2, l1 + l2, fontsize=6, loc="upper left", bbox_to_anchor=(1.06, 1.0),
-                  borderaxespad=0.0)
+    if legend:
+        h1, l1 = ax.get_legend_handles_labels()
+        h2, l2 = right.get_legend_handles_labels()
+        if h1 or h2:
+            ax.legend(h1 + h2, l1 + l2, fontsize=6, loc="upper left", bbox_to_anchor=(1.06, 1.0),
+                      borderaxespad=0.0)
+    return right
 
 
 def draw_overlay(traces: Dict[str, List[Record]], path: Any, flows: Optional[Sequence[int]],
@@ -127,6 +130,8 @@ def draw_overlay(traces: Dict[str, List[Record]], path: Any, flows: Optional[Seq
     try:
         ax = axes[0, 0]
         handles = []
+        right = None
+        names = list(traces)
         for (name, recs), c in zip(traces.items(), OVERLAY * 10):
             recs = filter_records(recs, flows if flows is not None else [0], window)
             sends = [(r["t_us"] / 1000, r["seq"]) for r in recs if r.get("kind") == "send"
@@ -146,8 +151,8 @@ def draw_overlay(traces: Dict[str, List[Record]], path: Any, flows: Optional[Seq
                         linewidth=1, alpha=0.6)
             handles.append(Line2D([], [], color=c, label=name))
             if state:
-                draw_state(axes[1, 0], recs, sharex=ax if not axes[1, 0].lines else None, color=c,
-                           label=f"{name} ")
+                right = draw_state(axes[1, 0], recs, sharex=ax if right is None else None, color=c,
+                                   label=f"{name} ", right=right, legend=name == names[-1])
         ax.set_ylabel("sequence (bytes)")
         ax.grid(True, alpha=0.3)
         ax.legend(handles=handles, fontsize=8, loc="upper left")
