@@ -21,8 +21,30 @@ else
 fi
 cargo test --workspace --exclude lossrec-py --quiet
 
+step "clippy -D warnings (wire, sim, script, py; the engine is being rebuilt)"
+cargo clippy -p lossrec-wire -p lossrec-sim -p lossrec-script -p lossrec-py --all-targets --quiet -- -D warnings
+
+# Debian and Ubuntu's Python refuses `pip install` outside a virtual environment
+# (PEP 668, externally-managed-environment): use the active one, or make .venv.
+if [ -z "${VIRTUAL_ENV:-}" ]; then
+  if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+    step "installing python3-venv (Debian/Ubuntu keep venv's pip in a separate package)"
+    if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-venv >/dev/null
+  fi
+  step "using the virtual environment .venv"
+  [ -x .venv/bin/python ] || python3 -m venv .venv
+  # shellcheck disable=SC1091
+  . .venv/bin/activate
+fi
+
 step "installing the Python package (maturin build of the Rust core)"
 python3 -m pip install --quiet --disable-pip-version-check ".[test,dask]"
+
+step "ruff and mypy on python/"
+python3 -m ruff check python/
+python3 -m mypy
 
 step "conformance scripts (lossrec script)"
 lossrec script crates/engine/tests/scripts

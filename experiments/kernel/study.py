@@ -17,7 +17,7 @@ import pandas as pd
 
 from lossrec.lab import Sweep, Verdict
 from lossrec.lab import style
-from lossrec.wire import unavailable
+from lossrec.realwire import unavailable
 
 TITLE = "The linux preset against the Linux kernel, live through the wire"
 SEED = "kernel"

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import os
-from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple, Union
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import _core
+from ._provenance import provenance
 from .result import Result
-from .scenario import ScenarioLike, load, with_sender
+from .scenario import ScenarioLike, apply_sets, load, with_sender
+from .suggest import did_you_mean
+
+PathLike = Union[str, "os.PathLike[str]"]
 
 #: The figures the project aims for, and the ns-3.37 reference measured on the dev machine.
 BENCH_TARGETS = {"bulk": {"data_packets_per_s": 1_500_000}, "short_flows": {"flows_per_s": 100_000}}
@@ -22,48 +28,100 @@ class Preset(NamedTuple):
     axes: Dict[str, str]
 
 
+def _path_or_flag(v: Union[None, bool, PathLike], what: str) -> Tuple[bool, Optional[str]]:
+    """``(collect in memory, stream to this path)`` for a ``trace=``/``pcap=`` argument."""
+    if v is None or v is False:
+        return False, None
+    if v is True:
+        return True, None
+    if isinstance(v, (str, os.PathLike)):
+        return False, os.fspath(v)
+    raise TypeError(f"{what} must be a bool or a path, not {type(v).__name__}")
+
+
 def run(
     scenario: ScenarioLike,
     seed: Optional[int] = None,
-    trace: bool = False,
-    pcap: Union[None, bool, str, "os.PathLike[str]"] = None,
+    trace: Union[bool, PathLike] = False,
+    pcap: Union[None, bool, PathLike] = None,
     preset: Optional[str] = None,
     sender: Optional[Mapping[str, Any]] = None,
+    sets: Optional[Mapping[str, Any]] = None,
+    pcap_receiver: Optional[PathLike] = None,
 ) -> Result:
     """Runs a scenario and returns its :class:`Result`.
 
     Args:
-        scenario: a path to a TOML file, a dict (serialised to TOML, named ``<dict>`` in
-            errors) or TOML text.
+        scenario: a path to a TOML file (``"-"``: standard input), a dict (serialised to
+            TOML, named ``<dict>`` in errors) or TOML text.
         seed: overrides the scenario's seed.
-        trace: collect the JSON-lines trace (``Result.trace``).
-        pcap: ``True`` to collect a pcap (``Result.write_pcap``), or a path to write it to.
+        trace: ``True`` to collect the JSON-lines trace in memory (``Result.trace``), or a
+            path (``"-"``: stdout) to stream it to as the run goes (memory stays flat).
+        pcap: ``True`` to collect a pcap captured at the sender (``Result.write_pcap``),
+            or a path to stream it to.
+        pcap_receiver: a path to stream a capture taken at the receiver to (what
+            Wireshark's spurious-retransmission analysis needs).
         preset: run the sender under this preset instead of the scenario's ``[sender]
             preset`` (the scenario's other ``[sender]`` axes still apply).
         sender: axis → value settings applied on top (like ``--set axis=value``).
+        sets: dotted scenario keys → values (``{"path.rtt_ms": 40}``; a bare axis name
+            means ``sender.<axis>``), applied last, like ``--set``.
 
     Raises:
         ValueError (``lossrec.ScenarioError``): the scenario is invalid; the message names
             ``file:line:column: field: message``.
     """
     text, origin = load(scenario)
-    rewritten = preset is not None or bool(sender)
-    if rewritten:
+    rewritten = preset is not None or bool(sender) or bool(sets)
+    if preset is not None or sender:
         text, origin = override_sender(text, origin, preset, sender or {})
+    if sets:
+        text, origin = apply_sets(text, origin, sets)
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    want_pcap = pcap is not None and pcap is not False
+    want_trace, trace_path = _path_or_flag(trace, "trace")
+    want_pcap, pcap_path = _path_or_flag(pcap, "pcap")
+    _, rx_path = _path_or_flag(pcap_receiver, "pcap_receiver")
     try:
-        js, tr, pc = _core.run_scenario(text, origin, seed, bool(trace), want_pcap)
+        js, tr, pc, outputs = _core.run_scenario(text, origin, seed, want_trace, want_pcap,
+                                                 trace_path, pcap_path, rx_path)
     except _core.ScenarioError as e:
         if not rewritten:
             raise
         # Lines and columns would point into the rewritten text, not the user's file.
         raise _unlocated(e) from None
-    res = Result(js, tr, pc)
-    if want_pcap and pcap is not True:
-        res.write_pcap(pcap)  # type: ignore[arg-type]
-    return res
+    obj = json.loads(js)
+    obj["provenance"] = provenance(text, [obj["seed"]], origin=origin)
+    out = json.loads(outputs)
+    if trace_path or pcap_path or rx_path:
+        obj["outputs"] = {**out, **{k: v for k, v in (("trace", trace_path), ("pcap", pcap_path),
+                                                      ("pcap_receiver", rx_path)) if v}}
+    return Result(json.dumps(obj), tr, pc, trace_file=Path(trace_path) if trace_path else None)
+
+
+def merge(runs: Mapping[str, Result]) -> Dict[str, Any]:
+    """Several runs (the default run's presets) as one ``--json`` object of the same shape
+    as a single run: every flow and recovery episode (each tagged with its preset), the
+    ``sim`` figures summed (``sim_time_s`` the longest, ``time_limit_hit`` any), and one
+    provenance record listing every scenario hash and seed."""
+    flows: List[Dict[str, Any]] = []
+    recoveries: List[Dict[str, Any]] = []
+    sim: Dict[str, Any] = {"events": 0, "wall_s": 0.0, "sim_time_s": 0.0, "time_limit_hit": False}
+    seeds = set()
+    hashes = []
+    for name, r in runs.items():
+        flows += r.json.get("flows", [])
+        recoveries += [{**rec, "preset": name} for rec in r.json.get("recoveries", [])]
+        s = r.sim
+        sim["events"] += s.get("events", 0)
+        sim["wall_s"] += s.get("wall_s", 0.0)
+        sim["sim_time_s"] = max(sim["sim_time_s"], s.get("sim_time_s", 0.0))
+        sim["time_limit_hit"] = sim["time_limit_hit"] or bool(s.get("time_limit_hit"))
+        seeds.add(r.seed)
+        hashes.append(r.provenance.get("scenario_sha256"))
+    prov = provenance(None, seeds, scenario_sha256=hashes, presets=list(runs))
+    seed = next(iter(seeds)) if len(seeds) == 1 else sorted(seeds)
+    return {"seed": seed, "flows": flows, "recoveries": recoveries, "sim": sim, "provenance": prov}
 
 
 def override_sender(
@@ -122,9 +180,18 @@ def preset_names() -> List[str]:
 
 
 def check_preset(name: str) -> str:
-    """Returns ``name`` if it is a preset; raises ValueError listing the valid ones."""
-    _core.preset(name)
+    """Returns ``name`` if it is a preset; raises ValueError naming the closest one and
+    listing the valid ones."""
+    names = preset_names()
+    if name not in names:
+        raise ValueError(f"unknown preset `{name}`; valid presets: {', '.join(names)}"
+                         f"{did_you_mean(name, names)}")
     return name
+
+
+def check_presets(names: Sequence[str]) -> None:
+    for n in names:
+        check_preset(n)
 
 
 def bench(which: Optional[str] = None) -> Dict[str, Any]:

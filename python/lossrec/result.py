@@ -1,33 +1,29 @@
-"""`Result`: what one simulation run produced, as Python and pandas objects."""
+"""`Result`: what one simulation run produced, as Python and pandas objects.
+
+pandas is imported on first use of a DataFrame property, so that importing this module
+(and ``lossrec --version``) stays fast.
+"""
 
 from __future__ import annotations
 
 import json as _json
 import os
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
-import pandas as pd
+from . import _core
+from .errors import NotRequestedError
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: The per-flow schema exported by the simulator: ``(name, kind)`` with kind ``int``,
+#: ``float`` or ``str``, in column order (``lossrec_sim::FlowResult::FIELDS``).
+FLOW_SCHEMA: Tuple[Tuple[str, str], ...] = tuple(_core.flow_fields())
 #: Per-flow fields of the ``--json`` contract, in column order.
-FLOW_FIELDS = (
-    "id",
-    "preset",
-    "bytes",
-    "fct_ms",
-    "data_packets_sent",
-    "retransmits",
-    "fast_recoveries",
-    "rtos",
-    "spurious_rtos",
-    "tlp_probes",
-    "undos",
-    "final_cwnd",
-)
+FLOW_FIELDS: Tuple[str, ...] = tuple(name for name, _ in FLOW_SCHEMA)
 
-
-class NotRequestedError(RuntimeError):
-    """An output (trace, pcap) was read from a run that did not collect it."""
+__all__ = ["Result", "NotRequestedError", "FLOW_FIELDS", "FLOW_SCHEMA", "parse_jsonl"]
 
 
 def parse_jsonl(text: str) -> List[Dict[str, Any]]:
@@ -39,39 +35,57 @@ class Result:
     """One run's results.
 
     Attributes:
-        json: the run's ``--json`` object as a dict.
+        json: the run's ``--json`` object as a dict: ``seed``, ``flows``, ``recoveries``,
+            ``sim``, ``provenance`` (and ``outputs`` when a trace or pcap was written).
         seed: the seed the run used.
         flows: a DataFrame, one row per flow, columns as in the JSON ``flows`` entries.
         sim: the run-level figures, the JSON's ``sim`` object (``events``, ``wall_s``, ...).
-        trace: the JSON-lines trace as a DataFrame (only with ``trace=True``).
+        trace: the JSON-lines trace as a DataFrame (only with ``trace=True``, or read back
+            from the file when the trace was streamed to one).
         trace_records: the same as a list of dicts.
         trace_jsonl: the same as the raw text.
     """
 
-    def __init__(self, json_text: str, trace: Optional[str] = None, pcap: Optional[bytes] = None):
+    def __init__(self, json_text: str, trace: Optional[str] = None, pcap: Optional[bytes] = None,
+                 trace_file: Optional[Path] = None):
         self.json: Dict[str, Any] = _json.loads(json_text)
         self._trace_text = trace
+        self._trace_file = trace_file
         self._pcap = pcap
         self._trace_records: Optional[List[Dict[str, Any]]] = None
 
     @property
     def seed(self) -> int:
-        return self.json["seed"]
+        return int(self.json["seed"])
 
     @property
     def sim(self) -> Dict[str, Any]:
         return dict(self.json.get("sim") or {})
 
     @property
-    def flows(self) -> pd.DataFrame:
+    def provenance(self) -> Dict[str, Any]:
+        return dict(self.json.get("provenance") or {})
+
+    @property
+    def flows(self) -> "pd.DataFrame":
+        import pandas as pd
+
         rows = self.json.get("flows", [])
         cols = list(FLOW_FIELDS) + [c for r in rows for c in r if c not in FLOW_FIELDS]
         cols = list(dict.fromkeys(cols))
         return pd.DataFrame(rows, columns=cols)
 
     @property
+    def recoveries(self) -> "pd.DataFrame":
+        import pandas as pd
+
+        return pd.DataFrame(self.json.get("recoveries", []))
+
+    @property
     def trace_jsonl(self) -> str:
         if self._trace_text is None:
+            if self._trace_file is not None and str(self._trace_file) != "-":
+                return Path(self._trace_file).read_text(encoding="utf-8")
             raise NotRequestedError(
                 "this run collected no trace; call lossrec.run(..., trace=True)"
             )
@@ -84,7 +98,9 @@ class Result:
         return self._trace_records
 
     @property
-    def trace(self) -> pd.DataFrame:
+    def trace(self) -> "pd.DataFrame":
+        import pandas as pd
+
         return pd.DataFrame(self.trace_records)
 
     @property
@@ -106,12 +122,15 @@ class Result:
         return p
 
     def plot(self, path: "str | os.PathLike[str]", **kw: Any) -> Path:
-        """Writes a time-sequence graph of the trace (requires ``trace=True``)."""
+        """Writes a time-sequence graph of the trace (requires ``trace=True``); keyword
+        arguments as :func:`lossrec.plot.time_sequence` (``flows``, ``window``,
+        ``panels``)."""
         from . import plot
 
         return plot.time_sequence(self.trace_records, path, **kw)
 
     def __repr__(self) -> str:
         n = len(self.json.get("flows", []))
-        extra = [x for x, v in (("trace", self._trace_text), ("pcap", self._pcap)) if v is not None]
+        extra = [x for x, v in (("trace", self._trace_text or self._trace_file),
+                                ("pcap", self._pcap)) if v is not None]
         return f"<lossrec.Result seed={self.seed} flows={n}{' with ' + '+'.join(extra) if extra else ''}>"

@@ -66,12 +66,19 @@ def _clean(v: Any, where: str = "") -> Any:
 def load(scenario: ScenarioLike) -> Tuple[str, str]:
     """Returns ``(toml_text, origin)`` for a path, a dict, or TOML text.
 
-    A ``str`` is a path unless it contains a newline or ``=``, in which case it is TOML
-    text (origin ``<string>``). A missing or unreadable file raises ``ValueError`` naming it.
+    A ``str`` is TOML text (origin ``<string>``) when it contains a newline, or an ``=``
+    while naming no existing file and not ending in ``.toml``; otherwise it is a path
+    (``"rtt=40.toml"`` is a file). ``"-"`` reads standard input. A missing or unreadable
+    file raises ``ValueError`` naming it.
     """
     if isinstance(scenario, Mapping):
         return dict_to_toml(scenario), "<dict>"
-    if isinstance(scenario, str) and ("\n" in scenario or "=" in scenario):
+    if isinstance(scenario, str) and scenario == "-":
+        import sys
+
+        return sys.stdin.read(), "<stdin>"
+    if isinstance(scenario, str) and ("\n" in scenario or (
+            "=" in scenario and not scenario.endswith(".toml") and not os.path.isfile(scenario))):
         return scenario, "<string>"
     if isinstance(scenario, (str, os.PathLike)):
         path = Path(scenario)
@@ -116,10 +123,13 @@ def with_sender(text: str, preset: Optional[str] = None, sets: Sequence[Tuple[st
     return tomli_w.dumps(data)
 
 
-def parse_set(item: str) -> Tuple[str, str]:
-    """``"axis=value"`` → ``("axis", "value")``; ValueError naming the item otherwise."""
-    axis, sep, value = item.partition("=")
-    axis, value = axis.strip(), value.strip()
-    if not sep or not axis or not value:
-        raise ValueError(f"--set {item!r}: expected AXIS=VALUE, e.g. min_rto_ms=200")
-    return axis, value
+def apply_sets(text: str, origin: str, sets: Mapping[str, Any]) -> Tuple[str, str]:
+    """Applies dotted-key settings (``--set``, see :mod:`lossrec.sets`) to scenario text;
+    returns ``(text, origin)``. The original text is validated first, so its own errors
+    keep their lines; errors in the result name ``origin (with --set k=v ...)``."""
+    from . import _core
+    from .sets import normalise
+
+    pairs = normalise(sets)
+    [(out, where)] = _core.sweep_points(text, origin, [pairs])
+    return out, where

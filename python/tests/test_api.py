@@ -63,7 +63,7 @@ def test_result_from_json():
 def test_result_without_trace_or_pcap_says_how_to_get_them(tmp_path):
     r = Result(json.dumps({"seed": 1, "flows": []}))
     with pytest.raises(lossrec.NotRequestedError, match="trace=True"):
-        r.trace
+        r.trace  # noqa: B018 (the property raises)
     with pytest.raises(lossrec.NotRequestedError, match="pcap=True"):
         r.write_pcap(tmp_path / "x.pcap")
     assert r.flows.empty and list(r.flows.columns) == list(FLOW_FIELDS)

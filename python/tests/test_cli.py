@@ -71,12 +71,19 @@ def test_bench_only_choice(cli):
     assert r.code == 2 and "bulk" in r.stderr and "short_flows" in r.stderr
 
 
-def test_presets_table_lists_rfc_and_linux_classic(cli):
+def test_presets_table_lists_rfc_and_linux_classic(cli, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
     r = cli("presets")
     assert r.code == 0
     lines = r.stdout.splitlines()
     assert any(line.startswith("rfc ") for line in lines)
     assert any(line.startswith("linux-classic ") for line in lines)
+    # Readable on an 80-column terminal (the test runner's width).
+    assert max(len(line) for line in lines) <= 80
+    # Axis rows × preset columns: for the named presets (or all, with --matrix).
+    r = cli("presets", "rfc", "linux-classic")
+    assert r.code == 0
+    lines = r.stdout.splitlines()
     header = next(line for line in lines if line.startswith("axis"))
     assert "rfc" in header and "linux-classic" in header
     for axis in lossrec._core.axes():

@@ -40,36 +40,40 @@ def test_default_run_prints_a_table_with_both_presets(cli):
     header = next(line for line in lines if line.startswith("preset"))
     for col in ("fct_ms", "data packets", "retransmits", "fast recoveries", "RTOs", "final cwnd"):
         assert col in header
-    rows = {line.split()[0]: line.split() for line in lines if line.split() and line.split()[0] in ("rfc", "linux-classic")}
+    rows = {line.split()[0]: line.split() for line in lines
+            if line.split() and line.split()[0] in ("rfc", "linux-classic")}
     assert set(rows) == {"rfc", "linux-classic"}
 
 
-def test_default_run_json_is_keyed_by_preset(cli):
+def test_default_run_json_has_the_one_run_shape(cli):
+    # One shape for every run: the default run's presets are a field of each flow.
     r = cli("run", "--json")
     assert r.code == 0, r.stderr
     obj = json.loads(r.stdout)
-    assert list(obj)[:2] == ["rfc", "linux-classic"]
-    for name, run in obj.items():
-        check_run_json(run)
-        assert run["flows"][0]["preset"] == name
+    check_run_json(obj)
+    presets = [f["preset"] for f in obj["flows"]]
+    assert presets[:2] == ["rfc", "linux-classic"]
+    assert presets == lossrec.api.preset_names()
+    for flow in obj["flows"]:
         # The tail segment was lost once: at least one retransmission repaired it.
-        assert run["flows"][0]["retransmits"] >= 1
-        assert run["flows"][0]["bytes"] == 10 * 1448
+        assert flow["retransmits"] >= 1
+        assert flow["bytes"] == 10 * 1448
+    assert obj["provenance"]["presets"] == presets
 
 
 def test_default_run_one_preset(cli):
     r = cli("run", "--preset", "linux-classic", "--json")
     assert r.code == 0, r.stderr
-    assert list(json.loads(r.stdout)) == ["linux-classic"]
+    assert [f["preset"] for f in json.loads(r.stdout)["flows"]] == ["linux-classic"]
 
 
 def test_same_seed_same_result(cli):
     a = json.loads(cli("run", "--json", "--seed", "5").stdout)
     b = json.loads(cli("run", "--json", "--seed", "5").stdout)
-    for run in (*a.values(), *b.values()):
+    for run in (a, b):
         run["sim"].pop("wall_s")
     assert a == b
-    assert all(run["seed"] == 5 for run in a.values())
+    assert a["seed"] == 5
 
 
 def test_scenario_file_run_and_json(cli, tmp_path):
@@ -182,7 +186,7 @@ def test_python_run_with_dict_returns_dataframe(tmp_path):
     assert {"events", "wall_s"} <= set(res.sim)
     plain = lossrec.run(tail_loss())
     with pytest.raises(lossrec.NotRequestedError):
-        plain.trace
+        plain.trace  # noqa: B018 (the property raises)
 
 
 def test_validate():
@@ -238,7 +242,7 @@ def test_set_and_preset_override_a_scenario_file(cli, tmp_path):
     # A relation error after rewriting names the file and the field, not a bogus line.
     r = cli("run", str(f), "--set", "min_rto_ms=200000")
     assert r.code == 2
-    assert r.stderr.startswith(f"lossrec: error: {f} (with --set min_rto_ms=200000): sender:")
+    assert r.stderr.startswith(f"lossrec: error: {f} (with --set sender.min_rto_ms=200000): sender:")
 
 
 def test_scenario_error_in_a_dict_names_the_field():

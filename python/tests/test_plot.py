@@ -110,3 +110,71 @@ def test_many_events_are_not_all_labelled(tmp_path):
     text = plot.time_sequence(recs, tmp_path / "many.svg").read_text()
     labels = re.findall(r"<!-- +(?:rto|enter_recovery|exit_recovery) -->", text)
     assert 3 <= len(labels) <= plot.MAX_EVENT_LABELS
+
+
+def test_flow_and_window_selection(tmp_path, capsys):
+    many = sum((synthetic(i) for i in range(100)), [])
+    # Spread over the run, not the first four, and said so.
+    assert [t for t, _ in plot._panels(many, 4)] == ["flow 0", "flow 33", "flow 66", "flow 99"]
+    plot.time_sequence(many, tmp_path / "m.png")
+    assert "showing flows 0, 33, 66, 99 of 100" in capsys.readouterr().err
+    assert [t for t, _ in plot._panels(many, 4, flows=[7, 42])] == ["flow 7", "flow 42"]
+    recs = plot._panels(synthetic(), 4, window=(0.15, 0.25))[0][1]
+    assert recs and all(150_000 <= r["t_us"] <= 250_000 for r in recs)
+    assert plot.parse_flows("0,3,5:7") == [0, 3, 5, 6, 7]
+    assert plot.parse_window("0.5:") == (0.5, float("inf"))
+    import pytest
+
+    with pytest.raises(ValueError, match="no flow 500"):
+        plot._panels(many, 4, flows=[500])
+    with pytest.raises(ValueError, match="START:END"):
+        plot.parse_window("2:1")
+
+
+def _with_state(recs):
+    out = []
+    for r in recs:
+        r = dict(r)
+        if r["kind"] == "ack":
+            r.update(cwnd=14480, pipe=2896, ssthresh=None, srtt_us=100_000, rttvar_us=50_000,
+                     rto_us=1_000_000, rwnd=65535)
+        out.append(r)
+    return out
+
+
+def test_state_panel_and_overlay(tmp_path):
+    with_state = plot.time_sequence(_with_state(synthetic()), tmp_path / "s.svg")
+    text = with_state.read_text()
+    for label in ("cwnd", "pipe", "SRTT (ms)", "RTO (ms)", "receive window"):
+        assert label in text, label
+    bare = plot.time_sequence(synthetic(), tmp_path / "b.svg", state=False).read_text()
+    assert "SRTT (ms)" not in bare
+    two = {"A": _with_state(synthetic()), "B": _with_state(synthetic())}
+    over = plot.time_sequence(two, tmp_path / "o.png", overlay=True)
+    stacked = plot.time_sequence(two, tmp_path / "st.png")
+    # One panel for both runs: shorter than two stacked panels.
+    assert _pixels(over).shape[0] < 0.8 * _pixels(stacked).shape[0]
+
+
+def test_cdf_and_summary_from_a_sweeps_results(tmp_path, cli):
+    rows = [{"sender.preset": p, "fct_ms": float(i * (2 if p == "b" else 1)), "rep": i}
+            for p in ("a", "b") for i in range(1, 41)]
+    csv = tmp_path / "r.csv"
+    pd.DataFrame(rows).to_csv(csv, index=False)
+    for kind in ("cdf", "summary"):
+        out = tmp_path / f"{kind}.svg"
+        r = cli("plot", str(csv), "--by", "sender.preset", "--kind", kind, "-o", str(out))
+        assert r.code == 0, r.stderr
+        text = out.read_text()
+        assert "sender.preset=a (n=40)" in text and "sender.preset=b (n=40)" in text
+    r = cli("plot", str(csv), "--by", "sender.presets", "-o", str(tmp_path / "x.png"))
+    assert r.code == 2 and "did you mean 'sender.preset'" in r.stderr
+
+
+def test_every_trace_of_a_mapping_gets_a_panel(tmp_path):
+    # The default run's plot: every preset, not the first four; two columns when many.
+    traces = {f"preset{i}": synthetic() for i in range(10)}
+    assert [t for t, _ in plot._panels(traces, 4)] == list(traces)
+    wide = _pixels(plot.time_sequence(traces, tmp_path / "ten.png", state=False))
+    narrow = _pixels(plot.time_sequence(synthetic(), tmp_path / "one.png", state=False))
+    assert wide.shape[1] > 1.4 * narrow.shape[1]

@@ -9,7 +9,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import lossrec
 from lossrec import _core
 from lossrec.lab import sweep, tail
 from lossrec.lab.claims import HOLDS, NOT_COMPARABLE, VERDICTS

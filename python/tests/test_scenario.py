@@ -10,7 +10,8 @@ except ModuleNotFoundError:  # Python < 3.11
 import numpy as np
 import pytest
 
-from lossrec.scenario import dict_to_toml, load, parse_set, with_sender
+from lossrec.scenario import dict_to_toml, load, with_sender
+from lossrec.sets import parse_set
 
 
 def test_dict_to_toml_round_trips_nested_tables_and_arrays_of_tables():
@@ -63,10 +64,11 @@ def test_with_sender_creates_the_table():
 
 
 def test_parse_set():
-    assert parse_set("min_rto_ms=200") == ("min_rto_ms", "200")
-    assert parse_set(" cc = cubic ") == ("cc", "cubic")
+    # One grammar everywhere: a bare axis is shorthand for sender.<axis>.
+    assert parse_set("min_rto_ms=200") == ("sender.min_rto_ms", [200])
+    assert parse_set(" cc = cubic ") == ("sender.cc", ["cubic"])
     for bad in ("cc", "=cubic", "cc="):
-        with pytest.raises(ValueError, match="AXIS=VALUE"):
+        with pytest.raises(ValueError, match="KEY=V1,V2"):
             parse_set(bad)
 
 

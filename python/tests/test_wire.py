@@ -17,7 +17,7 @@ import pytest
 
 import lossrec
 from lossrec.result import FLOW_FIELDS
-from lossrec.wire import cleanup, namespaces, unavailable
+from lossrec.realwire import cleanup, namespaces, unavailable
 
 pytestmark = pytest.mark.skipif(unavailable() is not None, reason=f"wire: {unavailable()}")
 

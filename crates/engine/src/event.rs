@@ -9,6 +9,105 @@ pub struct Event {
     pub kind: EventKind,
 }
 
+/// Declares [`EventKind`] and derives [`EventKind::for_each_field`] from the same field
+/// list, so a field added to a variant reaches traces, scripts and vectors without a
+/// second, hand-written list that could drop it.
+macro_rules! event_kinds {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $(
+                $(#[$vmeta:meta])*
+                $variant:ident { $( $(#[$fmeta:meta])* $field:ident : $ty:ty ),* $(,)? }
+            ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        pub enum $name {
+            $(
+                $(#[$vmeta])*
+                $variant { $( $(#[$fmeta])* $field: $ty ),* }
+            ),*
+        }
+
+        impl $name {
+            /// Calls `f` with each field's name and value, in declaration order (every
+            /// field of the variant: the list is the enum's own).
+            pub fn for_each_field(&self, mut f: impl FnMut(&'static str, FieldValue)) {
+                match *self {
+                    $(
+                        $name::$variant { $( $field ),* } => {
+                            $( f(stringify!($field), FieldValue::from($field)); )*
+                        }
+                    )*
+                }
+            }
+        }
+    };
+}
+
+/// One event field's value: a number, a flag, or the name of a signal or detector.
+/// `Display` gives numbers as digits, flags as `0`/`1` and names bare (`by=rack`);
+/// [`FieldValue::write_json`] quotes names.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FieldValue {
+    Num(u64),
+    Flag(bool),
+    Name(&'static str),
+}
+
+impl FieldValue {
+    /// Appends the value as JSON (flags as `0`/`1`, names as strings).
+    pub fn write_json(self, out: &mut impl core::fmt::Write) -> core::fmt::Result {
+        match self {
+            FieldValue::Name(n) => write!(out, "\"{n}\""),
+            v => write!(out, "{v}"),
+        }
+    }
+}
+
+impl core::fmt::Display for FieldValue {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            FieldValue::Num(v) => write!(f, "{v}"),
+            FieldValue::Flag(b) => write!(f, "{}", u8::from(b)),
+            FieldValue::Name(n) => f.write_str(n),
+        }
+    }
+}
+
+impl From<u64> for FieldValue {
+    fn from(v: u64) -> Self {
+        FieldValue::Num(v)
+    }
+}
+impl From<u32> for FieldValue {
+    fn from(v: u32) -> Self {
+        FieldValue::Num(v.into())
+    }
+}
+impl From<bool> for FieldValue {
+    fn from(v: bool) -> Self {
+        FieldValue::Flag(v)
+    }
+}
+impl From<SpuriousSignal> for FieldValue {
+    fn from(v: SpuriousSignal) -> Self {
+        FieldValue::Name(v.name())
+    }
+}
+impl From<ReorderSignal> for FieldValue {
+    fn from(v: ReorderSignal) -> Self {
+        FieldValue::Name(v.name())
+    }
+}
+impl From<LossDetector> for FieldValue {
+    fn from(v: LossDetector) -> Self {
+        FieldValue::Name(v.name())
+    }
+}
+
+event_kinds! {
 /// What was decided. Fields are stream offsets, bytes, or counts.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum EventKind {
@@ -83,6 +182,7 @@ pub enum EventKind {
     ReoTimeout { lost: u64 },
     /// A retransmission of `[start, end)` was itself lost (RFC 8985 §6.2 step 5).
     LostRetransmit { start: u64, end: u64 },
+}
 }
 
 /// What showed that a retransmission was not needed.
@@ -174,97 +274,6 @@ impl EventKind {
             EventKind::TlpRecovery { .. } => "tlp_recovery",
             EventKind::ReoTimeout { .. } => "reo_timeout",
             EventKind::LostRetransmit { .. } => "lost_retransmit",
-        }
-    }
-
-    /// Calls `f` with each field's name and value (booleans as 0/1), for traces.
-    pub fn for_each_field(&self, mut f: impl FnMut(&'static str, u64)) {
-        match *self {
-            EventKind::Established {
-                mss,
-                sack,
-                timestamps,
-            } => {
-                f("mss", mss);
-                f("sack", sack as u64);
-                f("timestamps", timestamps as u64);
-            }
-            EventKind::EnterRecovery {
-                recovery_point,
-                cwnd,
-                ssthresh,
-                pipe,
-            } => {
-                f("recovery_point", recovery_point);
-                f("cwnd", cwnd);
-                f("ssthresh", ssthresh);
-                f("pipe", pipe);
-            }
-            EventKind::ExitRecovery { snd_una, cwnd } | EventKind::ExitLoss { snd_una, cwnd } => {
-                f("snd_una", snd_una);
-                f("cwnd", cwnd);
-            }
-            EventKind::Rto {
-                snd_una,
-                backoff,
-                rto_us,
-                cwnd,
-                ssthresh,
-            } => {
-                f("snd_una", snd_una);
-                f("backoff", backoff.into());
-                f("rto_us", rto_us);
-                f("cwnd", cwnd);
-                f("ssthresh", ssthresh);
-            }
-            EventKind::SynTimeout { backoff } => f("backoff", backoff.into()),
-            EventKind::MarkLost { start, end, .. } => {
-                f("start", start);
-                f("end", end);
-            }
-            EventKind::Dsack {
-                start,
-                end,
-                dubious,
-            } => {
-                f("start", start);
-                f("end", end);
-                f("dubious", dubious as u64);
-            }
-            EventKind::PartialAck { snd_una, cwnd } => {
-                f("snd_una", snd_una);
-                f("cwnd", cwnd);
-            }
-            EventKind::Undo { cwnd, ssthresh } => {
-                f("cwnd", cwnd);
-                f("ssthresh", ssthresh);
-            }
-            EventKind::Spurious { late, .. } => f("late", late as u64),
-            EventKind::GenuineRto { .. } => {}
-            EventKind::EarlyRetransmitDelayed { delay_us } => f("delay_us", delay_us),
-            EventKind::EarlyRetransmit { snd_una, enhanced } => {
-                f("snd_una", snd_una);
-                f("enhanced", enhanced as u64);
-            }
-            EventKind::Reordering { degree, .. } => f("degree", degree),
-            EventKind::LossProbe {
-                start,
-                end,
-                retransmit,
-            } => {
-                f("start", start);
-                f("end", end);
-                f("retransmit", retransmit as u64);
-            }
-            EventKind::TlpRecovery { cwnd, ssthresh } => {
-                f("cwnd", cwnd);
-                f("ssthresh", ssthresh);
-            }
-            EventKind::ReoTimeout { lost } => f("lost", lost),
-            EventKind::LostRetransmit { start, end } => {
-                f("start", start);
-                f("end", end);
-            }
         }
     }
 }

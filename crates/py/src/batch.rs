@@ -27,8 +27,8 @@ struct Row {
     point: u32,
     preset: u32,
     time_limit_hit: u8,
-    /// rep, seed, then the integer FlowResult fields in [`INT_NAMES`] order.
-    ints: [i64; 12],
+    /// rep, seed, then the integer FlowResult fields in [`int_names`] order.
+    ints: [i64; N_INTS],
     fct_ms: f64,
 }
 
@@ -41,20 +41,20 @@ struct Rows {
     sim_wall_s: f64,
 }
 
-const INT_NAMES: [&str; 12] = [
-    "rep",
-    "seed",
-    "id",
-    "bytes",
-    "data_packets_sent",
-    "retransmits",
-    "fast_recoveries",
-    "rtos",
-    "spurious_rtos",
-    "tlp_probes",
-    "undos",
-    "final_cwnd",
-];
+/// Integer columns: `rep`, `seed`, then every integer field of [`FlowResult`].
+const N_INTS: usize = 2 + FlowResult::N_INTS;
+
+/// The names of the integer columns, in `Row::ints` order (from the one schema).
+fn int_names() -> Vec<&'static str> {
+    let mut names = vec!["rep", "seed"];
+    names.extend(
+        FlowResult::FIELDS
+            .iter()
+            .filter(|(_, kind)| *kind == "int")
+            .map(|(n, _)| *n),
+    );
+    names
+}
 
 impl Rows {
     fn preset_code(&mut self, name: &str) -> u32 {
@@ -69,24 +69,19 @@ impl Rows {
 
     fn push_flow(&mut self, point: usize, rep: u64, seed: u64, limit: bool, f: &FlowResult) {
         let preset = self.preset_code(&f.preset);
+        let mut ints = [0i64; N_INTS];
+        ints[0] = rep as i64;
+        ints[1] = seed as i64;
+        let mut j = 2;
+        f.for_each_int(|_, v| {
+            ints[j] = v as i64;
+            j += 1;
+        });
         self.rows.push(Row {
             point: point as u32,
             preset,
             time_limit_hit: u8::from(limit),
-            ints: [
-                rep as i64,
-                seed as i64,
-                f.id as i64,
-                f.bytes as i64,
-                f.data_packets_sent as i64,
-                f.retransmits as i64,
-                f.fast_recoveries as i64,
-                f.rtos as i64,
-                f.spurious_rtos as i64,
-                f.tlp_probes as i64,
-                f.undos as i64,
-                f.final_cwnd as i64,
-            ],
+            ints,
             fct_ms: f.fct_ms.unwrap_or(f64::NAN),
         });
     }
@@ -263,9 +258,8 @@ fn le_bytes<'py, const N: usize>(
 /// spent inside the simulator per scenario), `batch_wall_s` (the whole call: parsing,
 /// running, building the columns), `presets` (names), `int_names` and, as
 /// little-endian byte buffers, the per-row columns: `point` (u32), `ints` (i64, one
-/// block of `int_names` × rows: `rep`, `seed`, `id`, `bytes`, `data_packets_sent`,
-/// `retransmits`, `fast_recoveries`, `rtos`, `spurious_rtos`, `tlp_probes`, `undos`,
-/// `final_cwnd`), `fct_ms` (f64, NaN when unfinished), `preset` (u32 index into
+/// block of `int_names` × rows: `rep`, `seed`, then every integer field of the flow
+/// schema, `FlowResult::FIELDS`), `fct_ms` (f64, NaN when unfinished), `preset` (u32 index into
 /// `presets`), `time_limit_hit` (u8). Rows come in unit order, then repetition, then
 /// flow order, whatever the thread count.
 #[pyfunction]
@@ -320,15 +314,11 @@ pub fn run_batch<'py>(
     d.set_item("sim_wall_s", c.sim_wall_s)?;
     d.set_item("presets", &c.presets)?;
     d.set_item("point", le_bytes(py, rows, |r| r.point.to_le_bytes())?)?;
-    // The integer columns as one (12, rows) block, row j being INT_NAMES[j]: numpy views
+    // The integer columns as one (N_INTS, rows) block, row j being int_names()[j]: numpy views
     // it as a 2-D array that pandas takes as one block without copying.
     let n = rows.len();
-    let ints = PyByteArray::new_with(py, INT_NAMES.len() * n * 8, |buf| {
-        for (j, col) in buf
-            .chunks_exact_mut(n.max(1) * 8)
-            .enumerate()
-            .take(INT_NAMES.len())
-        {
+    let ints = PyByteArray::new_with(py, N_INTS * n * 8, |buf| {
+        for (j, col) in buf.chunks_exact_mut(n.max(1) * 8).enumerate().take(N_INTS) {
             for (out, r) in col.chunks_exact_mut(8).zip(rows) {
                 out.copy_from_slice(&r.ints[j].to_le_bytes());
             }
@@ -336,7 +326,7 @@ pub fn run_batch<'py>(
         Ok(())
     })?;
     d.set_item("ints", ints)?;
-    d.set_item("int_names", INT_NAMES.to_vec())?;
+    d.set_item("int_names", int_names())?;
     d.set_item("fct_ms", le_bytes(py, rows, |r| r.fct_ms.to_le_bytes())?)?;
     d.set_item("preset", le_bytes(py, rows, |r| r.preset.to_le_bytes())?)?;
     d.set_item(

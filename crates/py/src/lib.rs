@@ -12,8 +12,10 @@
 use std::time::Instant;
 
 use lossrec::config::{Config, ConfigError, AXES, PRESETS};
-use lossrec_sim::{RunOptions, Scenario, ScenarioError as SimError};
+use lossrec_sim::sink::Stream;
+use lossrec_sim::{FlowResult, RunOptions, Scenario, ScenarioError as SimError, Sinks};
 use pyo3::create_exception;
+use pyo3::exceptions::PyOSError;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -50,13 +52,32 @@ fn parse(py: Python<'_>, text: &str, origin: &str) -> PyResult<Scenario> {
     Scenario::from_toml_str(text, origin).map_err(|e| scenario_err(py, e))
 }
 
+/// Opens a streaming destination: `-` is standard output, anything else a file created
+/// (or truncated) there.
+fn open_stream(path: &str) -> PyResult<Stream> {
+    if path == "-" {
+        return Ok(Box::new(std::io::stdout()));
+    }
+    std::fs::File::create(path)
+        .map(|f| Box::new(f) as Stream)
+        .map_err(|e| PyOSError::new_err(format!("{path}: {e}")))
+}
+
+/// `run_scenario`'s result: `(json, trace, pcap, outputs)`.
+type RunReturn<'py> = (String, Option<String>, Option<Bound<'py, PyBytes>>, String);
+
 /// Runs a scenario given as TOML text.
 ///
-/// Returns `(json, trace, pcap)`: the `--json` object as text (with `wall_s` measured
-/// around the simulation), the JSON-lines trace if `trace`, the pcap bytes if `pcap`.
-/// The GIL is released while simulating.
+/// Returns `(json, trace, pcap, outputs)`: the `--json` object as text (with `wall_s`
+/// measured around the simulation), the JSON-lines trace if `trace`, the pcap bytes if
+/// `pcap`, and the outputs' counts as JSON (`trace_lines`, `pcap_records`,
+/// `pcap_receiver_records`, `error`). `trace_path`, `pcap_path` and
+/// `pcap_receiver_path` stream those outputs to files (`-`: stdout) as the run goes
+/// instead of returning them. The GIL is released while simulating.
 #[pyfunction]
-#[pyo3(signature = (text, origin = "<string>", seed = None, trace = false, pcap = false))]
+#[pyo3(signature = (text, origin = "<string>", seed = None, trace = false, pcap = false,
+                    trace_path = None, pcap_path = None, pcap_receiver_path = None))]
+#[allow(clippy::too_many_arguments)]
 fn run_scenario<'py>(
     py: Python<'py>,
     text: &str,
@@ -64,18 +85,60 @@ fn run_scenario<'py>(
     seed: Option<u64>,
     trace: bool,
     pcap: bool,
-) -> PyResult<(String, Option<String>, Option<Bound<'py, PyBytes>>)> {
+    trace_path: Option<&str>,
+    pcap_path: Option<&str>,
+    pcap_receiver_path: Option<&str>,
+) -> PyResult<RunReturn<'py>> {
     let scenario = parse(py, text, origin)?;
     let opts = RunOptions { seed, trace, pcap };
+    let sinks = Sinks {
+        trace: trace_path.map(open_stream).transpose()?,
+        pcap: pcap_path.map(open_stream).transpose()?,
+        pcap_receiver: pcap_receiver_path.map(open_stream).transpose()?,
+    };
     let (out, wall_s) = py.detach(|| {
         let t0 = Instant::now();
-        let out = lossrec_sim::run(&scenario, &opts);
+        let out = lossrec_sim::run_to(&scenario, &opts, sinks);
         (out, t0.elapsed().as_secs_f64())
     });
     let out = out.map_err(|e| scenario_err(py, e))?;
+    if let Some(e) = &out.outputs.error {
+        return Err(PyOSError::new_err(e.clone()));
+    }
     let json = out.to_json(wall_s);
     let pcap = out.pcap.as_deref().map(|b| PyBytes::new(py, b));
-    Ok((json, out.trace, pcap))
+    let outputs = serde_json::to_string(&out.outputs).expect("plain data serialises");
+    Ok((json, out.trace, pcap, outputs))
+}
+
+/// The per-flow result schema: `[(name, kind)]` with kind `int`, `float` or `str`, in
+/// output order — the one list every table, sweep column and doc uses.
+#[pyfunction]
+fn flow_fields() -> Vec<(&'static str, &'static str)> {
+    FlowResult::FIELDS.to_vec()
+}
+
+/// Every scenario key with its default and meaning (the scenario module's doc).
+#[pyfunction]
+fn scenario_reference() -> String {
+    lossrec_sim::scenario::reference()
+}
+
+/// The scenario file's JSON Schema, as JSON text.
+#[pyfunction]
+fn scenario_schema() -> String {
+    serde_json::to_string_pretty(&lossrec_sim::scenario::json_schema())
+        .expect("a schema serialises")
+}
+
+/// `{"version", "commit", "debug"}` of this build.
+#[pyfunction]
+fn build_info() -> Vec<(&'static str, String)> {
+    vec![
+        ("version", env!("CARGO_PKG_VERSION").to_string()),
+        ("commit", env!("LOSSREC_COMMIT").to_string()),
+        ("debug", cfg!(debug_assertions).to_string()),
+    ]
 }
 
 /// Parses and validates a scenario without running it; returns its seed.
@@ -178,6 +241,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(vectors::vectors, m)?)?;
     m.add_function(wrap_pyfunction!(tail_vectors::tail_vectors, m)?)?;
     m.add_function(wrap_pyfunction!(debug_build, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_fields, m)?)?;
+    m.add_function(wrap_pyfunction!(build_info, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_reference, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::sweep_points, m)?)?;
     m.add_function(wrap_pyfunction!(batch::run_batch, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::sweep_seed, m)?)?;

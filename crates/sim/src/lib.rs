@@ -29,6 +29,7 @@ pub mod episodes;
 mod flow;
 pub mod link;
 pub mod loss;
+mod outputs;
 mod parse;
 pub mod pcap;
 pub mod queue;
@@ -36,12 +37,15 @@ pub mod reorder;
 pub mod rng;
 pub mod scenario;
 mod sim;
+pub mod sink;
 mod span;
 pub mod trace;
 pub mod workload;
 
 pub use episodes::Recovery;
+pub use outputs::Outputs;
 pub use scenario::Scenario;
+pub use sink::Sinks;
 
 /// A scenario error naming the origin (file), line, column and field.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,10 +87,60 @@ pub struct RunOptions {
     pub pcap: bool,
 }
 
+/// The kind of a [`FlowResult`] field in the exported schema ([`FlowResult::FIELDS`]).
+pub trait FieldKind {
+    /// `"int"`, `"float"` (may be null/NaN) or `"str"`.
+    const KIND: &'static str;
+    const IS_INT: bool = false;
+    /// The value when the field is an integer.
+    fn as_int(&self) -> Option<u64> {
+        None
+    }
+}
+impl FieldKind for u64 {
+    const KIND: &'static str = "int";
+    const IS_INT: bool = true;
+    fn as_int(&self) -> Option<u64> {
+        Some(*self)
+    }
+}
+impl FieldKind for Option<f64> {
+    const KIND: &'static str = "float";
+}
+impl FieldKind for String {
+    const KIND: &'static str = "str";
+}
+
+/// Declares [`FlowResult`] and its schema from one field list: the names and kinds that
+/// Python, the sweep columns and the docs use are this list, never a copy of it.
+macro_rules! flow_result {
+    (
+        $(#[$meta:meta])*
+        pub struct FlowResult { $( $(#[$fmeta:meta])* pub $field:ident : $ty:ty ),* $(,)? }
+    ) => {
+        $(#[$meta])*
+        pub struct FlowResult { $( $(#[$fmeta])* pub $field: $ty ),* }
+
+        impl FlowResult {
+            /// Every field as `(name, kind)`, in output order.
+            pub const FIELDS: &'static [(&'static str, &'static str)] =
+                &[$( (stringify!($field), <$ty as FieldKind>::KIND) ),*];
+            /// How many fields are integers.
+            pub const N_INTS: usize = 0 $( + <$ty as FieldKind>::IS_INT as usize )*;
+
+            /// Calls `f` with each integer field's name and value, in [`Self::FIELDS`] order.
+            pub fn for_each_int(&self, mut f: impl FnMut(&'static str, u64)) {
+                $( if let Some(v) = FieldKind::as_int(&self.$field) { f(stringify!($field), v); } )*
+            }
+        }
+    };
+}
+
+flow_result! {
 /// One flow's results (the `--json` contract's `flows[]` entries). For a request-response
 /// workload there is one entry per response, with counters for that response alone; their
 /// ids run connection by connection (`connection × requests + response`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct FlowResult {
     pub id: u64,
     pub preset: String,
@@ -125,6 +179,7 @@ pub struct FlowResult {
     pub early_retransmits: u64,
     pub spurious_early_retransmits: u64,
 }
+}
 
 impl FlowResult {
     /// A flow that never started (the run ended first).
@@ -132,27 +187,7 @@ impl FlowResult {
         FlowResult {
             id,
             preset: preset.into(),
-            bytes: 0,
-            fct_ms: None,
-            data_packets_sent: 0,
-            retransmits: 0,
-            fast_recoveries: 0,
-            rtos: 0,
-            spurious_rtos: 0,
-            tlp_probes: 0,
-            undos: 0,
-            final_cwnd: 0,
-            fast_retransmits: 0,
-            lost_retransmits: 0,
-            lost_fast_retransmits: 0,
-            slow_start_retransmits: 0,
-            rtos_in_open: 0,
-            rtos_in_disorder: 0,
-            rtos_in_recovery: 0,
-            rtos_in_loss: 0,
-            dsacks: 0,
-            early_retransmits: 0,
-            spurious_early_retransmits: 0,
+            ..FlowResult::default()
         }
     }
 }
@@ -171,8 +206,10 @@ pub struct RunOutput {
     pub recoveries: Vec<Recovery>,
     /// JSON lines, one per packet and engine event (when requested).
     pub trace: Option<String>,
-    /// A pcap file's bytes (when requested).
+    /// A pcap file's bytes (when requested and not streamed).
     pub pcap: Option<Vec<u8>>,
+    /// What the trace and captures hold, and any error writing a streamed one.
+    pub outputs: Outputs,
     /// Simulated time when the run ended, seconds.
     pub sim_time_s: f64,
     /// Connections whose sender had not finished when the run ended (0 for bulk).
@@ -220,4 +257,39 @@ impl RunOutput {
 /// Runs a scenario to completion.
 pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<RunOutput, ScenarioError> {
     sim::Sim::new(scenario, opts).run()
+}
+
+/// Runs a scenario, streaming the trace and captures named in `sinks` to their writers
+/// as the run goes (memory stays flat however long the run); outputs not in `sinks`
+/// follow `opts`. A write error ends up in [`RunOutput::outputs`].
+pub fn run_to(
+    scenario: &Scenario,
+    opts: &RunOptions,
+    sinks: Sinks,
+) -> Result<RunOutput, ScenarioError> {
+    sim::Sim::new(scenario, opts).with_sinks(sinks).run()
+}
+
+#[cfg(test)]
+mod schema_tests {
+    use super::*;
+
+    #[test]
+    fn the_schema_is_the_serialised_record() {
+        let f = FlowResult::not_started(3, "rfc");
+        let v = serde_json::to_value(&f).unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        let names: Vec<&str> = FlowResult::FIELDS.iter().map(|f| f.0).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        let mut keys_sorted = keys.clone();
+        keys_sorted.sort();
+        assert_eq!(sorted, keys_sorted);
+        let mut ints = Vec::new();
+        f.for_each_int(|k, v| ints.push((k, v)));
+        assert_eq!(ints.len(), FlowResult::N_INTS);
+        assert_eq!(ints[0], ("id", 3));
+        assert_eq!(FlowResult::FIELDS[3], ("fct_ms", "float"));
+        assert_eq!(FlowResult::N_INTS, FlowResult::FIELDS.len() - 2);
+    }
 }

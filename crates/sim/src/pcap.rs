@@ -1,8 +1,21 @@
 //! pcap capture of both directions as Ethernet/IPv4/TCP (via `lossrec_wire`).
 //!
-//! Capture point: **the sender's host**. Data-direction segments are recorded when the
-//! sender emits them (so packets the path then loses are in the file, as on a real sender's
-//! tcpdump), ACK-direction segments when they reach the sender (lost ACKs are not).
+//! Two capture points, as tcpdump on either host would see the connection:
+//!
+//! - [`Point::Sender`]: data segments when the sender emits them (so packets the path then
+//!   loses are in the file), ACKs when they reach the sender (lost ACKs are not).
+//! - [`Point::Receiver`]: data segments when they reach the receiver, ACKs when the
+//!   receiver emits them. Wireshark's spurious-retransmission analysis
+//!   (`tcp.analysis.spurious_retransmission`) needs this side: only the receiver knows
+//!   that a retransmitted segment had already arrived.
+//!
+//! Timestamps are the simulated time plus [`EPOCH_NS`] (2026-01-01T00:00:00Z), so tools
+//! that show dates do not show 1970; the offset is fixed, so captures stay deterministic.
+//!
+//! Connections close with FIN in both directions: the data sender's FIN rides on its last
+//! data segment (the engine's `fin`); the receiver, which sends no data, answers it with
+//! FIN+ACK on the ACK that covers the sender's FIN, and the sender's final ACK of that FIN
+//! is recorded at the same instant (the simulation ends each flow there).
 //!
 //! Addresses are labels only: flow *i* is `10.0.0.1:(10000 + i) → 10.0.0.2:80`. Each flow's
 //! two initial sequence numbers are derived from the run's seed and the flow id; stream
@@ -13,7 +26,8 @@
 //! to 32 bits.
 
 use crate::rng::mix64;
-use lossrec::{Ack, Transmit};
+use crate::sink::Sink;
+use lossrec::{Ack, Segment};
 use lossrec_wire::{
     seq, Payload, PcapWriter, SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestamps,
 };
@@ -27,6 +41,15 @@ pub const RECEIVER_IP: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 2);
 pub const BASE_PORT: u16 = 10_000;
 /// The window the data sender advertises (it receives no data): 64 KiB.
 const SENDER_WINDOW: u64 = 65_535;
+/// Added to every timestamp: 2026-01-01T00:00:00Z in nanoseconds since the Unix epoch.
+pub const EPOCH_NS: u64 = 1_767_225_600 * 1_000_000_000;
+
+/// Where the capture is taken (see the module doc).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Point {
+    Sender,
+    Receiver,
+}
 
 /// Per-flow wire state.
 #[derive(Clone, Debug, Default)]
@@ -40,25 +63,45 @@ struct WireFlow {
     rcv_wscale: Option<u8>,
     ip_id_s: u16,
     ip_id_r: u16,
+    /// The receiver's FIN (on the ACK of the sender's FIN) has been recorded.
+    closed: bool,
 }
 
-/// Collects packets into a pcap file in memory.
+/// Collects packets into a pcap file, in memory or streamed to a writer.
 pub struct Capture {
     seed: u64,
-    writer: PcapWriter<Vec<u8>>,
+    /// `None` when even the file header could not be written (counted in `errors`).
+    writer: Option<PcapWriter<Sink>>,
     flows: Vec<WireFlow>,
-    /// Records that could not be written (never expected; counted rather than panicking).
+    /// Where the capture is taken.
+    pub point: Point,
+    /// Records written.
+    pub records: u64,
+    /// Records that could not be written (counted rather than panicking).
     pub errors: u64,
+    first_error: Option<String>,
 }
 
 impl Capture {
+    /// A capture at the sender, kept in memory.
     pub fn new(seed: u64) -> Capture {
-        let writer = PcapWriter::new(Vec::new()).expect("writing to a Vec cannot fail");
+        Capture::to_sink(seed, Point::Sender, Sink::Memory(Vec::new()))
+    }
+
+    /// A capture at `point` written to `sink`.
+    pub fn to_sink(seed: u64, point: Point, sink: Sink) -> Capture {
+        let (writer, errors, first_error) = match PcapWriter::new(sink) {
+            Ok(w) => (Some(w), 0, None),
+            Err(e) => (None, 1, Some(e.to_string())),
+        };
         Capture {
             seed,
             writer,
             flows: Vec::new(),
-            errors: 0,
+            point,
+            records: 0,
+            errors,
+            first_error,
         }
     }
 
@@ -85,13 +128,20 @@ impl Capture {
     }
 
     fn write(&mut self, t_ns: u64, seg: &TcpSegment<'_>) {
-        if self.writer.write_segment(t_ns, seg).is_err() {
-            self.errors += 1;
+        let Some(w) = self.writer.as_mut() else {
+            return;
+        };
+        match w.write_segment(t_ns.saturating_add(EPOCH_NS), seg) {
+            Ok(()) => self.records += 1,
+            Err(e) => {
+                self.errors += 1;
+                self.first_error.get_or_insert_with(|| e.to_string());
+            }
         }
     }
 
-    /// A segment the sender emitted at `t_ns`.
-    pub fn data(&mut self, t_ns: u64, id: u32, tx: &Transmit) {
+    /// A data-direction segment (emitted by the sender, or reaching the receiver).
+    pub fn data(&mut self, t_ns: u64, id: u32, tx: &Segment) {
         let (src, dst) = Self::addrs(id);
         let f = self.flow(id);
         f.ip_id_s = f.ip_id_s.wrapping_add(1);
@@ -132,12 +182,15 @@ impl Capture {
         self.write(t_ns, &s);
     }
 
-    /// An ACK that reached the sender at `t_ns`.
+    /// An ACK-direction segment (reaching the sender, or emitted by the receiver).
     pub fn ack(&mut self, t_ns: u64, id: u32, ack: &Ack) {
         let (client, server) = Self::addrs(id);
         let f = self.flow(id);
         f.ip_id_r = f.ip_id_r.wrapping_add(1);
         let fin_acked = f.fin_at.is_some_and(|end| ack.cumulative >= end);
+        // The receiver's FIN goes out once, on the first ACK of the sender's FIN.
+        let (fin_now, was_closed) = (fin_acked && !f.closed, f.closed);
+        f.closed |= fin_acked;
         let mut options = TcpOptions {
             timestamps: ack.ts.map(|t| Timestamps {
                 val: t.val as u32,
@@ -145,7 +198,8 @@ impl Capture {
             }),
             ..TcpOptions::default()
         };
-        let mut s = TcpSegment::new(server, client, f.isn_r.wrapping_add(1));
+        let own_seq = f.isn_r.wrapping_add(1 + u32::from(was_closed));
+        let mut s = TcpSegment::new(server, client, own_seq);
         s.ip_id = f.ip_id_r;
         s.ack = Some(seq::wrap(f.isn_s, ack.cumulative).wrapping_add(u32::from(fin_acked)));
         if let Some(syn) = ack.syn {
@@ -172,12 +226,44 @@ impl Capture {
                 ));
             }
         }
+        if fin_now {
+            s.flags |= TcpFlags::FIN;
+        }
         s.options = options;
+        self.write(t_ns, &s);
+        if fin_now {
+            self.last_ack(t_ns, id);
+        }
+    }
+
+    /// The sender's ACK of the receiver's FIN, which closes the connection.
+    fn last_ack(&mut self, t_ns: u64, id: u32) {
+        let (client, server) = Self::addrs(id);
+        let f = self.flow(id);
+        let Some(end) = f.fin_at else { return };
+        f.ip_id_s = f.ip_id_s.wrapping_add(1);
+        let mut s = TcpSegment::new(client, server, seq::wrap(f.isn_s, end).wrapping_add(1));
+        s.ip_id = f.ip_id_s;
+        s.ack = Some(f.isn_r.wrapping_add(2));
+        let shift = match (f.snd_wscale, f.rcv_wscale) {
+            (Some(ws), Some(_)) => ws,
+            _ => 0,
+        };
+        s.window = (SENDER_WINDOW >> shift).min(65_535) as u16;
         self.write(t_ns, &s);
     }
 
-    /// The pcap file's bytes.
-    pub fn finish(self) -> Vec<u8> {
-        self.writer.into_inner()
+    /// Ends the capture: the file's bytes when kept in memory, `None` when streamed.
+    pub fn finish(self) -> std::io::Result<Option<Vec<u8>>> {
+        if let Some(e) = self.first_error {
+            return Err(std::io::Error::other(format!(
+                "{} pcap record(s) not written: {e}",
+                self.errors
+            )));
+        }
+        match self.writer {
+            Some(w) => w.into_inner().finish(),
+            None => Ok(None),
+        }
     }
 }

@@ -246,3 +246,24 @@ impl Scenario {
         Ok(())
     }
 }
+
+/// Every scenario key with its default and meaning: this module's documentation (the
+/// annotated TOML above), for `lossrec scenario --defaults`. Read from the source itself
+/// so the reference and the docs are one text.
+pub fn reference() -> String {
+    include_str!("scenario.rs")
+        .lines()
+        .take_while(|l| l.starts_with("//!"))
+        .map(|l| {
+            l.strip_prefix("//! ")
+                .unwrap_or(l.trim_start_matches("//!"))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The scenario file's JSON Schema (draft 2020-12), for editors: generated from the
+/// parser's structs, described by [`reference`].
+pub fn json_schema() -> serde_json::Value {
+    crate::parse::schema::json_schema()
+}

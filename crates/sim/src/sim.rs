@@ -25,6 +25,7 @@ use lossrec::{Ack, Instant, Range, Segment, Transmit};
 
 mod apps;
 mod background;
+mod capture;
 
 /// Most segments one `poll_transmit` loop may return: a guard against an engine that never
 /// says `None` (legitimate bursts are bounded by the receive window, far below this).
@@ -47,6 +48,7 @@ pub struct Sim<'a> {
     acks: Slab<Ack>,
     trace: Option<Trace>,
     pcap: Option<Capture>,
+    pcap_rx: Option<Capture>,
     /// Per-connection results (flows, bulk, writes) or per-response results
     /// (request-response: connection-major).
     results: Vec<Option<FlowResult>>,
@@ -88,6 +90,7 @@ impl<'a> Sim<'a> {
             acks: Slab::new(),
             trace: opts.trace.then(Trace::default),
             pcap: opts.pcap.then(|| Capture::new(seed)),
+            pcap_rx: None,
             results,
             recoveries: Vec::new(),
             mss: u64::from(sc.sender.mss),
@@ -163,6 +166,9 @@ impl<'a> Sim<'a> {
         let Some(ends) = f.ends.as_mut() else { return };
         if let Some(t) = self.trace.as_mut() {
             t.recv(self.now, i, &seg);
+        }
+        if let Some(p) = self.pcap_rx.as_mut() {
+            p.data(self.now, i, &seg); // disjoint from `f`: a field, not a method
         }
         ends.receiver.on_segment(now, &seg);
         if f.completed_ns.is_none() && ends.receiver.delivered() >= f.message.end {
@@ -326,7 +332,7 @@ impl<'a> Sim<'a> {
             t.send(self.now, i, &tx);
         }
         if let Some(p) = self.pcap.as_mut() {
-            p.data(self.now, i, &tx);
+            p.data(self.now, i, &tx.segment());
         }
         let mut extra = 0;
         if !tx.range.is_empty() {
@@ -386,6 +392,7 @@ impl<'a> Sim<'a> {
 
     /// Puts a receiver's ACK on the reverse path.
     fn send_ack(&mut self, i: u32, ack: Ack) {
+        self.rx_ack(i, &ack);
         let mut extra = 0;
         if ack.syn.is_none() {
             let f = &mut self.flows[i as usize];
@@ -483,14 +490,16 @@ impl<'a> Sim<'a> {
             .enumerate()
             .map(|(id, r)| r.unwrap_or_else(|| FlowResult::not_started(id as u64, &preset)))
             .collect();
+        let (trace, pcap, outputs) = crate::outputs::finish(self.trace, self.pcap, self.pcap_rx);
         RunOutput {
             seed: self.seed,
             flows,
             events: self.events,
             data_packets: self.data_packets,
             recoveries: self.recoveries,
-            trace: self.trace.map(|t| t.out),
-            pcap: self.pcap.map(Capture::finish),
+            trace,
+            pcap,
+            outputs,
             sim_time_s: self.now as f64 / 1e9,
             unfinished_flows: unfinished,
             time_limit_hit,

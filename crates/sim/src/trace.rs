@@ -18,14 +18,24 @@
 //!   (`open`, `disorder`, `cwr`, `recovery`, `loss`). During fast recovery under PRR also
 //!   `prr_delivered`, `prr_out`, `sndcnt` (bytes) and `bound`, the term that set SndCnt:
 //!   `p` for the proportional part, else RFC 6937's RB key (`s`, `b`, `d`, `bd`, …).
-//! - `event`: an engine decision: `name` (`lossrec::EventKind::name`) and its fields.
+//!   Also the RTT estimator after the ACK (RFC 6298): `srtt_us` (`null` before the first
+//!   sample), `rttvar_us`, `rto_us` (with backoff), and `rwnd`, the window the ACK
+//!   advertised (bytes, scaled) — tcptrace's receive-window line.
+//! - `event`: an engine decision: `name` (`lossrec::EventKind::name`) and every field of
+//!   the event, as `EventKind::for_each_field` derives them from the enum (numbers; flags
+//!   as 0/1; signal and detector names as strings, e.g. `"by":"frto"`).
 //!
 //! Lines are formatted by hand (integers and fixed names only, nothing to escape), so the
-//! bytes depend only on the simulation.
+//! bytes depend only on the simulation. A trace given a writer ([`Trace::streaming`])
+//! hands it every 64 KiB of lines, so memory stays flat however long the run.
 
-use lossrec::event::EventKind;
+use crate::sink::{Sink, Stream};
 use lossrec::{Ack, Event, Range, RecoveryState, Segment, Sender, Transmit};
 use std::fmt::Write;
+use std::io::{self, Write as _};
+
+/// Lines are handed to a streaming writer in batches of about this many bytes.
+const FLUSH_AT: usize = 1 << 16;
 
 /// Why the path lost a packet.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -43,10 +53,22 @@ impl DropCause {
     }
 }
 
-/// Accumulates trace lines.
-#[derive(Debug, Default)]
+/// Accumulates trace lines in memory, or streams them to a writer.
+#[derive(Default)]
 pub struct Trace {
+    /// Lines not yet handed to the writer (all of them when kept in memory).
     pub out: String,
+    sink: Option<Sink>,
+    /// Lines written so far.
+    pub lines: u64,
+    /// The first write error; later lines are dropped.
+    error: Option<io::Error>,
+}
+
+impl std::fmt::Debug for Trace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Trace").field("lines", &self.lines).finish()
+    }
 }
 
 fn seq(r: Range) -> (u64, u64) {
@@ -54,6 +76,36 @@ fn seq(r: Range) -> (u64, u64) {
 }
 
 impl Trace {
+    /// A trace streamed to `w`.
+    pub fn streaming(w: Stream) -> Trace {
+        Trace {
+            sink: Some(Sink::stream(w)),
+            ..Trace::default()
+        }
+    }
+
+    fn spill(&mut self) {
+        if let (Some(sink), None) = (self.sink.as_mut(), &self.error) {
+            if let Err(e) = sink.write_all(self.out.as_bytes()) {
+                self.error = Some(e);
+            }
+        }
+        self.out.clear();
+    }
+
+    /// Ends the trace: the lines when kept in memory, `None` when streamed (flushed).
+    pub fn finish(mut self) -> io::Result<Option<String>> {
+        let Some(_) = self.sink else {
+            return Ok(Some(self.out));
+        };
+        self.spill();
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.sink.take().map_or(Ok(()), |s| s.finish().map(drop))?;
+        Ok(None)
+    }
+
     fn head(&mut self, t_ns: u64, flow: u32, kind: &str) {
         let _ = write!(
             self.out,
@@ -70,6 +122,10 @@ impl Trace {
     }
     fn end(&mut self) {
         self.out.push_str("}\n");
+        self.lines += 1;
+        if self.sink.is_some() && self.out.len() >= FLUSH_AT {
+            self.spill();
+        }
     }
 
     pub fn send(&mut self, t_ns: u64, flow: u32, tx: &Transmit) {
@@ -147,6 +203,8 @@ impl Trace {
         self.flag("syn", ack.syn.is_some());
         if let Some(s) = sender {
             self.window(s);
+            self.rtt(s);
+            let _ = write!(self.out, ",\"rwnd\":{}", ack.window);
         }
         self.end();
     }
@@ -177,16 +235,31 @@ impl Trace {
         }
     }
 
+    /// The RFC 6298 estimator's state (microseconds).
+    fn rtt(&mut self, s: &Sender) {
+        let r = s.rtt();
+        match r.srtt() {
+            Some(v) => {
+                let _ = write!(self.out, ",\"srtt_us\":{}", v.as_micros());
+            }
+            None => self.out.push_str(",\"srtt_us\":null"),
+        }
+        let _ = write!(
+            self.out,
+            ",\"rttvar_us\":{},\"rto_us\":{}",
+            r.rttvar().as_micros(),
+            r.rto().as_micros()
+        );
+    }
+
     pub fn event(&mut self, flow: u32, ev: &Event) {
         self.head(ev.at.as_nanos(), flow, "event");
         let _ = write!(self.out, ",\"name\":\"{}\"", ev.kind.name());
         let out = &mut self.out;
         ev.kind.for_each_field(|k, v| {
-            let _ = write!(out, ",\"{k}\":{v}");
+            let _ = write!(out, ",\"{k}\":");
+            let _ = v.write_json(out);
         });
-        if let EventKind::MarkLost { by, .. } = ev.kind {
-            let _ = write!(self.out, ",\"by\":\"{}\"", by.name());
-        }
         self.end();
     }
 }
@@ -194,7 +267,94 @@ impl Trace {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lossrec::event::{EventKind, LossDetector, SpuriousSignal};
     use lossrec::{Instant, Why};
+    use std::sync::{Arc, Mutex};
+
+    /// A writer whose bytes the test can read afterwards.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+    impl io::Write for Shared {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn ev(kind: EventKind) -> Event {
+        Event {
+            at: Instant::from_micros(7),
+            kind,
+        }
+    }
+
+    #[test]
+    fn events_keep_every_field() {
+        let mut t = Trace::default();
+        t.event(
+            0,
+            &ev(EventKind::Spurious {
+                timeout: true,
+                late: false,
+                by: SpuriousSignal::Frto,
+            }),
+        );
+        t.event(
+            0,
+            &ev(EventKind::GenuineRto {
+                by: SpuriousSignal::Timestamp,
+            }),
+        );
+        t.event(
+            0,
+            &ev(EventKind::MarkLost {
+                start: 1,
+                end: 2,
+                by: LossDetector::Rack,
+            }),
+        );
+        let l: Vec<&str> = t.out.lines().collect();
+        assert_eq!(
+            l[0],
+            r#"{"t_us":7,"flow":0,"kind":"event","name":"spurious_rto","timeout":1,"late":0,"by":"frto"}"#
+        );
+        assert_eq!(
+            l[1],
+            r#"{"t_us":7,"flow":0,"kind":"event","name":"genuine_rto","by":"timestamp"}"#
+        );
+        assert!(
+            l[2].ends_with(r#""start":1,"end":2,"by":"rack"}"#),
+            "{}",
+            l[2]
+        );
+    }
+
+    #[test]
+    fn a_streaming_trace_holds_at_most_one_batch() {
+        let w = Shared::default();
+        let mut t = Trace::streaming(Box::new(w.clone()));
+        let tx = Transmit {
+            range: Range::new(0, 1448),
+            why: Why::New,
+            syn: None,
+            fin: false,
+            psh: false,
+            ts: None,
+        };
+        let mut memory = Trace::default();
+        for i in 0..20_000 {
+            t.send(i, 0, &tx);
+            memory.send(i, 0, &tx);
+            assert!(t.out.len() < FLUSH_AT + 256);
+        }
+        assert_eq!(t.lines, 20_000);
+        assert_eq!(t.finish().unwrap(), None);
+        let streamed = String::from_utf8(w.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(Some(streamed), memory.finish().unwrap());
+    }
 
     #[test]
     fn lines_are_json() {

@@ -3,10 +3,12 @@
 
 mod common;
 use common::*;
+use lossrec_sim::pcap::EPOCH_NS;
 use lossrec_sim::{run, RunOptions};
 use lossrec_wire::{decode_frame, seq, TcpFlags};
 
-/// `(timestamp µs, frame)` records of a classic pcap file.
+/// `(timestamp µs since the run started, frame)` records of a classic pcap file, whose
+/// timestamps start at [`EPOCH_NS`] (2026), not 1970.
 fn records(pcap: &[u8]) -> Vec<(u64, Vec<u8>)> {
     assert_eq!(&pcap[..4], &0xa1b2_c3d4u32.to_le_bytes());
     let mut out = Vec::new();
@@ -14,6 +16,8 @@ fn records(pcap: &[u8]) -> Vec<(u64, Vec<u8>)> {
     while at < pcap.len() {
         let u32_at = |i: usize| u32::from_le_bytes(pcap[i..i + 4].try_into().unwrap());
         let t = u64::from(u32_at(at)) * 1_000_000 + u64::from(u32_at(at + 4));
+        assert!(t >= EPOCH_NS / 1_000, "timestamp {t} µs is before 2026");
+        let t = t - EPOCH_NS / 1_000;
         let len = u32_at(at + 8) as usize;
         out.push((t, pcap[at + 16..at + 16 + len].to_vec()));
         at += 16 + len;
@@ -37,7 +41,8 @@ fn capture_matches_the_trace() {
     let recs = records(out.pcap.as_ref().unwrap());
     let sends = kind(&l, "send");
     let acks = kind(&l, "ack");
-    assert_eq!(recs.len(), sends.len() + acks.len());
+    // Every send and ACK, plus each flow's closing ACK of the receiver's FIN.
+    assert_eq!(recs.len(), sends.len() + acks.len() + 3);
     for flow in 0..3u16 {
         let segs: Vec<_> = recs
             .iter()
@@ -82,11 +87,25 @@ fn capture_matches_the_trace() {
             .find(|(_, s)| s.dst.port() == 10_000 + flow)
             .unwrap();
         assert_eq!(last.ack, Some(seq::wrap(isn_s, 40 * 1448).wrapping_add(1)));
-        let fins = segs
+        let fins = |port: u16| {
+            segs.iter()
+                .filter(|(_, s)| s.src.port() == port && s.flags.contains(TcpFlags::FIN))
+                .count()
+        };
+        assert!(
+            fins(10_000 + flow) >= 1,
+            "the sender's FIN (maybe retransmitted)"
+        );
+        assert_eq!(fins(80), 1, "the receiver's FIN, once");
+        // The connection closes: the receiver's FIN, then the sender's ACK of it.
+        let (_, fin_ack) = segs
             .iter()
-            .filter(|(_, s)| s.flags.contains(TcpFlags::FIN))
-            .count();
-        assert!(fins >= 1);
+            .find(|(_, s)| s.dst.port() == 10_000 + flow && s.flags.contains(TcpFlags::FIN))
+            .unwrap();
+        let (_, close) = segs.last().unwrap();
+        assert_eq!(close.src.port(), 10_000 + flow);
+        assert_eq!(close.ack, Some(fin_ack.seq.wrapping_add(1)));
+        assert_eq!(close.seq, seq::wrap(isn_s, 40 * 1448).wrapping_add(1));
     }
 }
 
@@ -127,4 +146,56 @@ impl Parts for lossrec_wire::TcpSegment<'_> {
                 .collect(),
         )
     }
+}
+
+/// A writer the test reads back after the run.
+#[derive(Clone, Default)]
+struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+impl std::io::Write for Shared {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn streamed_outputs_equal_the_in_memory_ones_and_the_receiver_sees_arrivals() {
+    let text = "[path]\nrtt_ms = 30\n[path.loss]\nmodel = \"bernoulli\"\np = 0.05\n[path.ack_loss]\nmodel = \"bernoulli\"\np = 0.05\n[workload]\nsegments = 60\n";
+    let opts = RunOptions {
+        trace: true,
+        pcap: true,
+        ..RunOptions::default()
+    };
+    let memory = run(&scenario(text), &opts).unwrap();
+    let (t, p, r) = (Shared::default(), Shared::default(), Shared::default());
+    let sinks = lossrec_sim::Sinks {
+        trace: Some(Box::new(t.clone())),
+        pcap: Some(Box::new(p.clone())),
+        pcap_receiver: Some(Box::new(r.clone())),
+    };
+    let streamed = lossrec_sim::run_to(&scenario(text), &opts, sinks).unwrap();
+    assert!(streamed.trace.is_none() && streamed.pcap.is_none());
+    assert_eq!(
+        memory.trace.as_deref().unwrap().as_bytes(),
+        &t.0.lock().unwrap()[..]
+    );
+    assert_eq!(memory.pcap.as_deref().unwrap(), &p.0.lock().unwrap()[..]);
+    assert_eq!(streamed.outputs.trace_lines, memory.outputs.trace_lines);
+    assert_eq!(streamed.outputs.error, None);
+
+    // At the receiver: data as it arrived (the trace's recv lines), ACKs as sent (those
+    // that reached the sender plus those the path dropped), and the closing ACK.
+    let l = lines(&memory);
+    let rx = records(&r.0.lock().unwrap());
+    let data_in = rx
+        .iter()
+        .filter(|(_, f)| decode_frame(f).unwrap().dst.port() == 80)
+        .count();
+    assert_eq!(data_in, kind(&l, "recv").len() + 1);
+    let acks_out = rx.len() - data_in;
+    assert_eq!(acks_out, kind(&l, "ack").len() + ack_drops(&l).len());
+    assert_eq!(streamed.outputs.pcap_receiver_records, rx.len() as u64);
 }

@@ -92,7 +92,7 @@ fn unknown_top_level_table() {
 fn bad_type_names_line_and_field() {
     let e = err("[path]\nrtt_ms = \"fast\"\n");
     assert_eq!(at(&e), (Some(2), Some(10), Some("path.rtt_ms")));
-    assert!(e.message.contains("invalid type"), "{e}");
+    assert_eq!(e.message, "expected a number, got \"fast\"", "{e}");
     let e = err("[workload]\nflows = -3\n");
     assert_eq!(at(&e), (Some(2), Some(9), Some("workload.flows")));
 }

@@ -35,8 +35,11 @@ PER_ACK_TARGETS = {"ns_per_ack": 150.0, "flatness": 2.0}
                    '"overhead_pct_per_scenario", "fixed_overhead_ms", "machine_speedup", ...}, '
                    '"per_ack": {"sizes", "median_ns_per_ack", "best_ns_per_ack", "flatness", "wall_s"}}.')
 @click.option("--only", type=click.Choice(ALL), help="Run one benchmark.")
+@click.option("--memory", "memory", metavar="SECONDS,...", is_flag=False, flag_value="60,600,3600",
+              default=None, help="Instead: peak RSS of 100 Mb/s bulk runs of these simulated "
+              "durations (default 60,600,3600) with trace and pcaps streamed.")
 @handle_errors
-def bench_cmd(as_json: bool, only: Optional[str]) -> None:
+def bench_cmd(as_json: bool, only: Optional[str], memory: Optional[str]) -> None:
     """Measure simulator throughput and the sweep machinery (each runs for at least 1 s).
 
     \b
@@ -47,6 +50,9 @@ def bench_cmd(as_json: bool, only: Optional[str]) -> None:
     if _core.debug_build():
         click.echo("lossrec: warning: the extension is a debug build; numbers will be low "
                    "(use `pip install .` or `maturin develop --release`)", err=True)
+    if memory is not None:
+        _memory(memory, as_json)
+        return
     names = (only,) if only else ALL
     res = {}
     for n in names:
@@ -125,3 +131,25 @@ def _per_ack_table(r: dict, first: bool) -> None:
                       align_left=2))
     click.echo("per_ack: best and median of repeated replays of a recorded 1%-loss SACK ACK "
                "stream; on a shared machine the median carries other processes' noise.")
+
+
+def _memory(durations: str, as_json: bool) -> None:
+    """``--memory``: peak RSS of long traced runs (:mod:`lossrec.lab.memory`)."""
+    from ..lab import memory
+
+    try:
+        ds = [float(d) for d in durations.split(",") if d.strip()]
+    except ValueError:
+        raise ValueError(f"--memory {durations!r}: expected seconds like 60,600,3600") from None
+    if not as_json:
+        click.echo(f"running memory: {memory.DESCRIPTION} ...", err=True)
+    res = memory.memory_bench(ds)
+    if as_json:
+        click.echo(json.dumps({"memory": res}, indent=2))
+        return
+    rows = [[f"{r['duration_s']:g} s", r["data_packets"], r["trace_lines"], r["pcap_records"],
+             r["pcap_receiver_records"], f"{r['peak_rss_mb']:.1f}", f"{r['wall_s']:.1f}"]
+            for r in res["runs"]]
+    click.echo(render(["simulated", "data packets", "trace lines", "pcap (sender)",
+                       "pcap (receiver)", "peak RSS MB", "wall s"], rows))
+    click.echo(f"peak RSS growth, longest / shortest run: {res['growth']:.2f}x (1.00 = flat)")

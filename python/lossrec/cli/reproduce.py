@@ -12,11 +12,12 @@ import click
 from ..lab import studies
 from ..lab.claims import FAILS, HOLDS, NOT_COMPARABLE
 from ..table import render
+from . import complete
 from .common import EXIT_INTERRUPTED, fail, handle_errors, main
 
 
 @main.command("reproduce")
-@click.argument("name", required=False)
+@click.argument("name", required=False, shell_complete=complete.studies)
 @click.option("--all", "run_all", is_flag=True, help="Run every study and write DIR/index.md.")
 @click.option("--list", "list_only", is_flag=True, help="List the studies with their seeds and titles.")
 @click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out"),
@@ -67,7 +68,7 @@ def reproduce_cmd(name: Optional[str], run_all: bool, list_only: bool, out: Path
     except KeyboardInterrupt:
         click.echo("\nlossrec: interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
-    rows = [[v.claim, v.verdict, v.ours] for v in verdicts]
+    rows = [[v.claim, v.verdict, v.ours] for v in verdicts]  # type: ignore[misc]
     click.echo(render(["claim", "verdict", "ours"], rows, align_left=3))
     n = {k: sum(v.verdict == k for v in verdicts) for k in (HOLDS, FAILS, NOT_COMPARABLE)}
     click.echo(f"\nwrote {report} ({n[HOLDS]} hold, {n[FAILS]} do not hold, "

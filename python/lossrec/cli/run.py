@@ -10,8 +10,9 @@ import click
 
 from .. import api, default
 from ..result import Result
-from ..scenario import parse_set
+from ..sets import parse_sets
 from ..table import render
+from . import complete
 from .common import handle_errors, main
 
 #: Columns of the per-preset table of the default run: (header, flow field).
@@ -52,83 +53,119 @@ def _note(msg: str) -> None:
 
 
 @main.command("run")
-@click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("scenario", required=False, metavar="[SCENARIO.toml|-]")
 @click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), help="Override the scenario's seed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON instead of a table.")
-@click.option("--trace", "trace_path", type=click.Path(dir_okay=False, path_type=Path),
-              metavar="FILE.jsonl", help="Write the JSON-lines trace of every packet and engine event.")
-@click.option("--pcap", "pcap_path", type=click.Path(dir_okay=False, path_type=Path),
-              metavar="FILE.pcap", help="Write a pcap of both directions (one file per preset for the default run).")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path),
-              metavar="FILE.png", help="Draw a time-sequence graph (PNG, or SVG by suffix).")
-@click.option("--preset", metavar="NAME",
+@click.option("--trace", "trace_path", metavar="FILE.jsonl|-",
+              help="Stream the JSON-lines trace of every packet and engine event to FILE (- for stdout).")
+@click.option("--pcap", "pcap_path", metavar="FILE.pcap|-",
+              help="Stream a pcap of both directions captured at the sender (one file per preset "
+                   "for the default run).")
+@click.option("--pcap-receiver", "pcap_rx_path", metavar="FILE.pcap|-",
+              help="Stream a pcap captured at the receiver (Wireshark's spurious-retransmission "
+                   "analysis needs this side).")
+@click.option("--plot", "plot_path", metavar="FILE.png|FILE.svg",
+              help="Draw a time-sequence graph, with state panels (cwnd, ssthresh, pipe, SRTT, RTO).")
+@click.option("--flows", "plot_flows", metavar="IDS",
+              help="--plot: these flows (e.g. 0,3,7 or 0:9); default: up to 4, spread over the run.")
+@click.option("--window", "plot_window", metavar="START:END",
+              help="--plot: only this time window, in seconds (e.g. 0.5:2, or 10: for the rest).")
+@click.option("--preset", metavar="NAME", shell_complete=complete.presets,
               help="Default run: only this preset. With a scenario: run its sender under this "
                    "preset (the file's other [sender] axes still apply).")
-@click.option("--set", "sets", metavar="AXIS=VALUE", multiple=True,
-              help="Set one sender axis on top of the preset (repeatable), e.g. --set min_rto_ms=200. "
-                   "`lossrec presets` lists the axes.")
+@click.option("--set", "sets", metavar="KEY=VALUE", multiple=True, shell_complete=complete.set_keys,
+              help="Set a scenario key (repeatable), e.g. --set path.rtt_ms=40, "
+                   "--set path.loss.packets=[2,3]; a bare axis means sender.<axis> "
+                   "(--set min_rto_ms=200). Values use TOML's grammar.")
 @handle_errors
 def run_cmd(
-    scenario: Optional[Path],
+    scenario: Optional[str],
     seed: Optional[int],
     as_json: bool,
-    trace_path: Optional[Path],
-    pcap_path: Optional[Path],
-    plot_path: Optional[Path],
+    trace_path: Optional[str],
+    pcap_path: Optional[str],
+    pcap_rx_path: Optional[str],
+    plot_path: Optional[str],
+    plot_flows: Optional[str],
+    plot_window: Optional[str],
     preset: Optional[str],
     sets: Sequence[str],
 ) -> None:
-    """Run SCENARIO.toml, or without one, a tail loss under every preset.
+    """Run SCENARIO.toml (- reads stdin), or without one, a tail loss under every preset.
 
     \b
     The default run: one 10-segment flow, 10 Mb/s, 100 ms RTT, whose last segment is
-    lost once, under each preset side by side. Its --json output is an object keyed by
-    preset name whose values are each run's JSON object.
-    Its --trace file holds every preset's records, each with a "preset" field, and
-    --pcap writes FILE-<preset>.pcap per preset. With a scenario, --json prints that
-    run's JSON object: {"seed", "flows": [...], "sim": {"events", "wall_s"}}.
+    lost once, under each preset side by side. --json prints one object of the same
+    shape for every run: {"seed", "flows": [...], "recoveries": [...], "sim": {...},
+    "provenance": {"lossrec", "commit", "scenario_sha256", "seeds"}} (the default run's
+    flows carry their preset). The trace and captures stream to their files as the run
+    goes, so memory stays flat however long the run; - writes one to stdout (the table
+    then goes to stderr).
     """
     if preset is not None:
         api.check_preset(preset)
-    sender = dict(parse_set(item) for item in sets)
-    want_trace = trace_path is not None or plot_path is not None
-    want_pcap = pcap_path is not None
+    overrides = parse_sets(sets, single=True)
+    if "sender.preset" in overrides:
+        raise ValueError("--set preset=...: choose the preset with --preset NAME")
+    to_stdout = "-" in (trace_path, pcap_path, pcap_rx_path)
+    echo = (lambda m: click.echo(m, err=True)) if to_stdout else click.echo
+    plot_kw = _plot_options(plot_flows, plot_window)
 
     if scenario is None:
         names = [preset] if preset else api.preset_names()
         runs: Dict[str, Result] = {}
         for name in names:
-            runs[name] = api.run(default.scenario(name), seed=seed, trace=want_trace,
-                                 pcap=want_pcap, sender=sender)
-        _write_default_outputs(runs, trace_path, pcap_path, plot_path)
+            runs[name] = api.run(default.scenario(name), seed=seed,
+                                 trace=trace_path is not None or plot_path is not None,
+                                 pcap=pcap_path is not None, sets=overrides)
+        _write_default_outputs(runs, trace_path, pcap_path, plot_path, plot_kw)
+        if pcap_rx_path is not None:
+            raise ValueError("--pcap-receiver needs a scenario file (the default run has several presets)")
         if as_json:
-            click.echo(json.dumps({n: r.json for n, r in runs.items()}, indent=2))
+            echo(json.dumps(api.merge(runs), indent=2))
         else:
-            click.echo(default.DESCRIPTION)
-            click.echo()
+            echo(default.DESCRIPTION)
+            echo("")
             rows = []
             for name, r in runs.items():
                 flow = r.json["flows"][0] if r.json.get("flows") else {}
                 rows.append([name] + [flow.get(k) for _, k in DEFAULT_COLUMNS])
-            click.echo(render(["preset"] + [h for h, _ in DEFAULT_COLUMNS], rows))
+            echo(render(["preset"] + [h for h, _ in DEFAULT_COLUMNS], rows))
         return
 
-    r = api.run(scenario, seed=seed, trace=want_trace, pcap=want_pcap, preset=preset, sender=sender)
-    if trace_path is not None:
-        r.write_trace(trace_path)
-        _note(f"wrote {trace_path} ({len(r.trace_records):,} records)")
-    if pcap_path is not None:
-        r.write_pcap(pcap_path)
-        _note(f"wrote {pcap_path} ({len(r.pcap):,} bytes)")
+    want_trace: Any = trace_path if trace_path is not None else (plot_path is not None)
+    r = api.run(scenario, seed=seed, trace=want_trace, pcap=pcap_path, preset=preset,
+                sets=overrides, pcap_receiver=pcap_rx_path)
+    outs = r.json.get("outputs", {})
+    if trace_path not in (None, "-"):
+        _note(f"wrote {trace_path} ({outs.get('trace_lines', 0):,} records)")
+    if pcap_path not in (None, "-"):
+        _note(f"wrote {pcap_path} ({outs.get('pcap_records', 0):,} packets)")
+    if pcap_rx_path not in (None, "-"):
+        _note(f"wrote {pcap_rx_path} ({outs.get('pcap_receiver_records', 0):,} packets)")
     if plot_path is not None:
+        if trace_path == "-":
+            raise ValueError("--plot cannot read back a trace written to stdout; give --trace a file")
         from .. import plot
 
-        plot.time_sequence(r.trace_records, plot_path, title=str(scenario))
+        plot.time_sequence(r.trace_records, plot_path, title=str(scenario), **plot_kw)
         _note(f"wrote {plot_path}")
     if as_json:
-        click.echo(json.dumps(r.json, indent=2))
+        echo(json.dumps(r.json, indent=2))
     else:
-        click.echo(_flow_table(r))
+        echo(_flow_table(r))
+
+
+def _plot_options(flows: Optional[str], window: Optional[str]) -> Dict[str, Any]:
+    """``--flows`` and ``--window`` as :func:`lossrec.plot.time_sequence` arguments."""
+    from ..plot import parse_flows, parse_window
+
+    kw: Dict[str, Any] = {}
+    if flows is not None:
+        kw["flows"] = parse_flows(flows)
+    if window is not None:
+        kw["window"] = parse_window(window)
+    return kw
 
 
 def _flow_table(r: Result) -> str:
@@ -153,22 +190,38 @@ def origin_line(r: Result) -> str:
 
 def _write_default_outputs(
     runs: Dict[str, Result],
-    trace_path: Optional[Path],
-    pcap_path: Optional[Path],
-    plot_path: Optional[Path],
+    trace_path: Optional[str],
+    pcap_path: Optional[str],
+    plot_path: Optional[str],
+    plot_kw: Dict[str, Any],
 ) -> None:
     if trace_path is not None:
         # One file; every record tagged with the preset it came from.
+        import sys
+
         n = 0
-        with open(trace_path, "w", encoding="utf-8") as f:
+        f = sys.stdout if trace_path == "-" else open(trace_path, "w", encoding="utf-8")
+        try:
             for name, r in runs.items():
                 for rec in r.trace_records:
                     f.write(json.dumps({**rec, "preset": name}, separators=(",", ":")) + "\n")
                     n += 1
-        _note(f"wrote {trace_path} ({n:,} records)")
+        finally:
+            if f is not sys.stdout:
+                f.close()
+        if trace_path != "-":
+            _note(f"wrote {trace_path} ({n:,} records)")
     if pcap_path is not None:
+        import sys
+
         for name, r in runs.items():
-            p = pcap_path if len(runs) == 1 else _suffixed(pcap_path, name)
+            if pcap_path == "-":
+                if len(runs) > 1:
+                    raise ValueError("--pcap -: one preset only (add --preset NAME)")
+                sys.stdout.buffer.write(r.pcap)
+                sys.stdout.flush()
+                continue
+            p = Path(pcap_path) if len(runs) == 1 else _suffixed(Path(pcap_path), name)
             r.write_pcap(p)
             _note(f"wrote {p} ({len(r.pcap):,} bytes)")
     if plot_path is not None:
@@ -178,5 +231,7 @@ def _write_default_outputs(
             {name: r.trace_records for name, r in runs.items()},
             plot_path,
             title=default.DESCRIPTION,
+            # One panel per preset: the sequence graphs side by side, no state panels.
+            **{"state": len(runs) <= 4, **plot_kw},
         )
         _note(f"wrote {plot_path}")

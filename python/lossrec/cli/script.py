@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from .. import _core
+from . import complete
 from .common import fail, handle_errors, main
 
 
@@ -31,19 +32,26 @@ def _collect(paths: tuple[str, ...]) -> list[Path]:
 
 
 def _parse_sets(sets: tuple[str, ...]) -> list[tuple[str, str]]:
+    """The one --set grammar (:mod:`lossrec.sets`); a script has only a sender, so only
+    ``sender.<axis>`` keys (or bare axes) apply."""
+    from ..sets import parse_sets
+
     out = []
-    for kv in sets:
-        axis, eq, value = kv.partition("=")
-        if not eq or not axis:
-            fail(f"--set {kv}: expected AXIS=VALUE")
-        _core.check_axis(axis.strip(), value.strip())
-        out.append((axis.strip(), value.strip()))
+    for key, value in parse_sets(sets, single=True).items():
+        table, _, axis = key.partition(".")
+        if table != "sender" or "." in axis or axis == "preset":
+            fail(f"--set {key}: a script takes engine axes only (sender.<axis> or a bare axis; "
+                 f"--preset for the preset)")
+        text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+        _core.check_axis(axis, text)
+        out.append((axis, text))
     return out
 
 
 @main.command("script")
 @click.argument("paths", nargs=-1, required=True, metavar="FILE.pkt|DIR...")
-@click.option("--preset", help="Engine preset (overrides the script's `// lossrec: preset=`).")
+@click.option("--preset", shell_complete=complete.presets,
+              help="Engine preset (overrides the script's `// lossrec: preset=`).")
 @click.option("--set", "sets", multiple=True, metavar="AXIS=VALUE",
               help="Set one engine axis, applied last (repeatable).")
 @click.option("--tolerance-us", type=click.IntRange(min=0), default=None,

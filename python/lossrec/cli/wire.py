@@ -9,14 +9,19 @@ from typing import Any, Dict, Optional, Sequence
 
 import click
 
-from ..wire import cleanup as wire_cleanup, unavailable as wire_unavailable, wire as run_wire
+from ..realwire import cleanup as wire_cleanup, unavailable as wire_unavailable, wire as run_wire
 from ..result import Result
-from ..scenario import parse_set
+from ..sets import parse_sets
 from ..table import render
 import sys
 
 from .common import EXIT_INTERRUPTED, fail, handle_errors, main
 from .run import FLOW_COLUMNS, _suffixed
+
+
+def _text(v: Any) -> str:
+    """A parsed --set value back in the engine's text form (`true`, `40`, `rack`)."""
+    return str(v).lower() if isinstance(v, bool) else str(v)
 
 
 def _sigterm(*_: Any) -> None:
@@ -101,7 +106,15 @@ def wire_cmd(scenario: Optional[Path], sender: str, receiver: str, seed: Optiona
     if why:
         fail(why)
     signal.signal(signal.SIGTERM, _sigterm)
-    axes = dict(parse_set(s) for s in sets)
+    try:
+        overrides = parse_sets(sets, single=True)
+    except ValueError as e:
+        fail(str(e))
+    # The wire takes sender axes (`--set min_rto_ms=40` or `--set sender.min_rto_ms=40`).
+    others = [k for k in overrides if not k.startswith("sender.")]
+    if others:
+        fail(f"--set {others[0]}: `lossrec wire` takes sender axes only")
+    axes = {k[len("sender."):]: _text(v) for k, v in overrides.items()}
     want_trace = trace_path is not None or plot_path is not None
     try:
         res = run_wire(scenario, sender, receiver, seed, want_trace, pcap_path is not None,

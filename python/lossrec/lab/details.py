@@ -56,7 +56,7 @@ def detailed_sweep(
         p, rep = task
         text, origin, key = plan.specs[p]
         seed = _core.sweep_seed(bases[p], key, rep)
-        js, _, _ = _core.run_scenario(text, origin, seed, False, False)
+        js, *_ = _core.run_scenario(text, origin, seed, False, False)
         return p, rep, seed, json.loads(js)
 
     if jobs > 1 and len(tasks) > 1:

@@ -80,6 +80,7 @@ def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]
         "(`lossrec.sweep_seed`), so the numbers are reproducible bit for bit.",
         "",
     ]
+    lines += _provenance(study, runs)
     notes = getattr(study.module, "NOTES", "")
     if notes:
         lines += ["## Notes", "", notes.strip(), ""]
@@ -101,13 +102,37 @@ def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]
     return path
 
 
+def _build() -> Dict[str, str]:
+    from .._provenance import build
+
+    return build()
+
+
+def _provenance(study: "Study", runs: List[Dict[str, Any]]) -> List[str]:
+    """The report's provenance: lossrec's version and commit, each scenario file's hash."""
+    from .._provenance import build, scenario_hash
+
+    b = build()
+    rows = []
+    for name in dict.fromkeys(str(r["scenario"]) for r in runs):
+        try:
+            text = (study.dir / name).read_text(encoding="utf-8")
+            rows.append([f"`{name}`", f"`{scenario_hash(text)}`"])
+        except (OSError, ValueError, KeyError):
+            rows.append([f"`{name}`", "—"])
+    return ["## Provenance", "",
+            f"lossrec {b['version']}, commit `{b['commit']}`; seeds as above.", "",
+            table(["scenario", "SHA-256"], rows), ""]
+
+
 def write_index(out: Path, rows: List[Tuple["Study", Path, List[Verdict]]], quick: bool) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     body = [
         "# lossrec reproductions", "",
         f"`lossrec reproduce --all{' --quick' if quick else ''}` — "
         f"{'quick (CI) versions' if quick else 'full versions'}, written "
-        f"{_dt.date.today().isoformat()}.", "",
+        f"{_dt.date.today().isoformat()}, by lossrec {_build()['version']} "
+        f"(commit `{_build()['commit']}`).", "",
         table(["study", "seed", "title", "holds", "does not hold", "not comparable"],
               [[f"[{s.name}]({report.relative_to(out).as_posix()})", s.seed, s.title,
                 sum(v.verdict == HOLDS for v in vs), sum(v.verdict == FAILS for v in vs),

@@ -46,6 +46,10 @@ def write_table(df: Optional[pd.DataFrame], path: Path, check_only: bool = False
     try:
         if suffix == ".csv":
             df.to_csv(tmp, index=False)
+            if df.attrs.get("provenance"):
+                # CSV has no metadata: the provenance goes beside it (FILE.csv.json).
+                side = path.with_name(path.name + ".json")
+                side.write_text(json.dumps({"provenance": df.attrs["provenance"]}, indent=2) + "\n")
         else:
             df.to_parquet(tmp, index=False)
         os.replace(tmp, path)
@@ -107,7 +111,7 @@ class ChunkStore:
         arrays = {k: np.asarray(v) for k, v in res.items()}
         tmp = self.dir / f".chunk-{i:06d}.tmp.npz"
         with open(tmp, "wb") as f:
-            np.savez(f, **arrays)
+            np.savez(f, **arrays)  # type: ignore[arg-type]
         os.replace(tmp, self._path(i))
 
     def finish(self, df: pd.DataFrame) -> None:

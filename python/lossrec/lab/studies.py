@@ -132,7 +132,9 @@ def load_study(name: str, root: Optional[PathLike] = None) -> Study:
     studies = find_studies(root)
     if name not in studies:
         valid = ", ".join(studies) or "none"
-        raise ValueError(f"unknown study `{name}`; studies: {valid}")
+        from ..suggest import did_you_mean
+
+        raise ValueError(f"unknown study `{name}`; studies: {valid}{did_you_mean(name, studies)}")
     d = studies[name]
     spec = importlib.util.spec_from_file_location(f"lossrec_study_{name.replace('-', '_')}",
                                                   d / "study.py")

@@ -36,7 +36,7 @@ RC: Dict[str, Any] = {
 
 def figure(size: Tuple[float, float] = (6.4, 4.0)) -> Tuple[Any, Any]:
     """A new figure and axes in the lab style."""
-    with plt.rc_context(RC):
+    with plt.rc_context(RC):  # type: ignore[arg-type]
         fig, ax = plt.subplots(figsize=size, constrained_layout=True)
     ax.grid(True, alpha=RC["grid.alpha"], linestyle=RC["grid.linestyle"])
     for side in ("top", "right"):

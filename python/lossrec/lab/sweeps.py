@@ -36,15 +36,15 @@ import pandas as pd
 
 from .. import _core
 from ..scenario import ScenarioLike, load
+from .._provenance import sweep_provenance
 from .store import ChunkStore, write_table
 
-#: FlowResult fields, in output order (after the swept parameters, ``rep`` and ``seed``).
-FLOW_FIELDS = ("id", "preset", "bytes", "fct_ms", "data_packets_sent", "retransmits",
-               "fast_recoveries", "rtos", "spurious_rtos", "tlp_probes", "undos", "final_cwnd")
+#: FlowResult fields, in output order (after the swept parameters, ``rep`` and ``seed``):
+#: the simulator's one schema (``lossrec_sim::FlowResult::FIELDS``), every field.
+FLOW_FIELDS = tuple(name for name, _ in _core.flow_fields())
 #: Columns every sweep DataFrame has besides the swept parameters.
 RESULT_COLUMNS = ("rep", "seed") + FLOW_FIELDS + ("time_limit_hit",)
-INT_FIELDS = ("rep", "seed", "id", "bytes", "data_packets_sent", "retransmits", "fast_recoveries",
-               "rtos", "spurious_rtos", "tlp_probes", "undos", "final_cwnd")
+INT_FIELDS = ("rep", "seed") + tuple(name for name, kind in _core.flow_fields() if kind == "int")
 #: The arrays a chunk result holds (besides its scalar figures).
 ARRAYS = ("point", "ints", "fct_ms", "preset", "presets", "time_limit_hit")
 #: Automatic chunking: about this many chunks, each at least MIN_CHUNK scenarios.
@@ -84,13 +84,11 @@ def parse_value(text: str) -> Value:
 
 
 def parse_set(item: str) -> Tuple[str, List[Value]]:
-    """``"path.rtt_ms=10,20"`` → ``("path.rtt_ms", [10, 20])``; ValueError naming the item."""
-    key, sep, rest = item.partition("=")
-    key = key.strip()
-    values = [v for v in rest.split(",")]
-    if not sep or not key or not rest.strip() or any(not v.strip() for v in values):
-        raise ValueError(f"--set {item!r}: expected KEY=V1,V2,..., e.g. path.rtt_ms=10,20,40")
-    return key, [parse_value(v) for v in values]
+    """``"path.rtt_ms=10,20"`` → ``("path.rtt_ms", [10, 20])``: the one ``--set`` grammar
+    (:func:`lossrec.sets.parse_set`: TOML values, lists, ranges, bare axis names)."""
+    from ..sets import parse_set as parse
+
+    return parse(item)
 
 
 def canonical(v: Any) -> str:
@@ -243,7 +241,7 @@ def point_scenario(scenario: ScenarioLike, overrides: Mapping[str, Any]) -> str:
 
 def run_chunk(specs: Sequence[Tuple[str, str, str]], units: Sequence[Unit], threads: int = 1) -> Dict[str, Any]:
     """Runs one chunk in the Rust core; returns its columns as numpy arrays — ``point``
-    (the index into ``specs``), ``ints`` (one (12, rows) block of ``INT_FIELDS``),
+    (the index into ``specs``), ``ints`` (one (len(INT_FIELDS), rows) block of ``INT_FIELDS``),
     ``fct_ms``, ``preset`` (codes into ``presets``), ``time_limit_hit`` — plus
     ``sim_wall_s``, ``scenarios`` and ``version``. A top-level function so that Dask
     workers can run it. The arrays view the buffers Rust wrote where they can."""
@@ -366,7 +364,9 @@ def sweep(
         ``data_packets_sent``, ``retransmits``, ``fast_recoveries``, ``rtos``,
         ``spurious_rtos``, ``tlp_probes``, ``undos``, ``final_cwnd``) and
         ``time_limit_hit``; rows in point, repetition, flow order. ``df.attrs["sweep"]``
-        holds the figures of the run (``scenarios``, ``wall_s``, ``sim_wall_s``, ...).
+        holds the figures of the run (``scenarios``, ``wall_s``, ``sim_wall_s``, ...),
+        ``df.attrs["provenance"]`` lossrec's version, the commit, the scenario's hash and
+        the seed rule (kept in Parquet files; beside a CSV as ``FILE.csv.json``).
 
     Raises:
         ValueError (``lossrec.ScenarioError``): a point is invalid; the message names the
@@ -385,7 +385,7 @@ def sweep(
     plan = make_plan(scenario, params, reps, common_seeds,
                      chunk_size if chunked else None, jobs)
     if not chunked:
-        return _sweep_direct(plan, jobs, t0)
+        return _sweep_direct(plan, jobs, t0, scenario)
 
     store = ChunkStore(out_path, plan.digest, plan.describe(), len(plan.chunks), force) if out_path else None
     parts: Dict[int, Dict[str, Any]] = store.load() if store else {}
@@ -416,6 +416,7 @@ def sweep(
         bar.close()
     ordered = [parts[i] for i in range(len(plan.chunks))]
     df = frame(plan, ordered)
+    df.attrs["provenance"] = sweep_provenance(scenario, plan)
     if store:
         store.finish(df)
     df.attrs["sweep"] = {
@@ -431,12 +432,13 @@ def sweep(
     return df
 
 
-def _sweep_direct(plan: Plan, jobs: int, t0: float) -> pd.DataFrame:
+def _sweep_direct(plan: Plan, jobs: int, t0: float, plan_scenario: Any = None) -> pd.DataFrame:
     """A local sweep without output, progress or chunks: one call into the Rust core
     (which stops promptly on Ctrl-C)."""
     gids, specs, units = plan.payload_of(units_of(0, plan.scenarios, plan.reps))
     part = _globalise(run_chunk(specs, units, jobs), gids)
     df = frame(plan, [part])
+    df.attrs["provenance"] = sweep_provenance(plan_scenario, plan)
     df.attrs["sweep"] = {**plan.describe(), "jobs": jobs, "dask": None, "chunks": 1,
                          "resumed_chunks": 0, "sim_wall_s": float(part["sim_wall_s"]),
                          "wall_s": time.perf_counter() - t0, "definition": plan.digest}
@@ -468,7 +470,7 @@ class _Progress:
         self.total, self.done = total, done
         self.bar = None
         if how is True:
-            from tqdm import tqdm
+            from tqdm.auto import tqdm  # a widget in notebooks, text on a terminal
 
             self.bar = tqdm(total=total, initial=done, unit="scenario",
                             file=sys.stderr, desc="sweep", dynamic_ncols=True, smoothing=0.1)

@@ -314,14 +314,14 @@ def traced_sweep(
         p, rep = task
         text, origin, key = plan.specs[p]
         seed = _core.sweep_seed(bases[p], key, rep)
-        js, tr, _ = _core.run_scenario(text, origin, seed, True, False)
+        js, tr, *_ = _core.run_scenario(text, origin, seed, True, False)
         obj = json.loads(js)
         recs = parse_jsonl(tr or "")
         point = {k: plan.values[j][plan.points[p][j]] for j, k in enumerate(plan.keys)}
         flows = obj.get("flows", [])
         row = {**point, "rep": rep, "seed": seed, "flows": len(flows),
                "fct_ms_all": [f.get("fct_ms") for f in flows]}
-        row.update(summarize_run(recs, obj))
+        row.update(summarize_run(recs, obj))  # type: ignore[arg-type]
         return row
 
     if jobs > 1 and len(tasks) > 1:

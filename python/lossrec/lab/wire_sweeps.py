@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..api import run as sim_run
 from ..scenario import ScenarioLike
-from ..wire import wire
+from ..realwire import wire
 from .sweeps import point_scenario
 
 #: The sides a wire sweep runs, in row order.

@@ -19,6 +19,8 @@ use toml::de::DeTable;
 mod background;
 mod models;
 mod raw;
+pub mod schema;
+mod words;
 mod workload;
 
 use raw::*;
@@ -68,7 +70,7 @@ fn toml_error(
         line,
         column,
         field,
-        message: e.message().trim().to_string(),
+        message: words::plain(e.message().trim()),
     }
 }
 
@@ -95,7 +97,7 @@ impl Cx<'_> {
             line,
             column,
             field: Some(field.into()),
-            message: message.into(),
+            message: words::plain(&message.into()),
         }
     }
 

@@ -1,9 +1,12 @@
 //! Serde structs that mirror the scenario file; unknown keys are rejected everywhere.
+//! The same structs give the file's JSON Schema ([`super::schema`]), so editors check
+//! exactly the keys the parser accepts.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Raw {
     pub(super) seed: Option<u64>,
@@ -13,6 +16,7 @@ pub(super) struct Raw {
     #[serde(default)]
     pub(super) receiver: RawReceiver,
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, serde_json::Value>")]
     pub(super) sender: BTreeMap<String, toml::Value>,
     #[serde(default)]
     pub(super) workload: RawWorkload,
@@ -20,7 +24,7 @@ pub(super) struct Raw {
     pub(super) background: Vec<RawBackground>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawBackground {
     pub(super) kind: Option<String>,
@@ -35,7 +39,7 @@ pub(super) struct RawBackground {
     pub(super) max_bytes: Option<u64>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawPath {
     pub(super) rtt_ms: Option<f64>,
@@ -51,7 +55,7 @@ pub(super) struct RawPath {
     pub(super) delay_spikes: Option<RawSpikes>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawReverse {
     pub(super) delay_ms: Option<f64>,
@@ -60,7 +64,7 @@ pub(super) struct RawReverse {
     pub(super) queue_bytes: Option<u64>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawLoss {
     pub(super) model: Option<String>,
@@ -74,7 +78,7 @@ pub(super) struct RawLoss {
     pub(super) count: Option<u64>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawDrop {
     pub(super) segment: Option<u64>,
@@ -83,7 +87,7 @@ pub(super) struct RawDrop {
     pub(super) flow: Option<u64>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawReorder {
     pub(super) packets: Option<Vec<u64>>,
@@ -92,7 +96,7 @@ pub(super) struct RawReorder {
     pub(super) delay_max_ms: Option<f64>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawSpikes {
     pub(super) start_ms: Option<f64>,
@@ -101,7 +105,7 @@ pub(super) struct RawSpikes {
     pub(super) count: Option<u64>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawReceiver {
     pub(super) delayed_ack_ms: Option<u64>,
@@ -113,7 +117,7 @@ pub(super) struct RawReceiver {
     pub(super) quickack: Option<u32>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawWorkload {
     pub(super) kind: Option<String>,

@@ -1,4 +1,4 @@
-"""``lossrec.wire``: a scenario through the real wire — the engine and Linux's TCP over a
+"""`lossrec.wire` (this module, `lossrec.realwire`): a scenario through the real wire — the engine and Linux's TCP over a
 user-space path emulator between TUN devices in network namespaces (``crates/tun``).
 
 Needs root, ``/dev/net/tun`` and iproute2; :func:`unavailable` says why not. Results have

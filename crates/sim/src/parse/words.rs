@@ -1,0 +1,101 @@
+//! Error messages in the scenario's words: serde's Rust type names become what a
+//! scenario author wrote (`expected a number, got "10"`), and every unknown name —
+//! key, axis, preset, model, value — gets the closest valid one ("did you mean").
+
+/// Rewrites one message (see the module doc).
+pub fn plain(message: &str) -> String {
+    let m = types(message);
+    match suggestion(&m) {
+        Some(s) => format!("{m}; did you mean `{s}`?"),
+        None => m,
+    }
+}
+
+/// `invalid type: string "10", expected f64` → `expected a number, got "10"`.
+fn types(m: &str) -> String {
+    let Some(rest) = m.strip_prefix("invalid type: ") else {
+        return m.to_string();
+    };
+    let Some((got, want)) = rest.rsplit_once(", expected ") else {
+        return m.to_string();
+    };
+    let want = match want.trim() {
+        "f64" | "f32" => "a number",
+        "u64" | "u32" | "u16" | "u8" | "usize" | "i64" | "i32" => "a whole number",
+        "a boolean" | "bool" => "true or false",
+        "a string" | "string" => "a string (in quotes)",
+        w if w.starts_with("a sequence") => "a list [..]",
+        w if w.starts_with("struct ") || w.starts_with("a map") => "a table",
+        w => w,
+    };
+    let got = got
+        .replace("string ", "")
+        .replace("integer ", "")
+        .replace("floating point ", "")
+        .replace("boolean ", "");
+    format!("expected {want}, got {got}")
+}
+
+/// The valid name closest to the unknown one named in `m`, if one is close.
+fn suggestion(m: &str) -> Option<String> {
+    let start = m.find("unknown ").or_else(|| m.find("bad value "))?;
+    let rest = &m[start..];
+    let a = rest.find('`')? + 1;
+    let b = a + rest[a..].find('`')?;
+    let word = &rest[a..b];
+    let tail = &rest[b + 1..];
+    let list = tail
+        .split_once("expected one of ")
+        .or_else(|| tail.split_once(": "))?
+        .1;
+    let best = list
+        .split(',')
+        .map(|c| c.trim().trim_matches('`').trim())
+        .filter(|c| !c.is_empty() && *c != word)
+        .map(|c| {
+            // A prefix (`rtt` for `rtt_ms`) counts as close however short.
+            let prefix = c.starts_with(word) || word.starts_with(c);
+            let s = strsim::normalized_damerau_levenshtein(word, c);
+            (if prefix { s.max(0.7) } else { s }, c)
+        })
+        .filter(|(score, _)| *score >= 0.6)
+        .max_by(|x, y| x.0.total_cmp(&y.0))?;
+    Some(best.1.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain;
+
+    #[test]
+    fn scenario_words_not_rust_types() {
+        assert_eq!(
+            plain("invalid type: string \"10\", expected f64"),
+            "expected a number, got \"10\""
+        );
+        assert_eq!(
+            plain("invalid type: floating point `1.5`, expected u64"),
+            "expected a whole number, got `1.5`"
+        );
+    }
+
+    #[test]
+    fn closest_name() {
+        assert_eq!(
+            plain("unknown field `rtt`, expected one of `rtt_ms`, `delay_ms`"),
+            "unknown field `rtt`, expected one of `rtt_ms`, `delay_ms`; did you mean `rtt_ms`?"
+        );
+        assert!(
+            plain("unknown preset `linux-clasic`; valid presets: rfc, linux-classic")
+                .ends_with("did you mean `linux-classic`?")
+        );
+        assert!(
+            plain("unknown loss model `bernouli`; valid: none, bernoulli, tail")
+                .ends_with("did you mean `bernoulli`?")
+        );
+        assert_eq!(
+            plain("unknown axis `zzz`; valid axes: cc, mss"),
+            "unknown axis `zzz`; valid axes: cc, mss"
+        );
+    }
+}

@@ -1,0 +1,51 @@
+"""Provenance: what produced a result — lossrec's version, the commit it was built from,
+the scenario's hash and the seeds — carried by every output (run JSON, sweep files,
+reports), so a number found later can be traced back and re-run."""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+from typing import Any, Dict, Iterable, Optional
+
+from . import _core
+
+
+def scenario_hash(text: str) -> str:
+    """SHA-256 of the scenario text as run (after any ``--set`` or preset rewrite)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def build() -> Dict[str, str]:
+    """``{"version", "commit", "debug"}`` of the installed extension."""
+    return dict(_core.build_info())
+
+
+def provenance(scenario_text: Optional[str] = None, seeds: Iterable[int] = (),
+               **extra: Any) -> Dict[str, Any]:
+    """The provenance record: ``lossrec`` (version), ``commit``, ``scenario_sha256``,
+    ``seeds``, ``python``, plus any ``extra`` fields (e.g. the sweep's parameters)."""
+    b = build()
+    rec: Dict[str, Any] = {"lossrec": b["version"], "commit": b["commit"]}
+    if scenario_text is not None:
+        rec["scenario_sha256"] = scenario_hash(scenario_text)
+    rec["seeds"] = sorted({int(s) for s in seeds})
+    rec["python"] = platform.python_version()
+    rec.update(extra)
+    return rec
+
+
+def sweep_provenance(scenario: Any, plan: Any) -> Dict[str, Any]:
+    """A sweep's provenance: the base scenario's hash, the swept keys and values, and the
+    seed rule (each row's seed is in its ``seed`` column)."""
+    from .scenario import load
+
+    try:
+        text: Optional[str] = load(scenario)[0]
+    except (ValueError, TypeError):
+        text = None
+    rule = ("splitmix64(splitmix64(scenario seed ^ fnv1a64(point key)) ^ rep) >> 1"
+            + (" with an empty point key (common seeds)" if plan.common_seeds else ""))
+    return provenance(text, (), scenario=plan.origin, definition=plan.digest,
+                      set={k: [str(v) for v in vs] for k, vs in zip(plan.keys, plan.values)},
+                      reps=plan.reps, seed_rule=rule)

@@ -1,0 +1,60 @@
+"""``lossrec plot``: CDFs and summaries from a sweep's results, time-sequence and state
+graphs from traces (several overlaid in one panel with --overlay)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional, Sequence
+
+import click
+
+from .common import handle_errors, main
+
+
+@main.command("plot")
+@click.argument("inputs", nargs=-1, required=True, metavar="RESULTS.csv|.parquet|TRACE.jsonl...")
+@click.option("-o", "--output", required=True, metavar="FILE.png|.svg|.pdf", help="Where to draw.")
+@click.option("--metric", default="fct_ms", show_default=True, help="Results: the column to plot.")
+@click.option("--by", "by", metavar="COLUMN", multiple=True,
+              help="Results: one curve per value of this column (repeatable), e.g. --by sender.preset.")
+@click.option("--kind", type=click.Choice(["cdf", "summary"]), default="cdf", show_default=True,
+              help="Results: a CDF per group, or mean with its confidence interval and p50/p95/p99.")
+@click.option("--flows", "flows", metavar="IDS", help="Traces: these flows (e.g. 0,3 or 0:9).")
+@click.option("--window", "window", metavar="START:END", help="Traces: this time window, seconds.")
+@click.option("--overlay", is_flag=True, help="Traces: draw every trace in one panel.")
+@handle_errors
+def plot_cmd(inputs: Sequence[str], output: str, metric: str, by: Sequence[str], kind: str,
+             flows: Optional[str], window: Optional[str], overlay: bool) -> None:
+    """Draw a sweep's results or one or more traces.
+
+    \b
+    lossrec plot results.csv --by sender.preset -o fct-cdf.png
+    lossrec plot results.parquet --by path.rtt_ms --kind summary -o fct.png
+    lossrec plot a.jsonl b.jsonl --overlay --flows 0 -o ab.png
+    """
+    suffixes = {Path(i).suffix.lower() for i in inputs}
+    if suffixes <= {".csv", ".parquet"}:
+        from ..plot_results import plot_results, read_results
+
+        df = read_results(inputs)
+        plot_results(df, output, metric=metric, by=list(by), kind=kind)
+    elif suffixes <= {".jsonl", ".json", ""}:
+        from ..plot import parse_flows, parse_window, time_sequence
+        from ..result import parse_jsonl
+
+        traces = {Path(i).stem if i != "-" else "stdin": parse_jsonl(_read(i)) for i in inputs}
+        time_sequence(traces if len(traces) > 1 else next(iter(traces.values())), output,
+                      flows=parse_flows(flows) if flows else None,
+                      window=parse_window(window) if window else None, overlay=overlay)
+    else:
+        raise ValueError(f"cannot plot {', '.join(inputs)}: give a sweep's .csv/.parquet "
+                         f"results or .jsonl traces, not both")
+    click.echo(f"wrote {output}", err=True)
+
+
+def _read(name: str) -> str:
+    if name == "-":
+        import sys
+
+        return sys.stdin.read()
+    return Path(name).read_text(encoding="utf-8")

@@ -1,0 +1,87 @@
+"""Plots of a sweep's results: a CDF of one metric per group, or the per-group summary
+(mean with its confidence interval, p50, p95, p99; :func:`lossrec.summarize`)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, List, Sequence
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def read_results(paths: Sequence[str]) -> "pd.DataFrame":
+    """One DataFrame from sweep result files (CSV or Parquet; ``-``: CSV on stdin)."""
+    import sys
+
+    import pandas as pd
+
+    frames = []
+    for p in paths:
+        if p == "-":
+            frames.append(pd.read_csv(sys.stdin))
+        elif p.lower().endswith(".parquet"):
+            frames.append(pd.read_parquet(p))
+        else:
+            frames.append(pd.read_csv(p))
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+
+def plot_results(df: "pd.DataFrame", path: "str | os.PathLike[str]", metric: str = "fct_ms",
+                 by: Sequence[str] = (), kind: str = "cdf", title: str = "") -> Path:
+    """Writes a CDF (``kind="cdf"``) or summary (``"summary"``) plot of ``metric``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from .summary import summarize
+    from .suggest import did_you_mean
+
+    for c in [metric, *by]:
+        if c not in df.columns:
+            raise ValueError(f"no column {c!r}{did_you_mean(c, map(str, df.columns))}")
+    keys: List[str] = list(by)
+    groups: Any = df.groupby(keys, sort=False, observed=True) if keys else [("all", df)]
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    try:
+        if kind == "cdf":
+            for k, d in groups:
+                x = np.sort(d[metric].dropna().to_numpy(dtype=float))
+                if len(x):
+                    y = np.arange(1, len(x) + 1) / len(x)
+                    ax.step(x, y, where="post", label=_label(keys, k, len(x), len(d)))
+            ax.set_xlabel(metric)
+            ax.set_ylabel("fraction of flows ≤ x")
+            ax.set_ylim(0, 1.01)
+        else:
+            s = summarize(df, keys, [metric])
+            labels = [_label(keys, tuple(r[k] for k in keys) if keys else "all", r["n"], None)
+                      for _, r in s.iterrows()]
+            xs = np.arange(len(s))
+            ax.errorbar(xs, s["mean"], yerr=[s["mean"] - s["ci_low"], s["ci_high"] - s["mean"]],
+                        fmt="o", capsize=4, label=f"mean, {s.attrs['confidence']:.0%} CI")
+            for q, m in (("p50", "_"), ("p95", "v"), ("p99", "^")):
+                ax.plot(xs, s[q], m, label=q)
+            ax.set_xticks(xs, labels, rotation=20, ha="right", fontsize=8)
+            ax.set_ylabel(metric)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+        if title:
+            ax.set_title(title, fontsize=10)
+        fig.tight_layout()
+        out = Path(path)
+        fmt = out.suffix.lower().lstrip(".") or "png"
+        fig.savefig(out, format=fmt if fmt in ("png", "svg", "pdf") else "png", dpi=120)
+        return out
+    finally:
+        plt.close(fig)
+
+
+def _label(keys: Sequence[str], k: Any, n: int, total: Any) -> str:
+    kv = k if isinstance(k, tuple) else (k,)
+    name = ", ".join(f"{a}={b}" for a, b in zip(keys, kv)) if keys else str(kv[0])
+    missing = f", {total - n} unfinished" if total is not None and total != n else ""
+    return f"{name} (n={n}{missing})"
