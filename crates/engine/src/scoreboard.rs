@@ -91,6 +91,9 @@ pub struct Acked {
     /// The earliest last transmission among acknowledged segments that had been
     /// retransmitted (for the timestamp check of RFC 3522 §2).
     pub oldest_retrans_sent: Option<Instant>,
+    /// The earliest first transmission among the acknowledged segments: a timestamp
+    /// echo older than it was not sent for any of them (RFC 7323 §4).
+    pub oldest_sent: Option<Instant>,
 }
 
 /// Which NextSeg rule (RFC 6675 §4) chose a retransmission.
@@ -378,6 +381,10 @@ impl Scoreboard {
             }
             out.any_retransmitted |= s.ever_retrans;
             out.rtt_sample_sent = (!s.ever_retrans).then_some(s.last_sent);
+            out.oldest_sent = Some(
+                out.oldest_sent
+                    .map_or(s.first_sent, |t| t.min(s.first_sent)),
+            );
         }
         self.snd_una = cumulative;
         if self.lost_upto < cumulative {

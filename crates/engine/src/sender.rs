@@ -201,7 +201,7 @@ impl Sender {
             sb: Scoreboard::new(),
             cwnd: u64::from(config.initial_cwnd) * mss,
             ssthresh: u64::MAX,
-            peer_window: u64::from(u32::MAX),
+            peer_window: ack::MAX_WINDOW,
             peer_window_scale: None,
             max_window: 0,
             rtt: Rtt::new(

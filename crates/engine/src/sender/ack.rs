@@ -14,6 +14,10 @@ use crate::packet::{Ack, Range};
 use crate::scoreboard::{AckSummary as ScoreboardAck, Acked, RackFilter};
 use crate::time::Instant;
 
+/// The largest window a peer can announce (RFC 7323 §2.3: 65535 · 2^14 bytes); anything
+/// larger is capped so that SND.UNA + window never overflows.
+pub(super) const MAX_WINDOW: u64 = 65_535 << 14;
+
 /// What one ACK did, as the recovery state machine and the congestion response see it.
 #[derive(Copy, Clone, Debug)]
 pub(super) struct AckSummary {
@@ -53,9 +57,10 @@ impl Sender {
         self.cancel_delayed_early_retransmit();
         let prior = self.prior();
         let prior_window = self.peer_window;
-        let window_update = ack.window != prior_window;
-        self.peer_window = ack.window;
-        self.max_window = self.max_window.max(ack.window);
+        let window = ack.window.min(MAX_WINDOW);
+        let window_update = window != prior_window;
+        self.peer_window = window;
+        self.max_window = self.max_window.max(window);
         let dsack_before = self.dsack_seen;
         let (sb, dsack) = self.update_scoreboard(now, ack, prior);
         let is_dup = self.count_dupack(ack, &sb, prior, prior_window);
@@ -151,10 +156,14 @@ impl Sender {
         self.stats.sack_discard += u64::from(sb.discarded);
         self.stats.sack_splits = self.sb.splits();
         if sb.acked.bytes > 0 {
-            let sample = if self.ts_ok {
-                self.ts_sample(now, ack)
-            } else {
-                sb.acked.rtt_sample_sent.map(|sent| now - sent)
+            // RFC 7323 §4: the echo must be of a timestamp sent for what this ACK covers;
+            // otherwise the send time of a never-retransmitted segment (Karn) stands.
+            let echo_floor = sb.acked.oldest_sent.map_or(0, transmit::ts_clock);
+            let send_time_sample = sb.acked.rtt_sample_sent.map(|sent| now - sent);
+            let sample = match self.ts_ecr(ack) {
+                None if self.ts_ok => None,
+                Some(ecr) if ecr >= echo_floor => self.ts_sample(now, ack),
+                _ => send_time_sample,
             };
             if let Some(r) = sample {
                 self.take_rtt_sample(now, r);
@@ -185,7 +194,7 @@ impl Sender {
                 ack.cumulative,
                 prior.una,
                 prior.flight,
-                ack.window,
+                ack.window.min(MAX_WINDOW),
                 prior_window,
             )
         };

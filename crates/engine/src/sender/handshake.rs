@@ -10,6 +10,10 @@ use crate::time::{Duration, Instant};
 /// bytes, padded to twelve).
 const TS_OPTION_SPACE: u16 = 12;
 
+/// Linux `tcp_min_snd_mss` (sysctl default since 2019): the smallest MSS a peer may make
+/// the sender use.
+const TCP_MIN_SND_MSS: u64 = 48;
+
 impl Sender {
     /// The MSS option we send: `cfg.mss` is the payload of a segment with timestamps, so
     /// the option is 12 bytes more — Linux's `advmss`, MTU − 40 = 1460 on a 1500-byte
@@ -35,9 +39,10 @@ impl Sender {
         // here the peer's MSS bounds the payload directly, as the simulator's receiver
         // announces its payload size.
         let options = if self.ts_ok { TS_OPTION_SPACE } else { 0 };
+        // Linux `tcp_min_snd_mss`: a peer may not make us send tiny segments.
         self.mss = u64::from(self.advertised_mss() - options)
             .min(peer_mss)
-            .max(1);
+            .max(TCP_MIN_SND_MSS);
         self.peer_window_scale = peer.window_scale;
         if let Some(ts) = ts {
             self.ts_recent = ts.val;
@@ -68,8 +73,8 @@ impl Sender {
             self.negotiate(&peer, ack.ts);
             self.pending = Pending::HandshakeAck;
         }
-        self.peer_window = ack.window;
-        self.max_window = ack.window;
+        self.peer_window = ack.window.min(super::ack::MAX_WINDOW);
+        self.max_window = self.peer_window;
         self.rtt.reset_backoff();
         // Seed SRTT from the handshake as Linux does (`tcp_synack_rtt_meas`): from the first
         // SYN's send time unless it was retransmitted (Karn), else from the timestamp echo.

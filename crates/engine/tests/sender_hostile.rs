@@ -1,0 +1,63 @@
+//! Nonsense from the peer never sets the sender's state (issue 13): RTT samples only from
+//! echoes of timestamps this sender sent (RFC 7323 §4), windows bounded by what the wire
+//! can express (RFC 7323 §2.3), and a minimum MSS (Linux `tcp_min_snd_mss`).
+
+mod common;
+use common::*;
+use lossrec::{Ack, Config, Sender, SynOptions, Timestamps};
+
+/// RFC 7323 §4 (and Linux's checks in `tcp_ack_update_rtt`): an echo older than anything
+/// the ACK acknowledges was never sent for it; it gives no RTT sample (the send-time
+/// sample of a never-retransmitted segment stands instead), so the RTO stays near the
+/// true RTT instead of jumping to its maximum.
+#[test]
+fn bogus_timestamp_echo_gives_no_rtt_sample() {
+    let mut c = cfg();
+    c.timestamps = true;
+    let mut s = Sender::new(c, ms(1_000)).unwrap();
+    s.write(ms(1_000), 4 * MSS);
+    drain(&mut s, ms(1_000));
+    let mut a = ack(MSS);
+    a.ts = Some(Timestamps { val: 7, ecr: 1 }); // "sent" at time 0
+    s.on_ack(ms(1_100), &a);
+    assert_eq!(s.rtt().srtt(), Some(lossrec::Duration::from_millis(100)));
+    assert!(s.rtt().rto() <= lossrec::Duration::from_secs(1));
+}
+
+/// RFC 7323 §2.3: the largest window a peer can announce is 65535 · 2^14 bytes. A
+/// window beyond it (an engine user passing garbage) is capped, never overflows
+/// SND.UNA + window, and the sender keeps sending.
+#[test]
+fn huge_window_is_capped() {
+    let mut s = sender_with(cfg(), 20);
+    drain(&mut s, ms(0));
+    let a = Ack {
+        window: u64::MAX,
+        ..ack(MSS)
+    };
+    let out = on_ack(&mut s, ms(100), a);
+    assert!(!out.is_empty(), "still sending");
+    let a = Ack {
+        window: u64::MAX - 5,
+        ..ack(2 * MSS)
+    };
+    on_ack(&mut s, ms(101), a);
+    assert!(s.snd_nxt() > 11 * MSS);
+}
+
+/// Linux `tcp_min_snd_mss` (48 bytes): a peer announcing MSS 1 gets 48-byte segments,
+/// not a million one-byte ones.
+#[test]
+fn tiny_peer_mss_is_raised_to_48() {
+    let mut c = Config::rfc();
+    c.timestamps = false;
+    let mut s = Sender::new_passive(c, ms(0)).unwrap();
+    let syn = SynOptions {
+        mss: 1,
+        sack_permitted: true,
+        timestamps: false,
+        window_scale: Some(7),
+    };
+    s.on_syn(ms(0), &syn, None);
+    assert_eq!(s.mss(), 48);
+}
