@@ -1,11 +1,21 @@
-//! The event queue: a binary heap ordered by `(time, insertion counter)`.
+//! The event queue: events ordered by `(time, insertion counter)`.
 //!
 //! There is no fixed tick: the simulator jumps from one event to the next. Ties in time are
 //! broken by insertion order, so two runs of the same scenario pop events in the same order.
 //! Events are small `Copy` values; packets live in a [`Slab`] and events carry its index.
+//!
+//! Most events are packet arrivals, and a link delivers in the order it sends: a FIFO queue
+//! plus a constant delay gives non-decreasing arrival times. Such events go to a *lane*, a
+//! plain FIFO ([`EventQueue::push_lane`]), instead of the binary heap; `pop` takes the
+//! earliest of the heap's top and the lanes' fronts. The heap then holds only timers,
+//! starts and the packets a reordering model delays — about one entry per flow instead of
+//! one per packet in flight (70,000 on a 10 Gb/s, 40 ms path), so a pop no longer walks a
+//! heap of megabytes. Every entry keeps its insertion counter and a lane accepts an event
+//! only if it is not earlier than the lane's last one, so the pop order is exactly the
+//! single heap's (what was pushed out of order goes to the heap).
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// What happens at an event's time. Flow ids and slab slots are `u32` to keep entries small.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -54,10 +64,15 @@ impl Ord for Entry {
     }
 }
 
+/// FIFO lanes of an [`EventQueue`].
+pub const LANES: usize = 2;
+
 /// Pending events, earliest first; ties in insertion order.
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Entry>,
+    /// Events in non-decreasing time (and so `(time, insertion)`) order, per lane.
+    lanes: [VecDeque<Entry>; LANES],
     counter: u64,
 }
 
@@ -74,19 +89,57 @@ impl EventQueue {
         });
         self.counter += 1;
     }
+    /// Schedules `ev` at `time` on FIFO lane `lane` (`< LANES`): for events that usually
+    /// come in time order. One earlier than the lane's last event goes to the heap.
+    pub fn push_lane(&mut self, lane: usize, time: u64, ev: Ev) {
+        let e = Entry {
+            time,
+            seq: self.counter,
+            ev,
+        };
+        self.counter += 1;
+        let l = &mut self.lanes[lane];
+        match l.back() {
+            Some(b) if b.time > time => self.heap.push(e),
+            _ => l.push_back(e),
+        }
+    }
+    /// Where the earliest event is: `LANES` for the heap, else a lane.
+    fn earliest(&self) -> Option<(usize, u64)> {
+        // `Entry`'s order is reversed (for the max-heap): greater = earlier.
+        let mut best: Option<(usize, &Entry)> = self.heap.peek().map(|e| (LANES, e));
+        for (i, l) in self.lanes.iter().enumerate() {
+            if let Some(f) = l.front() {
+                if best.is_none_or(|(_, b)| f > b) {
+                    best = Some((i, f));
+                }
+            }
+        }
+        best.map(|(i, e)| (i, e.time))
+    }
     /// The earliest event, removed.
     pub fn pop(&mut self) -> Option<(u64, Ev)> {
-        self.heap.pop().map(|e| (e.time, e.ev))
+        let (at, _) = self.earliest()?;
+        let e = if at == LANES {
+            self.heap.pop()
+        } else {
+            self.lanes[at].pop_front()
+        };
+        e.map(|e| (e.time, e.ev))
     }
     /// The earliest event's time.
     pub fn peek_time(&self) -> Option<u64> {
-        self.heap.peek().map(|e| e.time)
+        self.earliest().map(|(_, t)| t)
     }
     pub fn len(&self) -> usize {
+        self.heap.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>()
+    }
+    /// Events in the heap (not in a lane).
+    pub fn heap_len(&self) -> usize {
         self.heap.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 
@@ -155,6 +208,44 @@ mod tests {
             ]
         );
         assert!(q.is_empty());
+    }
+
+    /// Lanes change where events wait, never the order they pop in: a random mix of heap
+    /// and lane pushes (some lane pushes out of order) pops exactly as one heap would.
+    #[test]
+    fn lanes_pop_in_heap_order() {
+        let mut rng = crate::rng::Stream::new(3, 0);
+        let (mut q, mut reference) = (EventQueue::new(), EventQueue::new());
+        let mut popped = (vec![], vec![]);
+        let mut now = 0u64;
+        for i in 0..20_000u32 {
+            let lane = (rng.unit() * 3.0) as usize;
+            // Mostly increasing times with ties and some steps back.
+            let t = now + (rng.unit() * 8.0) as u64;
+            let t = if rng.unit() < 0.1 {
+                t.saturating_sub(10)
+            } else {
+                t
+            };
+            if lane == LANES {
+                q.push(t, Ev::FlowStart(i));
+            } else {
+                q.push_lane(lane, t, Ev::FlowStart(i));
+            }
+            reference.push(t, Ev::FlowStart(i));
+            if rng.unit() < 0.4 {
+                let (a, b) = (q.pop(), reference.pop());
+                now = a.map_or(now, |(t, _)| t);
+                popped.0.push(a);
+                popped.1.push(b);
+            }
+        }
+        assert!(q.heap_len() < q.len(), "lanes took most events");
+        popped.0.extend(std::iter::from_fn(|| q.pop()).map(Some));
+        popped
+            .1
+            .extend(std::iter::from_fn(|| reference.pop()).map(Some));
+        assert_eq!(popped.0, popped.1);
     }
 
     #[test]

@@ -30,6 +30,10 @@ mod background;
 /// says `None` (legitimate bursts are bounded by the receive window, far below this).
 const MAX_BURST: usize = 1 << 20;
 
+/// Event-queue lanes (see [`crate::queue`]): each direction of the path delivers in order.
+const DATA_LANE: usize = 0;
+const ACK_LANE: usize = 1;
+
 pub struct Sim<'a> {
     sc: &'a Scenario,
     seed: u64,
@@ -365,7 +369,8 @@ impl<'a> Sim<'a> {
         self.sent_data(i, &tx, false);
         let at = self.arrival(depart, self.fwd.spec.delay_ns, extra);
         let slot = self.segs.insert(tx.segment());
-        self.queue.push(at, Ev::DataArrive { flow: i, slot });
+        self.queue
+            .push_lane(DATA_LANE, at, Ev::DataArrive { flow: i, slot });
     }
 
     /// Counts a data segment the sender emitted, and whether the path dropped it.
@@ -419,7 +424,8 @@ impl<'a> Sim<'a> {
         };
         let at = self.arrival(depart, self.rev.spec.delay_ns, extra);
         let slot = self.acks.insert(ack);
-        self.queue.push(at, Ev::AckArrive { flow: i, slot });
+        self.queue
+            .push_lane(ACK_LANE, at, Ev::AckArrive { flow: i, slot });
     }
 
     fn arrival(&self, depart: u64, delay: u64, extra: u64) -> u64 {
