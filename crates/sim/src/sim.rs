@@ -15,7 +15,7 @@ use crate::flow::Flow;
 use crate::link::{Link, HEADER_BYTES};
 use crate::loss::{LossModel, PacketInfo};
 use crate::pcap::Capture;
-use crate::queue::{Ev, EventQueue, Slab};
+use crate::queue::{Ev, EventQueue, Popped};
 use crate::reorder::Reorder;
 use crate::rng::{component, Stream};
 use crate::trace::{DropCause, Trace};
@@ -30,10 +30,6 @@ mod background;
 /// says `None` (legitimate bursts are bounded by the receive window, far below this).
 const MAX_BURST: usize = 1 << 20;
 
-/// Event-queue lanes (see [`crate::queue`]): each direction of the path delivers in order.
-const DATA_LANE: usize = 0;
-const ACK_LANE: usize = 1;
-
 pub struct Sim<'a> {
     sc: &'a Scenario,
     seed: u64,
@@ -47,8 +43,6 @@ pub struct Sim<'a> {
     ack_reorder: Option<Reorder>,
     workload_rng: Stream,
     flows: Vec<Flow>,
-    segs: Slab<Segment>,
-    acks: Slab<Ack>,
     trace: Option<Trace>,
     pcap: Option<Capture>,
     /// Per-connection results (flows, bulk, writes) or per-response results
@@ -88,8 +82,6 @@ impl<'a> Sim<'a> {
                 .map(|r| Reorder::new(r, Stream::new(seed, component::ACK_REORDER))),
             workload_rng: Stream::new(seed, component::WORKLOAD),
             flows: (0..n as u32).map(Flow::new).collect(),
-            segs: Slab::new(),
-            acks: Slab::new(),
             trace: opts.trace.then(Trace::default),
             pcap: opts.pcap.then(|| Capture::new(seed)),
             results,
@@ -138,22 +130,21 @@ impl<'a> Sim<'a> {
         Ok(self.output(time_limit_hit))
     }
 
-    fn dispatch(&mut self, ev: Ev) {
+    fn dispatch(&mut self, p: Popped) {
+        let ev = match p {
+            Popped::Data { flow, seg } => return self.data_arrive(flow, seg),
+            Popped::Ack { flow, ack } => return self.ack_arrive(flow, ack),
+            Popped::Ev(ev) => ev,
+        };
         match ev {
             Ev::FlowStart(i) => self.start_flow(i),
             Ev::Request(i) => self.request(i),
-            Ev::DataArrive { flow, slot } => {
-                let seg = self.segs.take(slot);
-                self.data_arrive(flow, seg);
-            }
-            Ev::AckArrive { flow, slot } => {
-                let ack = self.acks.take(slot);
-                self.ack_arrive(flow, ack);
-            }
             Ev::SenderTimer(i) => self.sender_timer(i),
             Ev::ReceiverTimer(i) => self.receiver_timer(i),
             Ev::BgArrival(k) => self.bg_arrival(k),
             Ev::BgPacket { src, left } => self.bg_packet(src, left),
+            // The queue hands packets over as `Popped::Data` / `Popped::Ack`.
+            Ev::DataArrive { .. } | Ev::AckArrive { .. } => {}
         }
     }
 
@@ -368,9 +359,7 @@ impl<'a> Sim<'a> {
         };
         self.sent_data(i, &tx, false);
         let at = self.arrival(depart, self.fwd.spec.delay_ns, extra);
-        let slot = self.segs.insert(tx.segment());
-        self.queue
-            .push_lane(DATA_LANE, at, Ev::DataArrive { flow: i, slot });
+        self.queue.push_data(at, i, extra > 0, tx.segment());
     }
 
     /// Counts a data segment the sender emitted, and whether the path dropped it.
@@ -423,9 +412,7 @@ impl<'a> Sim<'a> {
             return;
         };
         let at = self.arrival(depart, self.rev.spec.delay_ns, extra);
-        let slot = self.acks.insert(ack);
-        self.queue
-            .push_lane(ACK_LANE, at, Ev::AckArrive { flow: i, slot });
+        self.queue.push_ack(at, i, extra > 0, ack);
     }
 
     fn arrival(&self, depart: u64, delay: u64, extra: u64) -> u64 {
