@@ -75,7 +75,9 @@ struct Open {
 /// The episode state of one connection.
 #[derive(Debug, Default)]
 pub struct Tracker {
-    open: Option<Open>,
+    /// Boxed: most connections are outside recovery most of the time, and a live flow's
+    /// own footprint is what a run with many flows pays for each.
+    open: Option<Box<Open>>,
     /// cwnd and pipe before the sender processed its current input, bytes.
     pre_cwnd: u64,
     pre_pipe: u64,
@@ -117,7 +119,7 @@ impl Tracker {
                     // never completed): the old one ends here.
                     self.finish(o, None, "rto", s, out);
                 }
-                self.open = Some(Open {
+                self.open = Some(Box::new(Open {
                     rec: Recovery {
                         flow,
                         id,
@@ -137,7 +139,7 @@ impl Tracker {
                         lost_retransmits: 0,
                     },
                     fast: true,
-                });
+                }));
             }
             EventKind::ExitRecovery { .. } => {
                 if let Some(mut o) = self.open.take() {
@@ -192,7 +194,7 @@ impl Tracker {
 
     fn finish(
         &self,
-        mut o: Open,
+        mut o: Box<Open>,
         end: Option<f64>,
         how: &'static str,
         s: &Sender,

@@ -42,7 +42,8 @@ pub struct Sim<'a> {
     data_reorder: Option<Reorder>,
     ack_reorder: Option<Reorder>,
     workload_rng: Stream,
-    flows: Vec<Flow>,
+    /// One slot per connection: the live flow, or None before it starts and after it ends.
+    flows: Vec<Option<Box<Flow>>>,
     trace: Option<Trace>,
     pcap: Option<Capture>,
     /// Per-connection results (flows, bulk, writes) or per-response results
@@ -81,7 +82,7 @@ impl<'a> Sim<'a> {
                 .clone()
                 .map(|r| Reorder::new(r, Stream::new(seed, component::ACK_REORDER))),
             workload_rng: Stream::new(seed, component::WORKLOAD),
-            flows: (0..n as u32).map(Flow::new).collect(),
+            flows: std::iter::repeat_with(|| None).take(n).collect(),
             trace: opts.trace.then(Trace::default),
             pcap: opts.pcap.then(|| Capture::new(seed)),
             results,
@@ -154,13 +155,14 @@ impl<'a> Sim<'a> {
 
     fn data_arrive(&mut self, i: u32, seg: Segment) {
         let now = self.now();
-        let f = &mut self.flows[i as usize];
-        let Some(ends) = f.ends.as_mut() else { return };
+        let Some(f) = self.flows[i as usize].as_deref_mut() else {
+            return;
+        };
         if let Some(t) = self.trace.as_mut() {
             t.recv(self.now, i, &seg);
         }
-        ends.receiver.on_segment(now, &seg);
-        if f.completed_ns.is_none() && ends.receiver.delivered() >= f.message.end {
+        f.receiver.on_segment(now, &seg);
+        if f.completed_ns.is_none() && f.receiver.delivered() >= f.message.end {
             f.completed_ns = Some(self.now);
             if f.requests_left > 0 {
                 if let Workload::RequestResponse { think_ns, .. } = self.sc.workload {
@@ -177,36 +179,35 @@ impl<'a> Sim<'a> {
 
     fn ack_arrive(&mut self, i: u32, ack: Ack) {
         let now = self.now();
-        let f = &mut self.flows[i as usize];
-        let Some(ends) = f.ends.as_mut() else {
+        let Some(f) = self.flows[i as usize].as_deref_mut() else {
             return;
         };
         if let Some(p) = self.pcap.as_mut() {
             p.ack(self.now, i, &ack);
         }
-        f.episodes.before_input(&ends.sender);
-        ends.sender.on_ack(now, &ack);
+        f.episodes.before_input(&f.sender);
+        f.sender.on_ack(now, &ack);
         if let Some(t) = self.trace.as_mut() {
             // After processing, so that the line carries the window the ACK left.
-            t.ack(self.now, i, &ack, Some(&ends.sender));
+            t.ack(self.now, i, &ack, Some(&f.sender));
         }
         self.after_sender(i);
     }
 
     fn sender_timer(&mut self, i: u32) {
         let now = self.now();
-        let f = &mut self.flows[i as usize];
+        let Some(f) = self.flows[i as usize].as_deref_mut() else {
+            return;
+        };
         if f.snd_timer == Some(self.now) {
             f.snd_timer = None;
         }
-        let Some(ends) = f.ends.as_mut() else { return };
-        match ends.sender.poll_timeout() {
+        match f.sender.poll_timeout() {
             Some(d) if d <= now => {
-                let (state, before) = (ends.sender.state(), ends.sender.stats().timeouts);
-                f.episodes.before_input(&ends.sender);
-                ends.sender.on_timeout(now);
-                f.counters
-                    .count(state, before, ends.sender.stats().timeouts);
+                let (state, before) = (f.sender.state(), f.sender.stats().timeouts);
+                f.episodes.before_input(&f.sender);
+                f.sender.on_timeout(now);
+                f.counters.count(state, before, f.sender.stats().timeouts);
                 self.after_sender(i);
             }
             _ => self.arm_sender(i),
@@ -215,14 +216,15 @@ impl<'a> Sim<'a> {
 
     fn receiver_timer(&mut self, i: u32) {
         let now = self.now();
-        let f = &mut self.flows[i as usize];
+        let Some(f) = self.flows[i as usize].as_deref_mut() else {
+            return;
+        };
         if f.rcv_timer == Some(self.now) {
             f.rcv_timer = None;
         }
-        let Some(ends) = f.ends.as_mut() else { return };
-        match ends.receiver.poll_timeout() {
+        match f.receiver.poll_timeout() {
             Some(d) if d <= now => {
-                ends.receiver.on_timeout(now);
+                f.receiver.on_timeout(now);
                 self.after_receiver(i);
             }
             _ => self.arm_receiver(i),
@@ -237,10 +239,10 @@ impl<'a> Sim<'a> {
         // a decision before the segments it caused.
         self.drain_events(i);
         for _ in 0..MAX_BURST {
-            let Some(ends) = self.flows[i as usize].ends.as_mut() else {
+            let Some(f) = self.flows[i as usize].as_deref_mut() else {
                 return;
             };
-            match ends.sender.poll_transmit(now) {
+            match f.sender.poll_transmit(now) {
                 Some(tx) => {
                     self.drain_events(i);
                     self.send_data(i, tx);
@@ -249,10 +251,10 @@ impl<'a> Sim<'a> {
             }
         }
         self.drain_events(i);
-        let Some(ends) = self.flows[i as usize].ends.as_ref() else {
+        let Some(f) = self.flows[i as usize].as_deref() else {
             return;
         };
-        let finished = ends.sender.is_finished();
+        let finished = f.sender.is_finished();
         self.arm_sender(i);
         if finished && !matches!(self.sc.workload, Workload::Bulk { .. }) {
             self.finish(i);
@@ -263,16 +265,15 @@ impl<'a> Sim<'a> {
     /// and the recovery-episode tracker.
     fn drain_events(&mut self, i: u32) {
         let id = self.slot(i) as u64;
-        let f = &mut self.flows[i as usize];
-        let Some(ends) = f.ends.as_mut() else {
+        let Some(f) = self.flows[i as usize].as_deref_mut() else {
             return;
         };
-        while let Some(ev) = ends.sender.poll_event() {
+        while let Some(ev) = f.sender.poll_event() {
             if let Some(t) = self.trace.as_mut() {
                 t.event(i, &ev);
             }
             f.episodes
-                .on_event(u64::from(f.id), id, &ev, &ends.sender, &mut self.recoveries);
+                .on_event(u64::from(i), id, &ev, &f.sender, &mut self.recoveries);
         }
     }
 
@@ -280,10 +281,10 @@ impl<'a> Sim<'a> {
     fn after_receiver(&mut self, i: u32) {
         let now = self.now();
         for _ in 0..MAX_BURST {
-            let Some(ends) = self.flows[i as usize].ends.as_mut() else {
+            let Some(f) = self.flows[i as usize].as_deref_mut() else {
                 return;
             };
-            match ends.receiver.poll_ack(now) {
+            match f.receiver.poll_ack(now) {
                 Some(ack) => self.send_ack(i, ack),
                 None => break,
             }
@@ -292,9 +293,10 @@ impl<'a> Sim<'a> {
     }
 
     fn arm_sender(&mut self, i: u32) {
-        let f = &mut self.flows[i as usize];
-        let Some(ends) = f.ends.as_ref() else { return };
-        if let Some(d) = ends.sender.poll_timeout() {
+        let Some(f) = self.flows[i as usize].as_deref_mut() else {
+            return;
+        };
+        if let Some(d) = f.sender.poll_timeout() {
             let at = d.as_nanos().max(self.now);
             if f.snd_timer.is_none_or(|p| at < p) {
                 f.snd_timer = Some(at);
@@ -304,9 +306,10 @@ impl<'a> Sim<'a> {
     }
 
     fn arm_receiver(&mut self, i: u32) {
-        let f = &mut self.flows[i as usize];
-        let Some(ends) = f.ends.as_ref() else { return };
-        if let Some(d) = ends.receiver.poll_timeout() {
+        let Some(f) = self.flows[i as usize].as_deref_mut() else {
+            return;
+        };
+        if let Some(d) = f.receiver.poll_timeout() {
             let at = d.as_nanos().max(self.now);
             if f.rcv_timer.is_none_or(|p| at < p) {
                 f.rcv_timer = Some(at);
@@ -326,7 +329,9 @@ impl<'a> Sim<'a> {
         let mut extra = 0;
         if !tx.range.is_empty() {
             self.data_packets += 1;
-            let f = &mut self.flows[i as usize];
+            let Some(f) = self.flows[i as usize].as_deref_mut() else {
+                return;
+            };
             let index = f.data_idx;
             f.data_idx += 1;
             if !self.data_loss.is_none() {
@@ -367,7 +372,9 @@ impl<'a> Sim<'a> {
         if tx.range.is_empty() {
             return;
         }
-        let f = &mut self.flows[i as usize];
+        let Some(f) = self.flows[i as usize].as_deref_mut() else {
+            return;
+        };
         let retx = tx.why.is_retransmission();
         if retx && lost {
             f.counters.lost_retransmits += 1;
@@ -382,7 +389,9 @@ impl<'a> Sim<'a> {
     fn send_ack(&mut self, i: u32, ack: Ack) {
         let mut extra = 0;
         if ack.syn.is_none() {
-            let f = &mut self.flows[i as usize];
+            let Some(f) = self.flows[i as usize].as_deref_mut() else {
+                return;
+            };
             let index = f.ack_idx;
             f.ack_idx += 1;
             if !self.ack_loss.is_none() {
@@ -423,26 +432,17 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// The sender has every byte acknowledged: record results, free the endpoints, and start
+    /// The sender has every byte acknowledged: record results, free the flow, and start
     /// the next sequential flow.
     fn finish(&mut self, i: u32) {
-        let f = &mut self.flows[i as usize];
-        if f.done {
-            return;
-        }
-        f.done = true;
-        self.finished += 1;
         let slot = self.slot(i);
-        let f = &mut self.flows[i as usize];
-        let since = match self.sc.workload {
-            Workload::RequestResponse { .. } => Some(&f.message_stats),
-            _ => None,
+        let Some(mut f) = self.flows[i as usize].take() else {
+            return;
         };
-        self.results[slot] = Some(f.result(slot as u64, since));
-        if let Some(ends) = f.ends.as_ref() {
-            f.episodes.close(&ends.sender, &mut self.recoveries);
-        }
-        f.ends = None;
+        self.finished += 1;
+        self.results[slot] = Some(f.result(slot as u64));
+        f.episodes.close(&f.sender, &mut self.recoveries);
+        drop(f);
         let next_sequential = !matches!(self.sc.workload, Workload::Bulk { .. })
             && self.sc.workload.arrival() == Arrival::Sequential;
         if next_sequential && u64::from(i) + 1 < self.sc.workload.connections() {
@@ -452,19 +452,14 @@ impl<'a> Sim<'a> {
 
     fn output(mut self, time_limit_hit: bool) -> RunOutput {
         let preset = self.sc.sender.preset.to_string();
-        let rr = matches!(self.sc.workload, Workload::RequestResponse { .. });
         // Flows still live at the end report what they have; flows never started report zeros.
         for i in 0..self.flows.len() {
-            if self.flows[i].done || self.flows[i].ends.is_none() {
-                continue;
-            }
             let slot = self.slot(i as u32);
-            let f = &mut self.flows[i];
-            let since = if rr { Some(&f.message_stats) } else { None };
-            self.results[slot] = Some(f.result(slot as u64, since));
-            if let Some(ends) = f.ends.as_ref() {
-                f.episodes.close(&ends.sender, &mut self.recoveries);
-            }
+            let Some(f) = self.flows[i].as_deref_mut() else {
+                continue;
+            };
+            self.results[slot] = Some(f.result(slot as u64));
+            f.episodes.close(&f.sender, &mut self.recoveries);
         }
         let unfinished = match self.sc.workload {
             Workload::Bulk { .. } => 0,
