@@ -117,7 +117,7 @@ impl Tracker {
                 if let Some(o) = self.open.take() {
                     // A new episode while one was open (after a timeout's loss recovery
                     // never completed): the old one ends here.
-                    self.finish(o, None, "rto", s, out);
+                    self.finish(*o, None, "rto", s, out);
                 }
                 self.open = Some(Box::new(Open {
                     rec: Recovery {
@@ -145,7 +145,7 @@ impl Tracker {
                 if let Some(mut o) = self.open.take() {
                     o.rec.cwnd_at_end = Some(segs(self.pre_cwnd, mss));
                     o.rec.pipe_at_end = Some(segs(self.pre_pipe, mss));
-                    self.finish(o, Some(t), "ack", s, out);
+                    self.finish(*o, Some(t), "ack", s, out);
                 }
             }
             EventKind::Rto { .. } => {
@@ -158,13 +158,13 @@ impl Tracker {
             }
             EventKind::ExitLoss { .. } => {
                 if let Some(o) = self.open.take() {
-                    self.finish(o, Some(t), "rto", s, out);
+                    self.finish(*o, Some(t), "rto", s, out);
                 }
             }
             EventKind::Undo { .. } => {
                 if let Some(o) = self.open.take() {
                     let how = if o.fast { "undo" } else { "rto" };
-                    self.finish(o, Some(t), how, s, out);
+                    self.finish(*o, Some(t), how, s, out);
                 }
             }
             _ => {}
@@ -188,13 +188,13 @@ impl Tracker {
     /// The run ended (or the connection was torn down): an open episode is reported as such.
     pub fn close(&mut self, s: &Sender, out: &mut Vec<Recovery>) {
         if let Some(o) = self.open.take() {
-            self.finish(o, None, "open", s, out);
+            self.finish(*o, None, "open", s, out);
         }
     }
 
     fn finish(
         &self,
-        mut o: Box<Open>,
+        mut o: Open,
         end: Option<f64>,
         how: &'static str,
         s: &Sender,
