@@ -236,6 +236,14 @@ impl EventQueue {
     pub fn len(&self) -> usize {
         self.heap.len() + self.data.0.len() + self.acks.0.len()
     }
+    /// The flows of the packets `ahead` places behind the front of the data lane and of
+    /// the ACK lane (for prefetching their state).
+    pub fn upcoming(&self, ahead: usize) -> (Option<u32>, Option<u32>) {
+        (
+            self.data.0.get(ahead).map(|e| e.flow),
+            self.acks.0.get(ahead).map(|e| e.flow),
+        )
+    }
     /// Events in the heap (not in a lane).
     pub fn heap_len(&self) -> usize {
         self.heap.len()

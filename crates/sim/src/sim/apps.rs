@@ -73,6 +73,8 @@ impl Sim<'_> {
             }
         }
         self.flows[i as usize] = Some(f);
+        self.open += 1;
+        self.peak_open = self.peak_open.max(self.open);
         self.after_sender(i);
         if let Arrival::Poisson { rate_per_s } = self.sc.workload.arrival() {
             if u64::from(i) + 1 < self.sc.workload.connections() {
