@@ -4,7 +4,8 @@
 //! preset `rfc`, 60 s of bulk transfer — repeated until at least 1 s of wall time is
 //! measured. short_flows: 10,000 sequential 10-segment flows over 10 Mb/s, 40 ms RTT,
 //! last segment lost once, handshake on — likewise repeated to cover 1 s. per_ack: the
-//! engine's cost per ACK with 100 … 100,000 segments in flight (see [`per_ack`]).
+//! engine's cost per ACK with 100 … 100,000 segments in flight (see [`per_ack`]). flows:
+//! the cost of an event with 1 … 100,000 concurrent flows, and their memory (see [`flows`]).
 
 use std::time::Instant;
 
@@ -23,7 +24,7 @@ fn scenario(which: &str) -> PyResult<Scenario> {
         "bulk" => Ok(lossrec_sim::bench::bulk()),
         "short_flows" => Ok(lossrec_sim::bench::short_flows()),
         _ => Err(PyValueError::new_err(format!(
-            "unknown benchmark `{which}`; valid: bulk, short_flows, per_ack"
+            "unknown benchmark `{which}`; valid: bulk, short_flows, per_ack, flows"
         ))),
     }
 }
@@ -32,6 +33,9 @@ fn scenario(which: &str) -> PyResult<Scenario> {
 pub(crate) fn run<'py>(py: Python<'py>, which: &str) -> PyResult<Bound<'py, PyDict>> {
     if which == "per_ack" {
         return per_ack(py);
+    }
+    if which == "flows" {
+        return flows(py);
     }
     let sc = scenario(which)?;
     let opts = RunOptions::default();
@@ -105,5 +109,59 @@ pub(crate) fn per_ack(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("best_ns_per_ack", bests.clone())?;
     d.set_item("flatness", bests[bests.len() - 1] / bests[0])?;
     d.set_item("wall_s", wall_s)?;
+    Ok(d)
+}
+
+/// Wall time each flow count's runs cover (after at least [`FLOWS_MIN_RUNS`] runs).
+const FLOWS_WALL_S: f64 = 1.0;
+const FLOWS_MIN_RUNS: usize = 2;
+
+/// The `flows` benchmark (`lossrec_sim::bench::flows`): 1,000,000 segments over 1 …
+/// 100,000 concurrent flows. Per flow count: `events`, `best_wall_s` (the fastest run:
+/// on a shared machine the others carry its noise), `events_per_s` (from it),
+/// `ratio_to_one_flow` (events/s over the one-flow events/s), `runs`; and from one more
+/// run with the heap counted, `bytes_per_open_flow` (endpoints and simulator state of an
+/// open flow with an empty scoreboard), `peak_heap_bytes`, `peak_open_flows`,
+/// `result_bytes_per_flow` (what a finished flow still holds: its result). Lists are in
+/// the order of `flows`.
+pub(crate) fn flows(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    use lossrec_sim::bench::{flow_memory, FLOW_COUNTS};
+    let opts = RunOptions::default();
+    let rows = py.detach(|| {
+        let mut rows = Vec::new();
+        for n in FLOW_COUNTS {
+            let sc = lossrec_sim::bench::flows(n);
+            let (mut best, mut runs, mut events) = (f64::INFINITY, 0, 0);
+            let start = Instant::now();
+            while runs < FLOWS_MIN_RUNS || start.elapsed().as_secs_f64() < FLOWS_WALL_S {
+                let t = Instant::now();
+                let out = lossrec_sim::run(&sc, &opts)?;
+                best = best.min(t.elapsed().as_secs_f64());
+                events = out.events;
+                runs += 1;
+            }
+            rows.push((n, events, best, runs, flow_memory(n)));
+        }
+        Ok::<_, lossrec_sim::ScenarioError>(rows)
+    });
+    let rows = rows.map_err(|e| crate::scenario_err(py, e))?;
+    let one = rows[0].1 as f64 / rows[0].2;
+    let d = PyDict::new(py);
+    let col = |f: &dyn Fn(&(u64, u64, f64, usize, Option<_>)) -> f64| -> Vec<f64> {
+        rows.iter().map(f).collect()
+    };
+    d.set_item("flows", FLOW_COUNTS.to_vec())?;
+    d.set_item("events", rows.iter().map(|r| r.1).collect::<Vec<_>>())?;
+    d.set_item("best_wall_s", col(&|r| r.2))?;
+    d.set_item("events_per_s", col(&|r| r.1 as f64 / r.2))?;
+    d.set_item("ratio_to_one_flow", col(&|r| r.1 as f64 / r.2 / one))?;
+    d.set_item("runs", rows.iter().map(|r| r.3).collect::<Vec<_>>())?;
+    let mem = |f: fn(&lossrec_sim::bench::FlowMemory) -> f64| -> Vec<Option<f64>> {
+        rows.iter().map(|r| r.4.as_ref().map(f)).collect()
+    };
+    d.set_item("bytes_per_open_flow", mem(|m| m.bytes_per_open_flow))?;
+    d.set_item("peak_heap_bytes", mem(|m| m.peak_heap_bytes as f64))?;
+    d.set_item("peak_open_flows", mem(|m| m.peak_open_flows as f64))?;
+    d.set_item("result_bytes_per_flow", mem(|m| m.result_bytes_per_flow))?;
     Ok(d)
 }
