@@ -1,9 +1,9 @@
 //! `cargo bench -p lossrec-sim [-- FILTER]`: the simulator's benchmarks under criterion
 //! (warm-up, samples, confidence intervals, comparison with the previous run).
 //!
-//! - `bulk`: one bulk Reno flow for 60 s (100 Mb/s, 40 ms, 1 % loss); throughput in
+//! - `sim/bulk`: one bulk Reno flow for 60 s (100 Mb/s, 40 ms, 1 % loss); throughput in
 //!   simulator events.
-//! - `short_flows`: 10,000 sequential 10-segment flows with a tail loss each; in flows.
+//! - `sim/short_flows`: 10,000 sequential 10-segment flows with a tail loss each; in flows.
 //! - `flows/N`: 1,000,000 segments over N concurrent flows (1 … 100,000) on a 10 Gb/s,
 //!   40 ms, 1 % loss path (`lossrec_sim::bench::flows`); in events, so that the rates
 //!   compare the cost of an event with 1 and with N flows open.
@@ -15,7 +15,7 @@
 
 use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput};
 use lossrec_sim::bench::{self, alloc::Counting, per_ack_workload, FLOW_COUNTS};
 use lossrec_sim::{run, RunOptions, Scenario};
 
@@ -28,21 +28,79 @@ fn events(sc: &Scenario) -> u64 {
     run(sc, &RunOptions::default()).expect("runs").events
 }
 
-fn simulations(c: &mut Criterion) {
-    let opts = RunOptions::default();
-    let mut g = c.benchmark_group("bulk");
-    let sc = bench::bulk();
-    g.throughput(Throughput::Elements(events(&sc)));
-    g.sample_size(10);
-    g.bench_function("bulk", |b| b.iter(|| run(&sc, &opts).expect("runs")));
-    g.finish();
+/// Which benchmarks this invocation runs, so that the others skip their set-up (a
+/// recording or a whole run to count events): criterion's name filter (a plain substring
+/// here; one with regex syntax selects everything) and `--exact`; `--list` runs none.
+struct Selection {
+    filter: Option<String>,
+    exact: bool,
+    list: bool,
+}
 
-    let mut g = c.benchmark_group("short_flows");
-    let sc = bench::short_flows();
-    g.throughput(Throughput::Elements(
-        run(&sc, &opts).expect("runs").flows.len() as u64,
-    ));
+impl Selection {
+    fn from_args() -> Selection {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        // Options that take a value (criterion's), whose value is not the filter.
+        const VALUED: [&str; 16] = [
+            "--color",
+            "--save-baseline",
+            "--baseline",
+            "--baseline-lenient",
+            "--load-baseline",
+            "--sample-size",
+            "--warm-up-time",
+            "--measurement-time",
+            "--nresamples",
+            "--noise-threshold",
+            "--confidence-level",
+            "--significance-level",
+            "--profile-time",
+            "--format",
+            "--output-format",
+            "--plotting-backend",
+        ];
+        let mut filter = None;
+        let mut i = 0;
+        while i < args.len() {
+            let a = &args[i];
+            if VALUED.contains(&a.as_str()) {
+                i += 1;
+            } else if !a.starts_with('-') && filter.is_none() {
+                filter = Some(a.clone());
+            }
+            i += 1;
+        }
+        let regex = filter
+            .as_deref()
+            .is_some_and(|f| f.chars().any(|c| "^$.*+?()[]{}|\\".contains(c)));
+        Selection {
+            filter: if regex { None } else { filter },
+            exact: args.iter().any(|a| a == "--exact"),
+            list: args.iter().any(|a| a == "--list"),
+        }
+    }
+
+    fn runs(&self, id: &str) -> bool {
+        !self.list
+            && match &self.filter {
+                None => true,
+                Some(f) if self.exact => id == f,
+                Some(f) => id.contains(f.as_str()),
+            }
+    }
+}
+
+fn simulations(c: &mut Criterion, sel: &Selection) {
+    let opts = RunOptions::default();
+    let mut g = c.benchmark_group("sim");
     g.sample_size(10);
+    let sc = bench::bulk();
+    if sel.runs("sim/bulk") {
+        g.throughput(Throughput::Elements(events(&sc)));
+    }
+    g.bench_function("bulk", |b| b.iter(|| run(&sc, &opts).expect("runs")));
+    let sc = bench::short_flows();
+    g.throughput(Throughput::Elements(10_000));
     g.bench_function("short_flows", |b| b.iter(|| run(&sc, &opts).expect("runs")));
     g.finish();
 
@@ -51,7 +109,9 @@ fn simulations(c: &mut Criterion) {
     g.warm_up_time(Duration::from_secs(1));
     for n in FLOW_COUNTS {
         let sc = bench::flows(n);
-        g.throughput(Throughput::Elements(events(&sc)));
+        if sel.runs(&format!("flows/{n}")) {
+            g.throughput(Throughput::Elements(events(&sc)));
+        }
         g.bench_with_input(BenchmarkId::from_parameter(n), &sc, |b, sc| {
             b.iter(|| run(sc, &opts).expect("runs"))
         });
@@ -59,9 +119,14 @@ fn simulations(c: &mut Criterion) {
     g.finish();
 }
 
-fn per_ack(c: &mut Criterion) {
+fn per_ack(c: &mut Criterion, sel: &Selection) {
     let mut g = c.benchmark_group("per_ack");
     for n in [100usize, 1_000, 10_000, 100_000] {
+        if !sel.runs(&format!("per_ack/{n}")) {
+            // Registered (for --list and the summary) without recording its workload.
+            g.bench_function(BenchmarkId::from_parameter(n), |b| b.iter(|| ()));
+            continue;
+        }
         let w = per_ack_workload(n, 1);
         g.throughput(Throughput::Elements(w.acks.len() as u64));
         g.bench_with_input(BenchmarkId::from_parameter(n), &w, |b, w| {
@@ -81,5 +146,10 @@ fn per_ack(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, simulations, per_ack);
-criterion_main!(benches);
+fn main() {
+    let sel = Selection::from_args();
+    let mut c = Criterion::default().configure_from_args();
+    simulations(&mut c, &sel);
+    per_ack(&mut c, &sel);
+    c.final_summary();
+}
