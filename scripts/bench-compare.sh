@@ -6,7 +6,8 @@
 # the order alternating between rounds — and prints, per benchmark, the ratio of the new
 # revision's time to the base's: its median over the rounds and its range. Measured side
 # by side, a ratio is what a shared machine's load drift leaves alone: 1.10 means the new
-# revision takes 10 % longer.
+# revision takes 10 % longer. A benchmark is called slower (faster) only when the ratio of
+# every round is above 1.02 (below 0.98).
 #
 #   BASE_REV   any git revision (a commit, a branch, HEAD~3)
 #   NEW_REV    default: the working tree as it is, uncommitted changes included
@@ -136,7 +137,8 @@ for i in order:
     ratios = sorted(p["new"] / p["base"] for p in pairs)
     med = statistics.median(ratios)
     lo, hi = ratios[0], ratios[-1]
-    verdict = "slower" if lo > 1.0 else "faster" if hi < 1.0 else "same (within the rounds' range)"
+    # A verdict only when every round agrees beyond 2 % (criterion's own noise band).
+    verdict = "slower" if lo > 1.02 else "faster" if hi < 0.98 else "same (within noise)"
     rows.append((i, fmt(statistics.median(p["base"] for p in pairs)),
                  fmt(statistics.median(p["new"] for p in pairs)), f"{med:.3f}",
                  f"{lo:.3f}..{hi:.3f}", str(len(pairs)), verdict))
