@@ -38,8 +38,9 @@ FLOWS_TARGETS = {"ratio_at": 10_000, "ratio": 0.5, "bytes_per_open_flow": 4096}
                    '"wall_s_jobs1", "wall_s_jobs2", "speedup", "overhead_pct", '
                    '"overhead_pct_per_scenario", "fixed_overhead_ms", "machine_speedup", ...}, '
                    '"per_ack": {"sizes", "median_ns_per_ack", "best_ns_per_ack", "flatness", "wall_s"}, '
-                   '"flows": {"flows", "events", "best_wall_s", "events_per_s", "ratio_to_one_flow", '
-                   '"runs", "bytes_per_open_flow", "peak_heap_bytes", "peak_open_flows", '
+                   '"flows": {"flows", "events", "best_wall_s", "best_cpu_s", "events_per_s", '
+                   '"events_per_cpu_s", "ratio_to_one_flow", "wall_ratio_to_one_flow", "runs", '
+                   '"bytes_per_open_flow", "peak_heap_bytes", "peak_open_flows", '
                    '"result_bytes_per_flow"}}.')
 @click.option("--only", type=click.Choice(ALL), help="Run one benchmark.")
 @handle_errors
@@ -143,19 +144,21 @@ def _flows_table(r: dict, first: bool) -> None:
         per_open = r["bytes_per_open_flow"][i]
         peak = r["peak_heap_bytes"][i]
         ratio = r["ratio_to_one_flow"][i]
-        rows.append([f"{n:,}", f"{r['events'][i] / 1e6:.2f} M", f"{r['best_wall_s'][i]:.3f}",
-                     f"{r['events_per_s'][i] / 1e6:.2f}", f"{ratio:.0%}",
+        rows.append([f"{n:,}", f"{r['events'][i] / 1e6:.2f} M", f"{r['best_cpu_s'][i]:.3f}",
+                     f"{r['events_per_cpu_s'][i] / 1e6:.2f}", f"{ratio:.0%}",
+                     f"{r['events_per_s'][i] / 1e6:.2f}", f"{r['wall_ratio_to_one_flow'][i]:.0%}",
                      "-" if peak is None else f"{peak / 2**20:.0f} MiB",
                      "-" if per_open is None else f"{per_open:,.0f} B"])
     if not first:
         click.echo()
-    click.echo(render(["concurrent flows", "events", "wall_s (best)", "M events/s",
-                       "vs 1 flow", "peak heap", "per open flow"], rows, align_left=0))
+    click.echo(render(["concurrent flows", "events", "cpu_s (best)", "M events/cpu-s",
+                       "vs 1 flow", "M events/wall-s", "(vs 1 flow)", "peak heap",
+                       "per open flow"], rows, align_left=0))
     checks = []
     if t["ratio_at"] in r["flows"]:
         i = r["flows"].index(t["ratio_at"])
         got = r["ratio_to_one_flow"][i]
-        checks.append(["flows", f"events/s at {t['ratio_at']:,} flows vs 1 flow", f"{got:.0%}",
+        checks.append(["flows", f"events per CPU-second at {t['ratio_at']:,} flows vs 1 flow", f"{got:.0%}",
                        f">= {t['ratio']:.0%}", "yes" if got >= t["ratio"] else "NO"])
     per_open = r["bytes_per_open_flow"][-1]
     if per_open is not None:
@@ -167,7 +170,9 @@ def _flows_table(r: dict, first: bool) -> None:
     click.echo()
     click.echo(render(["benchmark", "metric", "measured", "target", "meets target"], checks,
                       align_left=2))
-    click.echo("flows: best of the runs per flow count (wall time of the simulation alone); "
+    click.echo("flows: best of the runs per flow count, by the simulating thread's CPU time "
+               "(the target's measure: on a shared machine wall time also counts waiting for a "
+               "core) and by wall time; "
                "per open flow: heap bytes of a started flow with an empty scoreboard (its "
                "endpoints, the simulator's state, its SYN in flight); a finished flow keeps "
                f"only its result (~{r['result_bytes_per_flow'][-1] or 0:,.0f} B at "
