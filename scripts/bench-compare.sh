@@ -13,7 +13,7 @@
 #   NEW_REV    default: the working tree as it is, uncommitted changes included
 #   -r N       rounds (default 3)
 #   -t S       criterion measurement time per run, seconds (default 2; warm-up 1 s)
-#   FILTER     benchmark names to run (substrings, e.g. flows/10000 sim/bulk); default all
+#   FILTER     benchmarks to run: a name (flows/10000) or part of names (per_ack); default all
 #
 # Each revision is built in its own git worktree and target folder under
 # target/bench-compare/ (kept, so that a second comparison rebuilds nothing that did not
@@ -86,7 +86,12 @@ bin_new=$(build new "$new")
 list() { "$1" --bench --list 2>/dev/null | sed -n 's/: benchmark$//p'; }
 mapfile -t ids < <(comm -12 <(list "$bin_base" | sort) <(list "$bin_new" | sort))
 if [ ${#filters[@]} -gt 0 ]; then
-  mapfile -t ids < <(printf '%s\n' "${ids[@]}" | grep -F -f <(printf '%s\n' "${filters[@]}") || true)
+  # A filter naming a benchmark exactly selects it alone (flows/1000 is not flows/10000);
+  # any other filter selects the benchmarks whose names contain it.
+  mapfile -t ids < <(printf '%s\n' "${ids[@]}" | python3 -c 'import sys
+ids = sys.stdin.read().split()
+fs = sys.argv[1:]
+print("\n".join(i for i in ids if any(f == i or (f not in ids and f in i) for f in fs)))' "${filters[@]}")
 fi
 [ ${#ids[@]} -gt 0 ] || { echo "bench-compare: no benchmark in common matches" >&2; exit 1; }
 echo "bench-compare: ${#ids[@]} benchmark(s) x $rounds round(s), base ${base} vs ${new:-working tree}" >&2
