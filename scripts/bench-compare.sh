@@ -15,9 +15,9 @@
 #   -t S       criterion measurement time per run, seconds (default 2; warm-up 1 s)
 #   FILTER     benchmarks to run: a name (flows/10000) or part of names (per_ack); default all
 #
-# Each revision is built in its own git worktree and target folder under
-# target/bench-compare/ (kept, so that a second comparison rebuilds nothing that did not
-# change). Both revisions must have the criterion benchmarks (crates/sim/benches/sim.rs
+# Each revision is built in a temporary git worktree (removed at the end) with its own
+# target folder under target/bench-compare/ (kept, so that a second comparison rebuilds
+# nothing that did not change). Both revisions must have the criterion benchmarks (crates/sim/benches/sim.rs
 # using criterion); an older BASE_REV is refused with that reason.
 set -euo pipefail
 cd "$(git -C "$(dirname "$0")" rev-parse --show-toplevel)"
@@ -43,9 +43,12 @@ mkdir -p "$work"
 results=$(mktemp -d)
 cleanup() {
   rm -rf "$results"
-  for wt in "${made[@]:-}"; do [ -n "$wt" ] && git worktree remove --force "$wt" >/dev/null 2>&1 || true; done
+  # The worktrees (made in subshells by build): the built targets stay, the trees go.
+  for wt in "$work"/tree-*; do
+    [ -d "$wt" ] && { git worktree remove --force "$wt" >/dev/null 2>&1 || rm -rf "$wt"; }
+  done
+  git worktree prune
 }
-made=()
 trap cleanup EXIT
 
 # has_criterion REV: whether that revision's simulator benchmarks use criterion.
@@ -65,7 +68,6 @@ build() {
     tree="$work/tree-$name"
     git worktree remove --force "$tree" >/dev/null 2>&1 || rm -rf "$tree"
     git worktree add --detach --quiet "$tree" "$sha"
-    made+=("$tree")
   fi
   target="$work/target-$name"
   echo "bench-compare: building $name (${rev:-working tree}) ..." >&2
