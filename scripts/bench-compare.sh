@@ -6,8 +6,8 @@
 # the order alternating between rounds — and prints, per benchmark, the ratio of the new
 # revision's time to the base's: its median over the rounds and its range. Measured side
 # by side, a ratio is what a shared machine's load drift leaves alone: 1.10 means the new
-# revision takes 10 % longer. A benchmark is called slower (faster) only when the ratio of
-# every round is above 1.02 (below 0.98).
+# revision takes 10 % longer. A benchmark is called slower (faster) only when there are
+# three rounds or more and the ratio of every one is above 1.02 (below 0.98).
 #
 #   BASE_REV   any git revision (a commit, a branch, HEAD~3)
 #   NEW_REV    default: the working tree as it is, uncommitted changes included
@@ -144,8 +144,12 @@ for i in order:
     ratios = sorted(p["new"] / p["base"] for p in pairs)
     med = statistics.median(ratios)
     lo, hi = ratios[0], ratios[-1]
-    # A verdict only when every round agrees beyond 2 % (criterion's own noise band).
-    verdict = "slower" if lo > 1.02 else "faster" if hi < 0.98 else "same (within noise)"
+    # A verdict only when at least three rounds all agree beyond 2 % (criterion's own
+    # noise band); fewer rounds are too easily fooled by a shared machine's load.
+    if len(ratios) < 3:
+        verdict = "(3 rounds or more for a verdict)"
+    else:
+        verdict = "slower" if lo > 1.02 else "faster" if hi < 0.98 else "same (within noise)"
     rows.append((i, fmt(statistics.median(p["base"] for p in pairs)),
                  fmt(statistics.median(p["new"] for p in pairs)), f"{med:.3f}",
                  f"{lo:.3f}..{hi:.3f}", str(len(pairs)), verdict))
