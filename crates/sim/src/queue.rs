@@ -110,8 +110,19 @@ impl<T> Default for Lane<T> {
 }
 
 impl<T> Lane<T> {
-    fn accepts(&self, time: u64) -> bool {
-        self.0.back().is_none_or(|b| b.time <= time)
+    /// Appends the packet if it keeps the lane in order (and is not flagged reordered);
+    /// otherwise hands it back, for the heap.
+    fn push(&mut self, time: u64, seq: u64, flow: u32, item: T, reordered: bool) -> Result<(), T> {
+        if reordered || self.0.back().is_some_and(|b| b.time > time) {
+            return Err(item);
+        }
+        self.0.push_back(InLane {
+            time,
+            seq,
+            flow,
+            item,
+        });
+        Ok(())
     }
     fn front_key(&self) -> Option<(u64, u64)> {
         self.0.front().map(|e| (e.time, e.seq))
@@ -156,15 +167,7 @@ impl EventQueue {
     /// behind it keep using the lane).
     pub fn push_data(&mut self, time: u64, flow: u32, reordered: bool, seg: Segment) {
         let seq = self.next_seq();
-        if !reordered && self.data.accepts(time) {
-            let item = seg;
-            self.data.0.push_back(InLane {
-                time,
-                seq,
-                flow,
-                item,
-            });
-        } else {
+        if let Err(seg) = self.data.push(time, seq, flow, seg, reordered) {
             let slot = self.data_slab.insert(seg);
             let ev = Ev::DataArrive { flow, slot };
             self.heap.push(Entry { time, seq, ev });
@@ -174,15 +177,7 @@ impl EventQueue {
     /// [`EventQueue::push_data`]).
     pub fn push_ack(&mut self, time: u64, flow: u32, reordered: bool, ack: Ack) {
         let seq = self.next_seq();
-        if !reordered && self.acks.accepts(time) {
-            let item = ack;
-            self.acks.0.push_back(InLane {
-                time,
-                seq,
-                flow,
-                item,
-            });
-        } else {
+        if let Err(ack) = self.acks.push(time, seq, flow, ack, reordered) {
             let slot = self.ack_slab.insert(ack);
             let ev = Ev::AckArrive { flow, slot };
             self.heap.push(Entry { time, seq, ev });
