@@ -78,3 +78,11 @@ def test_cli_dask_matches_local(cluster, cli, tmp_path):
 def test_bad_dask_address(cli):
     r = cli("sweep", str(TAIL), "--dask", "   ")
     assert r.code == 2 and "scheduler address" in r.stderr
+
+
+def test_dask_streams_partitions(cluster, tmp_path):
+    out = tmp_path / "ds"
+    a = lossrec.sweep(RANDOM, PARAMS, reps=6, dask=cluster, output=out, chunk_size=5).attrs["sweep"]
+    assert a["partitions"] == 10 and a["rows"] == 8 * 6 * 2
+    assert len(list(out.glob("part-*.parquet"))) == 10
+    pd.testing.assert_frame_equal(pd.read_parquet(out), lossrec.sweep(RANDOM, PARAMS, reps=6))

@@ -197,7 +197,7 @@ def test_bench_json_keys(cli):
     r = cli("bench", "--json")
     assert r.code == 0, r.stderr
     obj = json.loads(r.stdout)
-    assert set(obj) == {"bulk", "short_flows", "sweep", "per_ack"}
+    assert set(obj) == {"bulk", "short_flows", "sweep", "per_ack", "flows"}
     assert {"data_packets_per_s", "events_per_s", "wall_s"} <= set(obj["bulk"])
     assert {"flows_per_s", "wall_s"} <= set(obj["short_flows"])
     assert obj["bulk"]["wall_s"] >= 1.0 and obj["bulk"]["data_packets_per_s"] > 0
@@ -210,6 +210,14 @@ def test_bench_json_keys(cli):
     assert pa["sizes"] == [100, 1000, 10000, 100000]
     assert len(pa["median_ns_per_ack"]) == 4 and all(x > 0 for x in pa["best_ns_per_ack"])
     assert pa["flatness"] > 0
+    fl = obj["flows"]
+    assert fl["flows"] == [1, 100, 1000, 10000, 100000]
+    assert fl["ratio_to_one_flow"][0] == 1.0 and all(e > 2_000_000 for e in fl["events"])
+    assert fl["peak_open_flows"] == fl["flows"]
+    # Memory is counted by the extension's allocator: every flow count has its figures.
+    assert all(1024 < b < 4096 for b in fl["bytes_per_open_flow"])
+    # A finished flow keeps its result and its share of the recovery episodes.
+    assert fl["result_bytes_per_flow"][-1] < 1_000
 
 
 def test_bench_only_per_ack_table(cli):

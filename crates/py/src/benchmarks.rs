@@ -4,7 +4,8 @@
 //! preset `rfc`, 60 s of bulk transfer — repeated until at least 1 s of wall time is
 //! measured. short_flows: 10,000 sequential 10-segment flows over 10 Mb/s, 40 ms RTT,
 //! last segment lost once, handshake on — likewise repeated to cover 1 s. per_ack: the
-//! engine's cost per ACK with 100 … 100,000 segments in flight (see [`per_ack`]).
+//! engine's cost per ACK with 100 … 100,000 segments in flight (see [`per_ack`]). flows:
+//! the cost of an event with 1 … 100,000 concurrent flows, and their memory (see [`flows`]).
 
 use std::time::Instant;
 
@@ -23,7 +24,7 @@ fn scenario(which: &str) -> PyResult<Scenario> {
         "bulk" => Ok(lossrec_sim::bench::bulk()),
         "short_flows" => Ok(lossrec_sim::bench::short_flows()),
         _ => Err(PyValueError::new_err(format!(
-            "unknown benchmark `{which}`; valid: bulk, short_flows, per_ack"
+            "unknown benchmark `{which}`; valid: bulk, short_flows, per_ack, flows"
         ))),
     }
 }
@@ -32,6 +33,9 @@ fn scenario(which: &str) -> PyResult<Scenario> {
 pub(crate) fn run<'py>(py: Python<'py>, which: &str) -> PyResult<Bound<'py, PyDict>> {
     if which == "per_ack" {
         return per_ack(py);
+    }
+    if which == "flows" {
+        return flows(py);
     }
     let sc = scenario(which)?;
     let opts = RunOptions::default();
@@ -105,5 +109,100 @@ pub(crate) fn per_ack(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("best_ns_per_ack", bests.clone())?;
     d.set_item("flatness", bests[bests.len() - 1] / bests[0])?;
     d.set_item("wall_s", wall_s)?;
+    Ok(d)
+}
+
+/// Wall time each flow count's runs cover (after at least [`FLOWS_MIN_RUNS`] runs).
+const FLOWS_WALL_S: f64 = 1.0;
+const FLOWS_MIN_RUNS: usize = 2;
+
+/// CPU time this thread has used, seconds: on a machine shared with other work, a run's
+/// wall time includes the time it waited for a core; its CPU time does not.
+fn thread_cpu_s() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec, which `ts` is.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return f64::NAN;
+    }
+    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+}
+
+/// One flow count's timings: events, best wall and best CPU seconds, runs.
+struct Timed {
+    events: u64,
+    wall_s: f64,
+    cpu_s: f64,
+    runs: usize,
+}
+
+fn time_flows(sc: &Scenario) -> Result<Timed, lossrec_sim::ScenarioError> {
+    let opts = RunOptions::default();
+    let mut t = Timed {
+        events: 0,
+        wall_s: f64::INFINITY,
+        cpu_s: f64::INFINITY,
+        runs: 0,
+    };
+    let start = Instant::now();
+    while t.runs < FLOWS_MIN_RUNS || start.elapsed().as_secs_f64() < FLOWS_WALL_S {
+        let (w, c) = (Instant::now(), thread_cpu_s());
+        let out = lossrec_sim::run(sc, &opts)?;
+        t.cpu_s = t.cpu_s.min(thread_cpu_s() - c);
+        t.wall_s = t.wall_s.min(w.elapsed().as_secs_f64());
+        t.events = out.events;
+        t.runs += 1;
+    }
+    Ok(t)
+}
+
+/// The `flows` benchmark (`lossrec_sim::bench::flows`): 1,000,000 segments over 1 …
+/// 100,000 concurrent flows. Per flow count: `events`, `best_wall_s` and `best_cpu_s`
+/// (the fastest run by wall time and by this thread's CPU time: on a shared machine a
+/// run's wall time also counts the time it waited for a core), `events_per_s` and
+/// `events_per_cpu_s` (from them), `ratio_to_one_flow` (events per CPU second over the
+/// one-flow figure; `wall_ratio_to_one_flow` the same by wall time), `runs`; and from one
+/// more run with the heap counted, `bytes_per_open_flow` (endpoints and simulator state
+/// of an open flow with an empty scoreboard), `peak_heap_bytes`, `peak_open_flows`,
+/// `result_bytes_per_flow` (what a finished flow still holds: its result). Lists are in
+/// the order of `flows`.
+pub(crate) fn flows(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    use lossrec_sim::bench::{flow_memory, FLOW_COUNTS};
+    let rows = py.detach(|| {
+        let mut rows = Vec::new();
+        for n in FLOW_COUNTS {
+            let t = time_flows(&lossrec_sim::bench::flows(n))?;
+            rows.push((t, flow_memory(n)));
+        }
+        Ok::<_, lossrec_sim::ScenarioError>(rows)
+    });
+    let rows = rows.map_err(|e| crate::scenario_err(py, e))?;
+    let rate = |t: &Timed| t.events as f64 / t.cpu_s;
+    let wall_rate = |t: &Timed| t.events as f64 / t.wall_s;
+    let (one, one_wall) = (rate(&rows[0].0), wall_rate(&rows[0].0));
+    let col = |f: &dyn Fn(&Timed) -> f64| -> Vec<f64> { rows.iter().map(|r| f(&r.0)).collect() };
+    let d = PyDict::new(py);
+    d.set_item("flows", FLOW_COUNTS.to_vec())?;
+    d.set_item(
+        "events",
+        rows.iter().map(|r| r.0.events).collect::<Vec<_>>(),
+    )?;
+    d.set_item("best_wall_s", col(&|t| t.wall_s))?;
+    d.set_item("best_cpu_s", col(&|t| t.cpu_s))?;
+    d.set_item("events_per_s", col(&wall_rate))?;
+    d.set_item("events_per_cpu_s", col(&rate))?;
+    d.set_item("ratio_to_one_flow", col(&|t| rate(t) / one))?;
+    d.set_item("wall_ratio_to_one_flow", col(&|t| wall_rate(t) / one_wall))?;
+    d.set_item("runs", rows.iter().map(|r| r.0.runs).collect::<Vec<_>>())?;
+    let mem = |f: fn(&lossrec_sim::bench::FlowMemory) -> f64| -> Vec<Option<f64>> {
+        rows.iter().map(|r| r.1.as_ref().map(f)).collect()
+    };
+    d.set_item("bytes_per_open_flow", mem(|m| m.bytes_per_open_flow))?;
+    d.set_item("peak_heap_bytes", mem(|m| m.peak_heap_bytes as f64))?;
+    d.set_item("peak_open_flows", mem(|m| m.peak_open_flows as f64))?;
+    d.set_item("result_bytes_per_flow", mem(|m| m.result_bytes_per_flow))?;
     Ok(d)
 }

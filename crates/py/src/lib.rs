@@ -22,6 +22,14 @@ use pyo3::types::{PyBytes, PyDict};
 
 mod batch;
 mod benchmarks;
+
+/// mimalloc: a simulation allocates per flow (its endpoints, scoreboard, reassembly), and
+/// with thousands of flows the system allocator's cost showed in the profile (~7 % at
+/// 10,000 flows; issue 16). Wrapped in the counter `lossrec bench`'s memory figures read
+/// (idle otherwise: one relaxed load per allocation).
+#[global_allocator]
+static ALLOC: lossrec_sim::bench::alloc::Counting<mimalloc::MiMalloc> =
+    lossrec_sim::bench::alloc::Counting(mimalloc::MiMalloc);
 mod sweep;
 mod tail_vectors;
 mod vectors;

@@ -3,6 +3,10 @@
 
 use lossrec_sim::{run, RunOptions, Scenario};
 
+// The allocator the Python extension and the benchmarks use, so that timings compare.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(path) = args.first() else {

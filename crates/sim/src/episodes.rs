@@ -75,7 +75,9 @@ struct Open {
 /// The episode state of one connection.
 #[derive(Debug, Default)]
 pub struct Tracker {
-    open: Option<Open>,
+    /// Boxed: most connections are outside recovery most of the time, and a live flow's
+    /// own footprint is what a run with many flows pays for each.
+    open: Option<Box<Open>>,
     /// cwnd and pipe before the sender processed its current input, bytes.
     pre_cwnd: u64,
     pre_pipe: u64,
@@ -115,9 +117,9 @@ impl Tracker {
                 if let Some(o) = self.open.take() {
                     // A new episode while one was open (after a timeout's loss recovery
                     // never completed): the old one ends here.
-                    self.finish(o, None, "rto", s, out);
+                    self.finish(*o, None, "rto", s, out);
                 }
-                self.open = Some(Open {
+                self.open = Some(Box::new(Open {
                     rec: Recovery {
                         flow,
                         id,
@@ -137,13 +139,13 @@ impl Tracker {
                         lost_retransmits: 0,
                     },
                     fast: true,
-                });
+                }));
             }
             EventKind::ExitRecovery { .. } => {
                 if let Some(mut o) = self.open.take() {
                     o.rec.cwnd_at_end = Some(segs(self.pre_cwnd, mss));
                     o.rec.pipe_at_end = Some(segs(self.pre_pipe, mss));
-                    self.finish(o, Some(t), "ack", s, out);
+                    self.finish(*o, Some(t), "ack", s, out);
                 }
             }
             EventKind::Rto { .. } => {
@@ -156,13 +158,13 @@ impl Tracker {
             }
             EventKind::ExitLoss { .. } => {
                 if let Some(o) = self.open.take() {
-                    self.finish(o, Some(t), "rto", s, out);
+                    self.finish(*o, Some(t), "rto", s, out);
                 }
             }
             EventKind::Undo { .. } => {
                 if let Some(o) = self.open.take() {
                     let how = if o.fast { "undo" } else { "rto" };
-                    self.finish(o, Some(t), how, s, out);
+                    self.finish(*o, Some(t), how, s, out);
                 }
             }
             _ => {}
@@ -186,7 +188,7 @@ impl Tracker {
     /// The run ended (or the connection was torn down): an open episode is reported as such.
     pub fn close(&mut self, s: &Sender, out: &mut Vec<Recovery>) {
         if let Some(o) = self.open.take() {
-            self.finish(o, None, "open", s, out);
+            self.finish(*o, None, "open", s, out);
         }
     }
 

@@ -218,6 +218,8 @@ pub struct RunOutput {
     pub time_limit_hit: bool,
     /// Per `[[background]]` source: packets offered to the bottleneck, dropped, bursts.
     pub background: Vec<background::SourceStats>,
+    /// Most connections open at once (started, not yet finished).
+    pub peak_open_flows: u64,
 }
 
 #[derive(Serialize)]

@@ -20,11 +20,15 @@ DESCRIPTIONS = {
     "short_flows": "10,000 sequential 10-segment flows, 10 Mb/s, 40 ms RTT, tail loss, handshake",
     "sweep": sweep_bench.DESCRIPTION,
     "per_ack": "engine ns per ACK with 100 ... 100,000 segments in flight, 1% loss, SACK, rack-tlp",
+    "flows": "1,000,000 segments over 1 ... 100,000 concurrent flows, 10 Gb/s, 40 ms, 1% loss, linux",
 }
 #: Every benchmark: the simulator's two, the sweep machinery's, the engine's per-ACK cost.
-ALL = api.BENCHMARKS + ("sweep", "per_ack")
+ALL = api.BENCHMARKS + ("sweep", "per_ack", "flows")
 #: per_ack targets (issue #6): below 150 ns per ACK, and at most 2x from 100 to 100,000.
 PER_ACK_TARGETS = {"ns_per_ack": 150.0, "flatness": 2.0}
+#: flows targets (issue #16): at 10,000 flows at least half the one-flow events/s; an open
+#: flow's memory beyond its scoreboard under 4 KB.
+FLOWS_TARGETS = {"ratio_at": 10_000, "ratio": 0.5, "bytes_per_open_flow": 4096}
 
 
 @main.command("bench")
@@ -33,7 +37,11 @@ PER_ACK_TARGETS = {"ns_per_ack": 150.0, "flatness": 2.0}
                    '"short_flows": {"flows_per_s", "wall_s", "runs"}, "sweep": {"scenarios", '
                    '"wall_s_jobs1", "wall_s_jobs2", "speedup", "overhead_pct", '
                    '"overhead_pct_per_scenario", "fixed_overhead_ms", "machine_speedup", ...}, '
-                   '"per_ack": {"sizes", "median_ns_per_ack", "best_ns_per_ack", "flatness", "wall_s"}}.')
+                   '"per_ack": {"sizes", "median_ns_per_ack", "best_ns_per_ack", "flatness", "wall_s"}, '
+                   '"flows": {"flows", "events", "best_wall_s", "best_cpu_s", "events_per_s", '
+                   '"events_per_cpu_s", "ratio_to_one_flow", "wall_ratio_to_one_flow", "runs", '
+                   '"bytes_per_open_flow", "peak_heap_bytes", "peak_open_flows", '
+                   '"result_bytes_per_flow"}}.')
 @click.option("--only", type=click.Choice(ALL), help="Run one benchmark.")
 @click.option("--memory", "memory", metavar="SECONDS,...", is_flag=False, flag_value="60,600,3600",
               default=None, help="Instead: peak RSS of 100 Mb/s bulk runs of these simulated "
@@ -46,6 +54,13 @@ def bench_cmd(as_json: bool, only: Optional[str], memory: Optional[str]) -> None
     sweep: 1,000 one-flow scenarios with 1 and 2 threads (speedup, target >= 1.8) and the
     sweep's overhead over the simulation itself (target < 5% per scenario); the
     machine's own 2-thread speedup on the same simulations is shown beside it.
+
+    \b
+    flows: 1,000,000 segments over 1, 100, 1,000, 10,000 and 100,000 concurrent flows
+    (10 Gb/s, 40 ms, 1% loss, linux): events per second with N flows against one flow
+    (target at 10,000: >= 50%), peak heap, and heap bytes per open flow beyond its
+    scoreboard (target < 4 KB). For statistics and side-by-side comparisons use
+    `cargo bench -p lossrec-sim` and `scripts/bench-compare.sh BASE_REV`.
     """
     if _core.debug_build():
         click.echo("lossrec: warning: the extension is a debug build; numbers will be low "
@@ -60,8 +75,8 @@ def bench_cmd(as_json: bool, only: Optional[str], memory: Optional[str]) -> None
             click.echo(f"running {n}: {DESCRIPTIONS[n]} ...", err=True)
         if n == "sweep":
             res["sweep"] = sweep_bench.sweep_bench()
-        elif n == "per_ack":
-            res["per_ack"] = dict(_core.bench("per_ack"))
+        elif n in ("per_ack", "flows"):
+            res[n] = dict(_core.bench(n))
         else:
             res.update(api.bench(n))
     if as_json:
@@ -83,6 +98,8 @@ def bench_cmd(as_json: bool, only: Optional[str], memory: Optional[str]) -> None
         _sweep_table(res["sweep"], first=not rows)
     if "per_ack" in res:
         _per_ack_table(res["per_ack"], first=not rows and "sweep" not in res)
+    if "flows" in res:
+        _flows_table(res["flows"], first=len(res) == 1)
     if "bulk" in res:
         click.echo(f"\nbulk: {res['bulk']['events_per_s']:,.0f} simulator events/s "
                    f"over {res['bulk']['runs']} run(s)")
@@ -153,3 +170,45 @@ def _memory(durations: str, as_json: bool) -> None:
     click.echo(render(["simulated", "data packets", "trace lines", "pcap (sender)",
                        "pcap (receiver)", "peak RSS MB", "wall s"], rows))
     click.echo(f"peak RSS growth, longest / shortest run: {res['growth']:.2f}x (1.00 = flat)")
+
+
+def _flows_table(r: dict, first: bool) -> None:
+    t = FLOWS_TARGETS
+    rows = []
+    for i, n in enumerate(r["flows"]):
+        per_open = r["bytes_per_open_flow"][i]
+        peak = r["peak_heap_bytes"][i]
+        ratio = r["ratio_to_one_flow"][i]
+        rows.append([f"{n:,}", f"{r['events'][i] / 1e6:.2f} M", f"{r['best_cpu_s'][i]:.3f}",
+                     f"{r['events_per_cpu_s'][i] / 1e6:.2f}", f"{ratio:.0%}",
+                     f"{r['events_per_s'][i] / 1e6:.2f}", f"{r['wall_ratio_to_one_flow'][i]:.0%}",
+                     "-" if peak is None else f"{peak / 2**20:.0f} MiB",
+                     "-" if per_open is None else f"{per_open:,.0f} B"])
+    if not first:
+        click.echo()
+    click.echo(render(["concurrent flows", "events", "cpu_s (best)", "M events/cpu-s",
+                       "vs 1 flow", "M events/wall-s", "(vs 1 flow)", "peak heap",
+                       "per open flow"], rows, align_left=0))
+    checks = []
+    if t["ratio_at"] in r["flows"]:
+        i = r["flows"].index(t["ratio_at"])
+        got = r["ratio_to_one_flow"][i]
+        checks.append(["flows", f"events per CPU-second at {t['ratio_at']:,} flows vs 1 flow", f"{got:.0%}",
+                       f">= {t['ratio']:.0%}", "yes" if got >= t["ratio"] else "NO"])
+    per_open = r["bytes_per_open_flow"][-1]
+    if per_open is not None:
+        # At the largest count, where the run's fixed costs are spread thinnest.
+        checks.append(["flows", f"memory per open flow beyond its scoreboard "
+                       f"({r['flows'][-1]:,} flows)", f"{per_open:,.0f} B",
+                       f"< {t['bytes_per_open_flow']:,} B",
+                       "yes" if per_open < t["bytes_per_open_flow"] else "NO"])
+    click.echo()
+    click.echo(render(["benchmark", "metric", "measured", "target", "meets target"], checks,
+                      align_left=2))
+    click.echo("flows: best of the runs per flow count, by the simulating thread's CPU time "
+               "(the target's measure: on a shared machine wall time also counts waiting for a "
+               "core) and by wall time; "
+               "per open flow: heap bytes of a started flow with an empty scoreboard (its "
+               "endpoints, the simulator's state, its SYN in flight); a finished flow keeps "
+               f"only its result (~{r['result_bytes_per_flow'][-1] or 0:,.0f} B at "
+               f"{r['flows'][-1]:,} flows).")

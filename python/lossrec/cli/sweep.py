@@ -9,6 +9,9 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 import click
 
 from ..sets import parse_sets
+from ..lab import sweeps
+from ..lab.store import partial_dir
+from ..lab.stream import is_dataset
 from ..table import render
 from . import complete
 from .common import EXIT_INTERRUPTED, handle_errors, main
@@ -30,10 +33,12 @@ if TYPE_CHECKING:
               help="Threads for a local run (default: every core).")
 @click.option("--dask", "dask_address", metavar="ADDRESS",
               help="Run the chunks on this Dask scheduler, e.g. tcp://127.0.0.1:8786.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
-              metavar="FILE.csv|FILE.parquet|-",
+@click.option("-o", "--output", type=click.Path(path_type=Path, allow_dash=True),
+              metavar="FILE.csv|FILE.parquet|FOLDER|-",
               help="Write one row per flow (- : CSV on stdout). An interrupted sweep keeps its "
-                   "finished chunks in FILE.partial/; the same command resumes it.")
+                   "finished chunks in FILE.partial/; the same command resumes it. A FOLDER (no "
+                   "suffix) gets a Parquet partition per chunk as it finishes, with memory flat "
+                   "in the number of scenarios.")
 @click.option("--common-seeds", is_flag=True,
               help="The same seeds at every point (repetition i uses one seed everywhere).")
 @click.option("--chunk-size", type=click.IntRange(min=1), metavar="N",
@@ -79,7 +84,10 @@ def sweep_cmd(scenario: Path, sets: Sequence[str], reps: int, jobs: Optional[int
                           progress=progress, common_seeds=common_seeds, chunk_size=chunk_size,
                           force=force)
     except KeyboardInterrupt:
-        if output is not None and partial_dir(output).exists():
+        if output is not None and is_dataset(output) and output.exists():
+            click.echo(f"\nlossrec: interrupted; finished partitions are in {output}/ "
+                       f"— run the same command again to resume", err=True)
+        elif output is not None and partial_dir(output).exists():
             click.echo(f"\nlossrec: interrupted; finished chunks are kept in {partial_dir(output)}/ "
                        f"— run the same command again to resume", err=True)
         else:
@@ -93,7 +101,7 @@ def sweep_cmd(scenario: Path, sets: Sequence[str], reps: int, jobs: Optional[int
         if not quiet:
             where = f"on {dask_address}" if dask_address else f"{a['jobs']} thread(s)"
             resumed = f", {a['resumed_chunks']} chunk(s) resumed" if a["resumed_chunks"] else ""
-            click.echo(f"wrote {output}: {len(df):,} rows, {a['points']:,} point(s) × {reps} rep(s) = "
+            click.echo(f"wrote {output}: {a.get('rows', len(df)):,} rows, {a['points']:,} point(s) × {reps} rep(s) = "
                        f"{a['scenarios']:,} scenarios in {a['wall_s']:.2f} s ({where}{resumed})", err=True)
         return
     click.echo(summary(df, list(params), confidence))

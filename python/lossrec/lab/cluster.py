@@ -4,6 +4,11 @@ Each chunk becomes one task calling :func:`lossrec.lab.sweep.run_chunk` on a wor
 thread per task: the worker's own threads give the parallelism). Results come back as
 numpy arrays in whatever order the workers finish; the caller keys them by chunk index,
 so the final DataFrame is in the same order as a local run's.
+
+Tasks are submitted a window at a time (a few per worker thread, refilled as each
+finishes), and each result is handed over and released as it arrives: the client holds
+a bounded number of chunks whatever the sweep's size, which is what lets a streaming
+sweep (:mod:`lossrec.lab.stream`) keep its memory flat through Dask too.
 """
 
 from __future__ import annotations
@@ -30,6 +35,18 @@ def _client(dask: Any) -> Any:
         raise ValueError(f"cannot reach the Dask scheduler at {dask}: {e}") from None
 
 
+#: Tasks in flight per worker thread.
+PER_THREAD = 4
+
+
+def _window(client: Any) -> int:
+    try:
+        threads = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
+    except Exception:  # an old scheduler's info: fall back to a fixed window
+        threads = 0
+    return max(8, PER_THREAD * threads)
+
+
 def run_on_dask(dask: Any, plan: "Plan", todo: List[int],
                 finished: Callable[[int, Dict[str, Any]], None]) -> None:
     """Submits chunks ``todo`` of ``plan`` and calls ``finished(i, result)`` as each completes."""
@@ -38,15 +55,29 @@ def run_on_dask(dask: Any, plan: "Plan", todo: List[int],
     from .sweeps import _globalise, run_chunk
 
     client, own = _client(dask)
-    futures = {}
+    futures: Dict[Any, Any] = {}
+    pending = iter(todo)
+
+    def submit() -> Any:
+        i = next(pending, None)
+        if i is None:
+            return None
+        gids, specs, units = plan.payload(i)
+        fut = client.submit(run_chunk, specs, units, 1, pure=False)
+        futures[fut] = (i, gids)
+        return fut
+
     try:
-        for i in todo:
-            gids, specs, units = plan.payload(i)
-            fut = client.submit(run_chunk, specs, units, 1, pure=False)
-            futures[fut] = (i, gids)
-        for fut in as_completed(list(futures), loop=client.loop):
-            i, gids = futures[fut]
-            finished(i, _globalise(fut.result(), gids))
+        first = [f for f in (submit() for _ in range(_window(client))) if f is not None]
+        done = as_completed(first, loop=client.loop)
+        for fut in done:
+            i, gids = futures.pop(fut)
+            res = fut.result()
+            fut.release()
+            nxt = submit()
+            if nxt is not None:
+                done.add(nxt)
+            finished(i, _globalise(res, gids))
     finally:
         if own:
             client.close()

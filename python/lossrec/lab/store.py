@@ -32,7 +32,8 @@ def write_table(df: Optional[pd.DataFrame], path: Path, check_only: bool = False
     """Writes ``df`` as CSV or Parquet by ``path``'s suffix (via a temporary file)."""
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
-        raise ValueError(f"{path}: the output must end in .csv or .parquet")
+        raise ValueError(f"{path}: the output must end in .csv or .parquet, or be a folder "
+                         f"(a partitioned Parquet dataset)")
     if suffix == ".parquet":
         try:
             import pyarrow  # noqa: F401

@@ -38,6 +38,7 @@ from .. import _core
 from ..scenario import ScenarioLike, load
 from .._provenance import sweep_provenance
 from .store import ChunkStore, write_table
+from .stream import is_dataset, sweep_dataset
 
 #: FlowResult fields, in output order (after the swept parameters, ``rep`` and ``seed``):
 #: the simulator's one schema (``lossrec_sim::FlowResult::FIELDS``), every field.
@@ -47,9 +48,11 @@ RESULT_COLUMNS = ("rep", "seed") + FLOW_FIELDS + ("time_limit_hit",)
 INT_FIELDS = ("rep", "seed") + tuple(name for name, kind in _core.flow_fields() if kind == "int")
 #: The arrays a chunk result holds (besides its scalar figures).
 ARRAYS = ("point", "ints", "fct_ms", "preset", "presets", "time_limit_hit")
-#: Automatic chunking: about this many chunks, each at least MIN_CHUNK scenarios.
+#: Automatic chunking: about this many chunks, each at least MIN_CHUNK scenarios and at
+#: most MAX_CHUNK (so that a chunk's rows, all a streaming sweep holds, stay bounded).
 TARGET_CHUNKS = 100
 MIN_CHUNK = 64
+MAX_CHUNK = 4096
 
 Value = Union[bool, int, float, str]
 Unit = Tuple[int, int, int]  # (point, first rep, end rep)
@@ -218,7 +221,7 @@ def make_plan(
                  for ov in overrides]
     specs = [(t, o, sk) for (t, o), sk in zip(built, seed_keys)]
     total = len(points) * reps
-    size = chunk_size or max(MIN_CHUNK, math.ceil(total / TARGET_CHUNKS))
+    size = chunk_size or max(MIN_CHUNK, min(MAX_CHUNK, math.ceil(total / TARGET_CHUNKS)))
     h = hashlib.sha256()
     for part in (_core.__version__, text, json.dumps([keys, [[canonical(v) for v in vs] for vs in values]]),
                  str(reps), str(common_seeds), str(size)):
@@ -350,12 +353,15 @@ def sweep(
             the chunks run on its workers instead.
         output: write the results here (``.csv`` or ``.parquet``). Completed chunks are kept
             in ``OUTPUT.partial/`` until the sweep finishes, so an interrupted sweep
-            re-run with the same arguments resumes.
+            re-run with the same arguments resumes. A folder (a path without a suffix)
+            streams instead: each chunk becomes a Parquet partition as it finishes and no
+            rows are kept in memory (see :mod:`lossrec.lab.stream`); the DataFrame
+            returned is then empty, with ``attrs["sweep"]["rows"]``.
         progress: a progress bar with ETA on stderr (default: when stderr is a terminal),
             or a callable ``f(done_scenarios, total)``.
         common_seeds: give every point the same seed per repetition (common random
             numbers across arms) instead of seeds that depend on the point.
-        chunk_size: scenarios per chunk (default: about 1 % of the sweep, at least 64).
+        chunk_size: scenarios per chunk (default: about 1 % of the sweep, 64 to 4096).
         force: discard another sweep's partial results at ``OUTPUT.partial/``.
 
     Returns:
@@ -378,7 +384,8 @@ def sweep(
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
         raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
     out_path = Path(output) if output is not None else None
-    if out_path is not None:
+    dataset = out_path is not None and is_dataset(out_path)
+    if out_path is not None and not dataset:
         write_table(None, out_path, check_only=True)
     show = _want_progress(progress)
     chunked = out_path is not None or dask is not None or bool(show) or chunk_size is not None
@@ -386,6 +393,8 @@ def sweep(
                      chunk_size if chunked else None, jobs)
     if not chunked:
         return _sweep_direct(plan, jobs, t0, scenario)
+    if dataset:
+        return sweep_dataset(plan, out_path, jobs, dask, show, force, t0)
 
     store = ChunkStore(out_path, plan.digest, plan.describe(), len(plan.chunks), force) if out_path else None
     parts: Dict[int, Dict[str, Any]] = store.load() if store else {}

@@ -2,7 +2,7 @@
 //! says so (flows, responses, timed writes).
 
 use super::Sim;
-use crate::flow::Endpoints;
+use crate::flow::Flow;
 use crate::queue::Ev;
 use crate::workload::{poisson_gap, response_stream, Arrival, SizeDist, Workload};
 use crate::ScenarioError;
@@ -26,7 +26,8 @@ impl Sim<'_> {
             }
         };
         let receiver = Receiver::new(self.sc.receiver.clone(), now);
-        let f = &mut self.flows[i as usize];
+        let mut sizes = None;
+        let mut next_write = 0;
         let (bytes, requests_left, more_writes) = match &self.sc.workload {
             Workload::RequestResponse {
                 requests,
@@ -42,37 +43,38 @@ impl Sim<'_> {
                 } else {
                     dist.draw(mean, *max_bytes, &mut rng)
                 };
-                f.sizes = Some(rng);
+                sizes = Some(rng);
                 (b, requests - 1, None)
             }
             Workload::Writes { writes, .. } => {
                 let now0 = writes.iter().take_while(|(t, _)| *t == 0).count();
                 let total: u64 = writes.iter().map(|(_, b)| b).sum();
-                f.next_write = now0;
+                next_write = now0;
                 (total, 0, writes.get(now0).map(|(t, _)| *t))
             }
             w => (w.first_write(self.mss), 0, None),
         };
         let first = self.sc.workload.first_write(self.mss);
-        f.ends = Some(Box::new(Endpoints { sender, receiver }));
-        f.start_ns = self.now;
-        f.message = Range::new(0, bytes);
-        f.message_ns = self.now;
+        let mut f = Box::new(Flow::new(sender, receiver, self.now, Range::new(0, bytes)));
+        f.sizes = sizes;
+        f.next_write = next_write;
         f.requests_left = requests_left;
-        let ends = f.ends.as_mut().expect("just set");
         match self.sc.workload {
             // The first chunk of a `writes` connection; the message is all of them.
-            Workload::Writes { .. } => ends.sender.write(now, first),
-            _ => ends.sender.write(now, bytes),
+            Workload::Writes { .. } => f.sender.write(now, first),
+            _ => f.sender.write(now, bytes),
         }
         match more_writes {
             Some(t) => self.queue.push(self.now.saturating_add(t), Ev::Request(i)),
             None => {
                 if requests_left == 0 && !matches!(self.sc.workload, Workload::Bulk { .. }) {
-                    ends.sender.close(now);
+                    f.sender.close(now);
                 }
             }
         }
+        self.flows[i as usize] = Some(f);
+        self.open += 1;
+        self.peak_open = self.peak_open.max(self.open);
         self.after_sender(i);
         if let Arrival::Poisson { rate_per_s } = self.sc.workload.arrival() {
             if u64::from(i) + 1 < self.sc.workload.connections() {
@@ -85,10 +87,13 @@ impl Sim<'_> {
 
     /// The result slot of connection `i`'s current message.
     pub(super) fn slot(&self, i: u32) -> usize {
-        let f = &self.flows[i as usize];
         match self.sc.workload {
             Workload::RequestResponse { requests, .. } => {
-                (u64::from(i) * requests + (requests - f.requests_left - 1)) as usize
+                // A finished connection's slot is its last response's.
+                let left = self.flows[i as usize]
+                    .as_ref()
+                    .map_or(0, |f| f.requests_left);
+                (u64::from(i) * requests + (requests - left - 1)) as usize
             }
             _ => i as usize,
         }
@@ -100,18 +105,19 @@ impl Sim<'_> {
         let Workload::Writes { writes, .. } = &self.sc.workload else {
             return;
         };
-        let f = &mut self.flows[i as usize];
-        let Some(ends) = f.ends.as_mut() else { return };
+        let Some(f) = self.flows[i as usize].as_deref_mut() else {
+            return;
+        };
         let due = self.now.saturating_sub(f.start_ns);
         while let Some(&(_, b)) = writes.get(f.next_write).filter(|(t, _)| *t <= due) {
-            ends.sender.write(now, b);
+            f.sender.write(now, b);
             f.next_write += 1;
         }
         match writes.get(f.next_write) {
             Some(&(t, _)) => self
                 .queue
                 .push(f.start_ns.saturating_add(t), Ev::Request(i)),
-            None => ends.sender.close(now),
+            None => f.sender.close(now),
         }
         self.after_sender(i);
     }
@@ -129,25 +135,24 @@ impl Sim<'_> {
         };
         let mean = self.sc.workload.first_write(self.mss);
         let slot = self.slot(i);
-        let f = &mut self.flows[i as usize];
-        if f.done || f.ends.is_none() {
+        let Some(f) = self.flows[i as usize].as_deref_mut() else {
             return;
-        }
+        };
         let bytes = match f.sizes.as_mut() {
             Some(rng) if dist != SizeDist::Fixed => dist.draw(mean, max_bytes, rng),
             _ => mean,
         };
-        self.results[slot] = Some(f.result(slot as u64, Some(&f.message_stats)));
-        let ends = f.ends.as_mut().expect("live flow");
-        f.message_stats = ends.sender.stats().clone();
-        f.message_counters = f.counters;
+        self.results[slot] = Some(f.result(slot as u64));
+        let start = f.message_start.get_or_insert_with(Box::default);
+        start.stats = f.sender.stats().clone();
+        start.counters = f.counters;
         f.message = Range::new(f.message.end, f.message.end + bytes);
         f.message_ns = self.now;
         f.completed_ns = None;
         f.requests_left -= 1;
-        ends.sender.write(now, bytes);
+        f.sender.write(now, bytes);
         if f.requests_left == 0 {
-            ends.sender.close(now);
+            f.sender.close(now);
         }
         self.after_sender(i);
     }
