@@ -147,6 +147,8 @@ pub struct Scoreboard {
     rule3_from: u64,
     /// Blocks of the previous ACK, all already applied (Linux `recv_sack_cache`).
     sack_cache: [Range; CACHE],
+    /// The same blocks as the peer sent them (before whole-segment tagging).
+    sack_cache_raw: [Range; CACHE],
     /// Segments split because a SACK edge fell inside them.
     splits: u64,
     /// Segments removed from the front so far: `popped + i` names segment `i` across ACKs.

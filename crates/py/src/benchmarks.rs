@@ -24,7 +24,7 @@ fn scenario(which: &str) -> PyResult<Scenario> {
         "bulk" => Ok(lossrec_sim::bench::bulk()),
         "short_flows" => Ok(lossrec_sim::bench::short_flows()),
         _ => Err(PyValueError::new_err(format!(
-            "unknown benchmark `{which}`; valid: bulk, short_flows, per_ack, flows"
+            "unknown benchmark `{which}`; valid: bulk, short_flows, per_ack, per_ack_app_limited, flows"
         ))),
     }
 }
@@ -33,6 +33,9 @@ fn scenario(which: &str) -> PyResult<Scenario> {
 pub(crate) fn run<'py>(py: Python<'py>, which: &str) -> PyResult<Bound<'py, PyDict>> {
     if which == "per_ack" {
         return per_ack(py);
+    }
+    if which == "per_ack_app_limited" {
+        return per_ack_app_limited(py);
     }
     if which == "flows" {
         return flows(py);
@@ -85,21 +88,9 @@ pub(crate) fn per_ack(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         let t0 = Instant::now();
         let (mut medians, mut bests) = (Vec::new(), Vec::new());
         for n in PER_ACK_SIZES {
-            let w = lossrec_sim::bench::per_ack_workload(n, 1);
-            let mut runs = Vec::new();
-            let start = Instant::now();
-            while runs.len() < 3
-                || (start.elapsed().as_secs_f64() < PER_ACK_WALL_S && runs.len() < 50)
-            {
-                let mut s = w.sender();
-                let t = Instant::now();
-                let acks = w.replay(&mut s).max(1);
-                runs.push(t.elapsed().as_nanos() as f64 / acks as f64);
-                std::hint::black_box(&s);
-            }
-            runs.sort_by(f64::total_cmp);
-            medians.push(runs[runs.len() / 2]);
-            bests.push(runs[0]);
+            let (median, best) = time_replays(&lossrec_sim::bench::per_ack_workload(n, 1));
+            medians.push(median);
+            bests.push(best);
         }
         (medians, bests, t0.elapsed().as_secs_f64())
     });
@@ -108,6 +99,52 @@ pub(crate) fn per_ack(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("median_ns_per_ack", medians)?;
     d.set_item("best_ns_per_ack", bests.clone())?;
     d.set_item("flatness", bests[bests.len() - 1] / bests[0])?;
+    d.set_item("wall_s", wall_s)?;
+    Ok(d)
+}
+
+/// Replays `w` into fresh senders (at least three times, then for [`PER_ACK_WALL_S`]):
+/// the median and best nanoseconds per ACK. Only the replay is timed.
+fn time_replays(w: &lossrec_sim::bench::PerAckWorkload) -> (f64, f64) {
+    let mut runs = Vec::new();
+    let start = Instant::now();
+    while runs.len() < 3 || (start.elapsed().as_secs_f64() < PER_ACK_WALL_S && runs.len() < 50) {
+        let mut s = w.sender();
+        let t = Instant::now();
+        let acks = w.replay(&mut s).max(1);
+        runs.push(t.elapsed().as_nanos() as f64 / acks as f64);
+        std::hint::black_box(&s);
+    }
+    runs.sort_by(f64::total_cmp);
+    (runs[runs.len() / 2], runs[0])
+}
+
+/// The app-limited arm: per preset (`rfc`, `prr`, `linux`, `rack-tlp`) and size (1,000 …
+/// 100,000 segments in flight), ns per ACK when all data is written and large SACK holes
+/// stay open (`lossrec_sim::bench::app_limited`). Returns `{"presets", "sizes",
+/// "median_ns_per_ack": [[...]], "best_ns_per_ack": [[...]], "flatness": [...], "wall_s"}`.
+pub(crate) fn per_ack_app_limited(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    use lossrec_sim::bench::app_limited::{app_limited_workload, PRESETS, SIZES};
+    let (medians, bests, wall_s) = py.detach(|| {
+        let t0 = Instant::now();
+        let (mut medians, mut bests) = (Vec::new(), Vec::new());
+        for p in PRESETS {
+            let (m, b): (Vec<f64>, Vec<f64>) = SIZES
+                .iter()
+                .map(|&n| time_replays(&app_limited_workload(p, n)))
+                .unzip();
+            medians.push(m);
+            bests.push(b);
+        }
+        (medians, bests, t0.elapsed().as_secs_f64())
+    });
+    let flatness: Vec<f64> = bests.iter().map(|b| b[b.len() - 1] / b[0]).collect();
+    let d = PyDict::new(py);
+    d.set_item("presets", PRESETS.to_vec())?;
+    d.set_item("sizes", SIZES.to_vec())?;
+    d.set_item("median_ns_per_ack", medians)?;
+    d.set_item("best_ns_per_ack", bests)?;
+    d.set_item("flatness", flatness)?;
     d.set_item("wall_s", wall_s)?;
     Ok(d)
 }

@@ -10,14 +10,25 @@ impl Scoreboard {
     /// Marks `block` SACKed; returns the newly SACKed byte count. Parts outside
     /// [SND.UNA, SND.NXT) are ignored; `None` when nothing of the block is valid.
     pub fn sack(&mut self, block: Range) -> Option<u64> {
+        let tagged = self.tag_block(block)?;
+        Some(self.sack_tagged(tagged))
+    }
+
+    /// What of `block` may be tagged SACKed (see [`Scoreboard::tag_range`]): `None` when
+    /// nothing of it is inside [SND.UNA, SND.NXT), `Some(None)` when it covers no whole
+    /// segment that must be tagged whole.
+    pub(super) fn tag_block(&self, block: Range) -> Option<Option<Range>> {
         let b = block.intersect(&Range::new(self.snd_una, self.snd_nxt))?;
-        let Some(b) = self.tag_range(b) else {
-            return Some(0);
-        };
-        // Skip what the previous ACK already reported (Linux's SACK cache): a growing
-        // first block is then processed only at its new edge, repeated blocks not at all.
+        Some(self.tag_range(b))
+    }
+
+    /// Marks an already tagged range, skipping what the previous ACK reported (Linux's
+    /// SACK cache): a growing first block is processed only at its new edge, repeated
+    /// blocks not at all.
+    pub(super) fn sack_tagged(&mut self, b: Option<Range>) -> u64 {
+        let Some(b) = b else { return 0 };
         if self.sack_cache.iter().any(|c| c.covers(&b)) {
-            return Some(0);
+            return 0;
         }
         let mut pieces = [Range::default(); CACHE + 1];
         let n = uncached(b, &self.sack_cache, &mut pieces);
@@ -25,19 +36,25 @@ impl Scoreboard {
         for p in &pieces[..n] {
             newly += self.mark_sacked(*p);
         }
-        Some(newly)
+        newly
     }
 
-    /// Remembers the blocks of the ACK just processed (see [`Scoreboard::sack`]).
+    /// Remembers the blocks of the ACK just processed (see [`Scoreboard::sack`]): as the
+    /// peer sent them and as they were tagged.
     pub fn set_sack_cache(&mut self, blocks: &[Range]) {
-        // Only what was inside [SND.UNA, SND.NXT) was applied; cache just that.
-        let valid = Range::new(self.snd_una, self.snd_nxt);
+        let tagged: Vec<Option<Range>> = blocks
+            .iter()
+            .map(|b| self.tag_block(*b).flatten())
+            .collect();
+        self.store_sack_cache(blocks, &tagged);
+    }
+
+    pub(super) fn store_sack_cache(&mut self, blocks: &[Range], tagged: &[Option<Range>]) {
         self.sack_cache = [Range::default(); CACHE];
-        for (c, b) in blocks.iter().take(CACHE).enumerate() {
-            self.sack_cache[c] = b
-                .intersect(&valid)
-                .and_then(|b| self.tag_range(b))
-                .unwrap_or_default();
+        self.sack_cache_raw = [Range::default(); CACHE];
+        for (c, (b, t)) in blocks.iter().zip(tagged).take(CACHE).enumerate() {
+            self.sack_cache[c] = t.unwrap_or_default();
+            self.sack_cache_raw[c] = *b;
         }
     }
 
@@ -45,17 +62,26 @@ impl Scoreboard {
     /// `tcp_match_skb_to_sack`: a segment of one MSS is SACKed only when a block covers
     /// all of it) `b` shrinks to the segments it covers entirely; `None` if none. RFC 6675
     /// counts octets, so otherwise every octet of `b` is tagged (edges split segments).
+    /// A block that grew from one the previous ACK carried keeps that one's tagged start,
+    /// and its end is found from the SACK hint, so the common ACK costs no binary search.
     fn tag_range(&self, b: Range) -> Option<Range> {
         if !self.whole_segments {
             return Some(b);
         }
-        let i = self.segs.partition_point(|s| s.end <= b.start);
-        let start = match self.segs.get(i) {
-            Some(s) if s.start < b.start => s.end,
-            Some(s) => s.start,
-            None => return None,
+        let cached = (0..CACHE)
+            .find(|&k| self.sack_cache_raw[k].start == b.start && !self.sack_cache[k].is_empty());
+        let start = match cached {
+            Some(k) => self.sack_cache[k].start,
+            None => {
+                let i = self.index_after(b.start, self.sack_hint);
+                match self.segs.get(i) {
+                    Some(s) if s.start < b.start => s.end,
+                    Some(s) => s.start,
+                    None => return None,
+                }
+            }
         };
-        let j = self.segs.partition_point(|s| s.end <= b.end);
+        let j = self.index_after(b.end, self.sack_hint);
         let end = match self.segs.get(j) {
             Some(s) if s.start < b.end && s.end > b.end => s.start,
             _ => b.end,

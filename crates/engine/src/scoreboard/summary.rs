@@ -32,13 +32,19 @@ impl Scoreboard {
         self.delivered = Delivered::default();
         let acked = self.ack_cumulative(cumulative);
         let (mut newly_sacked, mut discarded) = (0, 0);
-        for b in blocks {
-            match self.sack(*b) {
-                Some(n) => newly_sacked += n,
+        let mut tagged = [None; crate::packet::MAX_SACK_BLOCKS];
+        for (k, b) in blocks.iter().enumerate() {
+            match self.tag_block(*b) {
+                Some(t) => {
+                    newly_sacked += self.sack_tagged(t);
+                    if let Some(slot) = tagged.get_mut(k) {
+                        *slot = t;
+                    }
+                }
                 None => discarded += 1,
             }
         }
-        self.set_sack_cache(blocks);
+        self.store_sack_cache(blocks, &tagged[..blocks.len().min(tagged.len())]);
         AckSummary {
             acked,
             newly_sacked,

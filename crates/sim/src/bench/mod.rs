@@ -56,9 +56,11 @@ pub fn short_flows() -> Scenario {
 }
 
 pub mod alloc;
+pub mod app_limited;
 pub mod flows;
 pub mod per_ack;
 
+pub use app_limited::app_limited_workload;
 pub use flows::{flow_memory, flows, open_flow_bytes, FlowMemory, FLOW_COUNTS};
 pub use per_ack::{per_ack_workload, PerAckWorkload};
 
