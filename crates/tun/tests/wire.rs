@@ -75,6 +75,7 @@ fn tail_loss_each_way() {
         (Side::Engine, Side::Linux),
         (Side::Linux, Side::Linux),
         (Side::Linux, Side::Engine),
+        (Side::Engine, Side::Engine),
     ] {
         let out = tail(s, r);
         assert_eq!(out.flows.len(), 1);
