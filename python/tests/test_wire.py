@@ -34,7 +34,7 @@ def _mine(pid: int):
 
 
 @pytest.mark.parametrize("sender,receiver", [("engine", "linux"), ("linux", "linux"),
-                                             ("linux", "engine")])
+                                             ("linux", "engine"), ("engine", "engine")])
 def test_tail_loss_flow_has_the_run_shape(sender, receiver):
     r = lossrec.wire(TAIL, sender=sender, receiver=receiver, trace=True)
     sim = lossrec.run(TAIL)

@@ -60,6 +60,8 @@ pub struct EngineFlows {
     pub bytes: u64,
     pub bulk: bool,
     pub seed: u64,
+    /// The receiver it connects to (the Linux server, or the engine's receiver).
+    pub remote: SocketAddrV4,
     pub current: Option<(EngineSender, Counters)>,
     /// The application has yet to close; it does so as `close` says, like the Linux
     /// client: once every byte is acknowledged, or once the write has been handed over
@@ -400,7 +402,7 @@ fn engine_step(
     let t = Instant::from_nanos(now);
     if e.current.is_none() && e.next < e.flows {
         let local = SocketAddrV4::new(ENGINE_CLIENT, 10_000u16.wrapping_add(e.next as u16));
-        let remote = SocketAddrV4::new(LINUX_SERVER, PORT);
+        let remote = e.remote;
         let isn = lossrec_sim::rng::mix64(e.seed ^ lossrec_sim::rng::mix64(e.next)) as u32;
         let Ok(mut s) = EngineSender::new(e.cfg.clone(), t, local, remote, isn) else {
             e.next = e.flows;

@@ -205,6 +205,7 @@ pub fn run(sc: &Scenario, opts: &WireOptions) -> io::Result<WireOutput> {
             bytes,
             bulk: bulk.is_some(),
             seed,
+            remote: server,
             current: None,
             close_pending: false,
             close: opts.close,

@@ -75,21 +75,30 @@ fn tail_loss_each_way() {
         (Side::Engine, Side::Linux),
         (Side::Linux, Side::Linux),
         (Side::Linux, Side::Engine),
+        (Side::Engine, Side::Engine),
     ] {
         let out = tail(s, r);
         assert_eq!(out.flows.len(), 1);
         let f = &out.flows[0];
         assert_eq!(f.bytes, 10 * mss, "{s:?}→{r:?}");
-        // The last segment is lost once: one retransmission repairs it (a probe, or RACK
-        // on the SACK of the FIN sent after it), never a timeout.
+        // The last segment is lost once and nothing follows it (the application closes
+        // once everything is acknowledged): the tail loss probe repairs it, no timeout.
         assert_eq!(f.retransmits, 1, "{s:?}→{r:?}: {f:?}");
+        assert_eq!(f.tlp_probes, 1, "{s:?}→{r:?}: {f:?}");
         assert_eq!(f.rtos, 0, "{s:?}→{r:?}: {f:?}");
         assert_eq!(f.data_packets_sent, 11, "{s:?}→{r:?}: {f:?}");
         let fct = f.fct_ms.expect("completed");
         // Handshake, 10 segments, the repair: at least 3 RTTs, well below the RTO.
         assert!((120.0..400.0).contains(&fct), "{s:?}→{r:?}: fct {fct}");
         assert_eq!(out.path.lost_data, 1);
-        assert!(out.timer_lateness.samples > 10);
+        assert!(out.delivery_lateness.samples > 10 && out.timer_lateness.samples > 0);
+        // Timers well under a millisecond late (p50); the p99 of a handful of wake-ups
+        // on a shared machine is left to the report.
+        assert!(
+            out.timer_lateness.p50_us < 500.0,
+            "{:?}",
+            out.timer_lateness
+        );
     }
 }
 
@@ -176,13 +185,18 @@ preset = "linux"
 segments = 100
 "#;
     let sc = Scenario::from_toml_str(text, "<lost-twice>").unwrap();
+    // The median of three runs: real time on a shared machine has outliers.
     let fct = |s, r| {
         let o = WireOptions {
             sender: s,
             receiver: r,
             ..WireOptions::default()
         };
-        run(&sc, &o).unwrap().flows[0].fct_ms.unwrap()
+        let mut v: Vec<f64> = (0..3)
+            .map(|_| run(&sc, &o).unwrap().flows[0].fct_ms.unwrap())
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v[1]
     };
     let kernel = fct(Side::Linux, Side::Linux);
     let engine_rx = fct(Side::Linux, Side::Engine);
