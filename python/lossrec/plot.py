@@ -319,6 +319,14 @@ def time_sequence(
 
 
 def _save(fig: Any, path: "str | os.PathLike[str]") -> Path:
+    """Writes the figure to `path` (its suffix picks PNG, SVG or PDF), or as PNG to
+    stdout for ``-``."""
+    if str(path) == "-":
+        import sys
+
+        fig.savefig(sys.stdout.buffer, format="png", dpi=120)
+        sys.stdout.buffer.flush()
+        return Path("-")
     out = Path(path)
     fmt = out.suffix.lower().lstrip(".") or "png"
     if fmt not in ("png", "svg", "pdf"):

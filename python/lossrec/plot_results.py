@@ -72,10 +72,9 @@ def plot_results(df: "pd.DataFrame", path: "str | os.PathLike[str]", metric: str
         if title:
             ax.set_title(title, fontsize=10)
         fig.tight_layout()
-        out = Path(path)
-        fmt = out.suffix.lower().lstrip(".") or "png"
-        fig.savefig(out, format=fmt if fmt in ("png", "svg", "pdf") else "png", dpi=120)
-        return out
+        from .plot import _save
+
+        return _save(fig, path)
     finally:
         plt.close(fig)
 

@@ -178,3 +178,33 @@ def test_every_trace_of_a_mapping_gets_a_panel(tmp_path):
     wide = _pixels(plot.time_sequence(traces, tmp_path / "ten.png", state=False))
     narrow = _pixels(plot.time_sequence(synthetic(), tmp_path / "one.png", state=False))
     assert wide.shape[1] > 1.4 * narrow.shape[1]
+
+
+def test_plot_to_stdout(tmp_path):
+    # `-o -` writes the PNG to stdout, as every other output of lossrec takes `-`.
+    import subprocess
+    import sys
+
+    rows = [{"sender.preset": "a", "fct_ms": float(i), "rep": i} for i in range(1, 21)]
+    csv = tmp_path / "r.csv"
+    pd.DataFrame(rows).to_csv(csv, index=False)
+    p = subprocess.run([sys.executable, "-m", "lossrec", "plot", str(csv), "-o", "-"],
+                       capture_output=True, cwd=tmp_path, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith(b"\x89PNG"), p.stdout[:20]
+    assert not (tmp_path / "-").exists()
+
+
+def test_run_overlays_the_default_runs_presets(tmp_path, cli):
+    # `lossrec run --plot --overlay`: the presets of the default run in one panel.
+    one = tmp_path / "one.png"
+    r = cli("run", "--plot", str(one), "--overlay")
+    assert r.code == 0, r.stderr
+    stacked = tmp_path / "stacked.png"
+    assert cli("run", "--plot", str(stacked)).code == 0
+    assert _pixels(one).shape[0] < 0.8 * _pixels(stacked).shape[0]
+    from pathlib import Path
+
+    tail = Path(__file__).resolve().parents[2] / "experiments" / "examples" / "tail-loss.toml"
+    r = cli("run", str(tail), "--plot", str(one), "--overlay")
+    assert r.code == 2 and "--overlay" in r.stderr

@@ -13,7 +13,8 @@ from .common import handle_errors, main
 
 @main.command("plot")
 @click.argument("inputs", nargs=-1, required=True, metavar="RESULTS.csv|.parquet|TRACE.jsonl...")
-@click.option("-o", "--output", required=True, metavar="FILE.png|.svg|.pdf", help="Where to draw.")
+@click.option("-o", "--output", required=True, metavar="FILE.png|.svg|.pdf|-",
+              help="Where to draw (- : PNG on stdout).")
 @click.option("--metric", default="fct_ms", show_default=True, help="Results: the column to plot.")
 @click.option("--by", "by", metavar="COLUMN", multiple=True,
               help="Results: one curve per value of this column (repeatable), e.g. --by sender.preset.")
@@ -49,7 +50,7 @@ def plot_cmd(inputs: Sequence[str], output: str, metric: str, by: Sequence[str],
     else:
         raise ValueError(f"cannot plot {', '.join(inputs)}: give a sweep's .csv/.parquet "
                          f"results or .jsonl traces, not both")
-    click.echo(f"wrote {output}", err=True)
+    click.echo("wrote a PNG to stdout" if output == "-" else f"wrote {output}", err=True)
 
 
 def _read(name: str) -> str:

@@ -70,6 +70,8 @@ def _note(msg: str) -> None:
               help="--plot: these flows (e.g. 0,3,7 or 0:9); default: up to 4, spread over the run.")
 @click.option("--window", "plot_window", metavar="START:END",
               help="--plot: only this time window, in seconds (e.g. 0.5:2, or 10: for the rest).")
+@click.option("--overlay", is_flag=True,
+              help="--plot of the default run: every preset in one panel (seed 001 slide 6 style).")
 @click.option("--preset", metavar="NAME", shell_complete=complete.presets,
               help="Default run: only this preset. With a scenario: run its sender under this "
                    "preset (the file's other [sender] axes still apply).")
@@ -88,6 +90,7 @@ def run_cmd(
     plot_path: Optional[str],
     plot_flows: Optional[str],
     plot_window: Optional[str],
+    overlay: bool,
     preset: Optional[str],
     sets: Sequence[str],
 ) -> None:
@@ -110,6 +113,12 @@ def run_cmd(
     to_stdout = "-" in (trace_path, pcap_path, pcap_rx_path)
     echo = (lambda m: click.echo(m, err=True)) if to_stdout else click.echo
     plot_kw = _plot_options(plot_flows, plot_window)
+    if overlay:
+        if scenario is not None or plot_path is None:
+            raise ValueError("--overlay: draws the default run's presets (no scenario) in one "
+                             "--plot panel; for runs of scenarios use `lossrec plot A.jsonl "
+                             "B.jsonl --overlay`")
+        plot_kw["overlay"] = True
 
     if scenario is None:
         names = [preset] if preset else api.preset_names()
