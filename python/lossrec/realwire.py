@@ -1,5 +1,6 @@
-"""`lossrec.wire` (this module, `lossrec.realwire`): a scenario through the real wire — the engine and Linux's TCP over a
-user-space path emulator between TUN devices in network namespaces (``crates/tun``).
+"""`lossrec.wire` (this module is `lossrec.realwire`): a scenario through the real wire —
+the engine and Linux's TCP over a user-space path emulator between TUN devices in network
+namespaces (``crates/tun``).
 
 Needs root, ``/dev/net/tun`` and iproute2; :func:`unavailable` says why not. Results have
 the shape of :func:`lossrec.run`'s (a :class:`~lossrec.result.Result` whose ``flows`` carry

@@ -9,8 +9,6 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 import click
 
 from ..sets import parse_sets
-from ..lab import sweeps
-from ..lab.store import partial_dir
 from ..lab.stream import is_dataset
 from ..table import render
 from . import complete

@@ -125,7 +125,7 @@ def wire_cmd(scenario: Optional[Path], sender: str, receiver: str, seed: Optiona
         sys.exit(EXIT_INTERRUPTED)
     runs: Dict[str, Result] = res if isinstance(res, dict) else {sender: res}
     for name, r in runs.items():
-        tag = (lambda p: _suffixed(p, name)) if len(runs) > 1 else (lambda p: p)
+        tag = (lambda p, n=name: _suffixed(p, n)) if len(runs) > 1 else (lambda p: p)
         if pcap_path is not None:
             r.write_pcap(tag(pcap_path))
         if trace_path is not None:

@@ -393,7 +393,7 @@ def sweep(
                      chunk_size if chunked else None, jobs)
     if not chunked:
         return _sweep_direct(plan, jobs, t0, scenario)
-    if dataset:
+    if dataset and out_path is not None:
         return sweep_dataset(plan, out_path, jobs, dask, show, force, t0)
 
     store = ChunkStore(out_path, plan.digest, plan.describe(), len(plan.chunks), force) if out_path else None

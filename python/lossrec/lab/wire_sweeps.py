@@ -44,9 +44,10 @@ def wire_sweep(scenario: ScenarioLike, params: Optional[Mapping[str, Sequence[An
                     r = sim_run(text)
                     extra: Dict[str, Any] = {}
                 else:
-                    r = wire(text, sender="engine" if side == "engine" else "linux",
-                             receiver=receiver, close=close)
-                    assert not isinstance(r, dict)
+                    got = wire(text, sender="engine" if side == "engine" else "linux",
+                               receiver=receiver, close=close)
+                    assert not isinstance(got, dict)
+                    r = got
                     extra = {"timer_p99_us": r.json["timer_lateness"]["p99_us"],
                              "not_applied": ";".join(
                                  (r.json["kernel"].get("sender") or {}).get("not_applied", []))}
