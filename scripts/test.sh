@@ -21,8 +21,8 @@ else
 fi
 cargo test --workspace --exclude lossrec-py --quiet
 
-step "clippy -D warnings (wire, sim, script, py; the engine is being rebuilt)"
-cargo clippy -p lossrec-wire -p lossrec-sim -p lossrec-script -p lossrec-py --all-targets --quiet -- -D warnings
+step "clippy -D warnings (every crate)"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
 
 # Debian and Ubuntu's Python refuses `pip install` outside a virtual environment
 # (PEP 668, externally-managed-environment): use the active one, or make .venv.

@@ -205,6 +205,7 @@ fn run_bench<'py>(py: Python<'py>, which: &str) -> PyResult<Bound<'py, PyDict>> 
 /// and the expected and actual packets).
 #[pyfunction]
 #[pyo3(signature = (text, origin = "<string>", preset = None, sets = Vec::new(), tolerance_us = None, verbose = false, lenient = false, ignore_psh = false))]
+#[allow(clippy::too_many_arguments)] // one parameter per Python keyword argument
 fn run_script(
     py: Python<'_>,
     text: &str,
