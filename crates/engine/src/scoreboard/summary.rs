@@ -2,7 +2,7 @@
 //! the SACK blocks (skipping what the previous ACK reported), returning what happened as
 //! one value — nothing the caller must set up first or read back afterwards.
 
-use super::{Acked, Delivered, RackFilter, Scoreboard};
+use super::{Acked, Delivered, RackFilter, Scoreboard, SentSeg};
 use crate::packet::Range;
 
 /// What one ACK did to the scoreboard.
@@ -52,5 +52,69 @@ impl Scoreboard {
             delivered: self.delivered,
             reorder_low: self.reorder_low,
         }
+    }
+
+    /// Removes everything below `cumulative` (which must not exceed SND.NXT).
+    pub fn ack_cumulative(&mut self, cumulative: u64) -> Acked {
+        let mut out = Acked::default();
+        if cumulative <= self.snd_una {
+            return out;
+        }
+        debug_assert!(cumulative <= self.snd_nxt);
+        while let Some(&front) = self.segs.front() {
+            if front.start >= cumulative {
+                break;
+            }
+            if front.end > cumulative {
+                // Partial ACK of a segment: drop its acknowledged prefix.
+                if !front.sacked {
+                    let mut part = front;
+                    part.end = cumulative;
+                    self.note_delivered(&part, false);
+                }
+                let cut = cumulative - front.start;
+                self.uncount(0, cut);
+                self.segs[0].start = cumulative;
+                out.bytes += cut;
+                break;
+            }
+            self.unlink(0);
+            let s = self.segs.pop_front().expect("front exists");
+            self.popped += 1;
+            self.uncount_seg(&s);
+            out.bytes += s.len();
+            if s.sacked {
+                out.was_sacked += s.len();
+            } else {
+                self.note_delivered(&s, false);
+            }
+            if s.ever_retrans {
+                out.oldest_retrans_sent = Some(
+                    out.oldest_retrans_sent
+                        .map_or(s.last_sent, |t| t.min(s.last_sent)),
+                );
+            }
+            out.any_retransmitted |= s.ever_retrans;
+            out.rtt_sample_sent = (!s.ever_retrans).then_some(s.last_sent);
+            out.oldest_sent = Some(
+                out.oldest_sent
+                    .map_or(s.first_sent, |t| t.min(s.first_sent)),
+            );
+        }
+        self.snd_una = cumulative;
+        if self.lost_upto < cumulative {
+            self.lost_upto = cumulative;
+        }
+        self.high_rxt = self.high_rxt.max(cumulative);
+        self.rule1_from = self.rule1_from.max(cumulative);
+        out
+    }
+
+    pub(super) fn note_delivered(&mut self, s: &SentSeg, by_sack: bool) {
+        let (start, end) = (s.start, s.end);
+        if !s.ever_retrans && end <= self.ack_fack {
+            self.reorder_low = Some(self.reorder_low.map_or(start, |l| l.min(start)));
+        }
+        self.delivered.note(&self.rack_filter, s, by_sack);
     }
 }
