@@ -68,6 +68,11 @@ impl Scoreboard {
         if !self.whole_segments {
             return Some(b);
         }
+        // A block the previous ACK carried unchanged (most of them): its tagging stands.
+        if let Some(k) = (0..CACHE).find(|&k| self.sack_cache_raw[k] == b) {
+            let t = self.sack_cache[k];
+            return (!t.is_empty()).then_some(t);
+        }
         let cached = (0..CACHE)
             .find(|&k| self.sack_cache_raw[k].start == b.start && !self.sack_cache[k].is_empty());
         let start = match cached {
