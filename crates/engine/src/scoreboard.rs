@@ -145,6 +145,8 @@ pub struct Scoreboard {
     rule1_from: u64,
     /// Nor does rule 3 (see `next_seg_fallback_with`).
     rule3_from: u64,
+    /// Where rule 3's last walk stopped (`popped + index`), tried before a binary search.
+    rule3_hint: u64,
     /// Blocks of the previous ACK, all already applied (Linux `recv_sack_cache`).
     sack_cache: [Range; CACHE],
     /// The same blocks as the peer sent them (before whole-segment tagging).

@@ -277,16 +277,18 @@ impl Scoreboard {
         // the segments newly passed, not every SACKed one above HighRxt.
         let high = self.high_sacked();
         let from = self.high_rxt.max(self.rule3_from);
-        let mut i = self.segs.partition_point(|s| s.end <= from);
+        let mut i = self.index_after(from, self.rule3_hint);
         while i < self.segs.len() && self.segs[i].start < high {
             let s = self.segs[i];
             if !s.sacked && !s.retrans && s.start >= self.high_rxt {
                 self.rule3_from = s.start;
+                self.rule3_hint = self.popped + i as u64;
                 return Some((s, NextSegRule::Unsacked));
             }
             i += 1;
         }
         self.rule3_from = self.segs.get(i).map_or(self.snd_nxt, |s| s.start).max(from);
+        self.rule3_hint = self.popped + i as u64;
         // Rule 4: once per recovery, the highest outstanding un-SACKed segment.
         if rescue && self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
             if let Some(s) = self.segs.iter().rev().find(|s| !s.sacked) {

@@ -165,7 +165,7 @@ impl Scoreboard {
 
     /// The first segment ending after `seq` (`partition_point(|s| s.end <= seq)`), tried
     /// at the hint `hint` (see `sack_hint`) and the next one before a binary search.
-    fn index_after(&self, seq: u64, hint: u64) -> usize {
+    pub(super) fn index_after(&self, seq: u64, hint: u64) -> usize {
         let len = self.segs.len();
         let is_it = |i: usize| {
             i <= len
