@@ -317,10 +317,13 @@ pub fn run_batch<'py>(
     // The integer columns as one (N_INTS, rows) block, row j being int_names()[j]: numpy views
     // it as a 2-D array that pandas takes as one block without copying.
     let n = rows.len();
+    // One pass over the rows (each read once, a cache line at a time), scattering into
+    // the columns: a pass per column would re-read every row once per field.
     let ints = PyByteArray::new_with(py, N_INTS * n * 8, |buf| {
-        for (j, col) in buf.chunks_exact_mut(n.max(1) * 8).enumerate().take(N_INTS) {
-            for (out, r) in col.chunks_exact_mut(8).zip(rows) {
-                out.copy_from_slice(&r.ints[j].to_le_bytes());
+        for (i, r) in rows.iter().enumerate() {
+            for (j, v) in r.ints.iter().enumerate() {
+                let at = (j * n + i) * 8;
+                buf[at..at + 8].copy_from_slice(&v.to_le_bytes());
             }
         }
         Ok(())
