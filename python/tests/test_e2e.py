@@ -197,7 +197,7 @@ def test_bench_json_keys(cli):
     r = cli("bench", "--json")
     assert r.code == 0, r.stderr
     obj = json.loads(r.stdout)
-    assert set(obj) == {"bulk", "short_flows", "sweep", "per_ack", "flows"}
+    assert set(obj) == {"bulk", "short_flows", "sweep", "per_ack", "per_ack_app_limited", "flows"}
     assert {"data_packets_per_s", "events_per_s", "wall_s"} <= set(obj["bulk"])
     assert {"flows_per_s", "wall_s"} <= set(obj["short_flows"])
     assert obj["bulk"]["wall_s"] >= 1.0 and obj["bulk"]["data_packets_per_s"] > 0
@@ -210,6 +210,11 @@ def test_bench_json_keys(cli):
     assert pa["sizes"] == [100, 1000, 10000, 100000]
     assert len(pa["median_ns_per_ack"]) == 4 and all(x > 0 for x in pa["best_ns_per_ack"])
     assert pa["flatness"] > 0
+    al = obj["per_ack_app_limited"]
+    assert al["presets"] == ["rfc", "prr", "linux", "rack-tlp"]
+    assert al["sizes"] == [1000, 10000, 100000]
+    assert all(len(b) == 3 and all(x > 0 for x in b) for b in al["best_ns_per_ack"])
+    assert len(al["flatness"]) == 4
     fl = obj["flows"]
     assert fl["flows"] == [1, 100, 1000, 10000, 100000]
     assert fl["ratio_to_one_flow"][0] == 1.0 and all(e > 2_000_000 for e in fl["events"])
@@ -223,6 +228,14 @@ def test_bench_json_keys(cli):
 def test_bench_only_per_ack_table(cli):
     r = cli("bench", "--only", "per_ack")
     assert r.code == 0, r.stderr
+    assert "100,000 in flight" in r.stdout and "flatness" in r.stdout
+
+
+def test_bench_only_app_limited_table(cli):
+    r = cli("bench", "--only", "per_ack_app_limited")
+    assert r.code == 0, r.stderr
+    for p in ("rfc", "prr", "linux", "rack-tlp"):
+        assert p in r.stdout
     assert "100,000 in flight" in r.stdout and "flatness" in r.stdout
 
 
