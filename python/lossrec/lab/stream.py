@@ -25,7 +25,6 @@ from typing import Any, Callable, Dict, Optional, Set, Union, TYPE_CHECKING
 
 import pandas as pd
 
-from .. import _core
 from .store import _atomic_write
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -115,7 +114,7 @@ def sweep_dataset(plan: "Plan", out: Path, jobs: int, dask: Any,
     """Runs ``plan`` writing partitions to ``out`` (see the module doc). Returns an empty
     DataFrame with the result columns and ``attrs["sweep"]`` (``rows``, ``output``,
     ``partitions`` besides the usual figures): the rows themselves are in the folder."""
-    from .sweeps import _Progress, _globalise, frame, run_chunk
+    from .sweeps import _Progress, dispatch, frame
 
     store = PartitionStore(out, plan.digest, plan.describe(), len(plan.chunks), force)
     done = store.done()
@@ -123,9 +122,6 @@ def sweep_dataset(plan: "Plan", out: Path, jobs: int, dask: Any,
     figures = {"rows": store.rows(done), "sim_wall_s": 0.0}
 
     def finished(i: int, res: Dict[str, Any]) -> None:
-        if res.get("version") != _core.__version__:
-            raise ValueError(f"a worker runs lossrec {res.get('version')}, this client "
-                             f"{_core.__version__}; install the same version everywhere")
         df = frame(plan, [res])
         store.save(i, df)
         figures["rows"] += len(df)
@@ -134,14 +130,7 @@ def sweep_dataset(plan: "Plan", out: Path, jobs: int, dask: Any,
 
     todo = [i for i in range(len(plan.chunks)) if i not in done]
     try:
-        if dask is not None:
-            from .cluster import run_on_dask
-
-            run_on_dask(dask, plan, todo, finished)
-        else:
-            for i in todo:
-                gids, specs, units = plan.payload(i)
-                finished(i, _globalise(run_chunk(specs, units, jobs), gids))
+        dispatch(plan, todo, jobs, dask, finished)
     finally:
         bar.close()
     attrs = {

@@ -403,9 +403,6 @@ def sweep(
     bar = _Progress(show, plan.scenarios, done)
 
     def finished(i: int, res: Dict[str, Any]) -> None:
-        if res.get("version") != _core.__version__:
-            raise ValueError(f"a worker runs lossrec {res.get('version')}, this client "
-                             f"{_core.__version__}; install the same version everywhere")
         if store:
             store.save(i, res)
         parts[i] = res
@@ -413,14 +410,7 @@ def sweep(
 
     todo = [i for i in range(len(plan.chunks)) if i not in parts]
     try:
-        if dask is not None:
-            from .cluster import run_on_dask
-
-            run_on_dask(dask, plan, todo, finished)
-        else:
-            for i in todo:
-                gids, specs, units = plan.payload(i)
-                finished(i, _globalise(run_chunk(specs, units, jobs), gids))
+        dispatch(plan, todo, jobs, dask, finished)
     finally:
         bar.close()
     ordered = [parts[i] for i in range(len(plan.chunks))]
@@ -439,6 +429,27 @@ def sweep(
         "definition": plan.digest,
     }
     return df
+
+
+def dispatch(plan: Any, todo: List[int], jobs: int, dask: Any,
+             finished: Callable[[int, Dict[str, Any]], None]) -> None:
+    """Runs the chunks `todo` of `plan` here (`jobs` threads) or on a Dask cluster, calling
+    `finished(i, result)` as each completes; refuses a worker of another lossrec version."""
+
+    def checked(i: int, res: Dict[str, Any]) -> None:
+        if res.get("version") != _core.__version__:
+            raise ValueError(f"a worker runs lossrec {res.get('version')}, this client "
+                             f"{_core.__version__}; install the same version everywhere")
+        finished(i, res)
+
+    if dask is not None:
+        from .cluster import run_on_dask
+
+        run_on_dask(dask, plan, todo, checked)
+    else:
+        for i in todo:
+            gids, specs, units = plan.payload(i)
+            checked(i, _globalise(run_chunk(specs, units, jobs), gids))
 
 
 def _sweep_direct(plan: Plan, jobs: int, t0: float, plan_scenario: Any = None) -> pd.DataFrame:
