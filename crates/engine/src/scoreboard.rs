@@ -108,6 +108,8 @@ pub enum NextSegRule {
 }
 
 const CACHE: usize = crate::packet::MAX_SACK_BLOCKS;
+/// Acknowledged retransmitted segments remembered for DSACK accounting.
+const ACKED_RETRANS: usize = 16;
 
 /// The sender's scoreboard.
 #[derive(Clone, Debug, Default)]
@@ -139,6 +141,10 @@ pub struct Scoreboard {
     lost_retrans_low: u64,
     /// What the last rescue retransmission (NextSeg rule 4) carried.
     rescued: Option<Range>,
+    /// The last few retransmitted segments a cumulative ACK removed, with how often each
+    /// was retransmitted: what a DSACK for data already acknowledged can prove spurious.
+    acked_retrans: [(u64, u64, u32); ACKED_RETRANS],
+    acked_retrans_next: usize,
     /// SACK tags whole segments only (Linux), not octets (RFC 6675).
     whole_segments: bool,
     /// NextSeg rule 1 never needs to look below this offset again.

@@ -61,3 +61,48 @@ fn tiny_peer_mss_is_raised_to_48() {
     s.on_syn(ms(0), &syn, None);
     assert_eq!(s.mss(), 48);
 }
+
+/// Issue 13 item 2 (Linux `undo_retrans`): each retransmission may be proven spurious
+/// once. Segments 0 and 5 are really lost and retransmitted; a receiver replaying the
+/// one genuine-looking DSACK for segment 0 must not undo the reduction.
+#[test]
+fn replayed_dsack_proves_nothing_twice() {
+    let mut c = lossrec::Config::linux();
+    c.mss = MSS as u16;
+    c.handshake = false;
+    c.timestamps = false;
+    c.probe = lossrec::config::Probe::None;
+    let mut s = sender_with(c, 20);
+    drain(&mut s, ms(0));
+    on_ack(&mut s, ms(100), ack(0)); // nothing yet
+                                     // Segments 0 and 5 lost; the rest SACKed: recovery, both retransmitted.
+    for k in [2, 3, 4, 5] {
+        on_ack(&mut s, ms(100), sack(0, &[(MSS, k * MSS)]));
+    }
+    for k in 7..=20 {
+        on_ack(
+            &mut s,
+            ms(101),
+            sack(0, &[(6 * MSS, k * MSS), (MSS, 5 * MSS)]),
+        );
+    }
+    drain(&mut s, ms(101));
+    assert!(s.stats().retrans_segs >= 2, "{:?}", s.stats());
+    let (cwnd, ssthresh) = (s.cwnd(), s.ssthresh());
+    // The attacker: the retransmission of 0 arrives and is ACKed, then the same DSACK for
+    // segment 0 over and over.
+    on_ack(&mut s, ms(200), sack(5 * MSS, &[(6 * MSS, 20 * MSS)]));
+    for t in 0..10 {
+        on_ack(
+            &mut s,
+            ms(201 + t),
+            sack(5 * MSS, &[(0, MSS), (6 * MSS, 20 * MSS)]),
+        );
+    }
+    assert_eq!(
+        s.stats().undos,
+        0,
+        "a replayed DSACK undid a genuine loss response"
+    );
+    assert!(s.ssthresh() <= ssthresh && s.cwnd() <= cwnd.max(s.cwnd()));
+}

@@ -61,7 +61,15 @@ pub struct Undo {
     pub retrans_at: Option<Instant>,
     /// RFC 3522: the first acceptable ACK after that retransmission was examined.
     pub eifel_done: bool,
+    /// The DSACKed ranges counted against `retrans` in this episode, each with how many
+    /// DSACKs it took: each retransmission may be proven spurious once, so a DSACK beyond
+    /// a range's retransmissions (a replay) proves nothing.
+    counted: [(u64, u64, u32); COUNTED],
+    n_counted: usize,
 }
+
+/// DSACKed ranges remembered per episode (a ring: older ones are forgotten first).
+const COUNTED: usize = 16;
 
 impl Undo {
     /// A reduction starts: keep `s`; `retrans_out` segments are retransmitted and still
@@ -77,6 +85,7 @@ impl Undo {
             -1
         };
         self.eifel_done = false;
+        self.n_counted = 0;
     }
 
     /// A retransmission of `segs` segments left at `at` with TSval `ts`; `counted` is false
@@ -106,10 +115,35 @@ impl Undo {
     /// were reported (Linux `tcp_sacktag_one`), or, for data already acknowledged
     /// (`forgotten`, the DSACK ends at or below the ACK's prior SND.UNA and above the
     /// snapshot's), `dup_segs` segments (Linux's "dumb counting" in `tcp_check_dsack`).
-    pub fn on_dsack(&mut self, dsack_end: u64, prior_una: u64, in_queue: u64, dup_segs: u64) {
+    pub fn on_dsack(
+        &mut self,
+        dsack: (u64, u64),
+        prior_una: u64,
+        in_queue: u64,
+        dup_segs: u64,
+        retransmissions: u32,
+    ) {
         let Some(s) = self.snapshot else { return };
+        let (start, dsack_end) = dsack;
         if self.retrans <= 0 || dsack_end <= s.una {
             return;
+        }
+        // Issue 13: a range proves as many retransmissions spurious as it had, no more; a
+        // replayed DSACK, or one for data never retransmitted, proves nothing.
+        let n_live = self.n_counted.min(COUNTED);
+        let slot = self.counted[..n_live]
+            .iter()
+            .position(|&(a, b, _)| start < b && a < dsack_end);
+        let used = slot.map_or(0, |k| self.counted[k].2);
+        if used >= retransmissions {
+            return;
+        }
+        match slot {
+            Some(k) => self.counted[k].2 += 1,
+            None => {
+                self.counted[self.n_counted % COUNTED] = (start, dsack_end, 1);
+                self.n_counted += 1;
+            }
         }
         let n = if dsack_end <= prior_una {
             dup_segs
@@ -264,9 +298,9 @@ mod tests {
         assert!(!u.may_undo(Some(1_000_001)));
         // A DSACK below the snapshot's SND.UNA is ignored; one for forgotten data above
         // it counts, however the segment was sent.
-        u.on_dsack(99 * MSS, 110 * MSS, 0, 1);
+        u.on_dsack((98 * MSS, 99 * MSS), 110 * MSS, 0, 1, 1);
         assert_eq!(u.retrans, 1);
-        u.on_dsack(102 * MSS, 110 * MSS, 0, 1);
+        u.on_dsack((101 * MSS, 102 * MSS), 110 * MSS, 0, 1, 1);
         assert!(u.all_dsacked() && u.may_undo(None));
     }
 }

@@ -89,6 +89,9 @@ impl Scoreboard {
                 self.note_delivered(&s, false);
             }
             if s.ever_retrans {
+                let k = self.acked_retrans_next % super::ACKED_RETRANS;
+                self.acked_retrans[k] = (s.start, s.end, s.xmit_count.saturating_sub(1));
+                self.acked_retrans_next += 1;
                 out.oldest_retrans_sent = Some(
                     out.oldest_retrans_sent
                         .map_or(s.last_sent, |t| t.min(s.last_sent)),

@@ -182,8 +182,14 @@ impl Sender {
         }
         let in_queue = self.sb.retransmitted_segs_in(d, s.una, self.mss);
         let dup_segs = d.len().div_ceil(self.mss).max(1);
-        self.undo
-            .on_dsack(d.end, self.sb.snd_una(), in_queue, dup_segs);
+        let retransmissions = self.sb.retransmissions_in(d);
+        self.undo.on_dsack(
+            (d.start, d.end),
+            self.sb.snd_una(),
+            in_queue,
+            dup_segs,
+            retransmissions,
+        );
     }
 
     /// The detectors on one ACK, before the recovery state machine. Returns whether a
