@@ -109,7 +109,7 @@ pub enum NextSegRule {
 
 const CACHE: usize = crate::packet::MAX_SACK_BLOCKS;
 /// Acknowledged retransmitted segments remembered for DSACK accounting.
-const ACKED_RETRANS: usize = 16;
+const ACKED_RETRANS: usize = 8;
 
 /// The sender's scoreboard.
 #[derive(Clone, Debug, Default)]

@@ -69,7 +69,7 @@ pub struct Undo {
 }
 
 /// DSACKed ranges remembered per episode (a ring: older ones are forgotten first).
-const COUNTED: usize = 16;
+const COUNTED: usize = 4;
 
 impl Undo {
     /// A reduction starts: keep `s`; `retrans_out` segments are retransmitted and still
