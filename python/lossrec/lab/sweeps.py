@@ -24,7 +24,6 @@ import itertools
 import json
 import math
 import os
-import re
 import sys
 import time
 from dataclasses import dataclass
@@ -67,23 +66,6 @@ def sweep_seed(base: int, key: str, rep: int) -> int:
 
 # ---------------------------------------------------------------------------- values
 
-_INT = re.compile(r"[+-]?\d+")
-_FLOAT = re.compile(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?")
-
-
-def parse_value(text: str) -> Value:
-    """One ``--set`` value: ``true``/``false``, an integer, a float, ``"quoted text"``, or
-    else the text itself (``rfc``)."""
-    t = text.strip()
-    if len(t) >= 2 and t[0] == t[-1] and t[0] in "\"'":
-        return t[1:-1]
-    if t in ("true", "false"):
-        return t == "true"
-    if _INT.fullmatch(t):
-        return int(t)
-    if _FLOAT.fullmatch(t):
-        return float(t)
-    return t
 
 
 def parse_set(item: str) -> Tuple[str, List[Value]]:
