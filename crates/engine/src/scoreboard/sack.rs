@@ -41,14 +41,6 @@ impl Scoreboard {
 
     /// Remembers the blocks of the ACK just processed (see [`Scoreboard::sack`]): as the
     /// peer sent them and as they were tagged.
-    pub fn set_sack_cache(&mut self, blocks: &[Range]) {
-        let tagged: Vec<Option<Range>> = blocks
-            .iter()
-            .map(|b| self.tag_block(*b).flatten())
-            .collect();
-        self.store_sack_cache(blocks, &tagged);
-    }
-
     pub(super) fn store_sack_cache(&mut self, blocks: &[Range], tagged: &[Option<Range>]) {
         self.sack_cache = [Range::default(); CACHE];
         self.sack_cache_raw = [Range::default(); CACHE];
