@@ -62,6 +62,24 @@ impl Path {
             until: Instant::from_millis(120_000),
         }
     }
+
+    /// The worked examples' path: `config` with `mss`-byte segments (sender and
+    /// receiver), `segments` of them written at time 0, `one_way` delay.
+    pub fn with_segments(mut config: Config, one_way: Duration, mss: u64, segments: u64) -> Path {
+        config.mss = mss as u16;
+        let mut p = Path::new(config, one_way);
+        p.receiver.mss = mss as u16;
+        p.writes = vec![(Instant::ZERO, segments * mss)];
+        p
+    }
+
+    /// Drops the `nth` transmission of segment `seg` (1-based, `mss`-byte segments).
+    pub fn drop_segment(&mut self, seg: u64, nth: u32, mss: u64) {
+        self.drops.push(Nth {
+            start: (seg - 1) * mss,
+            nth,
+        });
+    }
 }
 
 /// One data transmission.

@@ -21,25 +21,14 @@ pub const MSS: u64 = 1000;
 pub const ONE_WAY: Duration = Duration::from_millis(50);
 
 /// `config` with the examples' segment size.
-fn with_mss(mut c: Config) -> Config {
-    c.mss = MSS as u16;
-    c
-}
-
 /// A path for `config` writing `segments` segments at time 0.
 fn path(config: Config, segments: u64) -> Path {
-    let mut p = Path::new(with_mss(config), ONE_WAY);
-    p.receiver.mss = MSS as u16;
-    p.writes = vec![(Instant::ZERO, segments * MSS)];
-    p
+    Path::with_segments(config, ONE_WAY, MSS, segments)
 }
 
 /// Drop the `nth` transmission of segment `seg` (1-based).
 fn drop_seg(p: &mut Path, seg: u64, nth: u32) {
-    p.drops.push(Nth {
-        start: (seg - 1) * MSS,
-        nth,
-    });
+    p.drop_segment(seg, nth, MSS);
 }
 
 /// Seed 000 §2.1's example, under the `tlp-draft` preset: ten segments, 6-10 lost; ACKs

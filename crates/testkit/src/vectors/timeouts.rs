@@ -29,19 +29,12 @@ fn ms(t: u64) -> Instant {
 }
 
 /// A path for `config` (with the examples' MSS) writing `segments` segments at time 0.
-fn path(mut config: Config, one_way: Duration, segments: u64) -> Path {
-    config.mss = MSS as u16;
-    let mut p = Path::new(config, one_way);
-    p.receiver.mss = MSS as u16;
-    p.writes = vec![(Instant::ZERO, segments * MSS)];
-    p
+fn path(config: Config, one_way: Duration, segments: u64) -> Path {
+    Path::with_segments(config, one_way, MSS, segments)
 }
 
 fn drop_seg(p: &mut Path, seg: u64, nth: u32) {
-    p.drops.push(Nth {
-        start: (seg - 1) * MSS,
-        nth,
-    });
+    p.drop_segment(seg, nth, MSS);
 }
 
 /// Seed 002's first experiment (RFC 7765 §4): a ten-segment flow whose last segment is
