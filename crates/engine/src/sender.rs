@@ -35,7 +35,7 @@ use std::collections::VecDeque;
 use crate::cc::cwnd_limited::CwndUsage;
 use crate::cc::reno::SlowStart;
 use crate::cc::{Cc, Window};
-use crate::config::{Config, ConfigError, Flavour, LossDetection, Probe};
+use crate::config::{resolved, Algorithms, Config, ConfigError, Flavour};
 use crate::detect::rack::{self as rack_det, Rack};
 use crate::event::{Event, EventKind};
 use crate::packet::{Ack, Range, SynOptions, Timestamps};
@@ -102,6 +102,8 @@ const EVENT_QUEUE_LIMIT: usize = 4096;
 #[derive(Clone, Debug)]
 pub struct Sender {
     cfg: Config,
+    /// The axes as this connection runs them, resolved from `cfg` after negotiation.
+    alg: Algorithms,
     conn: Conn,
     /// What goes out next whatever the window says.
     pending: Pending,
@@ -229,22 +231,25 @@ impl Sender {
             er_saved_rto: None,
             er_enhanced: false,
             er_last: None,
-            rack: {
-                let variant = if config.loss_detection == LossDetection::RackLinux {
-                    rack_det::Variant::Linux
-                } else {
-                    rack_det::Variant::Rfc8985
-                };
-                Rack::with_options(
+            rack: match config.resolve(true, true).loss_detection {
+                resolved::LossDetection::Rack {
                     variant,
-                    config.rack_static_reo_wnd,
-                    config.rack_no_dupthresh,
-                )
+                    reo_wnd,
+                    dupthresh_shortcut,
+                } => Rack::with_options(
+                    variant,
+                    reo_wnd == resolved::ReoWnd::Static,
+                    !dupthresh_shortcut,
+                ),
+                _ => Rack::new(rack_det::Variant::Rfc8985),
             },
             rack_advanced: false,
             rack_wait: None,
             tlp_draft: tlp_draft::Episode::default(),
-            tlp: tlp::Episode::new(config.probe == Probe::TlpLinux),
+            tlp: tlp::Episode::new(matches!(
+                config.resolve(true, true).probe,
+                resolved::Probe::TlpLinux { .. }
+            )),
             undo: undo::Undo::default(),
             frto: frto::Frto::new(frto::Variant::Sack),
             eifel_adapt: None,
@@ -254,6 +259,7 @@ impl Sender {
             events: VecDeque::new(),
             events_dropped: 0,
             stats: Stats::default(),
+            alg: config.resolve(config.sack, config.timestamps),
             cfg: config,
         };
         s.configure_scoreboard();
@@ -355,7 +361,7 @@ impl Sender {
     /// only when RACK can run (it needs SACK); whole-segment SACK tagging as Linux
     /// (`tcp_match_skb_to_sack`) and RACK (RFC 8985 reasons about segments) need it.
     fn configure_scoreboard(&mut self) {
-        let rack = self.cfg.loss_detection.is_rack() && self.sack_ok;
+        let rack = self.alg.rack();
         self.sb.set_time_order(rack);
         self.sb
             .set_whole_segments(rack || self.cfg.flavour == Flavour::Linux);

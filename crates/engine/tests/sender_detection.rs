@@ -131,7 +131,12 @@ fn reordering_turns_fack_off() {
     assert_eq!(s.state(), RecoveryState::Recovery);
     on_ack(&mut s, ms(11), ack(6 * MSS));
     assert_eq!(s.reordering(), 5);
-    assert_eq!(s.loss_detection(), LossDetection::DupThresh);
+    assert_eq!(
+        s.loss_detection(),
+        lossrec::config::resolved::LossDetection::DupThresh {
+            rule: lossrec::config::resolved::DupThreshRule::Rfc6675
+        }
+    );
     assert_eq!(s.stats().fack_reorder, 1);
 }
 

@@ -198,7 +198,12 @@ fn rack_without_sack_falls_back() {
     let mut c = tail_cfg(LossDetection::Rack, Probe::Tlp);
     c.sack = false;
     let mut s = started(c, 10);
-    assert_eq!(s.loss_detection(), LossDetection::DupThresh);
+    assert_eq!(
+        s.loss_detection(),
+        lossrec::config::resolved::LossDetection::DupThresh {
+            rule: lossrec::config::resolved::DupThreshRule::Rfc6675
+        }
+    );
     assert!(!s.rack_active() && !s.probe_active());
     assert_eq!(s.timer_kind(), Some(TimerKind::Rto));
     for t in 0..3 {

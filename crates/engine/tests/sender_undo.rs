@@ -6,7 +6,7 @@
 mod common;
 use common::*;
 use lossrec::config::{
-    LossDetection, Probe, RtoAdaptation, RtoTimer, SpuriousDetection, SpuriousResponse,
+    resolved, LossDetection, Probe, RtoAdaptation, RtoTimer, SpuriousDetection, SpuriousResponse,
 };
 use lossrec::timer::TimerKind;
 use lossrec::{Ack, Config, Duration, RecoveryState, Sender, Timestamps, Why};
@@ -175,7 +175,11 @@ fn degraded_detectors_are_counted() {
         c.sack = sack_on;
         c.timestamps = ts_on;
         let s = Sender::new(c, ms(0)).unwrap();
-        assert_eq!(s.spurious_detection(), SpuriousDetection::None, "{d}");
+        assert_eq!(
+            s.spurious_detection(),
+            resolved::SpuriousDetection::None,
+            "{d}"
+        );
         assert_eq!(s.stats().spurious_detection_unavailable, 1);
     }
     let mut c = cfg();
@@ -184,7 +188,7 @@ fn degraded_detectors_are_counted() {
     let s = Sender::new(c, ms(0)).unwrap();
     assert_eq!(
         s.spurious_detection(),
-        SpuriousDetection::Frto,
+        resolved::SpuriousDetection::Frto { sack: false },
         "basic F-RTO"
     );
     assert_eq!(s.stats().spurious_detection_unavailable, 0);

@@ -4,6 +4,7 @@
 use core::fmt;
 use core::str::FromStr;
 
+use super::setting::Setting;
 use super::ConfigError;
 
 /// Declares an axis enum with its kebab-case names.
@@ -27,6 +28,13 @@ macro_rules! axis {
         }
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.name()) }
+        }
+        impl Setting for $name {
+            fn parse(key: &str, v: &str, _: Option<(u64, u64)>) -> Result<Self, ConfigError> {
+                v.parse().map_err(|_| ConfigError::BadValue { axis: key.into(), value: v.into(),
+                    valid: Self::NAMES.join(", ") })
+            }
+            fn show(&self) -> String { self.name().to_string() }
         }
     };
 }

@@ -10,7 +10,7 @@
 
 use core::time::Duration;
 
-use crate::config::EarlyRetransmit;
+use crate::config::resolved::{EarlyRetransmit, ErRule};
 
 /// The connection as an ACK leaves it, as far as ER cares.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -60,16 +60,18 @@ pub fn thresh_bytes(ownd: u64, smss: u64) -> Option<u32> {
 
 /// Whether this ACK allows an early retransmit under `mode`.
 pub fn check(mode: EarlyRetransmit, v: &View) -> Option<Trigger> {
-    if mode == EarlyRetransmit::Off || v.can_send_new || v.ownd == 0 {
+    let EarlyRetransmit::On { rule, .. } = mode else {
+        return None;
+    };
+    if v.can_send_new || v.ownd == 0 {
         return None;
     }
     // Something must be left to retransmit: not everything SACKed (reneging aside).
     if v.sack && v.sacked_segs >= v.oseg {
         return None;
     }
-    let standard = match mode {
-        EarlyRetransmit::Off => None,
-        EarlyRetransmit::Rfc5827 | EarlyRetransmit::ErTlp => {
+    let standard = match rule {
+        ErRule::Segments | ErRule::SegmentsTlp => {
             thresh_segments(v.oseg).filter(|&t| {
                 if v.sack {
                     // §3.2 with SACK: oseg − 1 segments SACKed.
@@ -79,7 +81,7 @@ pub fn check(mode: EarlyRetransmit, v: &View) -> Option<Trigger> {
                 }
             })
         }
-        EarlyRetransmit::Rfc5827Bytes => thresh_bytes(v.ownd, v.mss).filter(|&t| {
+        ErRule::Bytes => thresh_bytes(v.ownd, v.mss).filter(|&t| {
             if v.sack {
                 // §3.1 with SACK: ownd − SMSS bytes SACKed.
                 v.sacked_bytes > 0 && v.sacked_bytes >= v.ownd.saturating_sub(v.mss)
@@ -93,7 +95,7 @@ pub fn check(mode: EarlyRetransmit, v: &View) -> Option<Trigger> {
     }
     // TLP draft §4.2: "three outstanding segments that have not been cumulatively
     // acknowledged and one segment that has been fully SACKed" — scoreboard A _ _ S.
-    (mode == EarlyRetransmit::ErTlp && v.sack && v.oseg == 3 && v.last_sacked)
+    (rule == ErRule::SegmentsTlp && v.sack && v.oseg == 3 && v.last_sacked)
         .then_some(Trigger::Enhanced)
 }
 
@@ -151,28 +153,43 @@ mod tests {
         }
     }
 
+    /// ER on with `rule` and no mitigation (they are the sender's, not `check`'s).
+    fn on(rule: ErRule) -> EarlyRetransmit {
+        EarlyRetransmit::On {
+            rule,
+            delayed: false,
+            disable_on_reordering: false,
+            rate_cap_percent: 0,
+        }
+    }
+
     #[test]
     fn sack_variants_and_enhancement() {
-        use EarlyRetransmit::*;
-        assert_eq!(check(Rfc5827, &view(3, 2, true)), Some(Trigger::Rfc5827));
-        assert_eq!(check(Rfc5827, &view(3, 1, true)), None);
-        assert_eq!(check(ErTlp, &view(3, 1, true)), Some(Trigger::Enhanced));
+        let (rfc5827, er_tlp, rfc5827_bytes) = (
+            on(ErRule::Segments),
+            on(ErRule::SegmentsTlp),
+            on(ErRule::Bytes),
+        );
+        let off = EarlyRetransmit::Off;
+        assert_eq!(check(rfc5827, &view(3, 2, true)), Some(Trigger::Rfc5827));
+        assert_eq!(check(rfc5827, &view(3, 1, true)), None);
+        assert_eq!(check(er_tlp, &view(3, 1, true)), Some(Trigger::Enhanced));
         assert_eq!(
-            check(ErTlp, &view(3, 1, false)),
+            check(er_tlp, &view(3, 1, false)),
             None,
             "A _ S _ is not the §4.2 case"
         );
-        assert_eq!(check(Rfc5827, &view(2, 1, true)), Some(Trigger::Rfc5827));
-        assert_eq!(check(Rfc5827, &view(4, 3, true)), None);
+        assert_eq!(check(rfc5827, &view(2, 1, true)), Some(Trigger::Rfc5827));
+        assert_eq!(check(rfc5827, &view(4, 3, true)), None);
         assert_eq!(
-            check(Rfc5827Bytes, &view(3, 2, true)),
+            check(rfc5827_bytes, &view(3, 2, true)),
             Some(Trigger::Rfc5827)
         );
-        assert_eq!(check(Rfc5827Bytes, &view(3, 1, true)), None);
+        assert_eq!(check(rfc5827_bytes, &view(3, 1, true)), None);
         let mut v = view(3, 2, true);
         v.can_send_new = true;
-        assert_eq!(check(Rfc5827, &v), None, "RFC 5827 §2 (b): new data can go");
-        assert_eq!(check(Off, &view(3, 2, true)), None);
+        assert_eq!(check(rfc5827, &v), None, "RFC 5827 §2 (b): new data can go");
+        assert_eq!(check(off, &view(3, 2, true)), None);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 pub mod tlp;
 pub mod tlp_draft;
 
-use crate::config::Probe;
+use crate::config::resolved::Probe;
 use crate::time::{Duration, Instant};
 
 /// What the probe's ACKs showed.
@@ -47,16 +47,19 @@ pub struct AckView {
 /// (+ TLP.max_ack_delay with one segment out), 1 s without an RTT sample; Linux's
 /// 2·SRTT + (one packet out ? 200 ms : 2 jiffies), 1 s without one. `None` when the
 /// variant does not probe without SRTT (the draft, as Linux 3.10 required `tp->srtt`).
+/// Linux's one-packet term is `rto_min` (`tcp_rto_min(sk)` in `tcp_schedule_loss_probe`).
 pub fn pto(
     variant: Probe,
     srtt: Option<Duration>,
     one_segment: bool,
-    max_ack_delay: Duration,
+    rto_min: Duration,
 ) -> Option<Duration> {
     match variant {
         Probe::None => None,
-        Probe::TlpDraft => srtt.map(|s| tlp_draft::pto(s, one_segment, max_ack_delay)),
-        Probe::Tlp => Some(srtt.map_or(tlp::NO_SRTT_PTO, |s| {
+        Probe::TlpDraft { wc_del_ack_t, .. } => {
+            srtt.map(|s| tlp_draft::pto(s, one_segment, wc_del_ack_t))
+        }
+        Probe::Tlp { max_ack_delay, .. } => Some(srtt.map_or(tlp::NO_SRTT_PTO, |s| {
             2 * s
                 + if one_segment {
                     max_ack_delay
@@ -64,10 +67,10 @@ pub fn pto(
                     Duration::ZERO
                 }
         })),
-        Probe::TlpLinux => Some(srtt.map_or(tlp::NO_SRTT_PTO, |s| {
+        Probe::TlpLinux { .. } => Some(srtt.map_or(tlp::NO_SRTT_PTO, |s| {
             2 * s
                 + if one_segment {
-                    max_ack_delay
+                    rto_min
                 } else {
                     crate::detect::rack::LINUX_TIMEOUT_MIN
                 }
@@ -94,34 +97,44 @@ mod tests {
         Duration::from_millis(v)
     }
 
-    /// Digest §1 / §9: the three PTO formulas, SRTT 100 ms and 4 ms.
+    /// Digest §1 / §9: the three PTO formulas, SRTT 100 ms and 4 ms; WCDelAckT,
+    /// TLP.max_ack_delay and rto_min all 200 ms.
     #[test]
     fn pto_formulas() {
         let d = ms(200);
         let s = Some(ms(100));
-        assert_eq!(pto(Probe::TlpDraft, s, false, d), Some(ms(200)));
-        assert_eq!(
-            pto(Probe::TlpDraft, s, true, d),
-            Some(ms(350)),
-            "1.5·100 + 200"
+        #[allow(non_snake_case)]
+        let (TlpDraft, Tlp, TlpLinux) = (
+            Probe::TlpDraft {
+                max_probes: 1,
+                wc_del_ack_t: d,
+                in_recovery: false,
+            },
+            Probe::Tlp {
+                max_ack_delay: d,
+                in_recovery: false,
+            },
+            Probe::TlpLinux { in_recovery: false },
         );
+        assert_eq!(pto(TlpDraft, s, false, d), Some(ms(200)));
+        assert_eq!(pto(TlpDraft, s, true, d), Some(ms(350)), "1.5·100 + 200");
         assert_eq!(
-            pto(Probe::TlpDraft, Some(ms(4)), false, d),
+            pto(TlpDraft, Some(ms(4)), false, d),
             Some(ms(10)),
             "10 ms floor"
         );
         assert_eq!(
-            pto(Probe::TlpDraft, Some(ms(500)), true, d),
+            pto(TlpDraft, Some(ms(500)), true, d),
             Some(ms(1000)),
             "2·SRTT wins"
         );
-        assert_eq!(pto(Probe::TlpDraft, None, false, d), None);
-        assert_eq!(pto(Probe::Tlp, s, false, d), Some(ms(200)));
-        assert_eq!(pto(Probe::Tlp, s, true, d), Some(ms(400)));
-        assert_eq!(pto(Probe::Tlp, None, true, d), Some(ms(1000)));
-        assert_eq!(pto(Probe::TlpLinux, s, false, d), Some(ms(202)));
-        assert_eq!(pto(Probe::TlpLinux, s, true, d), Some(ms(400)));
-        assert_eq!(pto(Probe::TlpLinux, Some(ms(4)), false, d), Some(ms(10)));
+        assert_eq!(pto(TlpDraft, None, false, d), None);
+        assert_eq!(pto(Tlp, s, false, d), Some(ms(200)));
+        assert_eq!(pto(Tlp, s, true, d), Some(ms(400)));
+        assert_eq!(pto(Tlp, None, true, d), Some(ms(1000)));
+        assert_eq!(pto(TlpLinux, s, false, d), Some(ms(202)));
+        assert_eq!(pto(TlpLinux, s, true, d), Some(ms(400)));
+        assert_eq!(pto(TlpLinux, Some(ms(4)), false, d), Some(ms(10)));
         assert_eq!(pto(Probe::None, s, false, d), None);
     }
 

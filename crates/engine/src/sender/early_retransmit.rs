@@ -6,7 +6,7 @@
 
 use super::ack::Prior;
 use super::{RecoveryState, Sender};
-use crate::config::EarlyRetransmit;
+use crate::config::resolved::EarlyRetransmit;
 use crate::detect::early_retransmit::{self as er, Trigger, View};
 use crate::event::EventKind;
 use crate::packet::Why;
@@ -16,10 +16,17 @@ use crate::timer::TimerKind;
 impl Sender {
     /// Whether an early retransmit is allowed now (outside recovery).
     pub(super) fn early_retransmit_check(&self) -> Option<Trigger> {
-        if self.cfg.early_retransmit == EarlyRetransmit::Off
-            || (self.cfg.er_disable_on_reordering && self.reordering_seen)
+        let EarlyRetransmit::On {
+            disable_on_reordering,
+            rate_cap_percent,
+            ..
+        } = self.alg.early_retransmit
+        else {
+            return None;
+        };
+        if (disable_on_reordering && self.reordering_seen)
             || !er::within_rate_cap(
-                self.cfg.er_rate_cap_percent,
+                rate_cap_percent,
                 self.stats.early_retrans,
                 self.stats.data_segs_out,
             )
@@ -37,7 +44,7 @@ impl Sender {
             mss: self.mss,
             can_send_new: self.can_send_new(),
         };
-        er::check(self.cfg.early_retransmit, &view)
+        er::check(self.alg.early_retransmit, &view)
     }
 
     /// RFC 5827 §2 (b): previously unsent data is ready and the receive window admits a
@@ -53,7 +60,11 @@ impl Sender {
     /// case) and possible: an RTT sample exists and the RTO would not fire first (Linux
     /// `tcp_pause_early_retransmit`). Returns whether it was armed.
     pub(super) fn maybe_delay_early_retransmit(&mut self, now: Instant, trigger: Trigger) -> bool {
-        if !(self.cfg.er_delayed || trigger == Trigger::Enhanced) {
+        let delayed = matches!(
+            self.alg.early_retransmit,
+            EarlyRetransmit::On { delayed: true, .. }
+        );
+        if !(delayed || trigger == Trigger::Enhanced) {
             return false;
         }
         let Some(delay) = er::delay(self.rtt.srtt()) else {

@@ -31,8 +31,9 @@ impl Sender {
             u64::from(peer.mss)
         };
         self.sack_ok = self.cfg.sack && peer.sack_permitted;
-        self.configure_scoreboard();
         self.ts_ok = self.cfg.timestamps && peer.timestamps && ts.is_some();
+        self.alg = self.cfg.resolve(self.sack_ok, self.ts_ok);
+        self.configure_scoreboard();
         // RFC 9293 §3.7.1: no segment above the peer's MSS; our own MTU leaves `advmss`
         // less the room of the options every segment carries (Linux `tcp_mtu_to_mss`).
         // Deviation: Linux takes that room off the peer's MSS too (min(advmss, peer) − 12);

@@ -2,7 +2,8 @@
 //! which algorithms are active on this connection, and their state.
 
 use super::{Conn, RecoveryState, Sender};
-use crate::config::{Config, LossDetection, Probe};
+use crate::config::resolved::{DupThreshRule, LossDetection, Probe};
+use crate::config::{Algorithms, Config};
 use crate::detect::rack::Rack;
 use crate::probe::{tlp, tlp_draft};
 use crate::reduce::Reducer;
@@ -116,16 +117,20 @@ impl Sender {
     /// RACK needs SACK (RFC 8985 §4): without it the sender falls back to `dupthresh`
     /// (NewReno).
     pub fn loss_detection(&self) -> LossDetection {
-        let d = self.cfg.loss_detection;
-        if (self.fack_disabled && d == LossDetection::Fack) || (d.is_rack() && !self.sack_ok) {
-            LossDetection::DupThresh
-        } else {
-            d
+        match self.alg.loss_detection {
+            LossDetection::Fack if self.fack_disabled => LossDetection::DupThresh {
+                rule: DupThreshRule::Rfc6675,
+            },
+            d => d,
         }
+    }
+    /// The axes as this connection runs them (resolved after negotiation).
+    pub fn algorithms(&self) -> &Algorithms {
+        &self.alg
     }
     /// RACK is the loss detector (configured, and SACK in use).
     pub fn rack_active(&self) -> bool {
-        self.cfg.loss_detection.is_rack() && self.sack_ok
+        self.alg.rack()
     }
     /// RACK's state (RACK.segment, RACK.rtt, reo_wnd, its multiplier and persistence).
     pub fn rack(&self) -> &Rack {
@@ -134,7 +139,7 @@ impl Sender {
     /// Tail loss probing is on (configured, and SACK in use: TLP draft §2.1 (2d), RFC 8985
     /// §4, Linux `tcp_is_sack`).
     pub fn probe_active(&self) -> bool {
-        self.cfg.probe != Probe::None && self.sack_ok
+        self.alg.probe != Probe::None
     }
     /// The TLP draft's episode state (TLPRtxOut, TLPHighRxt).
     pub fn tlp_draft_episode(&self) -> &tlp_draft::Episode {

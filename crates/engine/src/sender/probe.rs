@@ -7,7 +7,7 @@
 use super::ack::Prior;
 use super::pending::Pending;
 use super::{RecoveryState, Sender};
-use crate::config::Probe;
+use crate::config::resolved::Probe;
 use crate::event::EventKind;
 use crate::packet::{Ack, ProbeKind, Range, Transmit, Why};
 use crate::probe::{AckView, Verdict};
@@ -60,8 +60,8 @@ impl Sender {
         let new = self.can_send_new_segment();
         if self.state() == RecoveryState::Recovery {
             // Seed 001 slide 18: in recovery, new data or the highest un-SACKed segment.
-            let ok = match self.cfg.probe {
-                Probe::TlpDraft => true,
+            let ok = match self.alg.probe {
+                Probe::TlpDraft { .. } => true,
                 _ => self.tlp.may_probe(),
             };
             return if !ok {
@@ -72,9 +72,9 @@ impl Sender {
                 self.probe_target().map(|_| ProbeKind::Retransmit)
             };
         }
-        match self.cfg.probe {
-            Probe::TlpDraft => {
-                if self.tlp_draft.consecutive >= self.cfg.tlp_max_probes {
+        match self.alg.probe {
+            Probe::TlpDraft { max_probes, .. } => {
+                if self.tlp_draft.consecutive >= max_probes {
                     None
                 } else if new {
                     Some(ProbeKind::New)
@@ -85,7 +85,7 @@ impl Sender {
                         .filter(|_| self.sb.last().is_some_and(|s| !s.sacked))
                 }
             }
-            Probe::Tlp | Probe::TlpLinux => {
+            Probe::Tlp { .. } | Probe::TlpLinux { .. } => {
                 if !self.tlp.may_probe() {
                     None
                 } else if new {
@@ -128,7 +128,7 @@ impl Sender {
             ProbeKind::New => self.new_data(now, u64::MAX, Why::Probe(ProbeKind::New)),
             ProbeKind::Retransmit => {
                 let last = self.probe_target()?;
-                let seg = if self.cfg.probe == Probe::TlpLinux {
+                let seg = if matches!(self.alg.probe, Probe::TlpLinux { .. }) {
                     // Linux: the probe is not counted as a retransmission in flight.
                     self.sb.on_retransmit_untracked(now, last.start)?
                 } else {
@@ -151,8 +151,9 @@ impl Sender {
         self.stats.loss_probes += 1;
         let snd_nxt = self.sb.snd_nxt();
         let retransmit = kind == ProbeKind::Retransmit;
-        match self.cfg.probe {
-            Probe::TlpDraft => {
+        let draft = matches!(self.alg.probe, Probe::TlpDraft { .. });
+        match self.alg.probe {
+            Probe::TlpDraft { .. } => {
                 if retransmit {
                     self.tlp_draft
                         .on_retransmit_probe(snd_nxt, (range.start, range.end));
@@ -164,7 +165,7 @@ impl Sender {
         // One RTO from now (RTO Restart: from the earliest outstanding segment).
         let at = self.rto_expiry(now, true);
         self.timer.arm(TimerKind::Rto, at);
-        if self.cfg.probe == Probe::TlpDraft {
+        if draft {
             self.schedule_probe(now, true);
         }
     }
@@ -194,8 +195,8 @@ impl Sender {
         window_update: bool,
     ) {
         let advanced = self.sb.snd_una() > prior.una;
-        let high = match self.cfg.probe {
-            Probe::TlpDraft => self.tlp_draft.tlp_high_rxt,
+        let high = match self.alg.probe {
+            Probe::TlpDraft { .. } => self.tlp_draft.tlp_high_rxt,
             _ => self.tlp.end_seq,
         };
         let view = AckView {
@@ -207,14 +208,14 @@ impl Sender {
             dsack: dsack.map(|d| (d.start, d.end)),
             window_update,
         };
-        let verdict = match self.cfg.probe {
-            Probe::TlpDraft => {
+        let verdict = match self.alg.probe {
+            Probe::TlpDraft { .. } => {
                 if advanced {
                     self.tlp_draft.consecutive = 0;
                 }
                 self.tlp_draft.on_ack(&view)
             }
-            Probe::Tlp | Probe::TlpLinux => self.tlp.on_ack(&view),
+            Probe::Tlp { .. } | Probe::TlpLinux { .. } => self.tlp.on_ack(&view),
             Probe::None => Verdict::Pending,
         };
         if verdict == Verdict::Loss {

@@ -8,7 +8,8 @@ use super::ack::{AckSummary, Prior};
 use super::pending::Pending;
 use super::{Conn, RecoveryState, Sender};
 use crate::cc::CongestionOps;
-use crate::config::{Flavour, LossDetection};
+use crate::config::resolved::{DupThreshRule, LossDetection};
+use crate::config::Flavour;
 use crate::detect::{dupthresh, fack, reordering};
 use crate::event::{Event, EventKind, LossDetector};
 use crate::packet::Why;
@@ -134,10 +135,14 @@ impl Sender {
             super::push_event(events, dropped, Event { at: now, kind });
         };
         match detector {
-            LossDetection::DupThresh => sb.update_lost(d, mss, on_lost),
-            LossDetection::DupThresh3517 => sb.update_lost_3517(d, mss, on_lost),
+            LossDetection::DupThresh {
+                rule: DupThreshRule::Rfc6675,
+            } => sb.update_lost(d, mss, on_lost),
+            LossDetection::DupThresh {
+                rule: DupThreshRule::Rfc3517,
+            } => sb.update_lost_3517(d, mss, on_lost),
             LossDetection::Fack => sb.update_lost_fack(fack_limit, on_lost),
-            LossDetection::Rack | LossDetection::RackLinux => 0,
+            LossDetection::Rack { .. } => 0,
         };
         self.sb.lost_bytes() - before
     }
@@ -150,18 +155,20 @@ impl Sender {
         }
         let head_lost = self.sb.head_lost();
         match self.loss_detection() {
-            LossDetection::DupThresh => {
-                dupthresh::should_enter_recovery(self.dupacks, d, head_lost)
-            }
+            LossDetection::DupThresh {
+                rule: DupThreshRule::Rfc6675,
+            } => dupthresh::should_enter_recovery(self.dupacks, d, head_lost),
             // RFC 3517 §5: only DupThresh duplicate ACKs start recovery.
-            LossDetection::DupThresh3517 => self.dupacks >= d,
+            LossDetection::DupThresh {
+                rule: DupThreshRule::Rfc3517,
+            } => self.dupacks >= d,
             LossDetection::Fack => {
                 fack::should_enter_recovery(self.sb.high_sacked(), self.sb.snd_una(), d, self.mss)
                     || dupthresh::should_enter_recovery(self.dupacks, d, head_lost)
             }
             // RFC 8985 §6.2: any segment RACK marked lost starts fast recovery (Linux
             // `tcp_time_to_recover`: lost_out).
-            LossDetection::Rack | LossDetection::RackLinux => self.sb.lost_bytes() > 0,
+            LossDetection::Rack { .. } => self.sb.lost_bytes() > 0,
         }
     }
 

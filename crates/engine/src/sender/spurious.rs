@@ -8,7 +8,8 @@
 
 use super::pending::{FrtoNew, Pending};
 use super::{RecoveryState, Sender};
-use crate::config::{Flavour, SpuriousDetection};
+use crate::config::resolved::SpuriousDetection;
+use crate::config::Flavour;
 use crate::event::{EventKind, SpuriousSignal};
 use crate::packet::{Range, Transmit, Why};
 use crate::rto::eifel::{self, AcceptableAck, Prev};
@@ -64,11 +65,7 @@ impl Sender {
     /// The detector in use: the configured one, or `none` when it needs an option the
     /// connection did not negotiate (Eifel: timestamps; DSACK: SACK).
     pub fn spurious_detection(&self) -> SpuriousDetection {
-        match self.cfg.spurious_detection {
-            SpuriousDetection::Eifel if !self.ts_ok => SpuriousDetection::None,
-            SpuriousDetection::Dsack if !self.sack_ok => SpuriousDetection::None,
-            d => d,
-        }
+        self.alg.spurious_detection
     }
 
     /// The congestion snapshot of the current (or last) reduction, if it may still be
@@ -87,16 +84,16 @@ impl Sender {
 
     /// Counts a detector that cannot run on this connection (once, when established).
     pub(super) fn note_detection_available(&mut self) {
-        if self.cfg.spurious_detection != self.spurious_detection() {
+        if self.alg.detection_unavailable {
             self.stats.spurious_detection_unavailable += 1;
         }
     }
 
     fn frto_variant(&self) -> Option<Variant> {
         match self.spurious_detection() {
-            SpuriousDetection::Frto if self.sack_ok => Some(Variant::Sack),
-            SpuriousDetection::Frto => Some(Variant::Basic),
-            SpuriousDetection::Linux => Some(Variant::Linux),
+            SpuriousDetection::Frto { sack: true } => Some(Variant::Sack),
+            SpuriousDetection::Frto { sack: false } => Some(Variant::Basic),
+            SpuriousDetection::Linux { frto: true } => Some(Variant::Linux),
             _ => None,
         }
     }
@@ -202,7 +199,7 @@ impl Sender {
         }
         let v = match self.spurious_detection() {
             SpuriousDetection::None => None,
-            SpuriousDetection::Frto => self.frto_on_ack(now, a),
+            SpuriousDetection::Frto { .. } => self.frto_on_ack(now, a),
             SpuriousDetection::Eifel => self.eifel_on_ack(now, a),
             SpuriousDetection::Dsack => self.undo.all_dsacked().then_some(Verdict {
                 timeout: self.state() == RecoveryState::Loss
@@ -212,7 +209,7 @@ impl Sender {
                 unmark: true,
                 counter: Counter::Dsack,
             }),
-            SpuriousDetection::Linux | SpuriousDetection::LinuxNoFrto => self.linux_on_ack(now, a),
+            SpuriousDetection::Linux { .. } => self.linux_on_ack(now, a),
         };
         match v {
             Some(v) => {
@@ -351,7 +348,7 @@ impl Sender {
                 if a.advanced && self.undo.may_undo(a.ts_ecr) {
                     return Some(v(by_evidence(self), Counter::Loss, true, true));
                 }
-                if self.spurious_detection() == SpuriousDetection::Linux {
+                if self.spurious_detection() == (SpuriousDetection::Linux { frto: true }) {
                     return self.frto_on_ack(now, a);
                 }
                 None

@@ -15,7 +15,7 @@
 //! outstanding or queued.
 
 use super::{RecoveryState, Sender};
-use crate::config::{Probe, RtoTimer};
+use crate::config::resolved::{Probe, RtoTimer};
 use crate::probe;
 use crate::rto::restart;
 use crate::time::{Duration, Instant};
@@ -42,13 +42,13 @@ impl Sender {
     /// RFC 7765 §4 (`rto_timer = restart`): the expiry when outstanding plus queued
     /// segments are fewer than rrthresh; `None` when RTO Restart does not apply.
     fn rto_restart_expiry(&self, now: Instant) -> Option<Instant> {
-        if self.cfg.rto_timer != RtoTimer::Restart {
+        let RtoTimer::Restart { rrthresh } = self.alg.rto_timer else {
             return None;
-        }
+        };
         let head = self.sb.head()?;
         let outstanding = self.sb.flight_size().div_ceil(self.mss);
         let prevunsnt = (self.app_written - self.sb.snd_nxt()).div_ceil(self.mss);
-        if outstanding + prevunsnt >= u64::from(self.cfg.rrthresh) {
+        if outstanding + prevunsnt >= u64::from(rrthresh) {
             return None;
         }
         Some(restart::expiry(
@@ -57,7 +57,7 @@ impl Sender {
             head.last_sent,
             outstanding,
             prevunsnt,
-            self.cfg.rrthresh,
+            rrthresh,
         ))
     }
 
@@ -93,14 +93,14 @@ impl Sender {
         if !self.probe_active() {
             return;
         }
-        let reschedule = match self.cfg.probe {
+        let reschedule = match self.alg.probe {
             // TLP draft §2.1 (4): every ACK cancels the PTO and reschedules it if allowed.
-            Probe::TlpDraft => true,
+            Probe::TlpDraft { .. } => true,
             // RFC 8985 §7.2: an ACK that cumulatively acknowledges new data (with probes in
             // recovery, a SACK too, as Linux).
-            Probe::Tlp => advanced || (self.cfg.tlp_in_recovery && newly_sacked),
+            Probe::Tlp { in_recovery, .. } => advanced || (in_recovery && newly_sacked),
             // Linux FLAG_SET_XMIT_TIMER: new data acknowledged, or a SACK RTT sample.
-            Probe::TlpLinux => advanced || newly_sacked,
+            Probe::TlpLinux { .. } => advanced || newly_sacked,
             Probe::None => false,
         };
         let scheduled = reschedule && self.schedule_probe(now, advanced);
@@ -124,17 +124,12 @@ impl Sender {
         if !self.probe_active() || self.sb.flight_size() == 0 || !self.probe_conditions() {
             return false;
         }
-        let one_segment = match self.cfg.probe {
-            Probe::TlpLinux => self.sb.len() == 1,
+        let one_segment = match self.alg.probe {
+            Probe::TlpLinux { .. } => self.sb.len() == 1,
             _ => self.sb.flight_size() <= self.mss,
         };
-        // The one-segment allowance: the draft's WCDelAckT, RFC 8985's TLP.max_ack_delay;
-        // Linux adds `tcp_rto_min(sk)` (`tcp_schedule_loss_probe`).
-        let ack_delay = match self.cfg.probe {
-            Probe::TlpLinux => self.cfg.min_rto,
-            _ => self.cfg.tlp_max_ack_delay,
-        };
-        let Some(pto) = probe::pto(self.cfg.probe, self.rtt.srtt(), one_segment, ack_delay) else {
+        let srtt = self.rtt.srtt();
+        let Some(pto) = probe::pto(self.alg.probe, srtt, one_segment, self.cfg.min_rto) else {
             return false;
         };
         let at = probe::deadline(now, pto, self.rto_expiry(now, advancing));
@@ -147,7 +142,7 @@ impl Sender {
     pub(super) fn probe_state_ok(&self) -> bool {
         match self.state() {
             RecoveryState::Loss => false,
-            RecoveryState::Recovery => self.cfg.tlp_in_recovery,
+            RecoveryState::Recovery => self.alg.probe.in_recovery(),
             _ => true,
         }
     }
@@ -158,24 +153,26 @@ impl Sender {
             return false;
         }
         if self.state() == RecoveryState::Recovery {
-            return self.cfg.tlp_in_recovery;
+            return self.alg.probe.in_recovery();
         }
-        match self.cfg.probe {
+        match self.alg.probe {
             // §2.1 (2): (a) Open; (b) cwnd- or application-limited (Linux 3.10: not when
             // cwnd has room and unsent data is queued); (c) consecutive PTOs below the
             // limit; (d) SACK (probe_active). The PTO needs SRTT (Linux 3.10 `tp->srtt`).
-            Probe::TlpDraft => {
+            Probe::TlpDraft { max_probes, .. } => {
                 let cwnd_room = self.cwnd > self.sb.flight_size();
                 let queued = self.app_written > self.sb.snd_nxt();
                 self.state() == RecoveryState::Open
                     && !(cwnd_room && queued)
-                    && self.tlp_draft.consecutive < self.cfg.tlp_max_probes
+                    && self.tlp_draft.consecutive < max_probes
                     && self.rtt.srtt().is_some()
             }
             // RFC 8985 §7.2: not in fast or RTO recovery, nothing SACKed.
-            Probe::Tlp => self.probe_state_ok() && self.sb.sacked_segs() == 0,
+            Probe::Tlp { .. } => self.probe_state_ok() && self.sb.sacked_segs() == 0,
             // Linux `tcp_schedule_loss_probe`: Open or CWR.
-            Probe::TlpLinux => matches!(self.state(), RecoveryState::Open | RecoveryState::Cwr),
+            Probe::TlpLinux { .. } => {
+                matches!(self.state(), RecoveryState::Open | RecoveryState::Cwr)
+            }
             Probe::None => false,
         }
     }

@@ -364,8 +364,7 @@ impl Sender {
             // Seed 001 slide 18: in recovery the PTO runs from the last retransmission.
             w if w.is_retransmission()
                 && self.state() == RecoveryState::Recovery
-                && self.cfg.tlp_in_recovery
-                && self.probe_active() =>
+                && self.alg.probe.in_recovery() =>
             {
                 self.schedule_probe(now, true);
             }

@@ -1,0 +1,310 @@
+//! The axes as the sender runs them: data-carrying enums resolved once from a
+//! [`Config`](super::Config), after the handshake has settled which options both ends
+//! agreed (RFC 2018 SACK, RFC 7323 timestamps).
+//!
+//! `Config` is what the user set, one flat key per setting, so keys can be set in any
+//! order. Here each algorithm's options live in its own variant (`Rack { reo_wnd, .. }`,
+//! `Restart { rrthresh }`, `On { delayed, .. }`): an option that its algorithm does not
+//! use cannot be read, and what negotiation ruled out is resolved away — RACK and TLP need
+//! SACK (RFC 8985 §4; without it the sender is NewReno), Eifel needs timestamps, DSACK
+//! detection needs SACK (RFC 3522 §2, RFC 3708 §2).
+
+use core::time::Duration;
+
+pub use crate::detect::rack::Variant as RackVariant;
+
+use super::Config;
+
+/// Every algorithm choice the sender matches on, with its options.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Algorithms {
+    pub loss_detection: LossDetection,
+    pub probe: Probe,
+    pub early_retransmit: EarlyRetransmit,
+    pub rto_timer: RtoTimer,
+    pub spurious_detection: SpuriousDetection,
+    /// The configured spurious-timeout detector needs an option the connection did not
+    /// negotiate, so it runs as `None` (counted as `TCPSpuriousDetectionUnavailable`).
+    pub detection_unavailable: bool,
+}
+
+/// How losses are detected before a timeout (`loss_detection`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LossDetection {
+    /// RFC 6675 §4 IsLost (more than (DupThresh − 1)·SMSS SACKed above), or RFC 3517's
+    /// rule; NewReno's partial ACKs without SACK (RFC 6582).
+    DupThresh { rule: DupThreshRule },
+    /// FACK threshold recovery (TLP draft §2.2; Linux before 4.15 with `tcp_fack`).
+    Fack,
+    /// RACK (RFC 8985 §6), as the RFC writes it or as Linux runs it.
+    Rack {
+        variant: RackVariant,
+        /// RFC 8985 §6.2 step 4: reo_wnd grows on DSACKs, or stays at its minimum
+        /// (Linux `tcp_recovery` bit 0x2, `rack_static_reo_wnd`).
+        reo_wnd: ReoWnd,
+        /// reo_wnd is 0 before reordering was seen once DupThresh segments are SACKed
+        /// or in recovery (RFC 8985 §6.2 step 4); off with Linux's `TCP_RACK_NO_DUPTHRESH`
+        /// (`rack_no_dupthresh`).
+        dupthresh_shortcut: bool,
+    },
+}
+
+/// Which duplicate-threshold rule decides IsLost.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DupThreshRule {
+    /// RFC 6675: more than (DupThresh − 1)·SMSS SACKed bytes, or DupThresh segments.
+    Rfc6675,
+    /// RFC 3517: DupThresh·SMSS SACKed bytes; only DupThresh duplicate ACKs start recovery.
+    Rfc3517,
+}
+
+/// Whether RACK's reordering window adapts to DSACKs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ReoWnd {
+    /// RFC 8985 §6.2 step 4: reo_wnd_mult grows per DSACK round and persists 16 recoveries.
+    Adaptive,
+    /// Always min_RTT/4 (Linux `tcp_recovery` bit 0x2).
+    Static,
+}
+
+/// Tail loss probing (`probe`), with the options of each kind.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Probe {
+    None,
+    /// draft-dukkipati-tcpm-tcp-loss-probe-01 (seed 000).
+    TlpDraft {
+        /// Consecutive probes per tail (§2.1 (2c): one or two).
+        max_probes: u32,
+        /// WCDelAckT, added to the PTO with one segment out (§2.1).
+        wc_del_ack_t: Duration,
+        /// Probe in fast recovery too (seed 001 slide 18).
+        in_recovery: bool,
+    },
+    /// RFC 8985 §7.
+    Tlp {
+        /// TLP.max_ack_delay, added to the PTO with one segment out (§7.2).
+        max_ack_delay: Duration,
+        in_recovery: bool,
+    },
+    /// Linux's TLP (`tcp_schedule_loss_probe`): the one-segment term is `rto_min`.
+    TlpLinux {
+        in_recovery: bool,
+    },
+}
+
+/// Early Retransmit (RFC 5827), with its mitigations when on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum EarlyRetransmit {
+    Off,
+    On {
+        rule: ErRule,
+        /// RFC 5827 App. A.3: wait max(SRTT/4, 2 ms) before the early retransmit.
+        delayed: bool,
+        /// RFC 5827 App. A.1: no early retransmit once reordering was detected.
+        disable_on_reordering: bool,
+        /// RFC 5827 App. A.2: at most this percentage of data segments (0: no cap).
+        rate_cap_percent: u32,
+    },
+}
+
+/// Which ER_thresh rule an early retransmit follows.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ErRule {
+    /// RFC 5827 §3.2, segment-based.
+    Segments,
+    /// RFC 5827 §3.1, byte-based.
+    Bytes,
+    /// Segment-based plus the TLP draft §4.2 enhancement (three out, the last SACKed).
+    SegmentsTlp,
+}
+
+/// How the retransmission timer is re-armed on an ACK of new data (`rto_timer`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RtoTimer {
+    /// RFC 6298 §5.3.
+    Rfc6298,
+    /// RFC 7765 §4 RTO Restart while fewer than `rrthresh` segments are outstanding or
+    /// queued.
+    Restart { rrthresh: u32 },
+}
+
+/// The spurious-timeout detector that can run on this connection (`spurious_detection`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SpuriousDetection {
+    None,
+    /// RFC 5682: basic F-RTO (§2.1) without SACK, SACK-enhanced (§3.1) with it.
+    Frto {
+        sack: bool,
+    },
+    /// RFC 3522.
+    Eifel,
+    /// RFC 3708 / Linux `undo_retrans`.
+    Dsack,
+    /// Linux's undo machinery, with or without its F-RTO (`tcp_frto`).
+    Linux {
+        frto: bool,
+    },
+}
+
+impl Config {
+    /// The algorithms this config runs once the handshake agreed on `sack` and
+    /// `timestamps` (each only if also offered).
+    pub fn resolve(&self, sack: bool, timestamps: bool) -> Algorithms {
+        let (spurious_detection, detection_unavailable) = self.detection(sack, timestamps);
+        Algorithms {
+            loss_detection: self.loss_detector(sack),
+            probe: if sack { self.probe() } else { Probe::None },
+            early_retransmit: self.er(),
+            rto_timer: match self.rto_timer {
+                super::RtoTimer::Rfc6298 => RtoTimer::Rfc6298,
+                super::RtoTimer::Restart => RtoTimer::Restart {
+                    rrthresh: self.rrthresh,
+                },
+            },
+            spurious_detection,
+            detection_unavailable,
+        }
+    }
+
+    fn loss_detector(&self, sack: bool) -> LossDetection {
+        use super::LossDetection as K;
+        let rack = |variant| LossDetection::Rack {
+            variant,
+            reo_wnd: if self.rack_static_reo_wnd {
+                ReoWnd::Static
+            } else {
+                ReoWnd::Adaptive
+            },
+            dupthresh_shortcut: !self.rack_no_dupthresh,
+        };
+        let newreno = LossDetection::DupThresh {
+            rule: DupThreshRule::Rfc6675,
+        };
+        match self.loss_detection {
+            K::DupThresh => newreno,
+            K::DupThresh3517 => LossDetection::DupThresh {
+                rule: DupThreshRule::Rfc3517,
+            },
+            K::Fack => LossDetection::Fack,
+            // RFC 8985 §4: RACK needs SACK; without it the sender is NewReno.
+            K::Rack | K::RackLinux if !sack => newreno,
+            K::Rack => rack(RackVariant::Rfc8985),
+            K::RackLinux => rack(RackVariant::Linux),
+        }
+    }
+
+    fn probe(&self) -> Probe {
+        let in_recovery = self.tlp_in_recovery;
+        match self.probe {
+            super::Probe::None => Probe::None,
+            super::Probe::TlpDraft => Probe::TlpDraft {
+                max_probes: self.tlp_max_probes,
+                wc_del_ack_t: self.tlp_max_ack_delay,
+                in_recovery,
+            },
+            super::Probe::Tlp => Probe::Tlp {
+                max_ack_delay: self.tlp_max_ack_delay,
+                in_recovery,
+            },
+            super::Probe::TlpLinux => Probe::TlpLinux { in_recovery },
+        }
+    }
+
+    fn er(&self) -> EarlyRetransmit {
+        use super::EarlyRetransmit as K;
+        let rule = match self.early_retransmit {
+            K::Off => return EarlyRetransmit::Off,
+            K::Rfc5827 => ErRule::Segments,
+            K::Rfc5827Bytes => ErRule::Bytes,
+            K::ErTlp => ErRule::SegmentsTlp,
+        };
+        EarlyRetransmit::On {
+            rule,
+            delayed: self.er_delayed,
+            disable_on_reordering: self.er_disable_on_reordering,
+            rate_cap_percent: self.er_rate_cap_percent,
+        }
+    }
+
+    fn detection(&self, sack: bool, timestamps: bool) -> (SpuriousDetection, bool) {
+        use super::SpuriousDetection as K;
+        let d = match self.spurious_detection {
+            K::None => SpuriousDetection::None,
+            K::Frto => SpuriousDetection::Frto { sack },
+            K::Eifel if !timestamps => return (SpuriousDetection::None, true),
+            K::Eifel => SpuriousDetection::Eifel,
+            K::Dsack if !sack => return (SpuriousDetection::None, true),
+            K::Dsack => SpuriousDetection::Dsack,
+            K::Linux => SpuriousDetection::Linux { frto: true },
+            K::LinuxNoFrto => SpuriousDetection::Linux { frto: false },
+        };
+        (d, false)
+    }
+}
+
+impl Algorithms {
+    /// RACK is the loss detector.
+    pub fn rack(&self) -> bool {
+        matches!(self.loss_detection, LossDetection::Rack { .. })
+    }
+}
+
+impl Probe {
+    /// Probing in fast recovery is allowed (`tlp_in_recovery`).
+    pub fn in_recovery(self) -> bool {
+        match self {
+            Probe::None => false,
+            Probe::TlpDraft { in_recovery, .. }
+            | Probe::Tlp { in_recovery, .. }
+            | Probe::TlpLinux { in_recovery } => in_recovery,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_land_in_their_variant() {
+        let mut c = Config::linux_3_17_rtor();
+        c.set("rrthresh", "7").unwrap();
+        let a = c.resolve(true, true);
+        assert_eq!(a.rto_timer, RtoTimer::Restart { rrthresh: 7 });
+        assert!(matches!(
+            a.early_retransmit,
+            EarlyRetransmit::On {
+                rule: ErRule::Segments,
+                delayed: true,
+                disable_on_reordering: true,
+                rate_cap_percent: 0
+            }
+        ));
+        // rrthresh is meaningless with the RFC 6298 timer: it cannot be read there.
+        c.set("rto_timer", "rfc6298").unwrap();
+        assert_eq!(c.resolve(true, true).rto_timer, RtoTimer::Rfc6298);
+    }
+
+    #[test]
+    fn negotiation_resolves_away_what_needs_missing_options() {
+        let a = Config::linux().resolve(false, false);
+        assert_eq!(
+            a.loss_detection,
+            LossDetection::DupThresh {
+                rule: DupThreshRule::Rfc6675
+            }
+        );
+        assert_eq!(a.probe, Probe::None);
+        let mut c = Config::reno_sack_eifel();
+        assert!(c.resolve(true, false).detection_unavailable);
+        assert_eq!(
+            c.resolve(true, false).spurious_detection,
+            SpuriousDetection::None
+        );
+        c.set("spurious_detection", "frto").unwrap();
+        assert_eq!(
+            c.resolve(false, true).spurious_detection,
+            SpuriousDetection::Frto { sack: false }
+        );
+    }
+}
