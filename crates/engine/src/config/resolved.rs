@@ -1,5 +1,5 @@
 //! The axes as the sender runs them: data-carrying enums resolved once from a
-//! [`Config`](super::Config), after the handshake has settled which options both ends
+//! [`Config`], after the handshake has settled which options both ends
 //! agreed (RFC 2018 SACK, RFC 7323 timestamps).
 //!
 //! `Config` is what the user set, one flat key per setting, so keys can be set in any
