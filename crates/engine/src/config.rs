@@ -211,7 +211,7 @@ mod tests {
         let e = c.set("cc", "vegas").unwrap_err().to_string();
         assert_eq!(
             e,
-            "bad value `vegas` for cc; valid: reno, cubic, reno-linux"
+            "bad value `vegas` for cc; valid: reno, cubic, reno-linux, bbr"
         );
         let e = c.set("colour", "red").unwrap_err().to_string();
         assert!(

@@ -26,6 +26,7 @@ pub mod timeorder;
 
 use std::collections::VecDeque;
 
+use crate::cc::rate::TxState;
 use crate::packet::Range;
 use crate::time::Instant;
 use timeorder::{TimeOrder, NIL};
@@ -59,6 +60,8 @@ pub struct SentSeg {
     /// Its current transmission's node in the transmit-time order (`u32::MAX` when not
     /// linked: SACKed, lost awaiting retransmission, or the order is not kept).
     pub ts_node: u32,
+    /// What its current transmission recorded for delivery-rate estimation.
+    pub tx: TxState,
 }
 
 impl SentSeg {
@@ -136,6 +139,10 @@ pub struct Scoreboard {
     pub rescue_rxt: Option<u64>,
     /// Transmissions so far (the source of `SentSeg::xmit_order`).
     xmit_counter: u64,
+    /// Stamped on the next transmission (`SentSeg::tx`).
+    next_tx: TxState,
+    /// Segments ever marked lost, a retransmission's loss counted again (Linux `tp->lost`).
+    lost_total: u64,
     /// No outstanding retransmission was sent at an SND.NXT below this (Linux
     /// `lost_retrans_low`): SACKs must reach above it before any can be found lost.
     lost_retrans_low: u64,
@@ -262,6 +269,7 @@ impl Scoreboard {
             psh,
             fin,
             ts_node: NIL,
+            tx: self.next_tx,
         });
         self.snd_nxt = range.end;
         if self.time_order {
@@ -326,9 +334,21 @@ impl Scoreboard {
         s.xmit_count += 1;
         s.last_sent = now;
         s.xmit_order = order;
+        s.tx = self.next_tx;
         if self.time_order && s.in_time_order() {
             self.link(i);
         }
+    }
+
+    /// Segments ever marked lost (Linux `tp->lost`).
+    pub fn lost_total(&self) -> u64 {
+        self.lost_total
+    }
+
+    /// What the next transmission records for delivery-rate estimation (set by a sender
+    /// that estimates it, Linux `tcp_rate_skb_sent`).
+    pub fn set_next_tx(&mut self, tx: TxState) {
+        self.next_tx = tx;
     }
 
     fn next_xmit_order(&mut self) -> u64 {

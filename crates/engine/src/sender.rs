@@ -16,6 +16,7 @@
 //! deadline: which kind is armed when) and `transmit` (what to send next).
 
 mod ack;
+mod bbr;
 mod early_retransmit;
 mod handshake;
 mod invariants;
@@ -35,7 +36,7 @@ use std::collections::VecDeque;
 use crate::cc::cwnd_limited::CwndUsage;
 use crate::cc::reno::SlowStart;
 use crate::cc::{Cc, Window};
-use crate::config::{resolved, Algorithms, Config, ConfigError, Flavour};
+use crate::config::{resolved, Algorithms, Config, ConfigError, CongestionControl, Flavour};
 use crate::detect::rack::{self as rack_det, Rack};
 use crate::event::{Event, EventKind};
 use crate::packet::{Ack, Range, SynOptions, Timestamps};
@@ -104,6 +105,8 @@ pub struct Sender {
     cfg: Config,
     /// The axes as this connection runs them, resolved from `cfg` after negotiation.
     alg: Algorithms,
+    /// BBR's model, delivery-rate counters and pacer (`cc = bbr` only).
+    bbr: Option<Box<bbr::Model>>,
     conn: Conn,
     /// What goes out next whatever the window says.
     pending: Pending,
@@ -259,6 +262,8 @@ impl Sender {
             events: VecDeque::new(),
             events_dropped: 0,
             stats: Stats::default(),
+            bbr: (config.cc == CongestionControl::Bbr)
+                .then(|| Box::new(bbr::Model::new(now, mss, u64::from(config.initial_cwnd)))),
             alg: config.resolve(config.sack, config.timestamps),
             cfg: config,
         };
@@ -319,6 +324,7 @@ impl Sender {
         if self.closed || bytes == 0 {
             return;
         }
+        self.bbr_on_write();
         self.app_written = self.app_written.saturating_add(bytes);
         self.write_ends.push_back(self.app_written);
     }
@@ -349,7 +355,10 @@ impl Sender {
 
     /// When `on_timeout` must be called next.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.timer.deadline()
+        match (self.timer.deadline(), self.pacing_deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The next decision, oldest first.

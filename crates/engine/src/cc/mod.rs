@@ -14,8 +14,10 @@
 //! of an episode, restored whole when that reduction proves spurious (quiche's
 //! checkpoint/rollback, quinn's `pre_congestion_state`; RFC 9438 §4.9 for CUBIC).
 
+pub mod bbr;
 pub mod cubic;
 pub mod cwnd_limited;
+pub mod rate;
 pub mod reno;
 
 use crate::config::CongestionControl;
@@ -61,6 +63,10 @@ pub trait CongestionOps {
 pub enum Cc {
     Reno(reno::Reno),
     Cubic(cubic::Cubic),
+    /// BBR sets cwnd itself on every ACK (`cong_control`): its model is the sender's
+    /// (`bbr::Bbr`, not part of the undo checkpoint: Linux's `bbr_undo_cwnd` restores
+    /// nothing), and the ops below leave the window alone.
+    Bbr,
 }
 
 impl Cc {
@@ -69,6 +75,7 @@ impl Cc {
             CongestionControl::Reno => Cc::Reno(reno::Reno::default()),
             CongestionControl::RenoLinux => Cc::Reno(reno::Reno::linux()),
             CongestionControl::Cubic => Cc::Cubic(cubic::Cubic::default()),
+            CongestionControl::Bbr => Cc::Bbr,
         }
     }
     pub fn kind(&self) -> CongestionControl {
@@ -76,6 +83,7 @@ impl Cc {
             Cc::Reno(r) if r.halves_cwnd() => CongestionControl::RenoLinux,
             Cc::Reno(_) => CongestionControl::Reno,
             Cc::Cubic(_) => CongestionControl::Cubic,
+            Cc::Bbr => CongestionControl::Bbr,
         }
     }
     /// Chooses the slow-start rule (RFC 3465 ABC, or Linux's).
@@ -83,30 +91,44 @@ impl Cc {
         match self {
             Cc::Reno(r) => r.set_slow_start(rule),
             Cc::Cubic(c) => c.reno_mut().set_slow_start(rule),
+            Cc::Bbr => {}
         }
     }
-    fn ops(&mut self) -> &mut dyn CongestionOps {
+    /// The algorithm sets cwnd itself from rate samples (Linux `cong_control`).
+    pub fn controls_cwnd(&self) -> bool {
+        matches!(self, Cc::Bbr)
+    }
+    fn ops(&mut self) -> Option<&mut dyn CongestionOps> {
         match self {
-            Cc::Reno(r) => r,
-            Cc::Cubic(c) => c,
+            Cc::Reno(r) => Some(r),
+            Cc::Cubic(c) => Some(c),
+            Cc::Bbr => None,
         }
     }
 }
 
 impl CongestionOps for Cc {
     fn on_ack(&mut self, now: Instant, w: &mut Window, acked: u64, srtt: Option<Duration>) {
-        self.ops().on_ack(now, w, acked, srtt)
+        if let Some(o) = self.ops() {
+            o.on_ack(now, w, acked, srtt)
+        }
     }
     fn ssthresh(&self, now: Instant, w: &Window, flight_size: u64) -> u64 {
         match self {
             Cc::Reno(r) => r.ssthresh(now, w, flight_size),
             Cc::Cubic(c) => c.ssthresh(now, w, flight_size),
+            // `bbr_ssthresh` returns snd_ssthresh as it is.
+            Cc::Bbr => w.ssthresh,
         }
     }
     fn on_congestion_event(&mut self, now: Instant, w: &Window) {
-        self.ops().on_congestion_event(now, w)
+        if let Some(o) = self.ops() {
+            o.on_congestion_event(now, w)
+        }
     }
     fn on_timeout(&mut self, now: Instant) {
-        self.ops().on_timeout(now)
+        if let Some(o) = self.ops() {
+            o.on_timeout(now)
+        }
     }
 }

@@ -231,6 +231,10 @@ axis!(
         /// Reno's growth with Linux's `tcp_reno_ssthresh`: ssthresh = max(cwnd/2, 2·SMSS),
         /// from cwnd rather than FlightSize (limited transmit does not raise it).
         RenoLinux = "reno-linux",
+        /// BBR v1 as Linux 4.9 shipped it (`tcp_bbr.c`): cwnd and a pacing rate from the
+        /// path's max delivery rate and min RTT, in place of the reducer's cwnd in
+        /// recovery (`tcp_cong_control`'s `cong_control` hook); the sender paces.
+        Bbr = "bbr",
     }
 );
 

@@ -3,12 +3,12 @@
 
 /// cwnd at entry (RFC 6582 §3.2 step 2, RFC 5681 step 3): ssthresh + 3·SMSS.
 pub fn entry_cwnd(ssthresh: u64, mss: u64) -> u64 {
-    ssthresh + 3 * mss
+    ssthresh.saturating_add(3 * mss)
 }
 
 /// Each further duplicate ACK inflates cwnd by one SMSS (RFC 6582 §3.2 step 3).
 pub fn inflate(cwnd: u64, mss: u64) -> u64 {
-    cwnd + mss
+    cwnd.saturating_add(mss)
 }
 
 /// A partial ACK (RFC 6582 §3.2 step 5): deflate cwnd by the amount newly acknowledged and

@@ -69,6 +69,7 @@ impl Scoreboard {
         s.lost = true;
         let (start, len, retrans) = (s.start, s.len(), s.retrans);
         self.lost_bytes += len;
+        self.lost_total += 1;
         if !retrans {
             self.lost_pending_bytes += len;
             self.rule1_from = self.rule1_from.min(start);
@@ -117,6 +118,7 @@ impl Scoreboard {
             s.retrans = false;
             s.ts_node = timeorder::NIL;
             if !s.sacked {
+                self.lost_total += u64::from(!s.lost);
                 s.lost = true;
             }
         }
@@ -240,6 +242,7 @@ impl Scoreboard {
         s.lost = true;
         self.retrans_bytes -= len;
         self.lost_pending_bytes += len;
+        self.lost_total += 1;
         if !was_lost {
             self.lost_bytes += len;
         }

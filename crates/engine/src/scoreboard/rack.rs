@@ -5,6 +5,7 @@
 
 use super::timeorder::{TimeOrder, TsNode, NIL};
 use super::{Scoreboard, SentSeg};
+use crate::cc::rate::TxState;
 use crate::detect::rack::sent_after;
 use crate::packet::Range;
 use crate::time::{Duration, Instant};
@@ -63,6 +64,12 @@ pub struct Delivered {
     pub orig_min_end: Option<u64>,
     /// The highest end among them (RFC 5682 §3.1 step 3a: "covers beyond RecoveryPoint").
     pub max_end: Option<u64>,
+    /// What the most recently sent of them recorded when it left (`tcp_rate_skb_delivered`
+    /// takes its rate sample from it), with its send time.
+    pub newest_tx: Option<(TxState, Instant)>,
+    /// Whole segments delivered (Linux `tp->delivered` counts packets; a partial ACK of a
+    /// segment delivers none).
+    pub segs: u64,
 }
 
 impl Delivered {
@@ -72,6 +79,7 @@ impl Delivered {
             |cur: Option<(Instant, u64)>| cur.is_none_or(|(t, e)| sent_after(me.0, me.1, t, e));
         if newer(self.newest) {
             self.newest = Some(me);
+            self.newest_tx = Some((s.tx, s.last_sent));
         }
         let valid = f.accepts(s, by_sack);
         if newer(self.newest_valid) && valid {
@@ -234,6 +242,7 @@ impl Scoreboard {
             self.lost_bytes += s.len();
         }
         self.lost_pending_bytes += s.len();
+        self.lost_total += 1;
         out.lost_bytes += s.len();
         self.unlink(i);
         // Lost marks arrive in time order, not sequence order: NextSeg rule 1 must look

@@ -125,7 +125,7 @@ impl Scoreboard {
                 m.lost = false;
                 m.retrans = false;
                 self.high_sacked = self.high_sacked.max(s.end);
-                self.note_delivered(&s, true);
+                self.note_delivered(&s, true, true);
             }
             i += 1;
         }

@@ -70,7 +70,7 @@ impl Scoreboard {
                 if !front.sacked {
                     let mut part = front;
                     part.end = cumulative;
-                    self.note_delivered(&part, false);
+                    self.note_delivered(&part, false, false);
                 }
                 let cut = cumulative - front.start;
                 self.uncount(0, cut);
@@ -86,7 +86,7 @@ impl Scoreboard {
             if s.sacked {
                 out.was_sacked += s.len();
             } else {
-                self.note_delivered(&s, false);
+                self.note_delivered(&s, false, true);
             }
             if s.ever_retrans {
                 let k = self.acked_retrans_next % super::ACKED_RETRANS;
@@ -113,11 +113,13 @@ impl Scoreboard {
         out
     }
 
-    pub(super) fn note_delivered(&mut self, s: &SentSeg, by_sack: bool) {
+    /// `s` (or, unless `whole`, an acknowledged prefix of it) was delivered by this ACK.
+    pub(super) fn note_delivered(&mut self, s: &SentSeg, by_sack: bool, whole: bool) {
         let (start, end) = (s.start, s.end);
         if !s.ever_retrans && end <= self.ack_fack {
             self.reorder_low = Some(self.reorder_low.map_or(start, |l| l.min(start)));
         }
         self.delivered.note(&self.rack_filter, s, by_sack);
+        self.delivered.segs += u64::from(whole);
     }
 }

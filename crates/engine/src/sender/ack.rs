@@ -94,6 +94,9 @@ impl Sender {
             prior,
         };
         self.run_state_machine(now, &summary);
+        if self.bbr.is_some() {
+            self.bbr_on_ack(now, &summary, &sb);
+        }
         self.after_ack(now, advanced, sb.newly_sacked > 0);
     }
 
@@ -166,6 +169,9 @@ impl Sender {
                 _ => send_time_sample,
             };
             if let Some(r) = sample {
+                if let Some(m) = self.bbr.as_deref_mut() {
+                    m.ack_rtt = Some(r);
+                }
                 self.take_rtt_sample(now, r);
                 self.tlp.rtt_sampled = true; // RFC 8985 §7.3's condition
             }

@@ -44,6 +44,9 @@ impl Sender {
         self.mss = u64::from(self.advertised_mss() - options)
             .min(peer_mss)
             .max(TCP_MIN_SND_MSS);
+        if let Some(m) = self.bbr.as_deref_mut() {
+            m.bbr.set_mss(self.mss);
+        }
         self.peer_window_scale = peer.window_scale;
         if let Some(ts) = ts {
             self.ts_recent = ts.val;

@@ -232,7 +232,9 @@ impl Sender {
         self.stats.loss_probe_recovery += 1;
         let flight = prior.flight.max(self.sb.flight_size());
         self.reduce_ssthresh(now, flight);
-        self.cwnd = self.ssthresh.max(self.mss);
+        if !self.cc.controls_cwnd() {
+            self.cwnd = self.ssthresh.max(self.mss);
+        }
         self.emit(
             now,
             EventKind::TlpRecovery {

@@ -78,7 +78,8 @@ impl Sender {
 
     /// The reducer's answer to one ACK in recovery becomes cwnd (not on a Linux old ACK).
     pub(super) fn reduce_on_ack(&mut self, a: &AckSummary, newly_lost: u64) {
-        if !a.cong_control {
+        // With BBR (`cong_control`) PRR does not set cwnd (Linux `tcp_cong_control`).
+        if !a.cong_control || self.cc.controls_cwnd() {
             return;
         }
         let r = RecoveryAck {
@@ -182,7 +183,7 @@ impl Sender {
     /// (`tcp_may_raise_cwnd`: any forward progress once reordering was raised), while
     /// `tcp_is_cwnd_limited`.
     pub(super) fn grow_cwnd(&mut self, now: Instant, a: &AckSummary) {
-        if !a.cong_control {
+        if !a.cong_control || self.cc.controls_cwnd() {
             return;
         }
         let (acked, delivered, prior_flight) = (a.acked, a.delivered, a.prior.flight);
@@ -214,6 +215,7 @@ impl Sender {
     /// A congestion event: ssthresh from the congestion control (at least 2·SMSS), which
     /// then reduces its own state.
     pub(super) fn reduce_ssthresh(&mut self, now: Instant, flight: u64) {
+        self.bbr_on_congestion_event();
         let w = self.window();
         self.ssthresh = self.cc.ssthresh(now, &w, flight).max(2 * self.mss);
         self.cc.on_congestion_event(now, &w);
@@ -233,7 +235,10 @@ impl Sender {
             mss: self.mss,
             sack: self.sack_ok,
         };
-        self.cwnd = self.reducer.on_enter(&entry).max(self.mss);
+        let cwnd = self.reducer.on_enter(&entry).max(self.mss);
+        if !self.cc.controls_cwnd() {
+            self.cwnd = cwnd;
+        }
         self.begin_recovery();
         self.sb.start_recovery_episode();
         // The head is lost (with SACK: IsLost may not say so yet; without SACK it is the
@@ -262,10 +267,14 @@ impl Sender {
 
     fn exit_recovery(&mut self, now: Instant) {
         let flight = self.sb.flight_size();
-        self.cwnd = self
+        let cwnd = self
             .reducer
             .on_exit(self.cwnd, self.ssthresh, flight, self.mss)
             .max(self.mss);
+        // `tcp_end_cwnd_reduction` leaves cwnd to a `cong_control` algorithm.
+        if !self.cc.controls_cwnd() {
+            self.cwnd = cwnd;
+        }
         self.reno_sacked = 0;
         self.drop_head_retransmit();
         self.rack.on_recovery_end();
@@ -328,6 +337,7 @@ impl Sender {
         self.tlp_draft.reset();
         self.tlp.reset();
         self.begin_loss();
+        self.bbr_on_rto(now);
         self.dupacks = 0;
         self.reno_sacked = 0;
         self.rtt.backoff();

@@ -34,7 +34,10 @@ impl Sender {
         let response = self.cfg.spurious_response;
         // Linux `tcp_undo_cwnd_reduction`: the algorithm rolls back to the checkpoint and
         // cwnd is max(cwnd, prior_cwnd) (`tcp_reno_undo_cwnd`).
-        let undo_cwnd = if undo::restores_cc(response) && s.restorable {
+        // BBR's `bbr_undo_cwnd` returns cwnd as it is.
+        let undo_cwnd = if self.cc.controls_cwnd() {
+            self.cwnd
+        } else if undo::restores_cc(response) && s.restorable {
             self.cc = s.cc;
             self.cwnd.max(s.cwnd)
         } else {

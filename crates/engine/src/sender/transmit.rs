@@ -24,9 +24,19 @@ pub(crate) fn ts_clock(now: Instant) -> u64 {
 impl Sender {
     /// The next segment to send now, if any; call until `None` after every input.
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
+        if self.is_established() && self.paced_out(now) {
+            return None;
+        }
+        let idle = self.sb.flight_size() == 0;
+        if self.bbr.is_some() {
+            self.bbr_before_send(now, idle);
+        }
         let t = self.next_transmit(now);
         if let Some((t, forced)) = &t {
             self.account_transmit(now, t, *forced);
+            if !t.range.is_empty() {
+                self.bbr_after_send(now, t.range.len(), idle);
+            }
         }
         self.check_invariants();
         t.map(|(t, _)| t)
@@ -189,12 +199,17 @@ impl Sender {
 
     fn next_in_recovery(&mut self, now: Instant) -> Option<Transmit> {
         let rack = self.rack_active();
-        let room = self.reducer.quota(
-            self.cwnd,
-            self.recovery_pipe(),
-            self.sb.flight_size(),
-            self.mss,
-        );
+        // With BBR the model's cwnd rules recovery too (`tcp_cwnd_test`); PRR only counts.
+        let room = if self.cc.controls_cwnd() {
+            self.cwnd.saturating_sub(self.recovery_pipe())
+        } else {
+            self.reducer.quota(
+                self.cwnd,
+                self.recovery_pipe(),
+                self.sb.flight_size(),
+                self.mss,
+            )
+        };
         if room == 0 {
             return None;
         }
@@ -350,8 +365,9 @@ impl Sender {
             Why::LimitedTransmit => self.stats.limited_transmit += 1,
             _ => {}
         }
-        // PRR's prr_out counts everything sent in recovery (RFC 6937 §3).
-        if self.state() == RecoveryState::Recovery {
+        // PRR's prr_out counts everything sent in recovery (RFC 6937 §3); with BBR the
+        // model's cwnd, not PRR's quota, decides what goes out.
+        if self.state() == RecoveryState::Recovery && !self.cc.controls_cwnd() {
             self.reducer.on_transmit(t.range.len(), forced);
         }
         // RFC 6298 §5.1: start the timer when data is sent and it is not running.
