@@ -84,6 +84,10 @@ settings! {
     /// RACK without the DupThresh shortcut that zeroes reo_wnd before reordering is seen
     /// (Linux `tcp_recovery` bit 0x4, `TCP_RACK_NO_DUPTHRESH`).
     rack_no_dupthresh: bool = "rack_no_dupthresh",
+    /// FACK recovery finds lost retransmissions (Linux 2.6.25–4.3 `tcp_mark_lost_retrans`,
+    /// Linux flavour only); false for Linux 4.4+, where RACK replaced it even with
+    /// `tcp_recovery` = 0.
+    fack_lost_retrans: bool = "fack_lost_retrans",
     early_retransmit: EarlyRetransmit = "early_retransmit",
     /// RFC 5827 App. A.3 / Linux `tcp_early_retrans=2`: wait max(SRTT/4, 2 ms) on the
     /// deadline before an early retransmit; any ACK cancels the wait.

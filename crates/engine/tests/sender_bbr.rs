@@ -85,10 +85,6 @@ fn recovery_conserves_packets() {
     for k in 3..=6 {
         s.on_ack(ms(100), &sack_segs(0, 1, k));
         let in_flight = s.pipe() / MSS;
-        assert!(
-            s.cwnd() / MSS > in_flight,
-            "k {k}: cwnd {}",
-            s.cwnd() / MSS
-        );
+        assert!(s.cwnd() / MSS > in_flight, "k {k}: cwnd {}", s.cwnd() / MSS);
     }
 }

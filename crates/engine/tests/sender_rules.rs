@@ -364,6 +364,28 @@ fn fack_era_detects_lost_retransmissions() {
     }
 }
 
+/// Linux 4.4 removed `tcp_mark_lost_retrans` (RACK replaced it): with RACK off
+/// (`tcp_recovery` = 0, seed 001 slide 6's "without RACK"), FACK recovery finds a lost
+/// retransmission only by the RTO.
+#[test]
+fn linux_4_4_without_rack_waits_for_the_rto() {
+    let mut c = plain(Config::preset("linux-4.4-norack").unwrap());
+    c.probe = Probe::None;
+    let mut s = sender_with(c, 30);
+    assert_eq!(sent(&mut s, ms(0)).len(), 10);
+    let mut high = 1;
+    let mut now = ms(100);
+    while now < ms(900) {
+        on_ack(&mut s, now, sack(0, &[(MSS, (high + 1) * MSS)]));
+        high = (high + 1).min(s.snd_nxt() / MSS - 1);
+        now += lossrec::Duration::from_millis(5);
+    }
+    assert_eq!(s.stats().lost_retransmit, 0);
+    let rto = s.poll_timeout().unwrap();
+    s.on_timeout(rto);
+    assert_eq!(s.stats().timeouts, 1);
+}
+
 /// `segments` written and sent at 0 with `c`; segment 0 ACKed at 100 ms; the RTO
 /// (1100 ms) fires and retransmits segment 1.
 fn after_rto(c: Config, segments: u64) -> (Sender, lossrec::Instant) {

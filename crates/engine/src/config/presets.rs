@@ -100,6 +100,13 @@ pub const PRESETS: &[Preset] = &[
         build: Config::linux_3_17_tlp,
     },
     Preset {
+        name: "linux-4.4-norack",
+        summary: "Linux 4.4-4.10 with RACK off (tcp_recovery=0; seed 001 slide 6's \
+                  'without RACK'): linux-3.17-tlp's FACK, PRR, TLP and delayed ER, without \
+                  tcp_mark_lost_retrans (removed in 4.4)",
+        build: Config::linux_4_4_norack,
+    },
+    Preset {
         name: "reno-sack",
         summary: "seed 004's Reno-SACK (ns-2 era): RFC 3517 SACK recovery (no rescue \
                   retransmission), Reno, RFC 6298 RTO with a 1 s minimum, no spurious-timeout \
@@ -153,6 +160,7 @@ impl Config {
             tlp_in_recovery: false,
             rack_static_reo_wnd: false,
             rack_no_dupthresh: false,
+            fack_lost_retrans: true,
             early_retransmit: EarlyRetransmit::Off,
             er_delayed: false,
             er_disable_on_reordering: false,
@@ -324,6 +332,18 @@ impl Config {
             probe: Probe::TlpDraft,
             tlp_max_probes: 1,
             ..Config::linux_3_17()
+        }
+    }
+
+    /// Linux 4.4-4.10 with `tcp_recovery` = 0 (seed 001 slide 6's "without RACK" arm):
+    /// FACK (until 4.15), PRR, TLP and delayed early retransmit (`tcp_early_retrans` = 3
+    /// until 4.11), CUBIC, F-RTO and undo — and no `tcp_mark_lost_retrans`, which 4.4
+    /// removed in favour of RACK, so a lost retransmission costs an RTO.
+    pub fn linux_4_4_norack() -> Config {
+        Config {
+            preset: "linux-4.4-norack",
+            fack_lost_retrans: false,
+            ..Config::linux_3_17_tlp()
         }
     }
 

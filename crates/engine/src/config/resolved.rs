@@ -13,7 +13,7 @@ use core::time::Duration;
 
 pub use crate::detect::rack::Variant as RackVariant;
 
-use super::Config;
+use super::{Config, Flavour};
 
 /// Every algorithm choice the sender matches on, with its options.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -35,7 +35,11 @@ pub enum LossDetection {
     /// rule; NewReno's partial ACKs without SACK (RFC 6582).
     DupThresh { rule: DupThreshRule },
     /// FACK threshold recovery (TLP draft §2.2; Linux before 4.15 with `tcp_fack`).
-    Fack,
+    Fack {
+        /// Lost retransmissions are found from SACKs above the SND.NXT they were sent at
+        /// (Linux 2.6.25–4.3 `tcp_mark_lost_retrans`; Linux flavour only).
+        lost_retrans: bool,
+    },
     /// RACK (RFC 8985 §6), as the RFC writes it or as Linux runs it.
     Rack {
         variant: RackVariant,
@@ -185,7 +189,9 @@ impl Config {
             K::DupThresh3517 => LossDetection::DupThresh {
                 rule: DupThreshRule::Rfc3517,
             },
-            K::Fack => LossDetection::Fack,
+            K::Fack => LossDetection::Fack {
+                lost_retrans: self.flavour == Flavour::Linux && self.fack_lost_retrans,
+            },
             // RFC 8985 §4: RACK needs SACK; without it the sender is NewReno.
             K::Rack | K::RackLinux if !sack => newreno,
             K::Rack => rack(RackVariant::Rfc8985),

@@ -409,7 +409,10 @@ impl Sender {
         if degree <= self.reordering() {
             return;
         }
-        if self.loss_detection() == crate::config::resolved::LossDetection::Fack {
+        if matches!(
+            self.loss_detection(),
+            crate::config::resolved::LossDetection::Fack { .. }
+        ) {
             self.stats.fack_reorder += 1;
         } else {
             self.stats.sack_reorder += 1;

@@ -118,7 +118,7 @@ impl Sender {
     /// (NewReno).
     pub fn loss_detection(&self) -> LossDetection {
         match self.alg.loss_detection {
-            LossDetection::Fack if self.fack_disabled => LossDetection::DupThresh {
+            LossDetection::Fack { .. } if self.fack_disabled => LossDetection::DupThresh {
                 rule: DupThreshRule::Rfc6675,
             },
             d => d,

@@ -109,12 +109,11 @@ impl Sender {
         let detector = self.loss_detection();
         let before = self.sb.lost_bytes();
         let by = match detector {
-            LossDetection::Fack => LossDetector::Fack,
+            LossDetection::Fack { .. } => LossDetector::Fack,
             _ => LossDetector::DupThresh,
         };
         let fack_limit = fack::lost_below(self.sb.high_sacked(), d, mss);
-        let lost_retrans = detector == LossDetection::Fack
-            && self.cfg.flavour == Flavour::Linux
+        let lost_retrans = detector == (LossDetection::Fack { lost_retrans: true })
             && self.state() == RecoveryState::Recovery;
         let (sb, events, dropped) = (&mut self.sb, &mut self.events, &mut self.events_dropped);
         if lost_retrans {
@@ -142,7 +141,7 @@ impl Sender {
             LossDetection::DupThresh {
                 rule: DupThreshRule::Rfc3517,
             } => sb.update_lost_3517(d, mss, on_lost),
-            LossDetection::Fack => sb.update_lost_fack(fack_limit, on_lost),
+            LossDetection::Fack { .. } => sb.update_lost_fack(fack_limit, on_lost),
             LossDetection::Rack { .. } => 0,
         };
         self.sb.lost_bytes() - before
@@ -163,7 +162,7 @@ impl Sender {
             LossDetection::DupThresh {
                 rule: DupThreshRule::Rfc3517,
             } => self.dupacks >= d,
-            LossDetection::Fack => {
+            LossDetection::Fack { .. } => {
                 fack::should_enter_recovery(self.sb.high_sacked(), self.sb.snd_una(), d, self.mss)
                     || dupthresh::should_enter_recovery(self.dupacks, d, head_lost)
             }
