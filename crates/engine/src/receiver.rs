@@ -102,8 +102,22 @@ pub struct ReceiverStats {
     pub acks_discarded_unpolled: u64,
 }
 
-/// The window scale this receiver offers when the peer offers one (RFC 7323 §2.2).
-const RCV_WSCALE: u8 = 7;
+/// The window scale this receiver offers when the peer offers one (RFC 7323 §2.2): 7, as
+/// Linux derives it from its default `tcp_rmem[2]` (`tcp_select_initial_window`), for
+/// windows up to the default; for a larger configured window, the smallest shift that
+/// fits it into 16 bits (at most 14), as Linux would with a buffer that large.
+fn rcv_wscale(window: u64) -> u8 {
+    if window <= ReceiverConfig::default().window {
+        return 7;
+    }
+    let mut space = window;
+    let mut scale = 0;
+    while space > u64::from(u16::MAX) && scale < 14 {
+        space >>= 1;
+        scale += 1;
+    }
+    scale
+}
 /// Linux's initial `rcv_mss` estimate, before any segment was measured (TCP_MSS_DEFAULT).
 const INITIAL_RCV_MSS: u64 = 536;
 /// Out-of-order blocks held at most; a new block past this drops the segment.
@@ -321,7 +335,7 @@ impl Receiver {
             Handshake::Listen => {
                 self.sack_ok = self.cfg.sack && opts.sack_permitted;
                 self.ts_ok = self.cfg.timestamps && opts.timestamps;
-                let wscale = opts.window_scale.map(|_| RCV_WSCALE);
+                let wscale = opts.window_scale.map(|_| rcv_wscale(self.cfg.window));
                 let mss = u64::from(self.cfg.mss);
                 self.win = Window::new(self.cfg.window_model, self.cfg.window, mss, wscale, true);
                 self.syn_ack = Some(SynOptions {

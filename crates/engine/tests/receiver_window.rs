@@ -128,3 +128,21 @@ fn autotuning_raises_the_clamp_once_the_reader_outpaces_it() {
     }
     assert!(last > 4 * LINUX_INITIAL_CLAMP, "window {last} did not grow");
 }
+
+/// `tcp_select_initial_window`: the window scale fits the largest buffer into 16 bits — 7
+/// with the default buffer, 13 for a 256 MiB one (2^28 >> 12 is 65536, one too many), so that a window above 8 MiB (a
+/// 10 Gb/s × 20 ms path) can be announced.
+#[test]
+fn window_scale_fits_the_largest_window() {
+    let (_, sa) = connected(cfg());
+    assert_eq!(sa.syn.unwrap().window_scale, Some(7));
+    let big = ReceiverConfig {
+        window: 256 << 20,
+        window_model: WindowModel::Fixed,
+        ..cfg()
+    };
+    let (mut rx, sa) = connected(big);
+    assert_eq!(sa.syn.unwrap().window_scale, Some(13), "2^28 >> 13 = 32768");
+    let a = data(&mut rx, ms(1), 0, 1);
+    assert!(a.window > 200 << 20, "announced {}", a.window);
+}
