@@ -26,6 +26,7 @@ def _sibling(name: str) -> Any:
 
 examples = _sibling("examples")
 web = _sibling("web")
+bbr = _sibling("bbr")
 
 TITLE = "RACK + TLP: time-based loss detection and tail loss probes"
 SEED = "001"
@@ -64,12 +65,18 @@ NOTES = """
   (`enter_recovery` → `exit_recovery`) and timeout recoveries (`rto` → `exit_loss`); a
   probe is DSACKed when a later ACK's DSACK covers it; "unnecessary" probes are those whose
   segment the path had delivered (ground truth from the drops).
-* **Slide 6 without BBR.** 1 % random loss holds CUBIC and Reno to ~8 Mb/s on any link
+* **Slide 6 with BBR** (`bbr.py`, random-loss-bbr.toml) runs the seed's setting: BBR v1
+  (Linux 4.9), 10 Gb/s, 20 ms, 1 % random loss, 30 s (3 s with --quick), with RACK (`linux`)
+  and without (`linux-4.4-norack`: Linux 4.4-4.10 with `tcp_recovery` = 0 — FACK recovery
+  without `tcp_mark_lost_retrans`, which 4.4 removed). The receiver's window is fixed far
+  above the BDP.
+* **Slide 6 with CUBIC and Reno.** 1 % random loss holds them to ~8 Mb/s on any link
   (Mathis et al.), so the path never fills and a timeout costs only what the window would
-  have sent meanwhile; the seed's BBR kept 10 Gb/s going through losses, so each timeout
-  stalled the full rate. We report the ratio with both CCs and judge the direction only,
+  have sent meanwhile. We report the ratio with both CCs and judge the direction only,
   and check the slide's mechanism directly: timeouts per 10,000 packets and per lost
-  retransmission, with and without RACK.
+  retransmission, with and without RACK. The arm without RACK is FACK as Linux >= 4.4 ran
+  it (`fack_lost_retrans = false`): the FACK-era kernels' lost-retransmission detection
+  (2.6.25-4.3) was gone.
 * **Slides 7-8** are figures without text; our reading follows the engine's vector
   (`seed001_slide7`): ten segments, 4-10 lost. Slides 15-23 need a probe in recovery
   (slide 18: "need to update draft-02 to probe in recovery"): the `tlp_in_recovery` axis;
@@ -98,6 +105,7 @@ def sweeps(quick: bool) -> List[Sweep]:
                "workload.duration_s": [20 if quick else 600]},
               reps=2 if quick else 6, common_seeds=True, labels={"arm": "slide 6"}, details=True),
         *web.sweeps(quick),
+        *bbr.sweeps(quick),
     ]
 
 
@@ -141,6 +149,7 @@ FIGURES = {
     "slide5-ab": web.ab_figure,
     "slide5-probes": web.probe_figure,
     "slide6-throughput": throughput_figure,
+    "slide6-bbr": bbr.figure,
     "slides7-8-timeline": examples.slide7_figure,
     "slides15-23-timeline": examples.slides15_figure,
     "slides10-12-spurious-rto": examples.storm_figure,
@@ -265,5 +274,6 @@ def _random_loss_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]]) 
 def claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]:
     out = _web_claims(published, ctx)
     out += _random_loss_claims(df, published)
+    out += bbr.claims(df, published)
     out += examples.claims(published, ctx)
     return out
