@@ -100,6 +100,7 @@ settings! {
     /// segments the connection has sent (0: no cap).
     er_rate_cap_percent: u32 = "er_rate_cap_percent" in 0..=100,
     reduction: Reduction = "reduction",
+    recovery_exit: RecoveryExit = "recovery_exit",
     rtt_estimator: RttEstimator = "rtt_estimator",
     rto_timer: RtoTimer = "rto_timer",
     /// RFC 7765 rrthresh: RTO Restart applies while outstanding plus queued segments are

@@ -480,3 +480,43 @@ fn rfc8985_dsack_round_and_recovery_end_on_one_ack() {
         (2, 16)
     );
 }
+
+/// Seed 004's Reno-SACK (ns-2's Reno with SACK-chosen retransmissions; RFC 5681 §3.2 step
+/// 6): the first ACK of new data ends fast recovery, even a partial one, with cwnd =
+/// ssthresh; the second hole then waits for new duplicates — here, with FlightSize above
+/// cwnd + 2 (no limited transmit), for the RTO. NewReno-SACK (RFC 6675 / RFC 6582) stays
+/// in recovery and repairs it at once.
+#[test]
+fn reno_sack_leaves_recovery_on_a_partial_ack() {
+    let run = |preset: &str| {
+        let mut s = sender_with(plain(Config::preset(preset).unwrap()), 20);
+        assert_eq!(sent(&mut s, ms(0)).len(), 10);
+        // Segments 0 and 4 lost: three duplicates start recovery.
+        for k in 2..=4 {
+            on_ack(&mut s, ms(100), sack(0, &[(MSS, k * MSS)]));
+        }
+        assert_eq!(s.state(), RecoveryState::Recovery, "{preset}");
+        // The retransmission of 0 arrives: a partial ACK up to the hole at 4.
+        let out = on_ack(&mut s, ms(200), sack(4 * MSS, &[(5 * MSS, 10 * MSS)]));
+        let hole_resent = out.iter().any(|&(i, _)| i == 4);
+        (s, hole_resent)
+    };
+    let (s, resent) = run("newreno-sack");
+    assert_eq!(s.state(), RecoveryState::Recovery);
+    assert!(
+        resent,
+        "NewReno-SACK repairs the second hole in the same recovery"
+    );
+    let (mut s, resent) = run("reno-sack");
+    assert_ne!(
+        s.state(),
+        RecoveryState::Recovery,
+        "the partial ACK ended recovery"
+    );
+    assert!(!resent);
+    assert_eq!(s.cwnd(), s.ssthresh(), "RFC 5681 step 6: cwnd = ssthresh");
+    let rto = s.poll_timeout().unwrap();
+    s.on_timeout(rto);
+    assert_eq!(s.stats().timeouts, 1);
+    assert_eq!(sent(&mut s, rto).first(), Some(&(4, Why::RtoRetransmit)));
+}

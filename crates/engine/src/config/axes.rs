@@ -109,6 +109,19 @@ axis!(
 );
 
 axis!(
+    /// When fast recovery ends.
+    RecoveryExit {
+        /// At the recovery point: an ACK covering everything outstanding at entry (RFC
+        /// 6675 §5, RFC 6582 §3.2 step 6 — NewReno and SACK recovery).
+        RecoveryPoint = "recovery-point",
+        /// On the first ACK of new data, partial or not (RFC 5681 §3.2 step 6, Reno; ns-2's
+        /// Reno with SACK-chosen retransmissions, seed 004's Reno-SACK): a second loss in
+        /// the window needs a second fast retransmit.
+        FirstNewAck = "first-new-ack",
+    }
+);
+
+axis!(
     /// How the sending rate is cut in fast recovery.
     Reduction {
         /// RFC 6675 §5 (as RFC 3517): cwnd = ssthresh, send while cwnd − pipe ≥ SMSS;

@@ -109,8 +109,8 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         name: "reno-sack",
         summary: "seed 004's Reno-SACK (ns-2 era): RFC 3517 SACK recovery (no rescue \
-                  retransmission), Reno, RFC 6298 RTO with a 1 s minimum, no spurious-timeout \
-                  detection",
+                  retransmission) that ends on the first ACK of new data as Reno's does, Reno, \
+                  RFC 6298 RTO with a 1 s minimum, no spurious-timeout detection",
         build: Config::reno_sack,
     },
     Preset {
@@ -166,6 +166,7 @@ impl Config {
             er_disable_on_reordering: false,
             er_rate_cap_percent: 0,
             reduction: Reduction::Rfc6675,
+            recovery_exit: RecoveryExit::RecoveryPoint,
             rtt_estimator: RttEstimator::Rfc6298,
             rto_timer: RtoTimer::Rfc6298,
             rrthresh: 4,
@@ -347,14 +348,17 @@ impl Config {
         }
     }
 
-    /// Seed 004's Reno-SACK (ns-2's SACK TCP of the time): RFC 3517 SACK loss recovery
-    /// (IsLost with DupThresh·SMSS bytes, no rescue retransmission), Reno, the RFC 6298
-    /// estimator with a 1 s minimum RTO; timestamps on so the `-eifel` arm can detect.
+    /// Seed 004's Reno-SACK (ns-2's Reno with SACK): RFC 3517 SACK loss recovery (IsLost
+    /// with DupThresh·SMSS bytes, no rescue retransmission) that ends, as Reno's, on the
+    /// first ACK of new data (RFC 5681 §3.2 step 6) — unlike NewReno-SACK, which stays
+    /// until the recovery point; Reno, the RFC 6298 estimator with a 1 s minimum RTO;
+    /// timestamps on so the `-eifel` arm can detect.
     pub fn reno_sack() -> Config {
         Config {
             preset: "reno-sack",
             loss_detection: LossDetection::DupThresh3517,
             rescue_retransmit: false,
+            recovery_exit: RecoveryExit::FirstNewAck,
             ..Config::rfc()
         }
     }

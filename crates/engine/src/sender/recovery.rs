@@ -9,7 +9,7 @@ use super::pending::Pending;
 use super::{Conn, RecoveryState, Sender};
 use crate::cc::CongestionOps;
 use crate::config::resolved::{DupThreshRule, LossDetection};
-use crate::config::Flavour;
+use crate::config::{Flavour, RecoveryExit};
 use crate::detect::{dupthresh, fack, reordering};
 use crate::event::{Event, EventKind, LossDetector};
 use crate::packet::Why;
@@ -50,7 +50,9 @@ impl Sender {
     /// An ACK in fast recovery: leave it at the recovery point, else mark losses (SACK) or
     /// handle a NewReno partial ACK, and let the reducer set cwnd.
     pub(super) fn on_ack_recovery(&mut self, now: Instant, a: &AckSummary) {
-        if self.ca.recovery_point() <= Some(self.sb.snd_una()) {
+        // RFC 5681 §3.2 step 6 (Reno): the first ACK of new data ends recovery.
+        let reno_exit = self.cfg.recovery_exit == RecoveryExit::FirstNewAck && a.acked > 0;
+        if reno_exit || self.ca.recovery_point() <= Some(self.sb.snd_una()) {
             self.exit_recovery(now);
             return;
         }
