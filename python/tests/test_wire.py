@@ -141,8 +141,10 @@ def test_reproduce_kernel_quick(cli, tmp_path):
     report = (tmp_path / "kernel" / "report.md").read_text()
     assert "Side by side, every point" in report
     # The mid-flow cases hold: the engine's recovery and the receive-window model match
-    # the kernel (the lost-twice flow is the 525 ms case).
-    for claim in ("burst", "lost_twice"):
+    # the kernel (the lost-twice flow is the 525 ms case); and a FIN on its own
+    # after a lost tail is SACKed and starts fast recovery in both (the bare FIN is on the
+    # engine's scoreboard, as in Linux's tcp_send_fin).
+    for claim in ("burst", "lost_twice", "fin_after_write"):
         line = next(x for x in r.stdout.splitlines() if x.startswith(claim))
         assert "holds" in line and "does not" not in line, line
     # Every point that does not hold is explained.

@@ -90,7 +90,10 @@ pub struct Driver<'a> {
     pub wakeups: Lateness,
     /// The deadline the last sleep aimed at.
     waiting_for: Option<u64>,
-    pub pcap: Option<PcapWriter<Vec<u8>>>,
+    /// The emulator's capture, kept in memory or streamed.
+    pub pcap: Option<PcapWriter<lossrec_sim::sink::Sink>>,
+    /// The first error writing the capture (a streamed one: disk full, closed pipe).
+    pub pcap_error: Option<String>,
     pub trace: Option<Trace>,
     pub engine: Option<EngineFlows>,
     pub receivers: Vec<EngineReceiver>,
@@ -121,6 +124,7 @@ impl<'a> Driver<'a> {
             wakeups: Lateness::default(),
             waiting_for: None,
             pcap: None,
+            pcap_error: None,
             trace: None,
             engine: None,
             receivers: Vec::new(),
@@ -141,7 +145,9 @@ impl<'a> Driver<'a> {
             let mut frame = Vec::with_capacity(14 + pkt.len());
             frame.extend_from_slice(&[0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00]);
             frame.extend_from_slice(&pkt);
-            let _ = p.write_frame(now, &frame);
+            if let (Err(e), None) = (p.write_frame(now, &frame), &self.pcap_error) {
+                self.pcap_error = Some(e.to_string());
+            }
         }
         self.note_fate(now, dir, fate, &seen);
         if let (Some(t), Some(c), Dir::Data) = (self.trace.as_mut(), seen.conn, dir) {
@@ -378,6 +384,18 @@ impl<'a> Driver<'a> {
                 &[self.topo.tun_s.fd(), self.topo.tun_r.fd()],
                 wait - clock::SPIN_NS,
             );
+        }
+        Ok(())
+    }
+
+    /// Pushes what a streamed trace and capture hold to their writers, so that their
+    /// files follow the run.
+    pub fn flush_outputs(&mut self) -> io::Result<()> {
+        if let Some(t) = self.trace.as_mut() {
+            t.flush()?;
+        }
+        if let Some(p) = self.pcap.as_mut() {
+            p.flush().map_err(|e| io::Error::other(e.to_string()))?;
         }
         Ok(())
     }

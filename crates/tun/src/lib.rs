@@ -34,4 +34,4 @@ mod run;
 pub mod topology;
 
 pub use linux::Close;
-pub use run::{run, KernelSide, Side, WireOptions, WireOutput};
+pub use run::{run, run_to, KernelSide, Side, WireOptions, WireOutput};

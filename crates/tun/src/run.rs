@@ -8,8 +8,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use lossrec_sim::sink::Sink;
+use lossrec_sim::trace::Trace;
 use lossrec_sim::workload::{Arrival, Workload, BULK_BYTES};
-use lossrec_sim::{FlowResult, Scenario};
+use lossrec_sim::{FlowResult, Scenario, Sinks};
 use lossrec_wire::PcapWriter;
 use serde::Serialize;
 
@@ -102,8 +104,12 @@ pub struct WireOutput {
     pub engine_ns_per_packet: Option<f64>,
     pub time_limit_hit: bool,
     pub unfinished_flows: u64,
+    /// Trace lines written (kept or streamed), when a trace was taken.
+    pub trace_lines: Option<u64>,
+    /// The trace's lines when kept in memory (`None` when streamed).
     #[serde(skip)]
     pub trace: Option<String>,
+    /// The capture's bytes when kept in memory (`None` when streamed).
     #[serde(skip)]
     pub pcap: Option<Vec<u8>>,
 }
@@ -151,8 +157,20 @@ fn job(sc: &Scenario) -> io::Result<(u64, u64, Option<Duration>)> {
     }
 }
 
-/// Runs `sc` through the wire.
+/// How often (emulator time) streamed outputs are pushed to their writers.
+const OUTPUT_FLUSH_NS: u64 = 1_000_000_000;
+
+/// Runs `sc` through the wire, keeping the trace and capture (if asked for) in memory.
 pub fn run(sc: &Scenario, opts: &WireOptions) -> io::Result<WireOutput> {
+    run_to(sc, opts, Sinks::default())
+}
+
+/// Runs `sc` through the wire, streaming the trace and the emulator's capture to the
+/// writers in `sinks` as the run goes (as the simulator's `run_to` does): lines and
+/// frames leave in batches of tens of KiB, so memory stays flat however long the run.
+/// A writer given turns its output on whatever `opts` says; `sinks.pcap_receiver` is
+/// not used (the emulator has one capture point).
+pub fn run_to(sc: &Scenario, opts: &WireOptions, sinks: Sinks) -> io::Result<WireOutput> {
     if let Some(why) = crate::netns::unavailable() {
         return Err(io::Error::new(io::ErrorKind::PermissionDenied, why));
     }
@@ -192,12 +210,17 @@ pub fn run(sc: &Scenario, opts: &WireOptions) -> io::Result<WireOutput> {
         },
     };
     let mut d = Driver::new(path, &mut topo, sc.receiver_config().clone());
-    if opts.pcap {
-        d.pcap = Some(PcapWriter::new(Vec::new()).map_err(|e| io::Error::other(e.to_string()))?);
+    let pcap_sink = match sinks.pcap {
+        Some(w) => Some(Sink::stream(w)),
+        None => opts.pcap.then(|| Sink::Memory(Vec::new())),
+    };
+    if let Some(sink) = pcap_sink {
+        d.pcap = Some(PcapWriter::new(sink).map_err(|e| io::Error::other(e.to_string()))?);
     }
-    if opts.trace {
-        d.trace = Some(lossrec_sim::trace::Trace::default());
-    }
+    d.trace = match sinks.trace {
+        Some(w) => Some(Trace::streaming(w)),
+        None => opts.trace.then(Trace::default),
+    };
     if opts.sender == Side::Engine {
         d.engine = Some(EngineFlows {
             cfg: sc.sender_config().clone(),
@@ -217,8 +240,13 @@ pub fn run(sc: &Scenario, opts: &WireOptions) -> io::Result<WireOutput> {
     }
     let limit_ns = bulk.map_or(limit, |b| b.min(limit)).as_nanos() as u64;
     let mut time_limit_hit = false;
+    let mut flushed_at = 0;
     loop {
         d.turn(5_000_000)?;
+        if d.clock.now() >= flushed_at + OUTPUT_FLUSH_NS {
+            flushed_at = d.clock.now();
+            d.flush_outputs()?;
+        }
         if opts.cancel.load(Ordering::Relaxed) {
             stop.store(true, Ordering::Relaxed);
             return Err(io::Error::new(io::ErrorKind::Interrupted, "interrupted"));
@@ -275,6 +303,9 @@ fn collect(
     time_limit_hit: bool,
     preset: &'static str,
 ) -> io::Result<WireOutput> {
+    if let Some(e) = d.pcap_error.take() {
+        return Err(io::Error::other(format!("pcap: {e}")));
+    }
     let mut engine_ns = None;
     let mut results: Vec<FlowResult> = Vec::new();
     if let Some(mut e) = d.engine.take() {
@@ -326,7 +357,11 @@ fn collect(
         } else {
             flows.saturating_sub(done)
         },
-        trace: d.trace.take().map(|t| t.out),
-        pcap: d.pcap.take().map(|p| p.into_inner()),
+        trace_lines: d.trace.as_ref().map(|t| t.lines),
+        trace: d.trace.take().map(Trace::finish).transpose()?.flatten(),
+        pcap: match d.pcap.take() {
+            Some(p) => p.into_inner().finish()?,
+            None => None,
+        },
     })
 }
