@@ -16,6 +16,7 @@ and for bulk runs ``goodput_mbps``.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import _core
@@ -98,7 +99,8 @@ def wire(
     pcap_path = None if pcap in (None, True, False) else os.fspath(pcap)  # type: ignore[arg-type]
     js, tr, pc = _core.wire_scenario(text, origin, seed, sender, receiver, trace is True,
                                      pcap is True, close, trace_path, pcap_path)
-    return Result(js, tr, pc)
+    trace_file = None if trace_path in (None, "-") else Path(trace_path)  # type: ignore[arg-type]
+    return Result(js, tr, pc, trace_file=trace_file)
 
 
 def _suffixed(out: Any, side: str) -> Any:

@@ -20,9 +20,11 @@
 //! println!("{}", out.to_json());
 //! ```
 
+pub mod apps;
 pub mod clock;
 pub mod device;
 pub mod driver;
+pub mod engine_flows;
 pub mod engine_receiver;
 pub mod engine_sender;
 pub mod kernel;

@@ -10,13 +10,15 @@ use std::time::Duration;
 
 use lossrec_sim::sink::Sink;
 use lossrec_sim::trace::Trace;
-use lossrec_sim::workload::{Arrival, Workload, BULK_BYTES};
+use lossrec_sim::workload::Workload;
 use lossrec_sim::{FlowResult, Scenario, Sinks};
 use lossrec_wire::PcapWriter;
 use serde::Serialize;
 
+use crate::apps::Apps;
 use crate::clock::LatenessSummary;
-use crate::driver::{Driver, EngineFlows};
+use crate::driver::Driver;
+use crate::engine_flows::EngineFlows;
 use crate::linux::{self, ClientJob, Close, KernelFlow, Settings};
 use crate::path::{Path, PathStats};
 use crate::topology::{Topology, ENGINE_SERVER, LINUX_SERVER, PORT};
@@ -124,39 +126,6 @@ fn bad(msg: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, msg)
 }
 
-/// The workload as the wire runs it: (flows, bytes each, bulk duration).
-fn job(sc: &Scenario) -> io::Result<(u64, u64, Option<Duration>)> {
-    let mss = u64::from(sc.sender_config().mss);
-    match sc.workload() {
-        Workload::Flows {
-            flows,
-            size,
-            arrival,
-        } => {
-            if *arrival != Arrival::Sequential {
-                return Err(bad(
-                    "workload.arrival: the wire runs flows one after another \
-                                (sequential) only"
-                        .into(),
-                ));
-            }
-            Ok((*flows, size.bytes(mss), None))
-        }
-        Workload::Bulk { flows, duration_ns } => {
-            if *flows != 1 {
-                return Err(bad(
-                    "workload.flows: the wire's bulk workload has one flow".into()
-                ));
-            }
-            Ok((1, BULK_BYTES, Some(Duration::from_nanos(*duration_ns))))
-        }
-        w => Err(bad(format!(
-            "workload.kind: `{}` is not supported on the wire yet (flows, bulk)",
-            w.kind()
-        ))),
-    }
-}
-
 /// How often (emulator time) streamed outputs are pushed to their writers.
 const OUTPUT_FLUSH_NS: u64 = 1_000_000_000;
 
@@ -178,8 +147,15 @@ pub fn run_to(sc: &Scenario, opts: &WireOptions, sinks: Sinks) -> io::Result<Wir
     if !sc.background().is_empty() {
         return Err(bad("background: not supported on the wire".into()));
     }
-    let (flows, bytes, bulk) = job(sc)?;
     let seed = opts.seed.unwrap_or(sc.seed());
+    let apps = Apps::new(sc, seed)?;
+    let flows = apps.connections();
+    let firsts: Vec<u64> = (0..flows).map(|c| apps.first_message(c)).collect();
+    let bulk = match sc.workload() {
+        Workload::Bulk { duration_ns, .. } => Some(Duration::from_nanos(*duration_ns)),
+        _ => None,
+    };
+    let (app_tx, app_rx) = std::sync::mpsc::channel();
     let stop = Arc::new(AtomicBool::new(false));
     let mut topo = Topology::new(sc, opts.receiver == Side::Linux, stop.clone())?;
     let server = match opts.receiver {
@@ -191,15 +167,16 @@ pub fn run_to(sc: &Scenario, opts: &WireOptions, sinks: Sinks) -> io::Result<Wir
         let job = ClientJob {
             server,
             flows,
-            bytes,
+            first: (0..flows).map(|c| apps.first_write(c)).collect(),
+            later: apps.has_later_writes(),
             bulk,
             congestion: topo.sender_settings.congestion.clone(),
             deadline: limit,
             close: opts.close,
         };
-        linux::spawn_client(&topo.ns_s, job, stop.clone())
+        linux::spawn_client(&topo.ns_s, job, app_rx, stop.clone())
     });
-    let path = Path::new(sc, seed, bytes);
+    let path = Path::new(sc, seed, firsts);
     let kernel = KernelSide {
         sender: (opts.sender == Side::Linux).then(|| topo.sender_settings.clone()),
         receiver: (opts.receiver == Side::Linux).then(|| topo.receiver_settings.clone()),
@@ -209,7 +186,12 @@ pub fn run_to(sc: &Scenario, opts: &WireOptions, sinks: Sinks) -> io::Result<Wir
             Vec::new()
         },
     };
-    let mut d = Driver::new(path, &mut topo, sc.receiver_config().clone());
+    let per = apps.per_connection();
+    let results_n = apps.results();
+    let mut d = Driver::new(path, &mut topo, sc.receiver_config().clone(), apps);
+    if opts.sender == Side::Linux {
+        d.app_tx = Some(app_tx);
+    }
     let pcap_sink = match sinks.pcap {
         Some(w) => Some(Sink::stream(w)),
         None => opts.pcap.then(|| Sink::Memory(Vec::new())),
@@ -222,21 +204,9 @@ pub fn run_to(sc: &Scenario, opts: &WireOptions, sinks: Sinks) -> io::Result<Wir
         None => opts.trace.then(Trace::default),
     };
     if opts.sender == Side::Engine {
-        d.engine = Some(EngineFlows {
-            cfg: sc.sender_config().clone(),
-            flows,
-            bytes,
-            bulk: bulk.is_some(),
-            seed,
-            remote: server,
-            current: None,
-            close_pending: false,
-            close: opts.close,
-            next: 0,
-            results: Vec::new(),
-            cpu_ns: 0,
-            packets: 0,
-        });
+        let mut e = EngineFlows::new(sc.sender_config().clone(), &d.apps, seed, server);
+        e.close = opts.close;
+        d.engine = Some(e);
     }
     let limit_ns = bulk.map_or(limit, |b| b.min(limit)).as_nanos() as u64;
     let mut time_limit_hit = false;
@@ -282,7 +252,7 @@ pub fn run_to(sc: &Scenario, opts: &WireOptions, sinks: Sinks) -> io::Result<Wir
         seed,
         kernel,
         kflows,
-        flows,
+        (results_n, per),
         bulk,
         wall_s,
         time_limit_hit,
@@ -297,7 +267,7 @@ fn collect(
     seed: u64,
     kernel: KernelSide,
     kflows: Vec<KernelFlow>,
-    flows: u64,
+    (flows, per): (u64, u64),
     bulk: Option<Duration>,
     wall_s: f64,
     time_limit_hit: bool,
@@ -309,10 +279,8 @@ fn collect(
     let mut engine_ns = None;
     let mut results: Vec<FlowResult> = Vec::new();
     if let Some(mut e) = d.engine.take() {
-        if let Some((s, c)) = e.current.take() {
-            let conn = d.path.conns.iter().find(|k| k.client == s.local());
-            e.results
-                .push(crate::results::engine(e.next - 1, &s.sender, conn, &c));
+        if let Some(local) = e.current.as_ref().map(|(s, _)| s.local()) {
+            e.end_message(d.path.conns.iter().rev().find(|k| k.client == local));
         }
         engine_ns = (e.packets > 0).then(|| e.cpu_ns as f64 / e.packets as f64);
         results = e.results;
@@ -322,7 +290,9 @@ fn collect(
         results = kflows
             .iter()
             .enumerate()
-            .map(|(i, k)| crate::results::kernel(i as u64, k, d.path.conns.get(i)))
+            .flat_map(|(i, k)| {
+                crate::results::kernel_messages(i as u64, per, k, d.path.conns.get(i))
+            })
             .collect();
     }
     let done = results.iter().filter(|r| r.fct_ms.is_some()).count() as u64;

@@ -133,11 +133,8 @@ def wire_cmd(scenario: Optional[Path], sender: str, receiver: str, seed: Optiona
         if plot_path is not None:
             from .. import plot
 
-            records = r.trace_records
-            if trace_path is not None:
-                with open(tag(trace_path), encoding="utf-8") as f:
-                    records = [json.loads(line) for line in f]
-            plot.time_sequence(records, tag(plot_path), title=f"{scenario} ({name})")
+            # A streamed trace is read back from its file.
+            plot.time_sequence(r.trace_records, tag(plot_path), title=f"{scenario} ({name})")
     if as_json:
         out = {n: r.json for n, r in runs.items()} if len(runs) > 1 else next(iter(runs.values())).json
         click.echo(json.dumps(out, indent=2))
