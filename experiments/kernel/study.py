@@ -38,7 +38,10 @@ NOTES = """
   is acknowledged, so that nothing follows a lost tail — as in the simulator, whose FIN
   rides on the (lost) last segment. The `fin_after_write` case closes right after the
   write instead (`write()` then `shutdown()`): the kernel then sends its FIN on its own
-  behind the data, and that FIN changes how the tail is repaired.
+  behind the data (once cwnd allows: no FIN exception in `tcp_cwnd_test` since Linux
+  6.10), its receiver SACKs the FIN above the lost segment, and RACK repairs the tail in
+  fast recovery. The engine keeps a bare FIN on its scoreboard as Linux does
+  (`tcp_send_fin`), so the same SACK starts its recovery.
 * **Delayed ACKs.** With `receiver.delayed_ack_ms = 40` the Linux receiver runs its own
   delayed ACKs (quick-ACK start, 40 ms minimum); otherwise its route has `quickack 1`.
 * Needs root and `/dev/net/tun`; elsewhere every claim is "not comparable".
@@ -130,10 +133,9 @@ def explain(k: pd.Series, e: pd.Series, diff: float, allow: float) -> str:
     if engine_waited and k["fast_recoveries"] >= 1 and diff > 0:
         why.append("the kernel repaired the tail in fast recovery where the engine waited for "
                    f"a timer ({e['tlp_probes']:.0f} probe(s), {e['rtos']:.0f} RTO(s) against the "
-                   f"kernel's {k['tlp_probes']:.0f}/{k['rtos']:.0f}): the application closes after its "
-                   "write, so the FIN goes on its own after the last segment; Linux's receiver SACKs "
-                   "it and the kernel's RACK marks the segments below it lost. The engine keeps no "
-                   "bare FIN on its scoreboard, so the SACK of its FIN tells it nothing")
+                   f"kernel's {k['tlp_probes']:.0f}/{k['rtos']:.0f}): something sent after the lost "
+                   "segment (a later segment, or a FIN on its own) was SACKed and let the kernel's "
+                   "loss detection mark the tail lost, where the engine's did not")
     elif (e["tlp_probes"], e["rtos"]) != (k["tlp_probes"], k["rtos"]):
         why.append(f"timers differ: kernel {k['tlp_probes']:.0f} probe(s) / {k['rtos']:.0f} RTO(s), "
                    f"engine {e['tlp_probes']:.0f} / {e['rtos']:.0f}")

@@ -16,6 +16,7 @@ and for bulk runs ``goodput_mbps``.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import _core
@@ -46,7 +47,7 @@ def wire(
     sender: str = "engine",
     receiver: str = "linux",
     seed: Optional[int] = None,
-    trace: bool = False,
+    trace: Union[bool, str, "os.PathLike[str]"] = False,
     pcap: Union[None, bool, str, "os.PathLike[str]"] = None,
     preset: Optional[str] = None,
     sets: Optional[Mapping[str, Any]] = None,
@@ -61,8 +62,12 @@ def wire(
             other on the same emulated path, returned as ``{"engine": ..., "linux": ...}``.
         receiver: ``linux`` (a socket server in a namespace) or ``engine`` (the engine's
             ``Receiver`` answering).
-        pcap: ``True`` to collect the emulator's capture, or a path to write it to (with
-            ``sender="both"``, ``-engine``/``-linux`` are added before the suffix).
+        trace: ``True`` to keep the JSON-lines trace in the result, or a path (``-`` for
+            stdout) to stream it to while the run goes (memory stays flat; the result's
+            ``json["trace_lines"]`` counts the lines).
+        pcap: ``True`` to collect the emulator's capture, or a path to stream it to (with
+            ``sender="both"``, ``-engine``/``-linux`` are added before the suffix, to the
+            trace's path too).
         preset, sets: the sender's preset and axis settings (the kernel gets what it can
             of them; ``Result.json["kernel"]["sender"]["not_applied"]`` lists the rest).
         close: when both senders' applications close: ``after-ack`` (once every byte is
@@ -78,11 +83,8 @@ def wire(
     if sender == "both":
         out: Dict[str, Result] = {}
         for s in SIDES:
-            path = pcap
-            if pcap not in (None, True, False):
-                base, ext = os.path.splitext(os.fspath(pcap))  # type: ignore[arg-type]
-                path = f"{base}-{s}{ext}"
-            r = wire(scenario, s, receiver, seed, trace, path, preset, sets, close)
+            r = wire(scenario, s, receiver, seed, _suffixed(trace, s), _suffixed(pcap, s),
+                     preset, sets, close)
             assert isinstance(r, Result)
             out[s] = r
         return out
@@ -93,10 +95,17 @@ def wire(
     text, origin = load(scenario)
     if preset is not None or sets:
         text, origin = override_sender(text, origin, preset, sets or {})
-    want_pcap = pcap is not None and pcap is not False
-    js, tr, pc = _core.wire_scenario(text, origin, seed, sender, receiver, bool(trace), want_pcap,
-                                     close)
-    res = Result(js, tr, pc)
-    if want_pcap and pcap is not True:
-        res.write_pcap(pcap)  # type: ignore[arg-type]
-    return res
+    trace_path = None if isinstance(trace, bool) else os.fspath(trace)
+    pcap_path = None if pcap in (None, True, False) else os.fspath(pcap)  # type: ignore[arg-type]
+    js, tr, pc = _core.wire_scenario(text, origin, seed, sender, receiver, trace is True,
+                                     pcap is True, close, trace_path, pcap_path)
+    trace_file = None if trace_path in (None, "-") else Path(trace_path)  # type: ignore[arg-type]
+    return Result(js, tr, pc, trace_file=trace_file)
+
+
+def _suffixed(out: Any, side: str) -> Any:
+    """A path with ``-<side>`` before its suffix (``-`` and flags unchanged)."""
+    if isinstance(out, bool) or out is None or os.fspath(out) == "-":
+        return out
+    base, ext = os.path.splitext(os.fspath(out))
+    return f"{base}-{side}{ext}"

@@ -1,7 +1,11 @@
 //! What crosses the engine's boundary: segments the sender emits, ACKs it receives.
 //!
 //! All sequence numbers are `u64` stream offsets: byte 0 is the first byte the application
-//! wrote. The SYN and FIN are not in this space; `crates/wire` maps offsets onto 32-bit
+//! wrote. The SYN is not in this space; the FIN is offset `end`, one past the last byte,
+//! as its sequence number is on the wire: a receiver's ACK of it is `end + 1` and a SACK
+//! of an out-of-order FIN ends there (Linux counts the FIN in `end_seq`). A `Transmit` or
+//! `Segment` carries the FIN as a flag on an empty or data range; a bare FIN is on the
+//! sender's scoreboard as `[end, end + 1)`. `crates/wire` maps offsets onto 32-bit
 //! sequence numbers (`ISN + 1 + offset`).
 
 use core::fmt;

@@ -253,6 +253,18 @@ impl Receiver {
             fin = false; // the FIN lay beyond the window too
             self.stats.trimmed_to_window += 1;
         }
+        match self.fin_at {
+            // Nothing follows the FIN: bytes beyond it are not the stream's, and a FIN
+            // elsewhere is not this stream's FIN.
+            Some(f) => {
+                range.end = range.end.min(f).max(range.start.min(f));
+                range.start = range.start.min(range.end);
+                fin &= range.end == f;
+            }
+            // A first FIN below bytes already held (or at the end of the offset space)
+            // cannot end the stream: the segment counts as data only.
+            None => fin &= range.end >= self.data.highest() && range.end < u64::MAX,
+        }
         self.on_data(now, range, fin);
     }
 
@@ -282,9 +294,11 @@ impl Receiver {
         }
     }
 
-    /// Bytes delivered in order to the application (RCV.NXT as a stream offset).
+    /// Bytes delivered in order to the application (RCV.NXT as a stream offset, less the
+    /// FIN's sequence number once it is in).
     pub fn delivered(&self) -> u64 {
-        self.data.rcv_nxt()
+        let nxt = self.data.rcv_nxt();
+        self.fin_at.map_or(nxt, |f| nxt.min(f))
     }
 
     pub fn stats(&self) -> &ReceiverStats {
@@ -293,7 +307,7 @@ impl Receiver {
 
     /// True once a FIN arrived and every byte before it was delivered.
     pub fn fin_received(&self) -> bool {
-        self.fin_at.is_some_and(|f| self.data.rcv_nxt() >= f)
+        self.fin_at.is_some_and(|f| self.data.rcv_nxt() > f)
     }
 
     /// The receive window last offered (right edge − RCV.NXT), in bytes.
@@ -381,11 +395,18 @@ impl Receiver {
         }
     }
 
+    /// Data, and the FIN as the sequence number after it: Linux's `end_seq` counts the
+    /// FIN (`tcp_v4_fill_cb`), so an in-order FIN moves RCV.NXT past it (`tcp_data_queue`
+    /// → `tcp_fin`) and one above a hole is SACKed with it, alone or with the data it rides
+    /// on (`tcp_data_queue_ofo` → `tcp_sack_new_ofo_skb(sk, seq, end_seq)`); a repeated
+    /// FIN is D-SACKed (`tcp_dsack_set(seq, end_seq)`).
     fn on_data(&mut self, now: Instant, range: Range, fin: bool) {
         let had_ooo = self.data.has_out_of_order();
         let from = self.data.rcv_nxt();
         let out_of_order = range.start > self.data.rcv_nxt();
-        let arrival = match self.data.insert(range) {
+        let seq = Range::new(range.start, range.end + u64::from(fin));
+        let fin_held = fin && self.fin_at.is_some();
+        let arrival = match self.data.insert(seq) {
             Ok(a) => a,
             Err(_) => {
                 self.stats.dropped_too_many_blocks += 1;
@@ -398,8 +419,10 @@ impl Receiver {
         }
         let to = self.data.rcv_nxt();
         self.win.on_in_order(now, from, to, range.len(), self.ts_ok);
-        self.stats.bytes_in += arrival.new_bytes;
-        self.stats.dup_bytes += arrival.dup_bytes;
+        // Byte counters count bytes: the FIN's sequence number is new or a duplicate once.
+        let fin_new = u64::from(fin && !fin_held);
+        self.stats.bytes_in += arrival.new_bytes.saturating_sub(fin_new);
+        self.stats.dup_bytes += arrival.dup_bytes.saturating_sub(u64::from(fin_held));
         self.stats.out_of_order_segments += u64::from(out_of_order);
         let dup = arrival.dup_bytes > 0;
         if dup {

@@ -298,8 +298,10 @@ fn immediate_ack_on_duplicate_and_fin() {
     let mut rx = Receiver::new(delack(40, 0), ms(0));
     let mut last = seg(0, 100);
     last.fin = true;
-    assert_eq!(cums(&feed(&mut rx, ms(1), last)), vec![100]);
+    // At once, and acknowledging the FIN's sequence number too (`tcp_fin`).
+    assert_eq!(cums(&feed(&mut rx, ms(1), last)), vec![101]);
     assert!(rx.fin_received());
+    assert_eq!(rx.delivered(), 100);
 }
 
 #[test]

@@ -62,7 +62,7 @@ fn parse(py: Python<'_>, text: &str, origin: &str) -> PyResult<Scenario> {
 
 /// Opens a streaming destination: `-` is standard output, anything else a file created
 /// (or truncated) there.
-fn open_stream(path: &str) -> PyResult<Stream> {
+pub(crate) fn open_stream(path: &str) -> PyResult<Stream> {
     if path == "-" {
         return Ok(Box::new(std::io::stdout()));
     }

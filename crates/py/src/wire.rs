@@ -23,8 +23,10 @@ fn side(name: &str, what: &str) -> PyResult<Side> {
 
 /// Runs a scenario through the wire. Returns `(json, trace, pcap)` like `run_scenario`;
 /// raises `OSError` when the machine cannot (not root, no TUN) or setup fails.
+/// `trace_path` / `pcap_path` stream those outputs to files (`-`: stdout) as the run
+/// goes instead of returning them.
 #[pyfunction]
-#[pyo3(signature = (text, origin = "<string>", seed = None, sender = "engine", receiver = "linux", trace = false, pcap = false, close = "after-ack"))]
+#[pyo3(signature = (text, origin = "<string>", seed = None, sender = "engine", receiver = "linux", trace = false, pcap = false, close = "after-ack", trace_path = None, pcap_path = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn wire_scenario<'py>(
     py: Python<'py>,
@@ -36,6 +38,8 @@ pub fn wire_scenario<'py>(
     trace: bool,
     pcap: bool,
     close: &str,
+    trace_path: Option<&str>,
+    pcap_path: Option<&str>,
 ) -> PyResult<(String, Option<String>, Option<Bound<'py, PyBytes>>)> {
     let close = lossrec_tun::Close::parse(close).ok_or_else(|| {
         PyValueError::new_err(format!(
@@ -54,7 +58,12 @@ pub fn wire_scenario<'py>(
         close,
         cancel: cancel.clone(),
     };
-    let handle = std::thread::spawn(move || lossrec_tun::run(&sc, &opts));
+    let sinks = lossrec_sim::Sinks {
+        trace: trace_path.map(crate::open_stream).transpose()?,
+        pcap: pcap_path.map(crate::open_stream).transpose()?,
+        pcap_receiver: None,
+    };
+    let handle = std::thread::spawn(move || lossrec_tun::run_to(&sc, &opts, sinks));
     while !handle.is_finished() {
         py.detach(|| std::thread::sleep(Duration::from_millis(50)));
         if let Err(e) = py.check_signals() {

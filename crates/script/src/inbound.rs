@@ -177,14 +177,17 @@ impl Runner<'_> {
         }
         let sender = self.sender.as_ref().expect("checked");
         let mut cumulative = u64::from(ack_seq.wrapping_sub(isn).wrapping_sub(1));
-        // The FIN takes one sequence number after the last byte.
+        // The FIN takes one sequence number after the last byte: a bare FIN has it on the
+        // scoreboard; one on the last data segment is acknowledged with the data.
         let written = sender.bytes_written();
-        if self.fin_sent && cumulative == written + 1 {
+        let piggybacked = sender.scoreboard().snd_nxt() == written;
+        if self.fin_sent && piggybacked && cumulative == written + 1 {
             cumulative = written;
         }
         // RFC 5681 §2: a segment carrying data or a FIN is not a duplicate ACK; unless it
         // acknowledges something new it tells the sender nothing.
-        if (p.len > 0 || p.flags.fin) && cumulative <= sender.snd_una() && !p.flags.syn {
+        let una = sender.scoreboard().snd_una();
+        if (p.len > 0 || p.flags.fin) && cumulative <= una && !p.flags.syn {
             return Ok(());
         }
         let ts = o.ts.map(|(val, ecr)| Timestamps {

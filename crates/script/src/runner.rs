@@ -257,13 +257,16 @@ impl<'a> Runner<'a> {
         let bump = u32::from(self.fin_sent);
         while let Some(t) = s.poll_transmit(now) {
             let why = t.why.name();
+            // Only a pure ACK sits past our FIN; a retransmission (of data, or of the FIN)
+            // keeps its own sequence numbers.
+            let pure_ack = t.range.is_empty() && !t.fin;
             sent.push(Sent {
                 at: now,
                 t,
                 ack,
                 sack: Vec::new(),
                 why,
-                seq_bump: bump,
+                seq_bump: if pure_ack { bump } else { 0 },
             });
             if sent.len() > MAX_BURST {
                 return Err(fail(line, "the engine keeps transmitting without end"));

@@ -96,12 +96,17 @@ pub trait FieldKind {
     fn as_int(&self) -> Option<u64> {
         None
     }
+    /// An integer becomes its gain since `before` (saturating); other kinds stay.
+    fn sub_since(&mut self, _before: &Self) {}
 }
 impl FieldKind for u64 {
     const KIND: &'static str = "int";
     const IS_INT: bool = true;
     fn as_int(&self) -> Option<u64> {
         Some(*self)
+    }
+    fn sub_since(&mut self, before: &Self) {
+        *self = self.saturating_sub(*before);
     }
 }
 impl FieldKind for Option<f64> {
@@ -127,6 +132,16 @@ macro_rules! flow_result {
                 &[$( (stringify!($field), <$ty as FieldKind>::KIND) ),*];
             /// How many fields are integers.
             pub const N_INTS: usize = 0 $( + <$ty as FieldKind>::IS_INT as usize )*;
+
+            /// Every integer field less `before`'s: one message's counters from two
+            /// snapshots of its connection (the real wire's request-response results).
+            /// The integers that are not counters (`id`, `bytes`, `final_cwnd`) are the
+            /// caller's to set.
+            pub fn since(&self, before: &Self) -> Self {
+                let mut r = self.clone();
+                $( FieldKind::sub_since(&mut r.$field, &before.$field); )*
+                r
+            }
 
             /// Calls `f` with each integer field's name and value, in [`Self::FIELDS`] order.
             pub fn for_each_int(&self, mut f: impl FnMut(&'static str, u64)) {

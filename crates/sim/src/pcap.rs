@@ -187,7 +187,8 @@ impl Capture {
         let (client, server) = Self::addrs(id);
         let f = self.flow(id);
         f.ip_id_r = f.ip_id_r.wrapping_add(1);
-        let fin_acked = f.fin_at.is_some_and(|end| ack.cumulative >= end);
+        // The receiver acknowledges the FIN's own sequence number (`end + 1`).
+        let fin_acked = f.fin_at.is_some_and(|end| ack.cumulative > end);
         // The receiver's FIN goes out once, on the first ACK of the sender's FIN.
         let (fin_now, was_closed) = (fin_acked && !f.closed, f.closed);
         f.closed |= fin_acked;
@@ -201,7 +202,7 @@ impl Capture {
         let own_seq = f.isn_r.wrapping_add(1 + u32::from(was_closed));
         let mut s = TcpSegment::new(server, client, own_seq);
         s.ip_id = f.ip_id_r;
-        s.ack = Some(seq::wrap(f.isn_s, ack.cumulative).wrapping_add(u32::from(fin_acked)));
+        s.ack = Some(seq::wrap(f.isn_s, ack.cumulative));
         if let Some(syn) = ack.syn {
             s.seq = f.isn_r;
             s.ack = Some(f.isn_s.wrapping_add(1));

@@ -93,6 +93,19 @@ impl Trace {
         self.out.clear();
     }
 
+    /// Hands a streamed trace's pending lines to its writer and flushes it (a real-time
+    /// run does so every second, so that the file follows the run); no-op in memory.
+    pub fn flush(&mut self) -> io::Result<()> {
+        if self.sink.is_none() {
+            return Ok(());
+        }
+        self.spill();
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.sink.as_mut().map_or(Ok(()), |s| s.flush())
+    }
+
     /// Ends the trace: the lines when kept in memory, `None` when streamed (flushed).
     pub fn finish(mut self) -> io::Result<Option<String>> {
         let Some(_) = self.sink else {

@@ -13,16 +13,16 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddrV4};
+use std::sync::mpsc::Sender;
 
 use lossrec::{Instant, Range};
-use lossrec_sim::episodes::Counters;
 use lossrec_sim::trace::{DropCause, Trace};
-use lossrec_sim::FlowResult;
 use lossrec_wire::{decode_ipv4, PcapWriter};
 
+use crate::apps::{Apps, Write};
 use crate::clock::{self, Clock, Lateness};
+use crate::engine_flows::{engine_step, EngineFlows};
 use crate::engine_receiver::EngineReceiver;
-use crate::engine_sender::EngineSender;
 use crate::path::{Dir, Fate, Path, Seen};
 use crate::topology::{Topology, ENGINE_CLIENT, ENGINE_SERVER, LINUX_CLIENT, LINUX_SERVER, PORT};
 
@@ -53,29 +53,6 @@ impl Ord for Held {
     }
 }
 
-/// The engine sender's flows, one after another.
-pub struct EngineFlows {
-    pub cfg: lossrec::Config,
-    pub flows: u64,
-    pub bytes: u64,
-    pub bulk: bool,
-    pub seed: u64,
-    /// The receiver it connects to (the Linux server, or the engine's receiver).
-    pub remote: SocketAddrV4,
-    pub current: Option<(EngineSender, Counters)>,
-    /// The application has yet to close; it does so as `close` says, like the Linux
-    /// client: once every byte is acknowledged, or once the write has been handed over
-    /// and the first burst sent (`write` returns, then `shutdown`: a FIN goes on a segment
-    /// still queued, or alone when everything was already sent).
-    pub close_pending: bool,
-    pub close: crate::linux::Close,
-    pub next: u64,
-    pub results: Vec<FlowResult>,
-    /// Thread CPU time spent inside the engine and packets it handled.
-    pub cpu_ns: u64,
-    pub packets: u64,
-}
-
 /// State of one run's loop.
 pub struct Driver<'a> {
     pub clock: Clock,
@@ -90,9 +67,16 @@ pub struct Driver<'a> {
     pub wakeups: Lateness,
     /// The deadline the last sleep aimed at.
     waiting_for: Option<u64>,
-    pub pcap: Option<PcapWriter<Vec<u8>>>,
+    /// The emulator's capture, kept in memory or streamed.
+    pub pcap: Option<PcapWriter<lossrec_sim::sink::Sink>>,
+    /// The first error writing the capture (a streamed one: disk full, closed pipe).
+    pub pcap_error: Option<String>,
     pub trace: Option<Trace>,
     pub engine: Option<EngineFlows>,
+    /// What the applications write and when (both senders).
+    pub apps: Apps,
+    /// Later writes for Linux's client thread (request-response, timed writes).
+    pub app_tx: Option<Sender<Write>>,
     pub receivers: Vec<EngineReceiver>,
     pub rcv_cfg: lossrec::ReceiverConfig,
     buf: Vec<u8>,
@@ -110,7 +94,12 @@ fn thread_cpu_ns() -> u64 {
 }
 
 impl<'a> Driver<'a> {
-    pub fn new(path: Path, topo: &'a mut Topology, rcv_cfg: lossrec::ReceiverConfig) -> Self {
+    pub fn new(
+        path: Path,
+        topo: &'a mut Topology,
+        rcv_cfg: lossrec::ReceiverConfig,
+        apps: Apps,
+    ) -> Self {
         Driver {
             clock: Clock::start(),
             path,
@@ -121,8 +110,11 @@ impl<'a> Driver<'a> {
             wakeups: Lateness::default(),
             waiting_for: None,
             pcap: None,
+            pcap_error: None,
             trace: None,
             engine: None,
+            apps,
+            app_tx: None,
             receivers: Vec::new(),
             rcv_cfg,
             buf: vec![0u8; 65_536],
@@ -141,9 +133,18 @@ impl<'a> Driver<'a> {
             let mut frame = Vec::with_capacity(14 + pkt.len());
             frame.extend_from_slice(&[0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00]);
             frame.extend_from_slice(&pkt);
-            let _ = p.write_frame(now, &frame);
+            if let (Err(e), None) = (p.write_frame(now, &frame), &self.pcap_error) {
+                self.pcap_error = Some(e.to_string());
+            }
         }
         self.note_fate(now, dir, fate, &seen);
+        // Linux's client opened a connection: its application's schedule starts with the
+        // SYN (the engine's starts when the engine opens it).
+        if let (Some(c), true, None) = (seen.conn, seen.syn && dir == Dir::Data, &self.engine) {
+            if u64::from(c) >= self.apps.opened() {
+                self.apps.open(u64::from(c), now);
+            }
+        }
         if let (Some(t), Some(c), Dir::Data) = (self.trace.as_mut(), seen.conn, dir) {
             if !seen.range.is_empty() && src_ip(&pkt) == Some(LINUX_CLIENT) {
                 t.send_observed(now, c, seen.range, seen.retransmission);
@@ -207,7 +208,16 @@ impl<'a> Driver<'a> {
     /// (data) and, for the kernel's sender, `ack` lines (the engine traces its own ACKs).
     fn trace_arrival(&mut self, now: u64, c: u32, h: &Held, dst: Option<Ipv4Addr>) {
         if h.dir == Dir::Data {
+            let done = |p: &Path| {
+                p.conns
+                    .get(c as usize)
+                    .is_some_and(|k| k.completed_ns.is_some())
+            };
+            let before = done(&self.path);
             self.path.arrived(c, h.range, now);
+            if !before && done(&self.path) {
+                self.apps.message_arrived(u64::from(c), now);
+            }
         }
         let Some(t) = self.trace.as_mut() else { return };
         let Ok(seg) = decode_ipv4(&h.pkt) else { return };
@@ -300,6 +310,7 @@ impl<'a> Driver<'a> {
             let t0 = thread_cpu_ns();
             engine_step(
                 e,
+                &mut self.apps,
                 now,
                 &mut self.lateness,
                 &self.path,
@@ -315,6 +326,31 @@ impl<'a> Driver<'a> {
                 _ => Dir::Data,
             };
             self.offer(now, dir, pkt);
+        }
+    }
+
+    /// Hands the applications' writes that are due to their sender: a new response ends
+    /// the current message (its result) and starts the next on the path.
+    fn apps_turn(&mut self, now: u64) {
+        let Some(c) = self.apps.opened().checked_sub(1) else {
+            return;
+        };
+        while let Some(w) = self.apps.poll(c, now) {
+            if w.new_message {
+                if let Some(e) = self.engine.as_mut() {
+                    e.end_message(self.path.conns.get(c as usize));
+                }
+                if let Some(conn) = self.path.conns.get_mut(c as usize) {
+                    conn.next_message(w.bytes, now);
+                }
+            }
+            match (self.engine.as_mut(), self.app_tx.as_ref()) {
+                (Some(e), _) => e.write(now, w),
+                (None, Some(tx)) => {
+                    let _ = tx.send(w); // a client that gave up has dropped its end
+                }
+                (None, None) => {}
+            }
         }
     }
 
@@ -342,6 +378,9 @@ impl<'a> Driver<'a> {
     /// The next deadline: a held packet's arrival or an engine timer.
     fn next_deadline(&self) -> Option<u64> {
         let mut d = self.held.peek().map(|h| h.0.at);
+        if let Some(a) = self.apps.next_due() {
+            d = Some(d.map_or(a, |d| d.min(a)));
+        }
         let mut min = |x: Option<Instant>| {
             if let Some(x) = x {
                 d = Some(d.map_or(x.as_nanos(), |d| d.min(x.as_nanos())));
@@ -366,6 +405,7 @@ impl<'a> Driver<'a> {
             self.waiting_for = None;
         }
         self.deliver_due(now)?;
+        self.apps_turn(now);
         self.engine_turn(now);
         let now = self.clock.now();
         let next = self.next_deadline();
@@ -382,78 +422,23 @@ impl<'a> Driver<'a> {
         Ok(())
     }
 
+    /// Pushes what a streamed trace and capture hold to their writers, so that their
+    /// files follow the run.
+    pub fn flush_outputs(&mut self) -> io::Result<()> {
+        if let Some(t) = self.trace.as_mut() {
+            t.flush()?;
+        }
+        if let Some(p) = self.pcap.as_mut() {
+            p.flush().map_err(|e| io::Error::other(e.to_string()))?;
+        }
+        Ok(())
+    }
+
     /// The engine's flows are all done (or there is no engine sender).
     pub fn engine_done(&self) -> bool {
         self.engine
             .as_ref()
             .is_none_or(|e| e.current.is_none() && e.next >= e.flows)
-    }
-}
-
-/// Advances the engine sender: starts the next flow, fires its timer, sends, finishes.
-fn engine_step(
-    e: &mut EngineFlows,
-    now: u64,
-    late: &mut Lateness,
-    path: &Path,
-    mut trace: Option<&mut Trace>,
-    out: &mut Vec<Vec<u8>>,
-) {
-    let t = Instant::from_nanos(now);
-    if e.current.is_none() && e.next < e.flows {
-        let local = SocketAddrV4::new(ENGINE_CLIENT, 10_000u16.wrapping_add(e.next as u16));
-        let remote = e.remote;
-        let isn = lossrec_sim::rng::mix64(e.seed ^ lossrec_sim::rng::mix64(e.next)) as u32;
-        let Ok(mut s) = EngineSender::new(e.cfg.clone(), t, local, remote, isn) else {
-            e.next = e.flows;
-            return;
-        };
-        s.sender.write(t, e.bytes);
-        e.close_pending = !e.bulk;
-        e.current = Some((s, Counters::default()));
-        e.next += 1;
-    }
-    let id = e.next.saturating_sub(1) as u32;
-    let Some((s, c)) = e.current.as_mut() else {
-        return;
-    };
-    if let Some(d) = s.sender.poll_timeout() {
-        if d.as_nanos() <= now {
-            late.record(d.as_nanos(), now);
-            let (state, before) = (s.sender.state(), s.sender.stats().timeouts);
-            s.sender.on_timeout(t);
-            c.count(state, before, s.sender.stats().timeouts);
-        }
-    }
-    while let Some(ev) = s.sender.poll_event() {
-        if let Some(tr) = trace.as_deref_mut() {
-            tr.event(id, &ev);
-        }
-    }
-    for pass in 0..2 {
-        while let Some(tx) = s.sender.poll_transmit(t) {
-            if let Some(tr) = trace.as_deref_mut() {
-                tr.send(now, id, &tx);
-            }
-            let mut b = Vec::with_capacity(tx.range.len() as usize + 80);
-            s.encode(&tx, &mut b);
-            out.push(b);
-            e.packets += 1;
-        }
-        let due = match e.close {
-            crate::linux::Close::AfterWrite => s.sender.snd_nxt() > 0,
-            crate::linux::Close::AfterAck => s.sender.snd_una() >= e.bytes,
-        };
-        if pass == 0 && e.close_pending && due {
-            e.close_pending = false;
-            s.sender.close(t);
-        }
-    }
-    if s.sender.is_finished() && !e.bulk {
-        let conn = path.conns.iter().find(|k| k.client == s.local());
-        e.results
-            .push(crate::results::engine(u64::from(id), &s.sender, conn, c));
-        e.current = None;
     }
 }
 

@@ -21,8 +21,6 @@ pub struct EngineReceiver {
     /// Our shift, once the peer's SYN offered scaling.
     wscale: Option<u8>,
     high: u64,
-    /// Stream offset of the peer's FIN, once a FIN arrived (in order or not).
-    fin_end: Option<u64>,
     fin_sent: bool,
     ip_id: u16,
 }
@@ -43,7 +41,6 @@ impl EngineReceiver {
             peer_isn: None,
             wscale: None,
             high: 0,
-            fin_end: None,
             fin_sent: false,
             ip_id: 0,
         }
@@ -67,9 +64,6 @@ impl EngineReceiver {
         };
         let range = Range::new(start, start + seg.payload.len() as u64);
         self.high = self.high.max(range.end);
-        if seg.flags.contains(TcpFlags::FIN) {
-            self.fin_end.get_or_insert(range.end);
-        }
         let syn_opts = syn.then(|| SynOptions {
             mss: engine_mss(seg.options.mss, seg.options.timestamps.is_some()),
             sack_permitted: seg.options.sack_permitted,
@@ -101,31 +95,15 @@ impl EngineReceiver {
         }
     }
 
-    /// A FIN above a hole is SACKed like data (Linux queues it out of order with
-    /// `end_seq = seq + 1`, `tcp_data_queue_ofo` → `tcp_sack_new_ofo_skb`): the block
-    /// ending where the FIN starts grows by one, or the FIN gets a block of its own first.
-    fn sack_fin(&self, peer_isn: u32, ack: &Ack, sack: &mut lossrec_wire::SackList, max: usize) {
-        let Some(f) = self.fin_end else { return };
-        if !self.receiver.sack_in_use() || ack.cumulative >= f {
-            return;
-        }
-        let at = seq::wrap(peer_isn, f);
-        let mut blocks: Vec<_> = sack.as_slice().to_vec();
-        match blocks.iter_mut().find(|b| b.right == at) {
-            Some(b) => b.right = at.wrapping_add(1),
-            None => blocks.insert(0, lossrec_wire::SackBlock::new(at, at.wrapping_add(1))),
-        }
-        blocks.truncate(max);
-        *sack = lossrec_wire::SackList::from_slice(&blocks);
-    }
-
     fn encode(&mut self, peer_isn: u32, ack: &Ack, out: &mut Vec<u8>) {
         let fin_in = self.receiver.fin_received();
         let mut s = TcpSegment::new(self.local, self.peer, self.isn.wrapping_add(1));
         self.ip_id = self.ip_id.wrapping_add(1);
         s.ip_id = self.ip_id;
         s.options = ts_options(ack.ts);
-        s.ack = Some(seq::wrap(peer_isn, ack.cumulative).wrapping_add(u32::from(fin_in)));
+        // The engine's ACK already counts the FIN's sequence number, and SACKs a FIN above
+        // a hole (`tcp_data_queue_ofo`).
+        s.ack = Some(seq::wrap(peer_isn, ack.cumulative));
         if let Some(syn) = ack.syn {
             s.seq = self.isn;
             s.ack = Some(peer_isn.wrapping_add(1));
@@ -140,7 +118,6 @@ impl EngineReceiver {
             s.window = (ack.window >> shift).min(65_535) as u16;
             let max = s.options.max_sack_blocks();
             s.options.sack = wire_sack(peer_isn, ack.sack.as_slice(), max);
-            self.sack_fin(peer_isn, ack, &mut s.options.sack, max);
             if fin_in && !self.fin_sent {
                 self.fin_sent = true;
                 s.flags |= TcpFlags::FIN;

@@ -4,8 +4,8 @@
 //!
 //! Mapping (RFC 9293 §3.4, RFC 7323): stream offset `x` is `ISN + 1 + x`; the SYN-ACK's
 //! sequence number gives the peer's ISN, and its options become the `Ack::syn` the sender
-//! negotiates from; the ACK of our FIN acknowledges one past the last byte, which the
-//! engine, counting bytes only, sees as the last byte. Window fields are scaled by the
+//! negotiates from; our FIN takes offset `end` (one past the last byte) as it takes that
+//! sequence number, so its ACK (`end + 1`) and a SACK of it reach the engine unchanged. Window fields are scaled by the
 //! peer's shift once both SYNs carried one (never on a SYN, RFC 7323 §2.2). TSecr comes
 //! back as the 32 low bits of our microsecond clock and is widened against `now`. The
 //! peer's FIN (the server closing after reading everything) is acknowledged here: the
@@ -159,23 +159,17 @@ impl EngineSender {
             self.peer_fin = true;
             *fin = true;
         }
+        // Offsets as they are: our FIN's sequence number is offset `end`, so its ACK is
+        // `end + 1` and Linux's SACK of it ends there too; the sender keeps a bare FIN on
+        // its scoreboard and counts one that rode on the last segment with the data.
         let near = self.sender.snd_una();
-        let mut cumulative = seq::unwrap(self.isn, ack_no, near);
-        if let Some(f) = self.fin_at {
-            cumulative = cumulative.min(f);
-        }
+        let cumulative = seq::unwrap(self.isn, ack_no, near);
         let mut sack = SackBlocks::new();
         for b in &seg.options.sack {
-            let mut r = Range::new(
+            let r = Range::new(
                 seq::unwrap(self.isn, b.left, near),
                 seq::unwrap(self.isn, b.right, near),
             );
-            // A SACK of our FIN (Linux reports the FIN's sequence number): the engine
-            // counts data bytes only, so the block ends at the last byte.
-            if let Some(f) = self.fin_at {
-                r.end = r.end.min(f);
-                r.start = r.start.min(r.end);
-            }
             if !r.is_empty() {
                 sack.push(r);
             }

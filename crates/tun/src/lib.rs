@@ -20,9 +20,11 @@
 //! println!("{}", out.to_json());
 //! ```
 
+pub mod apps;
 pub mod clock;
 pub mod device;
 pub mod driver;
+pub mod engine_flows;
 pub mod engine_receiver;
 pub mod engine_sender;
 pub mod kernel;
@@ -34,4 +36,4 @@ mod run;
 pub mod topology;
 
 pub use linux::Close;
-pub use run::{run, KernelSide, Side, WireOptions, WireOutput};
+pub use run::{run, run_to, KernelSide, Side, WireOptions, WireOutput};

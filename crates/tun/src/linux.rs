@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddrV4, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -206,15 +207,20 @@ pub struct KernelFlow {
     pub mib: BTreeMap<String, u64>,
     /// The client gave up (time limit or cancel) before the flow ended.
     pub unfinished: bool,
+    /// Where each later message (response) began: `TCP_INFO` and the MIB counters (since
+    /// the connection started) just before it was written.
+    pub marks: Vec<(TcpInfo, BTreeMap<String, u64>)>,
 }
 
-/// The client's workload: `flows` connections one after another, each writing `bytes`,
-/// or one connection writing for `bulk` wall time.
+/// The client's workload: `flows` connections one after another, each writing
+/// `first[c]` bytes at once (and, with `later`, what the emulator's applications then
+/// tell it, [`crate::apps`]), or one connection writing for `bulk` wall time.
 #[derive(Clone, Debug)]
 pub struct ClientJob {
     pub server: SocketAddrV4,
     pub flows: u64,
-    pub bytes: u64,
+    pub first: Vec<u64>,
+    pub later: bool,
     pub bulk: Option<Duration>,
     pub congestion: Option<String>,
     pub deadline: Duration,
@@ -249,6 +255,7 @@ impl Close {
 pub fn spawn_client(
     ns: &Netns,
     job: ClientJob,
+    writes: Receiver<crate::apps::Write>,
     stop: Arc<AtomicBool>,
 ) -> JoinHandle<io::Result<Vec<KernelFlow>>> {
     let name = ns.name().to_string();
@@ -256,41 +263,42 @@ pub fn spawn_client(
         netns::enter(&name)?;
         let start = Instant::now();
         let mut out = Vec::new();
-        for _ in 0..job.flows {
+        for c in 0..job.flows {
             if stop.load(Ordering::Relaxed) {
                 break;
             }
-            out.push(one_flow(&job, start, &stop)?);
+            out.push(one_flow(&job, c, &writes, start, &stop)?);
         }
         Ok(out)
     })
 }
 
-fn one_flow(job: &ClientJob, start: Instant, stop: &AtomicBool) -> io::Result<KernelFlow> {
-    let before = mib();
-    let sock = socket_to(job)?;
-    let mut s = sock;
-    // A flow is handed over in one write, as the engine gets it (`write(bytes)`): with a
-    // send buffer that holds it all, the kernel cuts whole segments and nothing waits for
-    // buffer space; bulk writes 64 KiB at a time.
+/// Writes `bytes` (or, for bulk, until its time is up); returns whether it gave up.
+fn write_out(
+    s: &mut TcpStream,
+    job: &ClientJob,
+    bytes: u64,
+    start: Instant,
+    stop: &AtomicBool,
+) -> io::Result<bool> {
+    // A message is handed over in one write, as the engine gets it (`write(bytes)`):
+    // with a send buffer that holds it all, the kernel cuts whole segments and nothing
+    // waits for buffer space; bulk writes 64 KiB at a time.
     let chunk = vec![
         0u8;
         if job.bulk.is_some() {
             1 << 16
         } else {
-            job.bytes.min(MAX_FLOW_WRITE) as usize
+            bytes.clamp(1, MAX_FLOW_WRITE) as usize
         }
     ];
-    let mut left = job.bytes;
+    let mut left = bytes;
     let t0 = Instant::now();
-    let mut unfinished;
-    s.set_write_timeout(Some(Duration::from_millis(50)))?;
     loop {
         let over = start.elapsed() > job.deadline || stop.load(Ordering::Relaxed);
         let bulk_done = job.bulk.is_some_and(|d| t0.elapsed() >= d);
         if over || bulk_done || (job.bulk.is_none() && left == 0) {
-            unfinished = over;
-            break;
+            return Ok(over);
         }
         let n = chunk.len().min(left.min(usize::MAX as u64) as usize);
         match s.write(&chunk[..n]) {
@@ -301,6 +309,39 @@ fn one_flow(job: &ClientJob, start: Instant, stop: &AtomicBool) -> io::Result<Ke
                     io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
                 ) => {}
             Err(e) => return Err(e),
+        }
+    }
+}
+
+fn one_flow(
+    job: &ClientJob,
+    c: u64,
+    writes: &Receiver<crate::apps::Write>,
+    start: Instant,
+    stop: &AtomicBool,
+) -> io::Result<KernelFlow> {
+    let before = mib();
+    let mut s = socket_to(job)?;
+    s.set_write_timeout(Some(Duration::from_millis(50)))?;
+    let first = job.first.get(c as usize).copied().unwrap_or(0);
+    let mut unfinished = write_out(&mut s, job, first, start, stop)?;
+    let mut marks = Vec::new();
+    // Later writes come from the emulator's applications (responses, timed writes).
+    while job.later && !unfinished {
+        match writes.recv_timeout(Duration::from_millis(20)) {
+            Ok(w) => {
+                if w.new_message {
+                    marks.push((tcp_info(&s)?, mib_delta(&before, &mib())));
+                }
+                unfinished = write_out(&mut s, job, w.bytes, start, stop)?;
+                if w.last {
+                    break;
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                unfinished = start.elapsed() > job.deadline || stop.load(Ordering::Relaxed);
+            }
+            Err(RecvTimeoutError::Disconnected) => unfinished = true,
         }
     }
     if job.close == Close::AfterWrite {
@@ -324,6 +365,7 @@ fn one_flow(job: &ClientJob, start: Instant, stop: &AtomicBool) -> io::Result<Ke
         info,
         mib: mib_delta(&before, &after),
         unfinished,
+        marks,
     })
 }
 
@@ -365,7 +407,16 @@ fn socket_to(job: &ClientJob) -> io::Result<TcpStream> {
     // for flows, a send buffer for the whole flow (bulk keeps the kernel's autotuning).
     set_int(&s, libc::IPPROTO_TCP, libc::TCP_NODELAY, 1)?;
     if job.bulk.is_none() {
-        let buf = (2 * job.bytes.min(MAX_FLOW_WRITE)).clamp(1 << 16, i32::MAX as u64) as i32;
+        // Later writes (responses) are not known yet: room for 2 MB of them.
+        let most = job
+            .first
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(0)
+            .min(MAX_FLOW_WRITE);
+        let floor = if job.later { 4 << 20 } else { 1 << 16 };
+        let buf = (2 * most).clamp(floor, i32::MAX as u64) as i32;
         set_int(&s, libc::SOL_SOCKET, libc::SO_SNDBUF, buf)?;
     }
     let sa = libc::sockaddr_in {

@@ -76,14 +76,55 @@ pub struct Conn {
     ooo: Vec<Range>,
     /// When `delivered` reached the message end.
     pub completed_ns: Option<u64>,
+    /// The message being delivered (the whole flow, or the current response) and when it
+    /// was written (the FCT's origin: the first SYN for the first message).
     pub message: Range,
+    pub message_ns: u64,
+    /// `lost_retransmits` when the current message began.
+    lost_before: u64,
+    /// Earlier messages of this connection (request-response), in order.
+    pub done: Vec<Message>,
+}
+
+/// A message of a connection, as the path saw it.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Message {
+    pub bytes: u64,
+    pub fct_ms: Option<f64>,
+    /// Retransmissions the path dropped while it was the current message.
+    pub lost_retransmits: u64,
 }
 
 impl Conn {
-    /// Flow completion time in ms (first SYN to the message's last byte arriving).
+    /// Completion time of the current message in ms (from its origin to its last byte
+    /// arriving).
     pub fn fct_ms(&self) -> Option<f64> {
         self.completed_ns
-            .map(|c| c.saturating_sub(self.syn_ns) as f64 / 1e6)
+            .map(|c| c.saturating_sub(self.message_ns) as f64 / 1e6)
+    }
+
+    /// In-order bytes of the current message that reached the receiver.
+    pub fn message_bytes(&self) -> u64 {
+        self.delivered.clamp(self.message.start, self.message.end) - self.message.start
+    }
+
+    /// The current message so far.
+    pub fn current(&self) -> Message {
+        Message {
+            bytes: self.message_bytes(),
+            fct_ms: self.fct_ms(),
+            lost_retransmits: self.lost_retransmits - self.lost_before,
+        }
+    }
+
+    /// The application writes the next message (`bytes`, at `now`): the current one is
+    /// recorded and the next is what the loss models and the completion time follow.
+    pub fn next_message(&mut self, bytes: u64, now: u64) {
+        self.done.push(self.current());
+        self.lost_before = self.lost_retransmits;
+        self.message = Range::new(self.message.end, self.message.end.saturating_add(bytes));
+        self.message_ns = now;
+        self.completed_ns = (self.delivered >= self.message.end).then_some(now);
     }
 
     fn offsets(&self, seg: &TcpSegment<'_>) -> Range {
@@ -164,15 +205,17 @@ pub struct Path {
     ack_reorder: Option<Reorder>,
     spikes: Option<SpikeSpec>,
     mss: u64,
-    /// Bytes each new connection's message holds.
-    message_bytes: u64,
+    /// Bytes of each connection's first message, by connection (the last one for any
+    /// beyond).
+    first_messages: Vec<u64>,
     pub conns: Vec<Conn>,
     pub stats: PathStats,
 }
 
 impl Path {
-    /// The path of `sc`, seeded with `seed`; every connection carries `message_bytes`.
-    pub fn new(sc: &Scenario, seed: u64, message_bytes: u64) -> Path {
+    /// The path of `sc`, seeded with `seed`; connection `c`'s first message holds
+    /// `first_messages[c]` bytes.
+    pub fn new(sc: &Scenario, seed: u64, first_messages: Vec<u64>) -> Path {
         Path {
             fwd: Link::new(sc.forward()),
             rev: Link::new(sc.reverse()),
@@ -191,7 +234,7 @@ impl Path {
                 .map(|r| Reorder::new(r, Stream::new(seed, component::ACK_REORDER))),
             spikes: sc.spikes(),
             mss: u64::from(sc.sender_config().mss),
-            message_bytes,
+            first_messages,
             conns: Vec::new(),
             stats: PathStats::default(),
         }
@@ -288,8 +331,16 @@ impl Path {
             delivered: 0,
             ooo: Vec::new(),
             completed_ns: None,
-            message: Range::new(0, self.message_bytes),
+            message: Range::new(0, self.first_message(self.conns.len())),
+            message_ns: now,
+            lost_before: 0,
+            done: Vec::new(),
         }
+    }
+
+    fn first_message(&self, c: usize) -> u64 {
+        let last = self.first_messages.last().copied().unwrap_or(0);
+        self.first_messages.get(c).copied().unwrap_or(last)
     }
 
     /// The data-direction loss model and reordering for a data packet of connection `i`.

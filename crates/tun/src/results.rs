@@ -8,7 +8,7 @@ use lossrec_sim::episodes::Counters;
 use lossrec_sim::FlowResult;
 
 use crate::linux::KernelFlow;
-use crate::path::Conn;
+use crate::path::{Conn, Message};
 
 /// Result fields the kernel does not expose per connection (reported as 0).
 pub const KERNEL_UNAVAILABLE: &[&str] = &[
@@ -23,11 +23,51 @@ pub const KERNEL_UNAVAILABLE: &[&str] = &[
 fn from_path(id: u64, preset: &str, conn: Option<&Conn>) -> FlowResult {
     let mut r = FlowResult::not_started(id, preset);
     if let Some(c) = conn {
-        r.bytes = c.delivered.min(c.message.end);
+        r.bytes = c.message_bytes();
         r.fct_ms = c.fct_ms();
         r.lost_retransmits = c.lost_retransmits;
     }
     r
+}
+
+/// One message's result (a response of a request-response connection) from its
+/// connection's results when the message ended (`end`) and began (`start`, none for the
+/// first): counters are the difference; bytes, completion time and lost retransmissions
+/// are the path's for the message.
+pub fn message(end: &FlowResult, start: Option<&FlowResult>, id: u64, m: &Message) -> FlowResult {
+    let mut r = start.map_or_else(|| end.clone(), |s| end.since(s));
+    r.id = id;
+    r.bytes = m.bytes;
+    r.fct_ms = m.fct_ms;
+    r.lost_retransmits = m.lost_retransmits;
+    r.final_cwnd = end.final_cwnd;
+    r
+}
+
+/// Linux's results for every message of connection `c` (`per` results a connection, the
+/// marks the client took before each later message).
+pub fn kernel_messages(c: u64, per: u64, k: &KernelFlow, conn: Option<&Conn>) -> Vec<FlowResult> {
+    let at = |i: usize| -> FlowResult {
+        let (info, mib) = match k.marks.get(i) {
+            Some((info, mib)) => (*info, mib.clone()),
+            None => (k.info, k.mib.clone()),
+        };
+        let snap = KernelFlow {
+            info,
+            mib,
+            ..KernelFlow::default()
+        };
+        kernel(0, &snap, conn)
+    };
+    let msgs: Vec<Message> = conn.map_or_else(Vec::new, |c| {
+        c.done.iter().copied().chain([c.current()]).collect()
+    });
+    (0..msgs.len().min(per as usize))
+        .map(|i| {
+            let start = (i > 0).then(|| at(i - 1));
+            message(&at(i), start.as_ref(), c * per + i as u64, &msgs[i])
+        })
+        .collect()
 }
 
 /// The engine sender's flow.

@@ -8,13 +8,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use lossrec_sim::workload::{Arrival, Workload, BULK_BYTES};
-use lossrec_sim::{FlowResult, Scenario};
+use lossrec_sim::sink::Sink;
+use lossrec_sim::trace::Trace;
+use lossrec_sim::workload::Workload;
+use lossrec_sim::{FlowResult, Scenario, Sinks};
 use lossrec_wire::PcapWriter;
 use serde::Serialize;
 
+use crate::apps::Apps;
 use crate::clock::LatenessSummary;
-use crate::driver::{Driver, EngineFlows};
+use crate::driver::Driver;
+use crate::engine_flows::EngineFlows;
 use crate::linux::{self, ClientJob, Close, KernelFlow, Settings};
 use crate::path::{Path, PathStats};
 use crate::topology::{Topology, ENGINE_SERVER, LINUX_SERVER, PORT};
@@ -102,8 +106,12 @@ pub struct WireOutput {
     pub engine_ns_per_packet: Option<f64>,
     pub time_limit_hit: bool,
     pub unfinished_flows: u64,
+    /// Trace lines written (kept or streamed), when a trace was taken.
+    pub trace_lines: Option<u64>,
+    /// The trace's lines when kept in memory (`None` when streamed).
     #[serde(skip)]
     pub trace: Option<String>,
+    /// The capture's bytes when kept in memory (`None` when streamed).
     #[serde(skip)]
     pub pcap: Option<Vec<u8>>,
 }
@@ -118,41 +126,20 @@ fn bad(msg: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, msg)
 }
 
-/// The workload as the wire runs it: (flows, bytes each, bulk duration).
-fn job(sc: &Scenario) -> io::Result<(u64, u64, Option<Duration>)> {
-    let mss = u64::from(sc.sender_config().mss);
-    match sc.workload() {
-        Workload::Flows {
-            flows,
-            size,
-            arrival,
-        } => {
-            if *arrival != Arrival::Sequential {
-                return Err(bad(
-                    "workload.arrival: the wire runs flows one after another \
-                                (sequential) only"
-                        .into(),
-                ));
-            }
-            Ok((*flows, size.bytes(mss), None))
-        }
-        Workload::Bulk { flows, duration_ns } => {
-            if *flows != 1 {
-                return Err(bad(
-                    "workload.flows: the wire's bulk workload has one flow".into()
-                ));
-            }
-            Ok((1, BULK_BYTES, Some(Duration::from_nanos(*duration_ns))))
-        }
-        w => Err(bad(format!(
-            "workload.kind: `{}` is not supported on the wire yet (flows, bulk)",
-            w.kind()
-        ))),
-    }
+/// How often (emulator time) streamed outputs are pushed to their writers.
+const OUTPUT_FLUSH_NS: u64 = 1_000_000_000;
+
+/// Runs `sc` through the wire, keeping the trace and capture (if asked for) in memory.
+pub fn run(sc: &Scenario, opts: &WireOptions) -> io::Result<WireOutput> {
+    run_to(sc, opts, Sinks::default())
 }
 
-/// Runs `sc` through the wire.
-pub fn run(sc: &Scenario, opts: &WireOptions) -> io::Result<WireOutput> {
+/// Runs `sc` through the wire, streaming the trace and the emulator's capture to the
+/// writers in `sinks` as the run goes (as the simulator's `run_to` does): lines and
+/// frames leave in batches of tens of KiB, so memory stays flat however long the run.
+/// A writer given turns its output on whatever `opts` says; `sinks.pcap_receiver` is
+/// not used (the emulator has one capture point).
+pub fn run_to(sc: &Scenario, opts: &WireOptions, sinks: Sinks) -> io::Result<WireOutput> {
     if let Some(why) = crate::netns::unavailable() {
         return Err(io::Error::new(io::ErrorKind::PermissionDenied, why));
     }
@@ -160,8 +147,15 @@ pub fn run(sc: &Scenario, opts: &WireOptions) -> io::Result<WireOutput> {
     if !sc.background().is_empty() {
         return Err(bad("background: not supported on the wire".into()));
     }
-    let (flows, bytes, bulk) = job(sc)?;
     let seed = opts.seed.unwrap_or(sc.seed());
+    let apps = Apps::new(sc, seed)?;
+    let flows = apps.connections();
+    let firsts: Vec<u64> = (0..flows).map(|c| apps.first_message(c)).collect();
+    let bulk = match sc.workload() {
+        Workload::Bulk { duration_ns, .. } => Some(Duration::from_nanos(*duration_ns)),
+        _ => None,
+    };
+    let (app_tx, app_rx) = std::sync::mpsc::channel();
     let stop = Arc::new(AtomicBool::new(false));
     let mut topo = Topology::new(sc, opts.receiver == Side::Linux, stop.clone())?;
     let server = match opts.receiver {
@@ -173,15 +167,16 @@ pub fn run(sc: &Scenario, opts: &WireOptions) -> io::Result<WireOutput> {
         let job = ClientJob {
             server,
             flows,
-            bytes,
+            first: (0..flows).map(|c| apps.first_write(c)).collect(),
+            later: apps.has_later_writes(),
             bulk,
             congestion: topo.sender_settings.congestion.clone(),
             deadline: limit,
             close: opts.close,
         };
-        linux::spawn_client(&topo.ns_s, job, stop.clone())
+        linux::spawn_client(&topo.ns_s, job, app_rx, stop.clone())
     });
-    let path = Path::new(sc, seed, bytes);
+    let path = Path::new(sc, seed, firsts);
     let kernel = KernelSide {
         sender: (opts.sender == Side::Linux).then(|| topo.sender_settings.clone()),
         receiver: (opts.receiver == Side::Linux).then(|| topo.receiver_settings.clone()),
@@ -191,34 +186,37 @@ pub fn run(sc: &Scenario, opts: &WireOptions) -> io::Result<WireOutput> {
             Vec::new()
         },
     };
-    let mut d = Driver::new(path, &mut topo, sc.receiver_config().clone());
-    if opts.pcap {
-        d.pcap = Some(PcapWriter::new(Vec::new()).map_err(|e| io::Error::other(e.to_string()))?);
+    let per = apps.per_connection();
+    let results_n = apps.results();
+    let mut d = Driver::new(path, &mut topo, sc.receiver_config().clone(), apps);
+    if opts.sender == Side::Linux {
+        d.app_tx = Some(app_tx);
     }
-    if opts.trace {
-        d.trace = Some(lossrec_sim::trace::Trace::default());
+    let pcap_sink = match sinks.pcap {
+        Some(w) => Some(Sink::stream(w)),
+        None => opts.pcap.then(|| Sink::Memory(Vec::new())),
+    };
+    if let Some(sink) = pcap_sink {
+        d.pcap = Some(PcapWriter::new(sink).map_err(|e| io::Error::other(e.to_string()))?);
     }
+    d.trace = match sinks.trace {
+        Some(w) => Some(Trace::streaming(w)),
+        None => opts.trace.then(Trace::default),
+    };
     if opts.sender == Side::Engine {
-        d.engine = Some(EngineFlows {
-            cfg: sc.sender_config().clone(),
-            flows,
-            bytes,
-            bulk: bulk.is_some(),
-            seed,
-            remote: server,
-            current: None,
-            close_pending: false,
-            close: opts.close,
-            next: 0,
-            results: Vec::new(),
-            cpu_ns: 0,
-            packets: 0,
-        });
+        let mut e = EngineFlows::new(sc.sender_config().clone(), &d.apps, seed, server);
+        e.close = opts.close;
+        d.engine = Some(e);
     }
     let limit_ns = bulk.map_or(limit, |b| b.min(limit)).as_nanos() as u64;
     let mut time_limit_hit = false;
+    let mut flushed_at = 0;
     loop {
         d.turn(5_000_000)?;
+        if d.clock.now() >= flushed_at + OUTPUT_FLUSH_NS {
+            flushed_at = d.clock.now();
+            d.flush_outputs()?;
+        }
         if opts.cancel.load(Ordering::Relaxed) {
             stop.store(true, Ordering::Relaxed);
             return Err(io::Error::new(io::ErrorKind::Interrupted, "interrupted"));
@@ -254,7 +252,7 @@ pub fn run(sc: &Scenario, opts: &WireOptions) -> io::Result<WireOutput> {
         seed,
         kernel,
         kflows,
-        flows,
+        (results_n, per),
         bulk,
         wall_s,
         time_limit_hit,
@@ -269,19 +267,20 @@ fn collect(
     seed: u64,
     kernel: KernelSide,
     kflows: Vec<KernelFlow>,
-    flows: u64,
+    (flows, per): (u64, u64),
     bulk: Option<Duration>,
     wall_s: f64,
     time_limit_hit: bool,
     preset: &'static str,
 ) -> io::Result<WireOutput> {
+    if let Some(e) = d.pcap_error.take() {
+        return Err(io::Error::other(format!("pcap: {e}")));
+    }
     let mut engine_ns = None;
     let mut results: Vec<FlowResult> = Vec::new();
     if let Some(mut e) = d.engine.take() {
-        if let Some((s, c)) = e.current.take() {
-            let conn = d.path.conns.iter().find(|k| k.client == s.local());
-            e.results
-                .push(crate::results::engine(e.next - 1, &s.sender, conn, &c));
+        if let Some(local) = e.current.as_ref().map(|(s, _)| s.local()) {
+            e.end_message(d.path.conns.iter().rev().find(|k| k.client == local));
         }
         engine_ns = (e.packets > 0).then(|| e.cpu_ns as f64 / e.packets as f64);
         results = e.results;
@@ -291,7 +290,9 @@ fn collect(
         results = kflows
             .iter()
             .enumerate()
-            .map(|(i, k)| crate::results::kernel(i as u64, k, d.path.conns.get(i)))
+            .flat_map(|(i, k)| {
+                crate::results::kernel_messages(i as u64, per, k, d.path.conns.get(i))
+            })
             .collect();
     }
     let done = results.iter().filter(|r| r.fct_ms.is_some()).count() as u64;
@@ -326,7 +327,11 @@ fn collect(
         } else {
             flows.saturating_sub(done)
         },
-        trace: d.trace.take().map(|t| t.out),
-        pcap: d.pcap.take().map(|p| p.into_inner()),
+        trace_lines: d.trace.as_ref().map(|t| t.lines),
+        trace: d.trace.take().map(Trace::finish).transpose()?.flatten(),
+        pcap: match d.pcap.take() {
+            Some(p) => p.into_inner().finish()?,
+            None => None,
+        },
     })
 }

@@ -28,7 +28,7 @@ fn pkt(src: SocketAddrV4, dst: SocketAddrV4, seqno: u32, flags: TcpFlags, len: u
 
 #[test]
 fn garbage_and_foreign_packets_are_dropped_and_counted() {
-    let mut p = Path::new(&sc(""), 1, 4 * MSS);
+    let mut p = Path::new(&sc(""), 1, vec![4 * MSS]);
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
     for n in 0..2000 {
         // Random bytes of random length: never a panic, always garbage.
@@ -55,7 +55,7 @@ fn garbage_and_foreign_packets_are_dropped_and_counted() {
 
 #[test]
 fn tail_loss_sees_stream_offsets_and_link_timing_is_the_simulators() {
-    let mut p = Path::new(&sc("[path.loss]\nmodel = \"tail\""), 1, 4 * MSS);
+    let mut p = Path::new(&sc("[path.loss]\nmodel = \"tail\""), 1, vec![4 * MSS]);
     let (c, s) = (addr(1, 40000), addr(2, 5001));
     let isn = u32::MAX - 2000; // the stream wraps the 32-bit space
     let syn = pkt(c, s, isn, TcpFlags::SYN, 0);

@@ -69,9 +69,11 @@ def _notes(r: Result) -> str:
 @click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), help="Override the scenario's seed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @click.option("--trace", "trace_path", type=click.Path(dir_okay=False, path_type=Path),
-              metavar="FILE.jsonl", help="Write the JSON-lines trace.")
+              metavar="FILE.jsonl",
+              help="Stream the JSON-lines trace to FILE as the run goes.")
 @click.option("--pcap", "pcap_path", type=click.Path(dir_okay=False, path_type=Path),
-              metavar="FILE.pcap", help="Write the emulator's capture (both directions).")
+              metavar="FILE.pcap",
+              help="Stream the emulator's capture (both directions) to FILE as the run goes.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path),
               metavar="FILE.png", help="Draw a time-sequence graph.")
 @click.option("--preset", metavar="NAME", help="Run the sender under this preset.")
@@ -115,10 +117,12 @@ def wire_cmd(scenario: Optional[Path], sender: str, receiver: str, seed: Optiona
     if others:
         fail(f"--set {others[0]}: `lossrec wire` takes sender axes only")
     axes = {k[len("sender."):]: _text(v) for k, v in overrides.items()}
-    want_trace = trace_path is not None or plot_path is not None
+    # The trace and capture stream to their files; a plot without --trace keeps the
+    # trace in memory.
+    want_trace: Any = trace_path if trace_path is not None else plot_path is not None
     try:
-        res = run_wire(scenario, sender, receiver, seed, want_trace, pcap_path is not None,
-                       preset, axes, close)
+        res = run_wire(scenario, sender, receiver, seed, want_trace, pcap_path, preset, axes,
+                       close)
     except KeyboardInterrupt:
         # The run stopped and removed its namespaces before this reached us.
         click.echo("lossrec: interrupted; namespaces removed", err=True)
@@ -126,13 +130,10 @@ def wire_cmd(scenario: Optional[Path], sender: str, receiver: str, seed: Optiona
     runs: Dict[str, Result] = res if isinstance(res, dict) else {sender: res}
     for name, r in runs.items():
         tag = (lambda p, n=name: _suffixed(p, n)) if len(runs) > 1 else (lambda p: p)
-        if pcap_path is not None:
-            r.write_pcap(tag(pcap_path))
-        if trace_path is not None:
-            r.write_trace(tag(trace_path))
         if plot_path is not None:
             from .. import plot
 
+            # A streamed trace is read back from its file.
             plot.time_sequence(r.trace_records, tag(plot_path), title=f"{scenario} ({name})")
     if as_json:
         out = {n: r.json for n, r in runs.items()} if len(runs) > 1 else next(iter(runs.values())).json

@@ -62,6 +62,13 @@ impl Reassembly {
         self.rcv_nxt
     }
 
+    /// One past the highest byte held (RCV.NXT, or the top out-of-order block's end).
+    pub fn highest(&self) -> u64 {
+        self.blocks
+            .last_key_value()
+            .map_or(self.rcv_nxt, |(_, b)| b.end.max(self.rcv_nxt))
+    }
+
     /// True while some data above RCV.NXT is held (there is a hole).
     pub fn has_out_of_order(&self) -> bool {
         !self.blocks.is_empty()

@@ -101,8 +101,9 @@ impl Sender {
     }
 
     /// The ACK as the sender processes it, or `None` when it is for the handshake or
-    /// must be dropped. The FIN takes one sequence number after the last byte: its ACK
-    /// covers the data.
+    /// must be dropped. The FIN takes one sequence number after the last byte: a bare FIN
+    /// is on the scoreboard and its ACK (`end + 1`) acknowledges it there; a FIN that rode
+    /// on the last data segment is that segment's, so its ACK counts as the data's.
     fn acceptable(&mut self, now: Instant, ack: &Ack) -> Option<Ack> {
         if !self.is_established() {
             self.on_handshake_ack(now, ack);
@@ -113,7 +114,8 @@ impl Sender {
             self.pending = Pending::HandshakeAck;
             return None;
         }
-        let cumulative = if self.fin_sent && ack.cumulative == self.app_written + 1 {
+        let piggybacked = self.fin_sent && !self.fin_on_scoreboard();
+        let cumulative = if piggybacked && ack.cumulative == self.app_written + 1 {
             self.app_written
         } else {
             ack.cumulative

@@ -51,7 +51,7 @@ impl Sender {
     /// segment of it (then limited transmit, not ER, applies).
     fn can_send_new(&self) -> bool {
         let start = self.sb.snd_nxt();
-        let avail = self.app_written - start;
+        let avail = self.app_written.saturating_sub(start);
         let rwnd_room = (self.sb.snd_una() + self.peer_window).saturating_sub(start);
         avail > 0 && rwnd_room >= self.mss.min(avail)
     }

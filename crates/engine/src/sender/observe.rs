@@ -41,11 +41,21 @@ impl Sender {
     pub fn state(&self) -> RecoveryState {
         self.ca.name()
     }
+    /// SND.UNA as a data offset (a bare FIN's sequence number is not counted: see
+    /// [`Sender::fin_acked`]; the scoreboard has it).
     pub fn snd_una(&self) -> u64 {
-        self.sb.snd_una()
+        self.sb.snd_una().min(self.app_written)
     }
+    /// SND.NXT as a data offset (without a bare FIN's sequence number).
     pub fn snd_nxt(&self) -> u64 {
-        self.sb.snd_nxt()
+        self.sb.snd_nxt().min(self.app_written)
+    }
+    /// Our FIN was sent and acknowledged (on its own: an ACK of `end + 1`; on the last
+    /// data segment: with the data).
+    pub fn fin_acked(&self) -> bool {
+        self.fin_sent
+            && self.sb.snd_una() == self.sb.snd_nxt()
+            && self.snd_una() == self.app_written
     }
     /// Negotiated MSS (bytes).
     pub fn mss(&self) -> u64 {
@@ -83,9 +93,9 @@ impl Sender {
     pub fn bytes_written(&self) -> u64 {
         self.app_written
     }
-    /// `close` was called and every byte is acknowledged.
+    /// `close` was called and every byte and the FIN are acknowledged.
     pub fn is_finished(&self) -> bool {
-        self.closed && self.is_established() && self.sb.snd_una() == self.app_written
+        self.closed && self.is_established() && self.fin_acked()
     }
     /// Consecutive timeouts since SND.UNA last advanced (Linux `icsk_retransmits`).
     pub fn rto_retransmits(&self) -> u32 {

@@ -32,7 +32,8 @@ impl Sender {
         let what = match kind {
             Some(ProbeKind::New) => {
                 let s = self.sb.snd_nxt();
-                Some((s, s + self.mss.min(self.app_written - s), false))
+                // A queued bare FIN is the new "segment": its sequence number.
+                Some((s, s + self.mss.min(self.app_written - s).max(1), false))
             }
             Some(ProbeKind::Retransmit) => self.probe_target().map(|t| (t.start, t.end, true)),
             None => None,
@@ -112,11 +113,14 @@ impl Sender {
     }
 
     /// Previously unsent data is ready and the receive window admits a segment of it.
+    /// A queued bare FIN counts (Linux `tcp_send_loss_probe` sends the send head, whatever
+    /// it carries).
     pub(super) fn can_send_new_segment(&self) -> bool {
         let start = self.sb.snd_nxt();
-        let avail = self.app_written - start;
+        let avail = self.app_written.saturating_sub(start);
         let rwnd_room = (self.sb.snd_una() + self.peer_window).saturating_sub(start);
-        avail > 0 && rwnd_room >= self.mss.min(avail)
+        let fin_queued = self.closed && !self.fin_sent && start == self.app_written;
+        (avail > 0 && rwnd_room >= self.mss.min(avail)) || (fin_queued && rwnd_room > 0)
     }
 
     /// The pending probe as a transmission. It goes out whatever cwnd or PRR's quota say

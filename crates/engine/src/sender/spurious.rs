@@ -399,7 +399,11 @@ impl Sender {
             return;
         }
         let room = self.cwnd.saturating_sub(self.sb.pipe());
-        if room < self.mss.min(self.app_written - self.sb.snd_nxt()) {
+        if room
+            < self
+                .mss
+                .min(self.app_written.saturating_sub(self.sb.snd_nxt()))
+        {
             self.genuine_rto(now, SpuriousSignal::Frto, None);
         }
     }

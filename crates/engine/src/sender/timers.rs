@@ -47,7 +47,10 @@ impl Sender {
         };
         let head = self.sb.head()?;
         let outstanding = self.sb.flight_size().div_ceil(self.mss);
-        let prevunsnt = (self.app_written - self.sb.snd_nxt()).div_ceil(self.mss);
+        let prevunsnt = self
+            .app_written
+            .saturating_sub(self.sb.snd_nxt())
+            .div_ceil(self.mss);
         if outstanding + prevunsnt >= u64::from(rrthresh) {
             return None;
         }

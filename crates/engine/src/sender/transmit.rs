@@ -272,11 +272,11 @@ impl Sender {
     /// A new segment of at most one MSS, if data, the receive window and `room` allow.
     pub(super) fn new_data(&mut self, now: Instant, room: u64, why: Why) -> Option<Transmit> {
         let start = self.sb.snd_nxt();
-        let avail = self.app_written - start;
         let rwnd_room = (self.sb.snd_una() + self.peer_window).saturating_sub(start);
-        if avail == 0 {
-            return self.bare_fin(now, start);
+        if start >= self.app_written {
+            return self.bare_fin(now, start, room.min(rwnd_room), why);
         }
+        let avail = self.app_written - start;
         let len = self.mss.min(avail).min(rwnd_room);
         if len == 0 || len > room {
             if len > 0 && why == Why::New {
@@ -311,14 +311,25 @@ impl Sender {
     }
 
     /// A FIN on its own when `close` came after the last byte was sent (RFC 9293 §3.10.4).
-    /// It is not kept on the scoreboard: the data is what the engine makes reliable, and
-    /// the FIN has no retransmission of its own.
-    fn bare_fin(&mut self, now: Instant, at: u64) -> Option<Transmit> {
-        if !self.closed || self.fin_sent {
+    /// Like Linux's bare FIN skb (`tcp_send_fin`: `end_seq = seq + 1`, queued and pushed
+    /// through `tcp_write_xmit`), it takes sequence number `at` on the scoreboard and goes
+    /// only when cwnd and the peer's window leave room for it (`tcp_cwnd_test` has had no
+    /// FIN exception since Linux 6.10; `tcp_snd_wnd_test`): from then on it is outstanding
+    /// data to the timers, the probe and loss detection, done when an ACK covers `at + 1`.
+    fn bare_fin(&mut self, now: Instant, at: u64, room: u64, why: Why) -> Option<Transmit> {
+        if !self.closed || self.fin_sent || room == 0 {
             return None;
         }
         self.fin_sent = true;
-        Some(self.segment(now, Range::new(at, at), Why::New, false, true))
+        self.sb
+            .on_send_new(now, Range::new(at, at + 1), false, true);
+        self.note_window_use(self.sb.flight_size() >= self.cwnd);
+        Some(self.segment(now, Range::new(at, at + 1), why, false, true))
+    }
+
+    /// The bare FIN is on the scoreboard: SND.NXT lies one past the last byte.
+    pub(super) fn fin_on_scoreboard(&self) -> bool {
+        self.sb.snd_nxt() > self.app_written
     }
 
     pub(super) fn segment(
@@ -333,6 +344,12 @@ impl Sender {
             val: ts_clock(now),
             ecr: self.ts_recent,
         });
+        // The bare FIN's scoreboard entry [end, end + 1) is its sequence number, not a
+        // byte: on the wire it carries no payload.
+        let range = Range::new(
+            range.start,
+            range.end.min(self.app_written).max(range.start),
+        );
         Transmit {
             range,
             why,
@@ -344,11 +361,20 @@ impl Sender {
     }
 
     fn account_transmit(&mut self, now: Instant, t: &Transmit, forced: bool) {
+        // A bare FIN is accounted as the sequence number it occupies.
+        let bare_fin = t.fin && t.range.is_empty() && self.fin_on_scoreboard();
+        let t = &Transmit {
+            range: Range::new(t.range.start, t.range.end + u64::from(bare_fin)),
+            ..*t
+        };
         if t.range.is_empty() {
             return;
         }
-        self.stats.data_segs_out += 1;
-        self.stats.data_bytes_out += t.range.len();
+        // Linux counts `data_segs_out` only for skbs with payload (`tcp_transmit_skb`).
+        if !bare_fin {
+            self.stats.data_segs_out += 1;
+            self.stats.data_bytes_out += t.range.len();
+        }
         if t.why.is_retransmission() {
             self.stats.retrans_segs += 1;
             self.spurious_on_transmit(now, t);
