@@ -46,6 +46,10 @@ impl Sender {
     pub fn snd_nxt(&self) -> u64 {
         self.sb.snd_nxt()
     }
+    /// The peer's receive window (SND.WND, bytes, scaled) as last accepted.
+    pub fn peer_window(&self) -> u64 {
+        self.peer_window
+    }
     /// Negotiated MSS (bytes).
     pub fn mss(&self) -> u64 {
         self.mss

@@ -28,6 +28,14 @@ fn types(m: &str) -> String {
         w if w.starts_with("struct ") || w.starts_with("a map") => "a table",
         w => w,
     };
+    // toml reads an integer past i64 as i128 and says `… as i128`.
+    let got = match got
+        .split_once(" as i128")
+        .or_else(|| got.split_once(" as u128"))
+    {
+        Some((n, _)) => format!("{n} (too large)"),
+        None => got.to_string(),
+    };
     let got = got
         .replace("string ", "")
         .replace("integer ", "")
@@ -76,6 +84,11 @@ mod tests {
         assert_eq!(
             plain("invalid type: floating point `1.5`, expected u64"),
             "expected a whole number, got `1.5`"
+        );
+        // toml reads integers past i64 as i128 and says so (found by the fuzzer).
+        assert_eq!(
+            plain("invalid type: integer `111111116344259371037126` as i128, expected u64"),
+            "expected a whole number, got `111111116344259371037126` (too large)"
         );
     }
 
