@@ -93,7 +93,7 @@ pub fn run_input(input: &Input) {
                 let seg = segment(&rx, mss, s);
                 rx.on_segment(now, &seg);
             }
-            Op::Advance(n) => now = now + Duration::from_micros(u64::from(*n) * 100),
+            Op::Advance(n) => now += Duration::from_micros(u64::from(*n) * 100),
             Op::Timeout => {
                 if let Some(t) = rx.poll_timeout() {
                     now = now.max(t);

@@ -190,7 +190,7 @@ pub fn run_input(input: &Input) {
             }
             Op::Close => s.sender.close(now),
             Op::Advance(n) => {
-                now = now + lossrec::Duration::from_micros(u64::from(*n) * 100);
+                now += lossrec::Duration::from_micros(u64::from(*n) * 100);
                 if rx.poll_timeout().is_some_and(|t| t <= now) {
                     rx.on_timeout(now);
                 }

@@ -35,7 +35,7 @@ fn capture(bytes: u64, drop: &[usize]) -> Vec<u8> {
         }
         let mut acks = Vec::new();
         rx.output(now, &mut acks);
-        now = now + lossrec::Duration::from_millis(10);
+        now += lossrec::Duration::from_millis(10);
         for p in acks {
             frame(&p, &mut out);
             let mut fin = false;
