@@ -16,6 +16,7 @@ fn main() {
         eprintln!("unknown target `{target}`; targets: {}", names.join(", "));
         std::process::exit(2);
     };
+    lossrec_fuzz::sender_check::TRACE.store(true, std::sync::atomic::Ordering::Relaxed);
     for f in files {
         let data = std::fs::read(f).unwrap_or_else(|e| panic!("{f}: {e}"));
         let u = Unstructured::new(&data);

@@ -11,7 +11,7 @@ pub mod messages;
 pub mod receiver_segments;
 pub mod scenario;
 pub mod script;
-mod sender_check;
+pub mod sender_check;
 pub mod sender_ops;
 pub mod wire;
 

@@ -2,12 +2,16 @@
 //! internal ones itself, `sender/invariants.rs`).
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use lossrec::{Ack, Config, Instant, Sender, Transmit, Why};
 
 /// More transmissions than this from one round of `poll_transmit` is a hang: a megabyte
 /// written at the smallest MSS (48 bytes, Linux `tcp_min_snd_mss`) is ~22,000 segments.
 const MAX_TRANSMITS_PER_DRAIN: usize = 200_000;
+
+/// Print every input and the sender's state after it (the `replay` example sets it).
+pub static TRACE: AtomicBool = AtomicBool::new(false);
 
 /// The sender and what the harness remembers about it.
 pub struct Checked {
@@ -27,20 +31,44 @@ impl Checked {
 
     pub fn ack(&mut self, now: Instant, a: &Ack) {
         self.sender.on_ack(now, a);
+        self.trace(now, &format!("{a:?}"));
         self.check_una();
     }
 
-    /// The deadline `now` fired.
-    pub fn timeout(&mut self, now: Instant) {
-        self.sender.on_timeout(now);
-        if let Some(t) = self.sender.poll_timeout() {
-            assert!(
-                t > now,
-                "the {:?} timer fired at {now} and re-armed for {t}: a driver would spin",
-                self.sender.timer_kind()
+    /// The deadline fired at `now` (on time or late). A deadline the handler leaves at or
+    /// before `now` (a restored one that passed meanwhile) fires again at once, after what
+    /// the sender sends; a few rounds must bring it past `now`, or a driver would spin.
+    pub fn timeout(&mut self, now: Instant, net: &mut VecDeque<Transmit>) {
+        for _ in 0..8 {
+            self.trace(now, &format!("timeout ({:?})", self.sender.timer_kind()));
+            self.sender.on_timeout(now);
+            self.check_una();
+            self.drain(now, net);
+            match self.sender.poll_timeout() {
+                Some(t) if t <= now => continue,
+                _ => return,
+            }
+        }
+        panic!(
+            "the {:?} timer keeps re-arming at or before {now} (for {:?}): a driver would spin",
+            self.sender.timer_kind(),
+            self.sender.poll_timeout()
+        );
+    }
+
+    fn trace(&self, now: Instant, what: &str) {
+        if TRACE.load(Ordering::Relaxed) {
+            let s = &self.sender;
+            println!(
+                "{now} {what}: una {} nxt {} cwnd {} state {:?} timer {:?} at {:?}",
+                s.snd_una(),
+                s.snd_nxt(),
+                s.cwnd(),
+                s.state(),
+                s.timer_kind(),
+                s.poll_timeout()
             );
         }
-        self.check_una();
     }
 
     fn check_una(&mut self) {
@@ -59,6 +87,7 @@ impl Checked {
                 "poll_transmit did not stop ({n} segments; last {tx:?})"
             );
             self.check_transmit(&tx);
+            self.trace(now, &format!("sent {:?} {:?}", tx.range, tx.why));
             net.push_back(tx);
         }
         while self.sender.poll_event().is_some() {}

@@ -198,7 +198,7 @@ pub fn run_input(input: &Input) {
             Op::Timeout => {
                 if let Some(t) = s.sender.poll_timeout() {
                     now = now.max(t);
-                    s.timeout(now);
+                    s.timeout(now, &mut net);
                 }
             }
             Op::Deliver(i) => {
