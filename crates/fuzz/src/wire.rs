@@ -3,16 +3,22 @@
 //!
 //! The input is a sequence of packets, each prefixed by its length (two bytes, big-endian;
 //! 0xffff takes the rest): the format [`frame`] writes and the seeds use. Every packet is decoded as a bare IPv4 packet, checksums verified and
-//! ignored, and as an Ethernet frame: nothing may panic. A decoded segment must survive
-//! a round trip (encode, decode with checksums verified, same segment). Then it goes to
-//! an [`EngineSender`] (as the peer's ACK) and an [`EngineReceiver`] (as the client's
-//! data), whose answers are encoded and must decode again.
+//! ignored, and as an Ethernet frame: nothing may panic. Every packet is offered to the
+//! real-time path emulator (`lossrec_tun::path::Path::offer`, which reads every packet
+//! the TUN devices carry) in both directions. A decoded segment must survive a round
+//! trip (encode, decode with checksums verified, same segment). Then it goes to an
+//! [`EngineSender`] (as the peer's ACK) or an [`EngineReceiver`] (as the client's data),
+//! whichever it is addressed to, whose answers are encoded and must decode again.
 
 use std::net::{Ipv4Addr, SocketAddrV4};
 
+use std::sync::OnceLock;
+
 use lossrec::{Config, Instant, ReceiverConfig};
+use lossrec_sim::Scenario;
 use lossrec_tun::engine_receiver::EngineReceiver;
 use lossrec_tun::engine_sender::EngineSender;
+use lossrec_tun::path::{Dir, Path};
 use lossrec_wire::{
     decode_frame_with, decode_ipv4, decode_ipv4_with, encode_ipv4, Checksums, TcpSegment,
 };
@@ -32,6 +38,7 @@ pub fn run(data: &[u8]) {
         tx.encode(&t, &mut out);
     }
     check_own(&out);
+    let mut path = Path::new(path_scenario(), 1, 100_000);
     let mut rest = data;
     for i in 0..MAX_PACKETS {
         let [hi, lo, tail @ ..] = rest else {
@@ -44,6 +51,8 @@ pub fn run(data: &[u8]) {
         let (pkt, tail) = tail.split_at(len);
         rest = tail;
         let now = Instant::from_millis(2 + i as u64);
+        path.offer(now.as_nanos(), Dir::Data, pkt);
+        path.offer(now.as_nanos(), Dir::Ack, pkt);
         let _ = decode_ipv4(pkt);
         let _ = decode_frame_with(pkt, Checksums::Ignore);
         let Ok(seg) = decode_ipv4_with(pkt, Checksums::Ignore) else {
@@ -62,6 +71,17 @@ pub fn run(data: &[u8]) {
             }
         }
     }
+}
+
+/// A lossy, reordering path for the emulator, parsed once.
+fn path_scenario() -> &'static Scenario {
+    static SC: OnceLock<Scenario> = OnceLock::new();
+    SC.get_or_init(|| {
+        let text = "[path]\nrtt_ms = 20\nrate_mbps = 10\nqueue_packets = 8\n\
+                    [path.loss]\nmodel = \"bernoulli\"\np = 0.2\n\
+                    [path.reorder]\nfraction = 0.2\ndelay_ms = 5\n";
+        Scenario::from_toml_str(text, "<fuzz:path>").expect("the fuzz path parses")
+    })
 }
 
 /// The peer's segment to the engine's sender; what it sends in answer must decode.
