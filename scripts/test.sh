@@ -13,7 +13,7 @@ if ! command -v tshark >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq tshark >/dev/null
 fi
 
-step "Rust tests (engine, wire, simulator, scripts, the real wire)"
+step "Rust tests (engine, wire, simulator, scripts, the real wire, every fuzz seed in fuzz/seeds)"
 if [ "$(id -u)" -eq 0 ] && [ -e /dev/net/tun ]; then
   echo "real-wire tests run (root, /dev/net/tun): namespaces lossrec-<pid>-*, TUN devices lr<pid>*"
 else

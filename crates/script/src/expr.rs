@@ -3,7 +3,7 @@
 
 use crate::ast::{BinOp, CmpOp, Expr, Stmt};
 
-use crate::expr_tokens::{is_ident, tokenize, Tok, Token, KEYWORDS};
+use crate::expr_tokens::{check_size, is_ident, tokenize, Tok, Token, KEYWORDS};
 use crate::lex::ParseError;
 use lossrec::{Stats, TcpInfo};
 
@@ -69,6 +69,7 @@ pub fn parse_code(
     col: usize,
 ) -> Result<(Vec<Stmt>, Vec<FreeName>), ParseError> {
     let toks = tokenize(body, line, col)?;
+    check_size(&toks)?;
     let mut p = Parser {
         toks,
         pos: 0,

@@ -107,3 +107,63 @@ pub(crate) fn tokenize(body: &str, line: usize, col: usize) -> Result<Vec<Token>
         }
     }
 }
+
+/// Parentheses (and `not`, unary `-`, `+`, `~`) nested at most this deep in a statement.
+/// Python's own parser stops at 200 parentheses; scripts nest a handful.
+pub const MAX_NESTING: usize = 100;
+/// Operators in one statement at most. A chain `a + b + …` is a tree as deep as it is
+/// long, and evaluating it recurses once per operator.
+pub const MAX_OPERATORS: usize = 250;
+
+/// The recursive parser and evaluator stay within a small stack: each statement nests at
+/// most [`MAX_NESTING`] deep and holds at most [`MAX_OPERATORS`] operators (issue 13: a
+/// 10,000-deep assertion overflowed the stack).
+pub(crate) fn check_size(toks: &[Token]) -> Result<(), ParseError> {
+    let (mut depth, mut unary, mut ops) = (0usize, 0usize, 0usize);
+    let mut prev_is_value = false;
+    for t in toks {
+        let too = |message: String| ParseError {
+            line: t.line,
+            col: t.col,
+            message,
+        };
+        let prefix = match &t.tok {
+            Tok::End | Tok::Eof => {
+                (depth, unary, ops) = (0, 0, 0);
+                prev_is_value = false;
+                continue;
+            }
+            Tok::Op("(") => {
+                depth += 1;
+                true
+            }
+            Tok::Op(")") => {
+                depth = depth.saturating_sub(1);
+                false
+            }
+            Tok::Op("-" | "+" | "~") if !prev_is_value => true,
+            Tok::Name(n) if n == "not" => true,
+            _ => false,
+        };
+        unary = if prefix { unary + 1 } else { 0 };
+        if depth.max(unary) > MAX_NESTING {
+            return Err(too(format!(
+                "expression nested too deeply (more than {MAX_NESTING} levels of \
+                 parentheses, `not` or signs)"
+            )));
+        }
+        let operator = matches!(&t.tok, Tok::Op(o) if *o != "(" && *o != ")" && *o != ",")
+            || matches!(&t.tok, Tok::Name(n) if matches!(n.as_str(), "and" | "or" | "not"));
+        ops += usize::from(operator);
+        if ops > MAX_OPERATORS {
+            return Err(too(format!(
+                "too many operators in one statement (more than {MAX_OPERATORS})"
+            )));
+        }
+        prev_is_value = matches!(
+            &t.tok,
+            Tok::Int(_) | Tok::Float(_) | Tok::Str(_) | Tok::Op(")")
+        ) || matches!(&t.tok, Tok::Name(n) if !KEYWORDS.contains(&n.as_str()));
+    }
+    Ok(())
+}

@@ -140,7 +140,29 @@ pub fn run_script(text: &str, origin: &str, opts: &ScriptOptions) -> ScriptRepor
     );
     runner.report = report;
     runner.run(&script);
+    if runner.report.passed && !checks_anything(&script) {
+        runner.report.fail(Failure {
+            line: 0,
+            col: 0,
+            message: "checked nothing: the script has no packet line (`<` or `>`), system \
+                      call or `%{ assert … }%`, so it cannot fail"
+                .into(),
+            expected: None,
+            actual: None,
+        });
+    }
     runner.report
+}
+
+/// Whether running the script can fail on what the engine does: it has a packet line, a
+/// system call (its result is compared) or an assertion. Commands, prints and
+/// assignments alone check nothing.
+fn checks_anything(script: &Script) -> bool {
+    script.events.iter().any(|e| match &e.kind {
+        ast::EventKind::Packet(_) | ast::EventKind::Syscall(_) => true,
+        ast::EventKind::Code(stmts) => stmts.iter().any(|s| matches!(s, ast::Stmt::Assert { .. })),
+        _ => false,
+    })
 }
 
 /// The preset (options, then the script header, then `rfc`) with the header's `set=`s.

@@ -167,6 +167,36 @@ fn walk_array(a: &[Spanned<DeValue<'_>>], offset: usize, path: &mut String) -> b
     false
 }
 
+/// The dotted path of the key or table header whose name ends at `end`, read from the
+/// text alone (for errors raised before the document parsed, such as a duplicate key):
+/// the key as written on its line (`loss.model`), under the nearest table header above.
+pub fn key_path_at(text: &str, end: usize) -> Option<String> {
+    let end = (0..=end.min(text.len()))
+        .rev()
+        .find(|&i| text.is_char_boundary(i))?;
+    let line_start = text[..end].rfind('\n').map_or(0, |i| i + 1);
+    let written = text[line_start..end].trim();
+    let clean = |k: &str| -> String {
+        k.split('.')
+            .map(|p| p.trim().trim_matches(|c| c == '"' || c == '\''))
+            .collect::<Vec<_>>()
+            .join(".")
+    };
+    if let Some(header) = written.strip_prefix('[') {
+        return Some(clean(header.trim_start_matches('[')));
+    }
+    let key = clean(written.split('=').next()?);
+    let table = text[..line_start].lines().rev().find_map(|l| {
+        let l = l.trim();
+        l.starts_with('[')
+            .then(|| clean(l.trim_matches(|c| c == '[' || c == ']')))
+    });
+    Some(match table {
+        Some(t) if !t.is_empty() => format!("{t}.{key}"),
+        _ => key,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

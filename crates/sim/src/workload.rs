@@ -185,6 +185,35 @@ impl Workload {
     }
 }
 
+/// Simulator memory a run may plan for: a workload whose [`Workload::memory_estimate`] is
+/// larger is refused when the scenario is read (a fixed figure, so that whether a
+/// scenario is valid does not depend on the machine).
+pub const MEMORY_BUDGET: u64 = 2_000_000_000;
+/// An open flow: endpoints and simulator state are under 4 KB (`tests/memory.rs`), plus
+/// room for a scoreboard and packets in flight.
+pub const OPEN_FLOW_BYTES: u64 = 8 << 10;
+/// One result: the record, its preset name, and the connection's slot.
+pub const RESULT_BYTES: u64 = std::mem::size_of::<crate::FlowResult>() as u64 + 64 + 8;
+
+impl Workload {
+    /// Connections open at once at most, where the workload fixes it: all of them for
+    /// concurrent arrivals and bulk, one for sequential ones (Poisson arrivals overlap by
+    /// chance; counted as one).
+    pub fn peak_open(&self) -> u64 {
+        match self.arrival() {
+            Arrival::Concurrent => self.connections(),
+            _ => 1,
+        }
+    }
+    /// Bytes the simulator needs for this workload: every result, and the flows open at
+    /// once.
+    pub fn memory_estimate(&self) -> u64 {
+        self.results()
+            .saturating_mul(RESULT_BYTES)
+            .saturating_add(self.peak_open().saturating_mul(OPEN_FLOW_BYTES))
+    }
+}
+
 /// Gap in nanoseconds until the next Poisson arrival.
 pub fn poisson_gap(rng: &mut Stream, rate_per_s: f64) -> u64 {
     let s = rng.exponential(1.0 / rate_per_s);

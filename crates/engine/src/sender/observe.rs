@@ -57,6 +57,10 @@ impl Sender {
             && self.sb.snd_una() == self.sb.snd_nxt()
             && self.snd_una() == self.app_written
     }
+    /// The peer's receive window (SND.WND, bytes, scaled) as last accepted.
+    pub fn peer_window(&self) -> u64 {
+        self.peer_window
+    }
     /// Negotiated MSS (bytes).
     pub fn mss(&self) -> u64 {
         self.mss

@@ -9,7 +9,7 @@ use crate::link::{LinkSpec, QueueLimit, SpikeSpec, HEADER_BYTES};
 use crate::loss::LossSpec;
 use crate::reorder::ReorderSpec;
 use crate::scenario::Scenario;
-use crate::span::{line_col, path_at, span_of};
+use crate::span::{key_path_at, line_col, path_at, span_of};
 use crate::ScenarioError;
 use lossrec::{Config, ConfigError, ReceiverConfig};
 use std::collections::BTreeMap;
@@ -61,16 +61,24 @@ fn toml_error(
         }
         None => (None, None),
     };
-    let field = match (doc, &span) {
+    let mut field = match (doc, &span) {
         (Some(d), Some(s)) => path_at(d, s.start),
         _ => None,
     };
+    let mut message = words::plain(e.message().trim());
+    // toml says only "duplicate key": name it (the document did not parse, so from the text).
+    if let (true, Some(s)) = (message.starts_with("duplicate key"), &span) {
+        if let Some(path) = key_path_at(text, s.end) {
+            message = format!("duplicate key `{path}`: each key may be given once");
+            field = Some(path);
+        }
+    }
     ScenarioError {
         origin: origin.into(),
         line,
         column,
         field,
-        message: words::plain(e.message().trim()),
+        message,
     }
 }
 

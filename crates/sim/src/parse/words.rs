@@ -13,7 +13,10 @@ pub fn plain(message: &str) -> String {
 
 /// `invalid type: string "10", expected f64` → `expected a number, got "10"`.
 fn types(m: &str) -> String {
-    let Some(rest) = m.strip_prefix("invalid type: ") else {
+    let Some(rest) = m
+        .strip_prefix("invalid type: ")
+        .or_else(|| m.strip_prefix("invalid value: "))
+    else {
         return m.to_string();
     };
     let Some((got, want)) = rest.rsplit_once(", expected ") else {
@@ -21,12 +24,28 @@ fn types(m: &str) -> String {
     };
     let want = match want.trim() {
         "f64" | "f32" => "a number",
+        "u64" | "u32" | "u16" | "u8" | "usize" if got.contains("integer `-") => {
+            "a whole number (0 or more)"
+        }
         "u64" | "u32" | "u16" | "u8" | "usize" | "i64" | "i32" => "a whole number",
         "a boolean" | "bool" => "true or false",
         "a string" | "string" => "a string (in quotes)",
         w if w.starts_with("a sequence") => "a list [..]",
         w if w.starts_with("struct ") || w.starts_with("a map") => "a table",
         w => w,
+    };
+    // toml reads an integer past i64 as i128 and says `… as i128`.
+    let got = match got
+        .split_once(" as i128")
+        .or_else(|| got.split_once(" as u128"))
+    {
+        Some((n, _)) => format!("{n} (too large)"),
+        None => got.to_string(),
+    };
+    let got = match got.as_str() {
+        "sequence" => "an array [..]".to_string(),
+        "map" => "a table".to_string(),
+        _ => got,
     };
     let got = got
         .replace("string ", "")
@@ -76,6 +95,23 @@ mod tests {
         assert_eq!(
             plain("invalid type: floating point `1.5`, expected u64"),
             "expected a whole number, got `1.5`"
+        );
+        assert_eq!(
+            plain("invalid value: integer `-1`, expected u64"),
+            "expected a whole number (0 or more), got `-1`"
+        );
+        assert_eq!(
+            plain("invalid type: sequence, expected f64"),
+            "expected a number, got an array [..]"
+        );
+        assert_eq!(
+            plain("invalid type: map, expected f64"),
+            "expected a number, got a table"
+        );
+        // toml reads integers past i64 as i128 and says so (found by the fuzzer).
+        assert_eq!(
+            plain("invalid type: integer `111111116344259371037126` as i128, expected u64"),
+            "expected a whole number, got `111111116344259371037126` (too large)"
         );
     }
 

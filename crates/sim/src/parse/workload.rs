@@ -2,7 +2,9 @@
 
 use super::raw::RawWorkload;
 use super::{Cx, DEFAULT_BULK_S, DEFAULT_SEGMENTS, R};
-use crate::workload::{Arrival, Size, SizeDist, Workload};
+use crate::workload::{
+    Arrival, Size, SizeDist, Workload, MEMORY_BUDGET, OPEN_FLOW_BYTES, RESULT_BYTES,
+};
 
 /// Most entries a `writes` workload may list.
 const MAX_WRITES: usize = 1_000_000;
@@ -85,10 +87,7 @@ impl Cx<'_> {
                 }
             };
         let flows = self.at_least("workload.flows", w.flows.unwrap_or(1), 1)?;
-        if flows > 10_000_000 {
-            return Err(self.err("workload.flows", "must be at most 10000000"));
-        }
-        Ok(match kind {
+        let workload = match kind {
             "flows" => Workload::Flows {
                 flows,
                 size: size("segments", w.segments, "bytes", w.bytes)?,
@@ -98,12 +97,6 @@ impl Cx<'_> {
                 let connections =
                     self.at_least("workload.connections", w.connections.unwrap_or(1), 1)?;
                 let requests = self.at_least("workload.requests", w.requests.unwrap_or(1), 1)?;
-                if connections.saturating_mul(requests) > 10_000_000 {
-                    return Err(self.err(
-                        "workload.requests",
-                        "connections × requests must be at most 10000000",
-                    ));
-                }
                 Workload::RequestResponse {
                     connections,
                     arrival: self.arrival(w)?,
@@ -141,7 +134,43 @@ impl Cx<'_> {
                     duration_ns: self.ms("workload.duration_s", d * 1e3)?,
                 }
             }
-        })
+        };
+        self.fits(&workload)?;
+        Ok(workload)
+    }
+
+    /// A workload whose results and open flows would not fit [`MEMORY_BUDGET`] is refused
+    /// now, naming the key that sizes it, rather than aborting the run on an allocation.
+    fn fits(&self, w: &Workload) -> R<()> {
+        let need = w.memory_estimate();
+        if need <= MEMORY_BUDGET {
+            return Ok(());
+        }
+        let key = match w {
+            Workload::RequestResponse { requests, .. } if *requests > 1 => "workload.requests",
+            Workload::RequestResponse { .. } | Workload::Writes { .. } => "workload.connections",
+            _ => "workload.flows",
+        };
+        let gb = |b: u64| b as f64 / 1e9;
+        let open = match w.peak_open() {
+            1 => "one flow open at a time".to_string(),
+            n => format!(
+                "{n} flows open at once at ~{} KB each",
+                OPEN_FLOW_BYTES / 1000
+            ),
+        };
+        Err(self.err(
+            key,
+            format!(
+                "this workload needs about {:.1} GB of simulator memory ({} results at ~{} \
+                 bytes each, {open}), and a run may use at most {:.1} GB: use fewer connections, \
+                 or several smaller runs",
+                gb(need),
+                w.results(),
+                RESULT_BYTES,
+                gb(MEMORY_BUDGET)
+            ),
+        ))
     }
 
     fn arrival(&self, w: &RawWorkload) -> R<Arrival> {
