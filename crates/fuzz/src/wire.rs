@@ -38,7 +38,7 @@ pub fn run(data: &[u8]) {
         tx.encode(&t, &mut out);
     }
     check_own(&out);
-    let mut path = Path::new(path_scenario(), 1, 100_000);
+    let mut path = Path::new(path_scenario(), 1, vec![100_000]);
     let mut rest = data;
     for i in 0..MAX_PACKETS {
         let [hi, lo, tail @ ..] = rest else {
