@@ -22,6 +22,7 @@ mod invariants;
 mod observe;
 mod pending;
 mod probe;
+mod push;
 mod rack;
 mod recovery;
 mod response;
@@ -118,8 +119,8 @@ pub struct Sender {
     fin_sent: bool,
     /// Consecutive timeouts without SND.UNA advancing (Linux `icsk_retransmits`).
     rto_retransmits: u32,
-    /// Offsets where a `write` ended: the segment carrying that byte gets PSH.
-    write_ends: VecDeque<u64>,
+    /// Where PSH goes (`push`): the unsent data's skbs or write ends.
+    push: push::Push,
     sb: Scoreboard,
     cwnd: u64,
     ssthresh: u64,
@@ -197,7 +198,7 @@ impl Sender {
             closed: false,
             fin_sent: false,
             rto_retransmits: 0,
-            write_ends: VecDeque::new(),
+            push: push::Push::default(),
             sb: Scoreboard::new(),
             cwnd: u64::from(config.initial_cwnd) * mss,
             ssthresh: u64::MAX,
@@ -313,8 +314,9 @@ impl Sender {
         if self.closed || bytes == 0 {
             return;
         }
+        let written = self.app_written;
         self.app_written = self.app_written.saturating_add(bytes);
-        self.write_ends.push_back(self.app_written);
+        self.push_on_write(written, self.app_written - written);
     }
 
     /// No more data will be written; the last segment carries FIN.

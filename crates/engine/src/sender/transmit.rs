@@ -276,17 +276,14 @@ impl Sender {
             return None;
         }
         let end = start + len;
-        // PSH on the segment carrying the last byte of a write (as Linux's tcp_push).
-        let mut psh = false;
-        while self.write_ends.front().is_some_and(|&e| e <= end) {
-            self.write_ends.pop_front();
-            psh = true;
-        }
+        // PSH as `push` places it; the scoreboard keeps the mark for retransmissions.
+        let psh = self.push_on_send(now, start, end, room);
         let fin = self.closed && end == self.app_written;
         self.fin_sent |= fin;
-        self.sb.on_send_new(now, Range::new(start, end), psh, fin);
+        self.sb
+            .on_send_new(now, Range::new(start, end), psh.mark, fin);
         self.note_window_use(self.sb.flight_size() >= self.cwnd);
-        Some(self.segment(now, Range::new(start, end), why, psh, fin))
+        Some(self.segment(now, Range::new(start, end), why, psh.wire, fin))
     }
 
     /// Linux `tcp_cwnd_validate` after new data went out or cwnd stopped it.

@@ -1,0 +1,273 @@
+//! Where PSH goes.
+//!
+//! RFC flavour: on the segment carrying the last byte of each `write` (RFC 9293 §3.9.1
+//! "PUSH", as a sender that pushes every write does), and its retransmissions.
+//!
+//! Linux flavour: PSH is a property of the socket buffer (skb) a packet is cut from, plus
+//! one rule in `__tcp_transmit_skb`:
+//! - `tcp_sendmsg_locked` (net/ipv4/tcp.c) appends a write to the unsent tail skb while it
+//!   is shorter than `size_goal` (`tcp_xmit_size_goal`: the largest multiple of the MSS
+//!   within half the peer's largest window, `tcp_bound_to_half_wnd`, and the GSO limit),
+//!   clearing that skb's PSH first (`if (!copied) … &= ~TCPHDR_PSH`); it starts new skbs
+//!   as they fill. A full skb is marked when `forced_push()` holds (`write_seq >
+//!   pushed_seq + max_window / 2`), and `tcp_push` marks the tail skb when the write ends
+//!   (`tcp_mark_push`, which also sets `pushed_seq = write_seq`).
+//! - `tcp_write_xmit` sends an skb as packets of at most `min(cwnd quota, tso segs)`
+//!   segments (`tcp_cwnd_test` — at most half the cwnd —, `tcp_tso_autosize`: the pacing
+//!   rate's bytes per 1 ms, at least `tcp_min_tso_segs`, 2), never across skbs;
+//!   `tso_fragment` keeps the mark on the unsent tail, so a packet carries it only when it
+//!   ends where the skb ends.
+//! - `__tcp_transmit_skb` sets PSH on every packet of more than one segment ("to expedite
+//!   GRO flush at receiver").
+//!
+//! The engine hands out one MSS at a time, so a multi-segment packet is a run of
+//! segments sent at one instant; on the wire (after GSO) only its last segment carries
+//! PSH, and packetdrill, gathering segments into a script line, takes the last one's
+//! flags. A retransmission carries the mark of the bytes it repeats (a single-segment
+//! `tcp_retransmit_skb` of the skb, or of its head after `tcp_fragment` moved the mark to
+//! the tail).
+
+use std::collections::VecDeque;
+
+use super::Sender;
+use crate::config::Flavour;
+use crate::time::{Duration, Instant};
+
+/// Linux `GSO_LEGACY_MAX_SIZE` less `MAX_TCP_HEADER` and one (`tcp_xmit_size_goal`).
+const GSO_MAX_SIZE: u64 = 65_536 - 1 - 320;
+/// Linux `tcp_min_tso_segs` default.
+const MIN_TSO_SEGS: u64 = 2;
+/// Linux `tcp_pacing_ss_ratio` and `tcp_pacing_ca_ratio` defaults (percent).
+const PACING_SS_RATIO: u64 = 200;
+const PACING_CA_RATIO: u64 = 120;
+/// Linux `sk_pacing_shift` default: TSO packets of about 1 ms at the pacing rate.
+const PACING_SHIFT: u32 = 10;
+/// Linux `tcp_tso_rtt_log` default.
+const TSO_RTT_LOG: u32 = 9;
+
+/// The unsent skbs (Linux flavour) or write ends (RFC flavour), and the packet being cut.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Push {
+    /// Unsent data cut as `tcp_sendmsg` would: each entry is an skb's end offset and
+    /// whether it carries the push mark. The first starts at SND.NXT.
+    skbs: VecDeque<(u64, bool)>,
+    /// Linux `tp->pushed_seq`.
+    pushed_seq: u64,
+    /// The multi-segment packet under way: `(when, next offset, segments left, size)`.
+    packet: Option<(Instant, u64, u64, u64)>,
+}
+
+/// What one new segment carries: PSH on the wire, and the push mark retransmissions keep.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) struct PushFlags {
+    pub wire: bool,
+    pub mark: bool,
+}
+
+impl Push {
+    /// `bytes` more were written after `[0, written)`.
+    fn on_write(&mut self, linux: bool, g: WriteGeometry, written: u64, bytes: u64) {
+        let end = written + bytes;
+        if !linux {
+            self.skbs.push_back((end, true));
+            return;
+        }
+        let mut seq = written;
+        let mut first = true;
+        while seq < end {
+            // The unsent tail skb; the first unsent one starts at SND.NXT (what was sent
+            // of it is an skb of its own, `tso_fragment`).
+            let n = self.skbs.len();
+            let tail_start = if n >= 2 {
+                self.skbs[n - 2].0
+            } else {
+                g.snd_nxt
+            };
+            let mut len = self
+                .skbs
+                .back()
+                .map_or(0, |&(e, _)| e.saturating_sub(tail_start));
+            if self.skbs.is_empty() || len >= g.size_goal {
+                self.skbs.push_back((seq, false));
+                len = 0;
+            }
+            let copy = (g.size_goal - len).min(end - seq);
+            let tail = self.skbs.back_mut().expect("an skb was just ensured");
+            if first {
+                // `if (!copied) TCP_SKB_CB(skb)->tcp_flags &= ~TCPHDR_PSH`
+                tail.1 = false;
+                first = false;
+            }
+            seq += copy;
+            tail.0 = seq;
+            // tcp.c `forced_push()`: a full skb is pushed once more than half the
+            // largest window was written since the last push.
+            if seq < end
+                && len + copy >= g.size_goal
+                && seq > self.pushed_seq.saturating_add(g.max_window / 2)
+            {
+                tail.1 = true;
+                self.pushed_seq = seq;
+            }
+        }
+        // tcp_push → tcp_mark_push on the tail skb.
+        if let Some(tail) = self.skbs.back_mut() {
+            tail.1 = true;
+        }
+        self.pushed_seq = end;
+    }
+
+    /// Segment `[start, end)` of new data leaves at `now`; `segs`: how many segments of
+    /// `mss` the packet it starts may hold (used only when it starts one).
+    fn on_send(
+        &mut self,
+        linux: bool,
+        now: Instant,
+        r: (u64, u64),
+        mss: u64,
+        segs: u64,
+    ) -> PushFlags {
+        let (start, end) = r;
+        let mut mark = false;
+        let mut skb_end = None;
+        while let Some(&(e, m)) = self.skbs.front() {
+            if e > end {
+                skb_end.get_or_insert(e);
+                break;
+            }
+            mark |= m && e == end;
+            skb_end = Some(e);
+            self.skbs.pop_front();
+        }
+        if !linux {
+            return PushFlags { wire: mark, mark };
+        }
+        let (left, size) = match self.packet {
+            Some((at, next, left, size)) if at == now && next == start && left > 0 => (left, size),
+            _ => {
+                // A new packet: as many segments as the quota and `tso segs` allow,
+                // within this skb (tcp_mss_split_point).
+                let in_skb = skb_end.map_or(segs, |e| e.saturating_sub(start).div_ceil(mss));
+                let n = segs.min(in_skb).max(1);
+                (n, n)
+            }
+        };
+        let left = left - 1;
+        self.packet = (left > 0).then_some((now, end, left, size));
+        PushFlags {
+            wire: left == 0 && (size > 1 || mark),
+            mark,
+        }
+    }
+}
+
+/// What `tcp_sendmsg` needs to cut a write into skbs.
+#[derive(Copy, Clone, Debug)]
+struct WriteGeometry {
+    snd_nxt: u64,
+    size_goal: u64,
+    max_window: u64,
+}
+
+/// Linux `tcp_xmit_size_goal`: the largest multiple of the MSS within the GSO limit and
+/// half the peer's largest window (`tcp_bound_to_half_wnd`), at least one MSS.
+fn size_goal(mss: u64, max_window: u64) -> u64 {
+    let cutoff = if max_window > 536 {
+        max_window / 2
+    } else {
+        max_window
+    };
+    let goal = if cutoff > 0 {
+        GSO_MAX_SIZE.min(cutoff)
+    } else {
+        GSO_MAX_SIZE
+    };
+    (goal / mss * mss).max(mss)
+}
+
+/// Linux `tcp_update_pacing_rate` then `tcp_tso_autosize`: the segments one TSO packet
+/// may hold.
+pub(super) fn tso_segs(p: &PacingInputs) -> u64 {
+    let rate = match p.srtt {
+        // mss · max(cwnd, packets_out) / srtt, times 200 % in the first half of slow start
+        // and 120 % after.
+        Some(srtt) if !srtt.is_zero() => {
+            let ratio = if p.cwnd_segs < p.ssthresh_segs / 2 {
+                PACING_SS_RATIO
+            } else {
+                PACING_CA_RATIO
+            };
+            let per_sec = u128::from(p.mss * p.cwnd_segs.max(p.packets_out) * ratio / 100);
+            (per_sec * 1_000_000_000 / srtt.as_nanos().max(1)) as u64
+        }
+        _ => u64::MAX,
+    };
+    let mut bytes = rate >> PACING_SHIFT;
+    if let Some(min_rtt) = p.min_rtt {
+        let r = (min_rtt.as_micros() >> TSO_RTT_LOG) as u64;
+        if r < 32 {
+            bytes = bytes.saturating_add(GSO_MAX_SIZE >> r);
+        }
+    }
+    (bytes.min(GSO_MAX_SIZE) / p.mss).max(MIN_TSO_SEGS)
+}
+
+/// What the pacing rate is computed from.
+pub(super) struct PacingInputs {
+    pub mss: u64,
+    pub cwnd_segs: u64,
+    pub ssthresh_segs: u64,
+    pub packets_out: u64,
+    pub srtt: Option<Duration>,
+    pub min_rtt: Option<Duration>,
+}
+
+impl Sender {
+    fn push_linux(&self) -> bool {
+        self.cfg.flavour == Flavour::Linux
+    }
+
+    /// The application wrote `bytes` after `[0, written)`.
+    pub(super) fn push_on_write(&mut self, written: u64, bytes: u64) {
+        let g = WriteGeometry {
+            snd_nxt: self.sb.snd_nxt(),
+            size_goal: size_goal(self.mss, self.max_window),
+            max_window: self.max_window,
+        };
+        let linux = self.push_linux();
+        self.push.on_write(linux, g, written, bytes);
+    }
+
+    /// PSH for new data `[start, end)` sent at `now` with `room` bytes of window left
+    /// before it.
+    pub(super) fn push_on_send(
+        &mut self,
+        now: Instant,
+        start: u64,
+        end: u64,
+        room: u64,
+    ) -> PushFlags {
+        let linux = self.push_linux();
+        let mss = self.mss.max(1);
+        // tcp_cwnd_test: the quota, at most half the window (two packets in flight).
+        let flight = self.sb.flight_size();
+        let half = (flight.saturating_add(room) / mss / 2).max(1);
+        let quota = (room / mss).min(half).max(1);
+        let segs = if linux {
+            quota.min(tso_segs(&PacingInputs {
+                mss,
+                cwnd_segs: self.cwnd / mss,
+                ssthresh_segs: self.ssthresh / mss,
+                packets_out: flight.div_ceil(mss),
+                srtt: self.rtt.srtt(),
+                min_rtt: self.rtt.min_rtt(),
+            }))
+        } else {
+            1
+        };
+        self.push.on_send(linux, now, (start, end), mss, segs)
+    }
+}
+
+#[cfg(test)]
+mod tests;
