@@ -279,6 +279,17 @@ impl Scoreboard {
         None
     }
 
+    /// How many segments from `from` up to `limit` are, one after another, lost with no
+    /// retransmission outstanding: what one Linux retransmission of an skb may cover
+    /// (`tcp_retransmit_skb`; a SACKed or already repaired segment would have split it).
+    pub fn lost_run(&self, from: u64, limit: u64) -> u64 {
+        let i = self.segs.partition_point(|s| s.end <= from);
+        self.segs
+            .range(i..)
+            .take_while(|s| s.end <= limit && s.lost && !s.retrans && !s.sacked)
+            .count() as u64
+    }
+
     /// RFC 6675 NextSeg rules 3 and 4, used when no new data can be sent.
     pub fn next_seg_fallback(&mut self, recovery_point: u64) -> Option<(SentSeg, NextSegRule)> {
         self.next_seg_fallback_with(recovery_point, true)

@@ -29,8 +29,9 @@
 
 use std::collections::VecDeque;
 
-use super::Sender;
+use super::{RecoveryState, Sender};
 use crate::config::Flavour;
+use crate::scoreboard::SentSeg;
 use crate::time::{Duration, Instant};
 
 /// Linux `GSO_LEGACY_MAX_SIZE` less `MAX_TCP_HEADER` and one (`tcp_xmit_size_goal`).
@@ -53,8 +54,11 @@ pub(super) struct Push {
     skbs: VecDeque<(u64, bool)>,
     /// Linux `tp->pushed_seq`.
     pushed_seq: u64,
-    /// The multi-segment packet under way: `(when, next offset, segments left, size)`.
-    packet: Option<(Instant, u64, u64, u64)>,
+    /// The multi-segment packet under way: `(retransmission?, when, next offset,
+    /// segments left, size)`.
+    packet: Option<(bool, Instant, u64, u64, u64)>,
+    /// Where each new-data packet still in flight ended: the skbs Linux retransmits.
+    sent: VecDeque<u64>,
 }
 
 /// What one new segment carries: PSH on the wire, and the push mark retransmissions keep.
@@ -62,6 +66,8 @@ pub(super) struct Push {
 pub(super) struct PushFlags {
     pub wire: bool,
     pub mark: bool,
+    /// The last segment of its packet.
+    pub ends_packet: bool,
 }
 
 impl Push {
@@ -140,24 +146,47 @@ impl Push {
             self.skbs.pop_front();
         }
         if !linux {
-            return PushFlags { wire: mark, mark };
+            return PushFlags {
+                wire: mark,
+                mark,
+                ends_packet: true,
+            };
         }
+        let in_skb = skb_end.map_or(segs, |e| e.saturating_sub(start).div_ceil(mss));
+        let flags = self.cut(false, now, r, mark, segs.min(in_skb));
+        if flags.ends_packet {
+            self.sent.push_back(end);
+        }
+        flags
+    }
+
+    /// The next segment of the packet under way, or the first of a new one of `n`
+    /// segments (`tcp_mss_split_point`, `tcp_retransmit_skb`'s `segs`).
+    fn cut(&mut self, rtx: bool, now: Instant, r: (u64, u64), mark: bool, n: u64) -> PushFlags {
+        let (start, end) = r;
         let (left, size) = match self.packet {
-            Some((at, next, left, size)) if at == now && next == start && left > 0 => (left, size),
-            _ => {
-                // A new packet: as many segments as the quota and `tso segs` allow,
-                // within this skb (tcp_mss_split_point).
-                let in_skb = skb_end.map_or(segs, |e| e.saturating_sub(start).div_ceil(mss));
-                let n = segs.min(in_skb).max(1);
-                (n, n)
+            Some((k, at, next, left, size)) if k == rtx && at == now && next == start => {
+                (left, size)
             }
+            _ => (n.max(1), n.max(1)),
         };
         let left = left - 1;
-        self.packet = (left > 0).then_some((now, end, left, size));
+        self.packet = (left > 0).then_some((rtx, now, end, left, size));
         PushFlags {
             wire: left == 0 && (size > 1 || mark),
             mark,
+            ends_packet: left == 0,
         }
+    }
+
+    /// Where the new-data packet holding `start` ended (packets wholly below `una` are
+    /// forgotten).
+    fn packet_end(&mut self, una: u64, start: u64) -> Option<u64> {
+        while self.sent.front().is_some_and(|&e| e <= una) {
+            self.sent.pop_front();
+        }
+        let i = self.sent.partition_point(|&e| e <= start);
+        self.sent.get(i).copied()
     }
 }
 
@@ -254,18 +283,54 @@ impl Sender {
         let half = (flight.saturating_add(room) / mss / 2).max(1);
         let quota = (room / mss).min(half).max(1);
         let segs = if linux {
-            quota.min(tso_segs(&PacingInputs {
-                mss,
-                cwnd_segs: self.cwnd / mss,
-                ssthresh_segs: self.ssthresh / mss,
-                packets_out: flight.div_ceil(mss),
-                srtt: self.rtt.srtt(),
-                min_rtt: self.rtt.min_rtt(),
-            }))
+            quota.min(self.tso_max_segs())
         } else {
             1
         };
         self.push.on_send(linux, now, (start, end), mss, segs)
+    }
+
+    /// PSH for retransmitting `seg` at `now` with `room` bytes of window (call before the
+    /// scoreboard records it). Linux flavour: `tcp_xmit_retransmit_queue` resends an skb —
+    /// a new-data packet, less what SACKs split off — as packets of at most the quota and
+    /// `tso segs` (no half-window rule there); a lone segment carries only its mark.
+    pub(super) fn push_on_retransmit(&mut self, now: Instant, seg: &SentSeg, room: u64) -> bool {
+        if !self.push_linux() {
+            return seg.psh;
+        }
+        let mss = self.mss.max(1);
+        let una = self.sb.snd_una();
+        let limit = self.push.packet_end(una, seg.start).unwrap_or(seg.end);
+        let run = self.sb.lost_run(seg.start, limit).max(1);
+        let n = run.min(room / mss).min(self.tso_max_segs());
+        self.push
+            .cut(true, now, (seg.start, seg.end), seg.psh, n)
+            .wire
+    }
+
+    /// The window a retransmission may use now: the reducer's quota in fast recovery,
+    /// else cwnd less pipe (Linux `tcp_snd_cwnd - tcp_packets_in_flight`).
+    pub(super) fn retransmit_room(&self) -> u64 {
+        if self.state() == RecoveryState::Recovery {
+            let (cwnd, pipe) = (self.cwnd, self.recovery_pipe());
+            self.reducer
+                .quota(cwnd, pipe, self.sb.flight_size(), self.mss)
+        } else {
+            self.cwnd.saturating_sub(self.sb.pipe())
+        }
+    }
+
+    /// Linux `tcp_tso_segs` for the current window and RTT.
+    fn tso_max_segs(&self) -> u64 {
+        let mss = self.mss.max(1);
+        tso_segs(&PacingInputs {
+            mss,
+            cwnd_segs: self.cwnd / mss,
+            ssthresh_segs: self.ssthresh / mss,
+            packets_out: self.sb.flight_size().div_ceil(mss),
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+        })
     }
 }
 

@@ -235,6 +235,8 @@ impl Sender {
     }
 
     pub(super) fn retransmit(&mut self, now: Instant, seg: SentSeg, why: Why) -> Transmit {
+        let room = self.retransmit_room();
+        let psh = self.push_on_retransmit(now, &seg, room);
         self.sb.on_retransmit(now, seg.start);
         // Retransmitting the head in loss recovery restarts the RTO from now (Linux
         // tcp_xmit_retransmit_queue): an RTO anchored to the head's first transmission —
@@ -250,8 +252,9 @@ impl Sender {
         {
             self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
         }
-        // PSH and FIN stay with the bytes they were sent with (Linux retransmits the skb).
-        self.segment(now, seg.range(), why, seg.psh, seg.fin)
+        // FIN stays with the bytes it was sent with (Linux retransmits the skb); PSH as
+        // `push` places it.
+        self.segment(now, seg.range(), why, psh, seg.fin)
     }
 
     /// A new segment of at most one MSS, if data, the receive window and `room` allow.
