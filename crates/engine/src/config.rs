@@ -76,6 +76,13 @@ pub struct Config {
     pub mss: u16,
     /// Initial window in segments (RFC 6928: 10).
     pub initial_cwnd: u32,
+    /// Linux `tcp_slow_start_after_idle` (RFC 7661 §4.2's "restart window" of RFC 5681
+    /// §4.1): a write after more than an RTO without sending, with nothing in flight,
+    /// restarts from min(IW, cwnd) (`tcp_cwnd_restart`). Linux flavour only.
+    pub slow_start_after_idle: bool,
+    /// Linux `tcp_min_tso_segs`: the fewest segments one TSO packet may hold
+    /// (`tcp_tso_autosize`); decides where PSH goes (see the sender's `push`).
+    pub min_tso_segs: u32,
     /// Run the three-way handshake; if false the connection starts established with
     /// the options below assumed agreed.
     pub handshake: bool,
@@ -124,6 +131,8 @@ pub const AXES: &[&str] = &[
     "cc",
     "mss",
     "initial_cwnd",
+    "slow_start_after_idle",
+    "min_tso_segs",
     "handshake",
     "sack",
     "timestamps",
@@ -164,6 +173,8 @@ impl Config {
             "cc" => self.cc = v.parse()?,
             "mss" => self.mss = parse_num(axis, v, 64, 65_495)? as u16,
             "initial_cwnd" => self.initial_cwnd = parse_num(axis, v, 1, 10_000)? as u32,
+            "slow_start_after_idle" => self.slow_start_after_idle = parse_bool(axis, v)?,
+            "min_tso_segs" => self.min_tso_segs = parse_num(axis, v, 1, 255)? as u32,
             "handshake" => self.handshake = parse_bool(axis, v)?,
             "sack" => self.sack = parse_bool(axis, v)?,
             "timestamps" => self.timestamps = parse_bool(axis, v)?,
@@ -214,6 +225,11 @@ impl Config {
             ("cc", self.cc.to_string()),
             ("mss", self.mss.to_string()),
             ("initial_cwnd", self.initial_cwnd.to_string()),
+            (
+                "slow_start_after_idle",
+                self.slow_start_after_idle.to_string(),
+            ),
+            ("min_tso_segs", self.min_tso_segs.to_string()),
             ("handshake", self.handshake.to_string()),
             ("sack", self.sack.to_string()),
             ("timestamps", self.timestamps.to_string()),

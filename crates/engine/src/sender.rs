@@ -18,6 +18,7 @@
 mod ack;
 mod early_retransmit;
 mod handshake;
+mod idle;
 mod invariants;
 mod observe;
 mod pending;
@@ -121,6 +122,8 @@ pub struct Sender {
     rto_retransmits: u32,
     /// Where PSH goes (`push`): the unsent data's skbs or write ends.
     push: push::Push,
+    /// When data last left (Linux `tp->lsndtime`, for `idle`).
+    last_data_sent: Option<Instant>,
     sb: Scoreboard,
     cwnd: u64,
     ssthresh: u64,
@@ -199,6 +202,7 @@ impl Sender {
             fin_sent: false,
             rto_retransmits: 0,
             push: push::Push::default(),
+            last_data_sent: None,
             sb: Scoreboard::new(),
             cwnd: u64::from(config.initial_cwnd) * mss,
             ssthresh: u64::MAX,
@@ -310,10 +314,11 @@ impl Sender {
     }
 
     /// The application makes `bytes` more bytes available. Ignored after `close`.
-    pub fn write(&mut self, _now: Instant, bytes: u64) {
+    pub fn write(&mut self, now: Instant, bytes: u64) {
         if self.closed || bytes == 0 {
             return;
         }
+        self.idle_on_write(now);
         let written = self.app_written;
         self.app_written = self.app_written.saturating_add(bytes);
         self.push_on_write(written, self.app_written - written);

@@ -35,7 +35,9 @@ pub enum Effect {
 /// | `tcp_rto_min_us` | `min_rto_ms` (whole milliseconds) |
 /// | `tcp_rto_max_ms` | `max_rto_ms` |
 /// | `tcp_congestion_control` | `cc` |
-/// | any other knob (`tcp_min_tso_segs`, `tcp_pacing_*`, `tcp_rmem`, `tcp_ecn`, …) | no effect here (logged with the reason) |
+/// | `tcp_slow_start_after_idle` | `slow_start_after_idle` |
+/// | `tcp_min_tso_segs` | `min_tso_segs` (where PSH goes) |
+/// | any other knob (`tcp_tso_win_divisor`, `tcp_pacing_*`, `tcp_rmem`, `tcp_ecn`, …) | no effect here (logged with the reason) |
 pub fn sysctl(key: &str, value: &str) -> Result<Effect, String> {
     let name = key.strip_prefix("net.ipv4.").unwrap_or(key);
     let num = || {
@@ -77,6 +79,8 @@ pub fn sysctl(key: &str, value: &str) -> Result<Effect, String> {
         }
         "tcp_rto_max_ms" => vec![("max_rto_ms", num()?.to_string())],
         "tcp_congestion_control" => vec![("cc", value.to_string())],
+        "tcp_slow_start_after_idle" => vec![("slow_start_after_idle", on(num()? != 0))],
+        "tcp_min_tso_segs" => vec![("min_tso_segs", num()?.to_string())],
         _ => return Ok(Effect::Ignore(no_effect(name, value))),
     }))
 }
@@ -171,11 +175,10 @@ fn no_effect(name: &str, value: &str) -> String {
         "tcp_rmem" | "tcp_wmem" => {
             "the engine's buffers are unbounded (window scale 8 as for these)"
         }
-        "tcp_min_tso_segs" | "tcp_tso_win_divisor" | "tcp_tso_rtt_log" => {
-            "the engine has no TSO autosizing or deferral: a burst leaves at once"
+        "tcp_tso_win_divisor" | "tcp_tso_rtt_log" => {
+            "the engine does not defer sending to build larger TSO packets"
         }
         "tcp_pacing_ss_ratio" | "tcp_pacing_ca_ratio" => "the engine does not pace",
-        "tcp_slow_start_after_idle" => "the engine does not reset cwnd after idle",
         "tcp_ecn" | "tcp_ecn_option" => "the engine has no ECN (an ECN packet is unsupported)",
         "tcp_notsent_lowat" => "the engine's send buffer is unbounded",
         _ => "no engine axis for this knob",

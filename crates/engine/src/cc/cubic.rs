@@ -166,6 +166,17 @@ impl Cubic {
         C * d * d * d + self.origin
     }
 
+    /// Data leaves after `idle` with nothing in flight (Linux `cubictcp_cwnd_event`,
+    /// `CA_EVENT_TX_START`): the epoch moves forward by the idle time, never past `now`,
+    /// so an application-limited pause does not count as time on the curve.
+    pub fn on_tx_start(&mut self, now: Instant, idle: Duration) {
+        if let Some(e) = self.epoch_start {
+            if !idle.is_zero() {
+                self.epoch_start = Some((e + idle).min(now));
+            }
+        }
+    }
+
     /// The first ACK of a congestion-avoidance stage (§4.2, §4.8).
     fn start_epoch(&mut self, now: Instant, cwnd: f64) {
         self.epoch_start = Some(now);

@@ -85,6 +85,13 @@ impl Cc {
             Cc::Cubic(c) => c.reno_mut().set_slow_start(rule),
         }
     }
+    /// The first data after the flight emptied, `idle` after the last (Linux
+    /// `CA_EVENT_TX_START`): CUBIC shifts its epoch (`cubictcp_cwnd_event`).
+    pub fn on_tx_start(&mut self, now: Instant, idle: Duration) {
+        if let Cc::Cubic(c) = self {
+            c.on_tx_start(now, idle);
+        }
+    }
     fn ops(&mut self) -> &mut dyn CongestionOps {
         match self {
             Cc::Reno(r) => r,

@@ -171,6 +171,8 @@ impl Config {
             cc: CongestionControl::Reno,
             mss: 1448,
             initial_cwnd: 10,
+            slow_start_after_idle: false,
+            min_tso_segs: 2,
             handshake: true,
             sack: true,
             timestamps: true,
@@ -285,6 +287,9 @@ impl Config {
             rescue_retransmit: false,
             spurious_detection: SpuriousDetection::Linux,
             spurious_response: SpuriousResponse::FullUndo,
+            // The kernel's default. The seed-study presets keep it off so that their
+            // reproductions stay as published.
+            slow_start_after_idle: true,
             ..Config::linux_classic()
         }
     }

@@ -14,7 +14,7 @@
 //!   (`tcp_mark_push`, which also sets `pushed_seq = write_seq`).
 //! - `tcp_write_xmit` sends an skb as packets of at most `min(cwnd quota, tso segs)`
 //!   segments (`tcp_cwnd_test` — at most half the cwnd —, `tcp_tso_autosize`: the pacing
-//!   rate's bytes per 1 ms, at least `tcp_min_tso_segs`, 2), never across skbs;
+//!   rate's bytes per 1 ms, at least `tcp_min_tso_segs`), never across skbs;
 //!   `tso_fragment` keeps the mark on the unsent tail, so a packet carries it only when it
 //!   ends where the skb ends.
 //! - `__tcp_transmit_skb` sets PSH on every packet of more than one segment ("to expedite
@@ -36,8 +36,6 @@ use crate::time::{Duration, Instant};
 
 /// Linux `GSO_LEGACY_MAX_SIZE` less `MAX_TCP_HEADER` and one (`tcp_xmit_size_goal`).
 const GSO_MAX_SIZE: u64 = 65_536 - 1 - 320;
-/// Linux `tcp_min_tso_segs` default.
-const MIN_TSO_SEGS: u64 = 2;
 /// Linux `tcp_pacing_ss_ratio` and `tcp_pacing_ca_ratio` defaults (percent).
 const PACING_SS_RATIO: u64 = 200;
 const PACING_CA_RATIO: u64 = 120;
@@ -238,7 +236,7 @@ pub(super) fn tso_segs(p: &PacingInputs) -> u64 {
             bytes = bytes.saturating_add(GSO_MAX_SIZE >> r);
         }
     }
-    (bytes.min(GSO_MAX_SIZE) / p.mss).max(MIN_TSO_SEGS)
+    (bytes.min(GSO_MAX_SIZE) / p.mss).max(p.min_tso_segs)
 }
 
 /// What the pacing rate is computed from.
@@ -249,6 +247,8 @@ pub(super) struct PacingInputs {
     pub packets_out: u64,
     pub srtt: Option<Duration>,
     pub min_rtt: Option<Duration>,
+    /// Linux `tcp_min_tso_segs`.
+    pub min_tso_segs: u64,
 }
 
 impl Sender {
@@ -330,6 +330,7 @@ impl Sender {
             packets_out: self.sb.flight_size().div_ceil(mss),
             srtt: self.rtt.srtt(),
             min_rtt: self.rtt.min_rtt(),
+            min_tso_segs: u64::from(self.cfg.min_tso_segs),
         })
     }
 }

@@ -332,6 +332,7 @@ impl Sender {
         if t.range.is_empty() {
             return;
         }
+        self.idle_on_transmit(now, t);
         self.stats.data_segs_out += 1;
         self.stats.data_bytes_out += t.range.len();
         if t.why.is_retransmission() {

@@ -106,6 +106,7 @@ fn tso_segs_follow_the_pacing_rate() {
         packets_out: 0,
         srtt: Some(Duration::from_millis(100)),
         min_rtt: Some(Duration::from_millis(100)),
+        min_tso_segs: 2,
     };
     // 10 · 1000 B / 100 ms · 200 % = 200 kB/s: 195 B per ms → tcp_min_tso_segs.
     assert_eq!(tso_segs(&base), 2);
