@@ -45,7 +45,7 @@ impl Sender {
             if idle.is_zero() || cwnd <= restart {
                 break;
             }
-            cwnd = (cwnd / mss >> 1) * mss;
+            cwnd = ((cwnd / mss) >> 1) * mss;
         }
         self.cwnd = cwnd.max(restart);
     }
