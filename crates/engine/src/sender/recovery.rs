@@ -78,6 +78,8 @@ impl Sender {
     /// The reducer's answer to one ACK in recovery becomes cwnd (not on a Linux old ACK).
     pub(super) fn reduce_on_ack(&mut self, a: &AckSummary, newly_lost: u64) {
         if !a.cong_control {
+            let room = self.cwnd.saturating_sub(self.recovery_pipe());
+            self.reducer.on_old_ack(room);
             return;
         }
         let r = RecoveryAck {
