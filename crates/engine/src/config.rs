@@ -80,6 +80,8 @@ pub struct Config {
     /// §4.1): a write after more than an RTO without sending, with nothing in flight,
     /// restarts from min(IW, cwnd) (`tcp_cwnd_restart`). Linux flavour only.
     pub slow_start_after_idle: bool,
+    /// CUBIC's HyStart (Linux flavour): where slow start ends before a loss.
+    pub hystart: HyStart,
     /// Linux `tcp_min_tso_segs`: the fewest segments one TSO packet may hold
     /// (`tcp_tso_autosize`); decides where PSH goes (see the sender's `push`).
     pub min_tso_segs: u32,
@@ -132,6 +134,7 @@ pub const AXES: &[&str] = &[
     "mss",
     "initial_cwnd",
     "slow_start_after_idle",
+    "hystart",
     "min_tso_segs",
     "handshake",
     "sack",
@@ -174,6 +177,7 @@ impl Config {
             "mss" => self.mss = parse_num(axis, v, 64, 65_495)? as u16,
             "initial_cwnd" => self.initial_cwnd = parse_num(axis, v, 1, 10_000)? as u32,
             "slow_start_after_idle" => self.slow_start_after_idle = parse_bool(axis, v)?,
+            "hystart" => self.hystart = v.parse()?,
             "min_tso_segs" => self.min_tso_segs = parse_num(axis, v, 1, 255)? as u32,
             "handshake" => self.handshake = parse_bool(axis, v)?,
             "sack" => self.sack = parse_bool(axis, v)?,
@@ -229,6 +233,7 @@ impl Config {
                 "slow_start_after_idle",
                 self.slow_start_after_idle.to_string(),
             ),
+            ("hystart", self.hystart.to_string()),
             ("min_tso_segs", self.min_tso_segs.to_string()),
             ("handshake", self.handshake.to_string()),
             ("sack", self.sack.to_string()),

@@ -18,6 +18,7 @@
 mod ack;
 mod early_retransmit;
 mod handshake;
+mod hystart;
 mod idle;
 mod invariants;
 mod observe;
@@ -262,6 +263,8 @@ impl Sender {
             cfg: config,
         };
         s.configure_scoreboard();
+        let h = s.hystart_config();
+        s.cc.set_hystart(h);
         if s.cfg.handshake {
             s.conn = Conn::Handshake {
                 passive: false,

@@ -37,6 +37,7 @@ pub enum Effect {
 /// | `tcp_congestion_control` | `cc` |
 /// | `tcp_slow_start_after_idle` | `slow_start_after_idle` |
 /// | `tcp_min_tso_segs` | `min_tso_segs` (where PSH goes) |
+/// | tcp_cubic's `hystart_detect` (`echo N > /sys/module/…`) | `hystart`: 0 `off`, 1 `ack-train`, 2 `delay`, 3 `on` |
 /// | any other knob (`tcp_tso_win_divisor`, `tcp_pacing_*`, `tcp_rmem`, `tcp_ecn`, …) | no effect here (logged with the reason) |
 pub fn sysctl(key: &str, value: &str) -> Result<Effect, String> {
     let name = key.strip_prefix("net.ipv4.").unwrap_or(key);
@@ -81,6 +82,16 @@ pub fn sysctl(key: &str, value: &str) -> Result<Effect, String> {
         "tcp_congestion_control" => vec![("cc", value.to_string())],
         "tcp_slow_start_after_idle" => vec![("slow_start_after_idle", on(num()? != 0))],
         "tcp_min_tso_segs" => vec![("min_tso_segs", num()?.to_string())],
+        crate::shell::HYSTART_DETECT => {
+            let mode = match num()? {
+                0 => "off",
+                1 => "ack-train",
+                2 => "delay",
+                3 => "on",
+                _ => return Err(format!("`{key}={value}`: expected 0 to 3")),
+            };
+            vec![("hystart", mode.to_string())]
+        }
         _ => return Ok(Effect::Ignore(no_effect(name, value))),
     }))
 }

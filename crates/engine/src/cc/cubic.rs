@@ -3,7 +3,8 @@
 //! Window state (`W_max`, `cwnd_epoch`, `W_est`, `cwnd_prior`) is kept in segments as
 //! `f64`, as the RFC writes it; cwnd itself stays in bytes (the sender's [`Window`]).
 //! - Slow start below ssthresh as Reno with ABC, L = 2 (§4.10 allows RFC 5681 slow start;
-//!   HyStart++ is not implemented).
+//!   HyStart++ is not implemented). The Linux flavour adds Linux's HyStart
+//!   ([`super::hystart`]).
 //! - Congestion avoidance (§4.2–§4.5): at the first ACK of an epoch, epoch_start = now,
 //!   cwnd_epoch = cwnd, W_est = cwnd_epoch, K = ∛((W_max − cwnd_epoch)/C). If cwnd_epoch ≥
 //!   W_max the curve starts at its plateau: K = 0 and origin = cwnd_epoch (as Linux
@@ -24,6 +25,7 @@
 //! The cube root is computed with Newton's method from IEEE basic operations only, so
 //! results are bit-identical on every platform (deterministic simulation).
 
+use super::hystart::{HyStart, Sample};
 use super::reno::Reno;
 use super::{CongestionOps, Window};
 use crate::time::{Duration, Instant};
@@ -61,6 +63,8 @@ pub struct Cubic {
     after_timeout: bool,
     /// Remainder of the byte growth, numerator over cwnd (keeps sub-byte increments).
     carry: u128,
+    /// Linux's HyStart (off unless the sender turns it on).
+    hystart: HyStart,
 }
 
 impl Default for Cubic {
@@ -77,6 +81,7 @@ impl Default for Cubic {
             cwnd_prior: 0.0,
             after_timeout: false,
             carry: 0,
+            hystart: HyStart::default(),
         }
     }
 }
@@ -164,6 +169,23 @@ impl Cubic {
     pub fn w_cubic(&self, t: f64) -> f64 {
         let d = t - self.k;
         C * d * d * d + self.origin
+    }
+
+    pub fn set_hystart(&mut self, h: HyStart) {
+        self.hystart = h;
+    }
+
+    /// Linux `cubictcp_acked`: samples within 1 s of an epoch's start are discarded
+    /// ("right after fast recovery"); the rest feed HyStart. True when slow start ends.
+    pub fn on_rtt_sample(&mut self, s: &Sample) -> bool {
+        if !self.hystart.enabled()
+            || self
+                .epoch_start
+                .is_some_and(|e| s.now - e < Duration::from_secs(1))
+        {
+            return false;
+        }
+        self.hystart.on_sample(s)
     }
 
     /// Data leaves after `idle` with nothing in flight (Linux `cubictcp_cwnd_event`,
@@ -276,6 +298,8 @@ impl CongestionOps for Cubic {
         self.epoch_start = None;
         self.after_timeout = true;
         self.carry = 0;
+        // `cubictcp_state(TCP_CA_Loss)`: `bictcp_reset` and a new HyStart round.
+        self.hystart.reset();
         self.reno.on_timeout(now);
     }
 }

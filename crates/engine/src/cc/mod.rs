@@ -16,6 +16,7 @@
 
 pub mod cubic;
 pub mod cwnd_limited;
+pub mod hystart;
 pub mod reno;
 
 use crate::config::CongestionControl;
@@ -83,6 +84,20 @@ impl Cc {
         match self {
             Cc::Reno(r) => r.set_slow_start(rule),
             Cc::Cubic(c) => c.reno_mut().set_slow_start(rule),
+        }
+    }
+    /// Turns CUBIC's HyStart on (Linux flavour); Reno has none.
+    pub fn set_hystart(&mut self, h: hystart::HyStart) {
+        if let Cc::Cubic(c) = self {
+            c.set_hystart(h);
+        }
+    }
+    /// One ACK's RTT sample (Linux `pkts_acked`, before growth): true when HyStart ends
+    /// slow start now (the sender sets ssthresh = cwnd).
+    pub fn on_rtt_sample(&mut self, s: &hystart::Sample) -> bool {
+        match self {
+            Cc::Cubic(c) => c.on_rtt_sample(s),
+            Cc::Reno(_) => false,
         }
     }
     /// The first data after the flight emptied, `idle` after the last (Linux

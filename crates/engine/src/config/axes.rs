@@ -243,3 +243,18 @@ axis!(
         Linux = "linux",
     }
 );
+
+axis!(
+    /// CUBIC's hybrid slow start (Linux `tcp_cubic` module parameters `hystart` and
+    /// `hystart_detect`; the kernel's default is both detectors). Linux flavour only.
+    HyStart {
+        /// Slow start ends only on loss.
+        Off = "off",
+        /// ACK-train detection only (`HYSTART_ACK_TRAIN`).
+        AckTrain = "ack-train",
+        /// Delay detection only (`HYSTART_DELAY`).
+        Delay = "delay",
+        /// Both (`hystart_detect=3`).
+        On = "on",
+    }
+);

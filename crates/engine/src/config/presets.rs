@@ -172,6 +172,7 @@ impl Config {
             mss: 1448,
             initial_cwnd: 10,
             slow_start_after_idle: false,
+            hystart: HyStart::Off,
             min_tso_segs: 2,
             handshake: true,
             sack: true,
@@ -287,9 +288,10 @@ impl Config {
             rescue_retransmit: false,
             spurious_detection: SpuriousDetection::Linux,
             spurious_response: SpuriousResponse::FullUndo,
-            // The kernel's default. The seed-study presets keep it off so that their
-            // reproductions stay as published.
+            // The kernel's defaults. The seed-study presets keep these off so that
+            // their reproductions stay as published.
             slow_start_after_idle: true,
+            hystart: HyStart::On,
             ..Config::linux_classic()
         }
     }

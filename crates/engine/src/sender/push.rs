@@ -215,7 +215,20 @@ fn size_goal(mss: u64, max_window: u64) -> u64 {
 /// Linux `tcp_update_pacing_rate` then `tcp_tso_autosize`: the segments one TSO packet
 /// may hold.
 pub(super) fn tso_segs(p: &PacingInputs) -> u64 {
-    let rate = match p.srtt {
+    let rate = pacing_rate(p);
+    let mut bytes = rate >> PACING_SHIFT;
+    if let Some(min_rtt) = p.min_rtt {
+        let r = (min_rtt.as_micros() >> TSO_RTT_LOG) as u64;
+        if r < 32 {
+            bytes = bytes.saturating_add(GSO_MAX_SIZE >> r);
+        }
+    }
+    (bytes.min(GSO_MAX_SIZE) / p.mss).max(p.min_tso_segs)
+}
+
+/// Linux `tcp_update_pacing_rate`, bytes per second (`u64::MAX` before an RTT sample).
+pub(super) fn pacing_rate(p: &PacingInputs) -> u64 {
+    match p.srtt {
         // mss · max(cwnd, packets_out) / srtt, times 200 % in the first half of slow start
         // and 120 % after.
         Some(srtt) if !srtt.is_zero() => {
@@ -228,15 +241,7 @@ pub(super) fn tso_segs(p: &PacingInputs) -> u64 {
             (per_sec * 1_000_000_000 / srtt.as_nanos().max(1)) as u64
         }
         _ => u64::MAX,
-    };
-    let mut bytes = rate >> PACING_SHIFT;
-    if let Some(min_rtt) = p.min_rtt {
-        let r = (min_rtt.as_micros() >> TSO_RTT_LOG) as u64;
-        if r < 32 {
-            bytes = bytes.saturating_add(GSO_MAX_SIZE >> r);
-        }
     }
-    (bytes.min(GSO_MAX_SIZE) / p.mss).max(p.min_tso_segs)
 }
 
 /// What the pacing rate is computed from.
@@ -322,8 +327,17 @@ impl Sender {
 
     /// Linux `tcp_tso_segs` for the current window and RTT.
     fn tso_max_segs(&self) -> u64 {
+        tso_segs(&self.pacing_inputs())
+    }
+
+    /// Linux `sk_pacing_rate` for the current window and RTT, bytes per second.
+    pub(super) fn pacing_rate(&self) -> u64 {
+        pacing_rate(&self.pacing_inputs())
+    }
+
+    fn pacing_inputs(&self) -> PacingInputs {
         let mss = self.mss.max(1);
-        tso_segs(&PacingInputs {
+        PacingInputs {
             mss,
             cwnd_segs: self.cwnd / mss,
             ssthresh_segs: self.ssthresh / mss,
@@ -331,7 +345,7 @@ impl Sender {
             srtt: self.rtt.srtt(),
             min_rtt: self.rtt.min_rtt(),
             min_tso_segs: u64::from(self.cfg.min_tso_segs),
-        })
+        }
     }
 }
 
