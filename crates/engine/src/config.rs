@@ -338,7 +338,7 @@ mod tests {
         let e = c.set("cc", "vegas").unwrap_err().to_string();
         assert_eq!(
             e,
-            "bad value `vegas` for cc; valid: reno, cubic, reno-linux"
+            "bad value `vegas` for cc; valid: reno, cubic, cubic-linux, reno-linux"
         );
         let e = c.set("colour", "red").unwrap_err().to_string();
         assert!(

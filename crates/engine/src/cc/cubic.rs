@@ -25,6 +25,7 @@
 //! The cube root is computed with Newton's method from IEEE basic operations only, so
 //! results are bit-identical on every platform (deterministic simulation).
 
+use super::bictcp::Bictcp;
 use super::hystart::{HyStart, Sample};
 use super::reno::Reno;
 use super::{CongestionOps, Window};
@@ -65,6 +66,8 @@ pub struct Cubic {
     carry: u128,
     /// Linux's HyStart (off unless the sender turns it on).
     hystart: HyStart,
+    /// `cubic-linux`: congestion avoidance and ssthresh as Linux computes them.
+    bic: Option<Bictcp>,
 }
 
 impl Default for Cubic {
@@ -82,8 +85,14 @@ impl Default for Cubic {
             after_timeout: false,
             carry: 0,
             hystart: HyStart::default(),
+            bic: None,
         }
     }
+}
+
+/// Milliseconds (Linux jiffies at HZ = 1000).
+fn ms(t: Instant) -> u64 {
+    t.as_micros() / 1000
 }
 
 /// Cube root of `x` (0 for x ≤ 0 or NaN), by Newton's method from basic IEEE operations.
@@ -171,6 +180,21 @@ impl Cubic {
         C * d * d * d + self.origin
     }
 
+    /// CUBIC as Linux computes it (`cubic-linux`, [`super::bictcp`]).
+    pub fn linux() -> Cubic {
+        Cubic {
+            bic: Some(Bictcp::default()),
+            ..Cubic::default()
+        }
+    }
+    pub fn is_linux(&self) -> bool {
+        self.bic.is_some()
+    }
+    /// The Linux state, for `cubic-linux`.
+    pub fn bictcp(&self) -> Option<&Bictcp> {
+        self.bic.as_ref()
+    }
+
     pub fn set_hystart(&mut self, h: HyStart) {
         self.hystart = h;
     }
@@ -178,11 +202,13 @@ impl Cubic {
     /// Linux `cubictcp_acked`: samples within 1 s of an epoch's start are discarded
     /// ("right after fast recovery"); the rest feed HyStart. True when slow start ends.
     pub fn on_rtt_sample(&mut self, s: &Sample) -> bool {
-        if !self.hystart.enabled()
-            || self
+        let recent = match &self.bic {
+            Some(b) => b.epoch_start().is_some_and(|e| ms(s.now) - e < 1000),
+            None => self
                 .epoch_start
-                .is_some_and(|e| s.now - e < Duration::from_secs(1))
-        {
+                .is_some_and(|e| s.now - e < Duration::from_secs(1)),
+        };
+        if recent {
             return false;
         }
         self.hystart.on_sample(s)
@@ -192,6 +218,9 @@ impl Cubic {
     /// `CA_EVENT_TX_START`): the epoch moves forward by the idle time, never past `now`,
     /// so an application-limited pause does not count as time on the curve.
     pub fn on_tx_start(&mut self, now: Instant, idle: Duration) {
+        if let Some(b) = &mut self.bic {
+            b.on_tx_start(ms(now), idle.as_millis() as u64);
+        }
         if let Some(e) = self.epoch_start {
             if !idle.is_zero() {
                 self.epoch_start = Some((e + idle).min(now));
@@ -260,6 +289,14 @@ impl CongestionOps for Cubic {
                 return;
             }
         }
+        if let Some(b) = &mut self.bic {
+            // Linux counts packets (`tcp_cong_avoid_ai`); time in jiffies.
+            let mss = w.smss();
+            let delay_min = self.hystart.delay_min().map_or(0, |d| d.as_micros() as u64);
+            let cwnd = b.on_ack(ms(now), w.cwnd / mss, acked.div_ceil(mss), delay_min);
+            w.cwnd = w.cwnd.max(cwnd.saturating_mul(mss));
+            return;
+        }
         match srtt {
             Some(rtt) => self.cubic_update(now, w, acked, rtt),
             None => self.reno.congestion_avoidance(w, acked),
@@ -267,6 +304,9 @@ impl CongestionOps for Cubic {
     }
 
     fn ssthresh(&self, _now: Instant, w: &Window, _flight_size: u64) -> u64 {
+        if let Some(b) = &self.bic {
+            return b.ssthresh(w.cwnd / w.smss()).saturating_mul(w.smss());
+        }
         // §4.6 multiplicative decrease, from cwnd as Linux: β = 7/10 in integer bytes.
         let ssthresh = (w.cwnd as u128 * 7 / 10) as u64;
         ssthresh.max(2u64.saturating_mul(w.smss()))
@@ -274,6 +314,11 @@ impl CongestionOps for Cubic {
 
     fn on_congestion_event(&mut self, _now: Instant, w: &Window) {
         let mss = w.smss();
+        if let Some(b) = &mut self.bic {
+            b.recalc_ssthresh(w.cwnd / mss);
+            self.reno.reset();
+            return;
+        }
         let cwnd = segs(w.cwnd, mss);
         // §4.7 fast convergence: release bandwidth to new flows when the window shrank.
         self.w_max = if self.fast_convergence && cwnd < self.w_max {
@@ -300,6 +345,9 @@ impl CongestionOps for Cubic {
         self.carry = 0;
         // `cubictcp_state(TCP_CA_Loss)`: `bictcp_reset` and a new HyStart round.
         self.hystart.reset();
+        if let Some(b) = &mut self.bic {
+            b.reset();
+        }
         self.reno.on_timeout(now);
     }
 }

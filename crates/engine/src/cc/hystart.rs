@@ -32,15 +32,23 @@ pub struct HyStart {
     ack_train: bool,
     delay: bool,
     found: bool,
+    sample_cnt: u8,
+    /// The round's smallest RTT (`curr_rtt`), µs; `u32::MAX` before its first sample.
+    curr_rtt: u32,
+    /// CUBIC's `delay_min`, µs (Linux keeps a `u32`); 0 before the first sample.
+    delay_min: u32,
     round_start: Instant,
     last_ack: Instant,
     /// SND.NXT when the round began (`end_seq`).
     end_seq: u64,
-    /// The round's smallest RTT (`curr_rtt`).
-    curr_rtt: Option<Duration>,
-    sample_cnt: u8,
-    /// CUBIC's `delay_min`.
-    delay_min: Option<Duration>,
+}
+
+/// Microseconds in a `u32`, as Linux keeps RTTs.
+fn us32(d: Duration) -> u32 {
+    u32::try_from(d.as_micros()).unwrap_or(u32::MAX)
+}
+fn us(v: u32) -> Duration {
+    Duration::from_micros(v.into())
 }
 
 /// One ACK's sample and the connection around it.
@@ -69,6 +77,11 @@ impl HyStart {
         self.ack_train || self.delay
     }
 
+    /// CUBIC's `delay_min`, the smallest RTT sample since the last reset.
+    pub fn delay_min(&self) -> Option<Duration> {
+        (self.delay_min > 0).then(|| us(self.delay_min))
+    }
+
     /// The exit point was found (slow start ended by HyStart).
     pub fn found(&self) -> bool {
         self.found
@@ -84,21 +97,18 @@ impl HyStart {
         self.round_start = now;
         self.last_ack = now;
         self.end_seq = snd_nxt;
-        self.curr_rtt = None;
+        self.curr_rtt = u32::MAX;
         self.sample_cnt = 0;
     }
 
     /// `cubictcp_acked` from delay_min on (the caller skips samples near an epoch's start).
     /// True when slow start ends now.
     pub fn on_sample(&mut self, s: &Sample) -> bool {
-        let delay = s.rtt.max(Duration::from_micros(1));
-        let delay_min = *self.delay_min.get_or_insert(delay);
-        let delay_min = if delay < delay_min {
-            self.delay_min = Some(delay);
-            delay
-        } else {
-            delay_min
-        };
+        let delay = us32(s.rtt).max(1);
+        if self.delay_min == 0 || delay < self.delay_min {
+            self.delay_min = delay;
+        }
+        let delay_min = us(self.delay_min);
         if self.found || !s.in_slow_start || !self.enabled() {
             return false;
         }
@@ -117,9 +127,8 @@ impl HyStart {
             }
         }
         if self.delay {
-            let curr = *self
-                .curr_rtt
-                .insert(self.curr_rtt.map_or(delay, |c| c.min(delay)));
+            self.curr_rtt = self.curr_rtt.min(delay);
+            let curr = us(self.curr_rtt);
             if self.sample_cnt < MIN_SAMPLES {
                 self.sample_cnt += 1;
             } else if curr > delay_min + (delay_min / 8).clamp(DELAY_MIN, DELAY_MAX) {

@@ -14,6 +14,7 @@
 //! of an episode, restored whole when that reduction proves spurious (quiche's
 //! checkpoint/rollback, quinn's `pre_congestion_state`; RFC 9438 §4.9 for CUBIC).
 
+pub mod bictcp;
 pub mod cubic;
 pub mod cwnd_limited;
 pub mod hystart;
@@ -70,12 +71,14 @@ impl Cc {
             CongestionControl::Reno => Cc::Reno(reno::Reno::default()),
             CongestionControl::RenoLinux => Cc::Reno(reno::Reno::linux()),
             CongestionControl::Cubic => Cc::Cubic(cubic::Cubic::default()),
+            CongestionControl::CubicLinux => Cc::Cubic(cubic::Cubic::linux()),
         }
     }
     pub fn kind(&self) -> CongestionControl {
         match self {
             Cc::Reno(r) if r.halves_cwnd() => CongestionControl::RenoLinux,
             Cc::Reno(_) => CongestionControl::Reno,
+            Cc::Cubic(c) if c.is_linux() => CongestionControl::CubicLinux,
             Cc::Cubic(_) => CongestionControl::Cubic,
         }
     }

@@ -220,6 +220,11 @@ axis!(
         Reno = "reno",
         /// RFC 9438.
         Cubic = "cubic",
+        /// CUBIC as Linux computes it (`tcp_cubic.c`: integer packets and jiffies, `cnt`
+        /// recomputed at most every 31 ms, at most 5 % per RTT before the first loss,
+        /// `tcp_cong_avoid_ai`; ssthresh = cwnd·717/1024 packets). Slow start as the
+        /// flavour says.
+        CubicLinux = "cubic-linux",
         /// Reno's growth with Linux's `tcp_reno_ssthresh`: ssthresh = max(cwnd/2, 2·SMSS),
         /// from cwnd rather than FlightSize (limited transmit does not raise it).
         RenoLinux = "reno-linux",

@@ -292,6 +292,7 @@ impl Config {
             // their reproductions stay as published.
             slow_start_after_idle: true,
             hystart: HyStart::On,
+            cc: CongestionControl::CubicLinux,
             ..Config::linux_classic()
         }
     }

@@ -52,11 +52,21 @@ pub(super) struct Push {
     skbs: VecDeque<(u64, bool)>,
     /// Linux `tp->pushed_seq`.
     pushed_seq: u64,
-    /// The multi-segment packet under way: `(retransmission?, when, next offset,
-    /// segments left, size)`.
-    packet: Option<(bool, Instant, u64, u64, u64)>,
+    /// The multi-segment packet under way.
+    packet: Option<Packet>,
     /// Where each new-data packet still in flight ended: the skbs Linux retransmits.
     sent: VecDeque<u64>,
+}
+
+/// A packet of several segments being handed out one segment at a time.
+#[derive(Copy, Clone, Debug)]
+struct Packet {
+    at: Instant,
+    /// Where its next segment starts.
+    next: u64,
+    left: u16,
+    size: u16,
+    rtx: bool,
 }
 
 /// What one new segment carries: PSH on the wire, and the push mark retransmissions keep.
@@ -163,13 +173,20 @@ impl Push {
     fn cut(&mut self, rtx: bool, now: Instant, r: (u64, u64), mark: bool, n: u64) -> PushFlags {
         let (start, end) = r;
         let (left, size) = match self.packet {
-            Some((k, at, next, left, size)) if k == rtx && at == now && next == start => {
-                (left, size)
+            Some(p) if p.rtx == rtx && p.at == now && p.next == start => (p.left, p.size),
+            _ => {
+                let n = u16::try_from(n.max(1)).unwrap_or(u16::MAX);
+                (n, n)
             }
-            _ => (n.max(1), n.max(1)),
         };
         let left = left - 1;
-        self.packet = (left > 0).then_some((rtx, now, end, left, size));
+        self.packet = (left > 0).then_some(Packet {
+            at: now,
+            next: end,
+            left,
+            size,
+            rtx,
+        });
         PushFlags {
             wire: left == 0 && (size > 1 || mark),
             mark,
