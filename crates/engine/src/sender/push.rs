@@ -86,22 +86,26 @@ impl Push {
             self.skbs.push_back((end, true));
             return;
         }
+        // What `tcp_push_one` and `__tcp_push_pending_frames` send while the write is
+        // being copied: SND.NXT and the packets in flight as they would be.
+        let mut sim = (g.snd_nxt, g.in_flight);
         let mut seq = written;
         let mut first = true;
         while seq < end {
-            // The unsent tail skb; the first unsent one starts at SND.NXT (what was sent
-            // of it is an skb of its own, `tso_fragment`).
+            // The unsent tail skb: what was sent of an skb is an skb of its own
+            // (`tso_fragment`), so the tail's unsent part starts at SND.NXT at the latest.
             let n = self.skbs.len();
             let tail_start = if n >= 2 {
                 self.skbs[n - 2].0
             } else {
                 g.snd_nxt
             };
-            let mut len = self
-                .skbs
-                .back()
-                .map_or(0, |&(e, _)| e.saturating_sub(tail_start));
-            if self.skbs.is_empty() || len >= g.size_goal {
+            let tail_start = tail_start.max(sim.0);
+            let mut len = match self.skbs.back() {
+                Some(&(e, _)) if e > sim.0 => e - tail_start,
+                _ => g.size_goal,
+            };
+            if len >= g.size_goal {
                 self.skbs.push_back((seq, false));
                 len = 0;
             }
@@ -114,14 +118,19 @@ impl Push {
             }
             seq += copy;
             tail.0 = seq;
+            if seq == end || len + copy < g.size_goal {
+                continue;
+            }
             // tcp.c `forced_push()`: a full skb is pushed once more than half the
-            // largest window was written since the last push.
-            if seq < end
-                && len + copy >= g.size_goal
-                && seq > self.pushed_seq.saturating_add(g.max_window / 2)
-            {
+            // largest window was written since the last push; then everything the window
+            // allows goes. Otherwise a full skb at the head of the queue goes as one
+            // packet (`tcp_push_one`).
+            if seq > self.pushed_seq.saturating_add(g.max_window / 2) {
                 tail.1 = true;
                 self.pushed_seq = seq;
+                self.sim_send(g, &mut sim, true);
+            } else if tail_start <= sim.0 {
+                self.sim_send(g, &mut sim, false);
             }
         }
         // tcp_push → tcp_mark_push on the tail skb.
@@ -129,6 +138,32 @@ impl Push {
             tail.1 = true;
         }
         self.pushed_seq = end;
+    }
+
+    /// Packets `tcp_write_xmit` sends from the unsent skbs during a write (`all`, or one
+    /// with `push_one`): each at most min(half the window, the window left, `tso segs`)
+    /// segments; a packet cut from an skb leaves the rest an skb of its own, which keeps
+    /// the mark (`tso_fragment`).
+    fn sim_send(&mut self, g: WriteGeometry, sim: &mut (u64, u64), all: bool) {
+        loop {
+            let quota = (g.cwnd / 2).max(1).min(g.cwnd.saturating_sub(sim.1));
+            let Some(i) = self.skbs.iter().position(|&(e, _)| e > sim.0) else {
+                return;
+            };
+            if quota == 0 {
+                return;
+            }
+            let head_end = self.skbs[i].0;
+            let sent_end = (sim.0 + quota.min(g.tso_segs) * g.mss).min(head_end);
+            if sent_end < head_end {
+                self.skbs.insert(i, (sent_end, false));
+            }
+            sim.1 += (sent_end - sim.0).div_ceil(g.mss);
+            sim.0 = sent_end;
+            if !all {
+                return;
+            }
+        }
     }
 
     /// Segment `[start, end)` of new data leaves at `now`; `segs`: how many segments of
@@ -211,6 +246,11 @@ struct WriteGeometry {
     snd_nxt: u64,
     size_goal: u64,
     max_window: u64,
+    mss: u64,
+    /// cwnd and packets in flight, segments; `tcp_tso_segs`.
+    cwnd: u64,
+    in_flight: u64,
+    tso_segs: u64,
 }
 
 /// Linux `tcp_xmit_size_goal`: the largest multiple of the MSS within the GSO limit and
@@ -280,10 +320,15 @@ impl Sender {
 
     /// The application wrote `bytes` after `[0, written)`.
     pub(super) fn push_on_write(&mut self, written: u64, bytes: u64) {
+        let mss = self.mss.max(1);
         let g = WriteGeometry {
             snd_nxt: self.sb.snd_nxt(),
-            size_goal: size_goal(self.mss, self.max_window),
+            size_goal: size_goal(mss, self.max_window),
             max_window: self.max_window,
+            mss,
+            cwnd: self.cwnd / mss,
+            in_flight: self.sb.flight_size().div_ceil(mss),
+            tso_segs: self.tso_max_segs(),
         };
         let linux = self.push_linux();
         self.push.on_write(linux, g, written, bytes);

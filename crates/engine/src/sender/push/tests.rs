@@ -4,11 +4,16 @@ use super::*;
 
 const MSS: u64 = 1000;
 
+/// A window with nothing in flight and room for everything: no sends during the write.
 fn geometry(snd_nxt: u64, max_window: u64) -> WriteGeometry {
     WriteGeometry {
         snd_nxt,
         size_goal: size_goal(MSS, max_window),
         max_window,
+        mss: MSS,
+        cwnd: 0,
+        in_flight: 0,
+        tso_segs: 2,
     }
 }
 
@@ -119,4 +124,26 @@ fn tso_segs_follow_the_pacing_rate() {
         ..base
     };
     assert_eq!(tso_segs(&fast), 65);
+}
+
+#[test]
+fn a_full_skb_sent_during_the_write_takes_more_data_and_keeps_its_mark() {
+    // cubic-rto-ss-ca-cwnd-bump's rule: cwnd 2 after a timeout, a 200000-byte write at
+    // 2000. The first full skb [2000, 18000) goes as one one-segment packet
+    // (`tcp_push_one`, half of cwnd 2); its rest takes 1000 more bytes, is full again and
+    // past half the window: marked (`forced_push`), one more segment leaves, and the rest
+    // [4000, ...) takes another 1000 bytes, keeping the mark: PSH at 20000.
+    let mut p = Push {
+        pushed_seq: 2_000,
+        ..Push::default()
+    };
+    let g = WriteGeometry {
+        cwnd: 2,
+        ..geometry(2_000, 32_896)
+    };
+    p.on_write(true, g, 2_000, 200_000);
+    let marks: Vec<u64> = p.skbs.iter().filter(|s| s.1).map(|s| s.0).take(2).collect();
+    assert_eq!(marks, [20_000, 36_000]);
+    let ends: Vec<u64> = p.skbs.iter().map(|s| s.0).take(4).collect();
+    assert_eq!(ends, [3_000, 4_000, 20_000, 36_000]);
 }
