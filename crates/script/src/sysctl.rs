@@ -194,9 +194,8 @@ fn no_effect(name: &str, value: &str) -> String {
         "tcp_rmem" | "tcp_wmem" => {
             "the engine's buffers are unbounded (window scale 8 as for these)"
         }
-        "tcp_tso_win_divisor" | "tcp_tso_rtt_log" => {
-            "the engine does not defer sending to build larger TSO packets"
-        }
+        "tcp_tso_win_divisor" => "the engine does not defer sending to build larger TSO packets",
+        "tcp_tso_rtt_log" => "the engine sizes TSO packets with the default (9)",
         "tcp_pacing_ss_ratio" | "tcp_pacing_ca_ratio" => "the engine does not pace",
         "tcp_ecn" | "tcp_ecn_option" => "the engine has no ECN (an ECN packet is unsupported)",
         "tcp_notsent_lowat" => "the engine's send buffer is unbounded",
