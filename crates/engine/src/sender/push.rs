@@ -54,9 +54,21 @@ pub(super) struct Push {
     pushed_seq: u64,
     /// The multi-segment packet under way.
     packet: Option<Packet>,
-    /// Where each new-data packet still in flight ended: the skbs Linux retransmits.
-    sent: VecDeque<u64>,
+    /// Writes, or their rest, not yet cut into `skbs`.
+    uncut: VecDeque<Uncut>,
 }
+
+/// A write (or its rest) waiting to be cut into skbs.
+#[derive(Copy, Clone, Debug)]
+struct Uncut {
+    next: u64,
+    end: u64,
+    /// Nothing of it was copied yet (its first copy clears the tail skb's mark).
+    first: bool,
+}
+
+/// The most skbs kept cut ahead of SND.NXT.
+const MAX_SKBS: usize = 8;
 
 /// A packet of several segments being handed out one segment at a time.
 #[derive(Copy, Clone, Debug)]
@@ -86,12 +98,29 @@ impl Push {
             self.skbs.push_back((end, true));
             return;
         }
+        self.uncut.push_back(Uncut {
+            next: written,
+            end,
+            first: true,
+        });
+        self.cut_writes(g);
+    }
+
+    /// More skbs are wanted before the next segment is sent.
+    fn wants_cut(&self) -> bool {
+        !self.uncut.is_empty() && self.skbs.len() < MAX_SKBS / 2
+    }
+
+    /// Cuts written data into skbs as `tcp_sendmsg_locked` does, up to `MAX_SKBS` of them
+    /// (the rest waits in `uncut`, so a large write costs no more memory than a small one).
+    fn cut_writes(&mut self, g: WriteGeometry) {
         // What `tcp_push_one` and `__tcp_push_pending_frames` send while the write is
         // being copied: SND.NXT and the packets in flight as they would be.
         let mut sim = (g.snd_nxt, g.in_flight);
-        let mut seq = written;
-        let mut first = true;
-        while seq < end {
+        while self.skbs.len() < MAX_SKBS {
+            let Some(mut w) = self.uncut.front().copied() else {
+                return;
+            };
             // The unsent tail skb: what was sent of an skb is an skb of its own
             // (`tso_fragment`), so the tail's unsent part starts at SND.NXT at the latest.
             let n = self.skbs.len();
@@ -106,38 +135,46 @@ impl Push {
                 _ => g.size_goal,
             };
             if len >= g.size_goal {
-                self.skbs.push_back((seq, false));
+                self.skbs.push_back((w.next, false));
                 len = 0;
             }
-            let copy = (g.size_goal - len).min(end - seq);
+            let copy = (g.size_goal - len).min(w.end - w.next);
             let tail = self.skbs.back_mut().expect("an skb was just ensured");
-            if first {
+            if w.first {
                 // `if (!copied) TCP_SKB_CB(skb)->tcp_flags &= ~TCPHDR_PSH`
                 tail.1 = false;
-                first = false;
+                w.first = false;
             }
-            seq += copy;
-            tail.0 = seq;
-            if seq == end || len + copy < g.size_goal {
+            w.next += copy;
+            tail.0 = w.next;
+            if w.next == w.end {
+                // tcp_push → tcp_mark_push on the tail skb.
+                tail.1 = true;
+                self.pushed_seq = w.end;
+                self.uncut.pop_front();
+                continue;
+            }
+            let forced = w.next > self.pushed_seq.saturating_add(g.max_window / 2);
+            if let Some(f) = self.uncut.front_mut() {
+                *f = w;
+            }
+            if len + copy < g.size_goal {
                 continue;
             }
             // tcp.c `forced_push()`: a full skb is pushed once more than half the
             // largest window was written since the last push; then everything the window
             // allows goes. Otherwise a full skb at the head of the queue goes as one
             // packet (`tcp_push_one`).
-            if seq > self.pushed_seq.saturating_add(g.max_window / 2) {
-                tail.1 = true;
-                self.pushed_seq = seq;
+            if forced {
+                if let Some(tail) = self.skbs.back_mut() {
+                    tail.1 = true;
+                }
+                self.pushed_seq = w.next;
                 self.sim_send(g, &mut sim, true);
             } else if tail_start <= sim.0 {
                 self.sim_send(g, &mut sim, false);
             }
         }
-        // tcp_push → tcp_mark_push on the tail skb.
-        if let Some(tail) = self.skbs.back_mut() {
-            tail.1 = true;
-        }
-        self.pushed_seq = end;
     }
 
     /// Packets `tcp_write_xmit` sends from the unsent skbs during a write (`all`, or one
@@ -196,11 +233,7 @@ impl Push {
             };
         }
         let in_skb = skb_end.map_or(segs, |e| e.saturating_sub(start).div_ceil(mss));
-        let flags = self.cut(false, now, r, mark, segs.min(in_skb));
-        if flags.ends_packet {
-            self.sent.push_back(end);
-        }
-        flags
+        self.cut(false, now, r, mark, segs.min(in_skb))
     }
 
     /// The next segment of the packet under way, or the first of a new one of `n`
@@ -227,16 +260,6 @@ impl Push {
             mark,
             ends_packet: left == 0,
         }
-    }
-
-    /// Where the new-data packet holding `start` ended (packets wholly below `una` are
-    /// forgotten).
-    fn packet_end(&mut self, una: u64, start: u64) -> Option<u64> {
-        while self.sent.front().is_some_and(|&e| e <= una) {
-            self.sent.pop_front();
-        }
-        let i = self.sent.partition_point(|&e| e <= start);
-        self.sent.get(i).copied()
     }
 }
 
@@ -320,18 +343,24 @@ impl Sender {
 
     /// The application wrote `bytes` after `[0, written)`.
     pub(super) fn push_on_write(&mut self, written: u64, bytes: u64) {
+        let g = self.write_geometry(true);
+        let linux = self.push_linux();
+        self.push.on_write(linux, g, written, bytes);
+    }
+
+    /// What cutting a write needs now; `sends`: model what `tcp_sendmsg` sends while it
+    /// copies (only at the write itself; data cut later was queued behind a full window).
+    fn write_geometry(&self, sends: bool) -> WriteGeometry {
         let mss = self.mss.max(1);
-        let g = WriteGeometry {
+        WriteGeometry {
             snd_nxt: self.sb.snd_nxt(),
             size_goal: size_goal(mss, self.max_window),
             max_window: self.max_window,
             mss,
-            cwnd: self.cwnd / mss,
+            cwnd: if sends { self.cwnd / mss } else { 0 },
             in_flight: self.sb.flight_size().div_ceil(mss),
             tso_segs: self.tso_max_segs(),
-        };
-        let linux = self.push_linux();
-        self.push.on_write(linux, g, written, bytes);
+        }
     }
 
     /// PSH for new data `[start, end)` sent at `now` with `room` bytes of window left
@@ -344,6 +373,10 @@ impl Sender {
         room: u64,
     ) -> PushFlags {
         let linux = self.push_linux();
+        if self.push.wants_cut() {
+            let g = self.write_geometry(false);
+            self.push.cut_writes(g);
+        }
         let mss = self.mss.max(1);
         // tcp_cwnd_test: the quota, at most half the window (two packets in flight).
         let flight = self.sb.flight_size();
@@ -366,9 +399,7 @@ impl Sender {
             return seg.psh;
         }
         let mss = self.mss.max(1);
-        let una = self.sb.snd_una();
-        let limit = self.push.packet_end(una, seg.start).unwrap_or(seg.end);
-        let run = self.sb.lost_run(seg.start, limit).max(1);
+        let run = self.sb.lost_run(seg.start).max(1);
         let n = run.min(room / mss).min(self.tso_max_segs());
         self.push
             .cut(true, now, (seg.start, seg.end), seg.psh, n)

@@ -285,6 +285,9 @@ impl Sender {
         self.fin_sent |= fin;
         self.sb
             .on_send_new(now, Range::new(start, end), psh.mark, fin);
+        if !psh.ends_packet {
+            self.sb.continue_packet();
+        }
         self.note_window_use(self.sb.flight_size() >= self.cwnd);
         Some(self.segment(now, Range::new(start, end), why, psh.wire, fin))
     }

@@ -147,3 +147,27 @@ fn a_full_skb_sent_during_the_write_takes_more_data_and_keeps_its_mark() {
     let ends: Vec<u64> = p.skbs.iter().map(|s| s.0).take(4).collect();
     assert_eq!(ends, [3_000, 4_000, 20_000, 36_000]);
 }
+
+#[test]
+fn a_large_write_is_cut_as_it_is_sent_with_the_same_marks() {
+    // 1 MB at once: at most MAX_SKBS skbs are kept; the rest is cut as sending goes, and
+    // the forced pushes land where cutting it all at once would put them: every second
+    // 16000-byte skb (32000 > 16448 past the last push), and the write's end.
+    let mut p = Push::default();
+    p.on_write(true, geometry(0, 32_896), 0, 1_000_000);
+    let mut marks = Vec::new();
+    for i in 0..1000 {
+        assert!(p.skbs.len() <= MAX_SKBS);
+        if p.wants_cut() {
+            p.cut_writes(geometry(i * MSS, 32_896));
+        }
+        let s = i * MSS;
+        if p.on_send(true, Instant::from_micros(i), (s, s + MSS), MSS, 1)
+            .mark
+        {
+            marks.push(s + MSS);
+        }
+    }
+    let want: Vec<u64> = (1..=31).map(|k| k * 32_000).chain([1_000_000]).collect();
+    assert_eq!(marks, want);
+}
