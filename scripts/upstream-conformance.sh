@@ -14,8 +14,8 @@
 # The scripts are GPL and stay where they are: nothing is copied. `defaults.sh` is read
 # from next to each script, as packetdrill runs it. Outbound packets no line expects are
 # judged as packetdrill judges them (`--lenient`). Each script runs twice: as packetdrill
-# compares (PSH included), and without comparing PSH, whose placement Linux derives from
-# how tcp_sendmsg cut the write into socket buffers (see docs/conformance.md).
+# compares (PSH included), and without comparing PSH, to show the first other difference
+# of a script that differs only there (see docs/conformance.md, "PSH").
 #
 # LOSSREC (default: `lossrec` on PATH) names the CLI to run.
 set -uo pipefail

@@ -125,6 +125,15 @@ settings! {
     mss: u16 = "mss" in 64..=65_495,
     /// Initial window in segments (RFC 6928: 10).
     initial_cwnd: u32 = "initial_cwnd" in 1..=10_000,
+    /// Linux `tcp_slow_start_after_idle` (RFC 7661 §4.2's "restart window" of RFC 5681
+    /// §4.1): a write after more than an RTO without sending, with nothing in flight,
+    /// restarts from min(IW, cwnd) (`tcp_cwnd_restart`). Linux flavour only.
+    slow_start_after_idle: bool = "slow_start_after_idle",
+    /// CUBIC's HyStart (Linux flavour): where slow start ends before a loss.
+    hystart: HyStart = "hystart",
+    /// Linux `tcp_min_tso_segs`: the fewest segments one TSO packet may hold
+    /// (`tcp_tso_autosize`); decides where PSH goes (see the sender's `push`).
+    min_tso_segs: u32 = "min_tso_segs" in 1..=255,
     /// Run the three-way handshake; if false the connection starts established with
     /// the options below assumed agreed.
     handshake: bool = "handshake",
@@ -216,7 +225,7 @@ mod tests {
         let e = c.set("cc", "vegas").unwrap_err().to_string();
         assert_eq!(
             e,
-            "bad value `vegas` for cc; valid: reno, cubic, reno-linux, bbr"
+            "bad value `vegas` for cc; valid: reno, cubic, cubic-linux, reno-linux, bbr"
         );
         let e = c.set("colour", "red").unwrap_err().to_string();
         assert!(

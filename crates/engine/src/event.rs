@@ -182,6 +182,9 @@ pub enum EventKind {
     ReoTimeout { lost: u64 },
     /// A retransmission of `[start, end)` was itself lost (RFC 8985 §6.2 step 5).
     LostRetransmit { start: u64, end: u64 },
+    /// HyStart ended slow start (Linux `hystart_update`): ssthresh = cwnd; the ACK's RTT
+    /// sample in microseconds.
+    SlowStartExit { cwnd: u64, rtt_us: u64 },
 }
 }
 
@@ -274,6 +277,7 @@ impl EventKind {
             EventKind::TlpRecovery { .. } => "tlp_recovery",
             EventKind::ReoTimeout { .. } => "reo_timeout",
             EventKind::LostRetransmit { .. } => "lost_retransmit",
+            EventKind::SlowStartExit { .. } => "slow_start_exit",
         }
     }
 }

@@ -56,6 +56,10 @@
 //! | pipe_prev, SRTT_prev, RTTVAR_prev, G (RFC 4015 §3.1) | [`rto::eifel::Prev`], `Config::clock_granularity` |
 //! | undo_marker, prior_cwnd, prior_ssthresh (Linux) | [`rto::undo::Snapshot`] `una`, `cwnd`, `ssthresh`, via [`Sender::undo_snapshot`] |
 //! | undo_retrans, retrans_stamp (Linux) | [`rto::undo::Undo`], [`Sender::undo_retrans`] |
+//! | `pushed_seq`, the unsent skbs and their PSH marks (Linux `tcp_sendmsg_locked`) | `sender::push::Push` |
+//! | `lsndtime` (Linux) | `Sender::last_data_sent` (`sender::idle`) |
+//! | `round_start`, `end_seq`, `curr_rtt`, `sample_cnt`, `delay_min` (Linux HyStart) | [`cc::hystart::HyStart`] |
+//! | `cnt`, `last_max_cwnd`, `bic_K`, `bic_origin_point`, `tcp_cwnd`, `snd_cwnd_cnt` (Linux CUBIC) | [`cc::bictcp::Bictcp`] |
 //!
 //! ## Worked examples
 //!

@@ -57,6 +57,9 @@ pub struct SentSeg {
     pub xmit_order: u64,
     pub psh: bool,
     pub fin: bool,
+    /// The last segment of a packet as first sent (Linux flavour; what Linux retransmits
+    /// as one skb, `sender::push`).
+    pub packet_end: bool,
     /// Its current transmission's node in the transmit-time order (`u32::MAX` when not
     /// linked: SACKed, lost awaiting retransmission, or the order is not kept).
     pub ts_node: u32,
@@ -268,6 +271,7 @@ impl Scoreboard {
             rexmit_nxt: 0,
             psh,
             fin,
+            packet_end: true,
             ts_node: NIL,
             tx: self.next_tx,
         });
@@ -275,6 +279,13 @@ impl Scoreboard {
         if self.time_order {
             let i = self.segs.len() - 1;
             self.link(i);
+        }
+    }
+
+    /// The newest segment does not end its packet: the next one continues it.
+    pub fn continue_packet(&mut self) {
+        if let Some(s) = self.segs.back_mut() {
+            s.packet_end = false;
         }
     }
 

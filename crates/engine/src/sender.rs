@@ -19,10 +19,13 @@ mod ack;
 mod bbr;
 mod early_retransmit;
 mod handshake;
+mod hystart;
+mod idle;
 mod invariants;
 mod observe;
 mod pending;
 mod probe;
+mod push;
 mod rack;
 mod recovery;
 mod response;
@@ -123,8 +126,10 @@ pub struct Sender {
     fin_sent: bool,
     /// Consecutive timeouts without SND.UNA advancing (Linux `icsk_retransmits`).
     rto_retransmits: u32,
-    /// Offsets where a `write` ended: the segment carrying that byte gets PSH.
-    write_ends: VecDeque<u64>,
+    /// Where PSH goes (`push`): the unsent data's skbs or write ends.
+    push: push::Push,
+    /// When data last left (Linux `tp->lsndtime`, for `idle`).
+    last_data_sent: Option<Instant>,
     sb: Scoreboard,
     cwnd: u64,
     ssthresh: u64,
@@ -202,7 +207,8 @@ impl Sender {
             closed: false,
             fin_sent: false,
             rto_retransmits: 0,
-            write_ends: VecDeque::new(),
+            push: push::Push::default(),
+            last_data_sent: None,
             sb: Scoreboard::new(),
             cwnd: u64::from(config.initial_cwnd) * mss,
             ssthresh: u64::MAX,
@@ -268,6 +274,8 @@ impl Sender {
             cfg: config,
         };
         s.configure_scoreboard();
+        let h = s.hystart_config();
+        s.cc.set_hystart(h);
         if s.cfg.handshake {
             s.conn = Conn::Handshake {
                 passive: false,
@@ -320,13 +328,15 @@ impl Sender {
     }
 
     /// The application makes `bytes` more bytes available. Ignored after `close`.
-    pub fn write(&mut self, _now: Instant, bytes: u64) {
+    pub fn write(&mut self, now: Instant, bytes: u64) {
         if self.closed || bytes == 0 {
             return;
         }
         self.bbr_on_write();
+        self.idle_on_write(now);
+        let written = self.app_written;
         self.app_written = self.app_written.saturating_add(bytes);
-        self.write_ends.push_back(self.app_written);
+        self.push_on_write(written, self.app_written - written);
     }
 
     /// No more data will be written; the last segment carries FIN.

@@ -72,10 +72,9 @@ pub struct ScriptOptions {
     /// later `>` line meets them first. Default (false): they fail at the first line after
     /// them and at the end of the script.
     pub lenient: bool,
-    /// Do not compare PSH on outbound packets. Linux sets PSH where `tcp_sendmsg` cut the
-    /// write into socket buffers (skb sizing from TSO autosizing and the window, waits for
-    /// send-buffer space, `tso_fragment` moving PSH to the tail); the engine sets it on the
-    /// segment that ends a write.
+    /// Do not compare PSH on outbound packets. The Linux flavour places PSH as Linux cuts
+    /// writes into socket buffers and packets (the sender's `push` module); what it does
+    /// not model (waits for send-buffer space, pacing) can still move it.
     pub ignore_psh: bool,
 }
 

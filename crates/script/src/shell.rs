@@ -80,6 +80,9 @@ fn proc_key(path: &str) -> String {
     path.trim_start_matches("/proc/sys/").replace('/', ".")
 }
 
+/// The key `echo N > /sys/module/tcp_cubic/parameters/hystart_detect` assigns.
+pub const HYSTART_DETECT: &str = "module.tcp_cubic.hystart_detect";
+
 fn command(w: &[String], text: &str) -> Vec<Action> {
     let none = |why: &str| vec![Action::NoEffect(text.to_string(), why.to_string())];
     let first = w[0].as_str();
@@ -109,7 +112,8 @@ fn command(w: &[String], text: &str) -> Vec<Action> {
             if path.starts_with("/proc/sys/") {
                 vec![Action::Set(proc_key(path), unquote(&w[1]))]
             } else if path.ends_with("tcp_cubic/parameters/hystart_detect") {
-                none("the engine's CUBIC has no HyStart")
+                // The module parameter, mapped like a sysctl (`crate::sysctl`).
+                vec![Action::Set(HYSTART_DETECT.into(), unquote(&w[1]))]
             } else {
                 vec![Action::Unsupported(format!("writing `{path}`"))]
             }
@@ -208,10 +212,10 @@ mod tests {
             parse("/tmp/sysctl_restore_${PPID}.sh")[0],
             Action::NoEffect(..)
         ));
-        assert!(matches!(
+        assert_eq!(
             parse("echo 3 > /sys/module/tcp_cubic/parameters/hystart_detect")[0],
-            Action::NoEffect(..)
-        ));
+            Action::Set(HYSTART_DETECT.into(), "3".into())
+        );
         assert!(matches!(
             &parse("ip route change default initcwnd 4")[0],
             Action::Unsupported(_)

@@ -2,7 +2,7 @@
 //! onto the engine's configuration axes. A knob with no axis, or a value whose axis value
 //! the engine does not have, is an "unsupported" error rather than silently ignored.
 
-use lossrec::config::{LossDetection, Probe, SpuriousDetection};
+use lossrec::config::{CongestionControl, LossDetection, Probe, SpuriousDetection};
 use lossrec::Config;
 
 /// What a knob does here.
@@ -18,6 +18,9 @@ pub enum Effect {
     /// `tcp_frto=N`: 0 off, 1 and 2 on; resolved against the configured detector (Linux's
     /// undo machinery keeps its DSACK and timestamp parts without F-RTO).
     Frto(u64),
+    /// `tcp_congestion_control=NAME`: `cubic` keeps a configured `cubic-linux` (the
+    /// kernel's CUBIC is what that value models); other names set `cc`.
+    Cc(String),
     /// Accepted; nothing to change here (the reason goes to the `--verbose` log).
     Ignore(String),
 }
@@ -34,8 +37,11 @@ pub enum Effect {
 /// | `tcp_frto` | `spurious_detection`: with `linux` or `linux-no-frto` configured (the `linux` and `linux-3.17` presets), 0 → `linux-no-frto`, 1 and 2 → `linux` (Linux's F-RTO with DSACK and timestamp undo); otherwise 0 → `none`, 1 and 2 → `frto` (RFC 5682: SACK-enhanced when SACK is negotiated, basic otherwise — Linux 2.6's value 1, basic F-RTO even with SACK, is not modelled) |
 /// | `tcp_rto_min_us` | `min_rto_ms` (whole milliseconds) |
 /// | `tcp_rto_max_ms` | `max_rto_ms` |
-/// | `tcp_congestion_control` | `cc` |
-/// | any other knob (`tcp_min_tso_segs`, `tcp_pacing_*`, `tcp_rmem`, `tcp_ecn`, …) | no effect here (logged with the reason) |
+/// | `tcp_congestion_control` | `cc` (`cubic` keeps a configured `cubic-linux`) |
+/// | `tcp_slow_start_after_idle` | `slow_start_after_idle` |
+/// | `tcp_min_tso_segs` | `min_tso_segs` (where PSH goes) |
+/// | tcp_cubic's `hystart_detect` (`echo N > /sys/module/…`) | `hystart`: 0 `off`, 1 `ack-train`, 2 `delay`, 3 `on` |
+/// | any other knob (`tcp_tso_win_divisor`, `tcp_pacing_*`, `tcp_rmem`, `tcp_ecn`, …) | no effect here (logged with the reason) |
 pub fn sysctl(key: &str, value: &str) -> Result<Effect, String> {
     let name = key.strip_prefix("net.ipv4.").unwrap_or(key);
     let num = || {
@@ -76,7 +82,19 @@ pub fn sysctl(key: &str, value: &str) -> Result<Effect, String> {
             vec![("min_rto_ms", (us / 1000).to_string())]
         }
         "tcp_rto_max_ms" => vec![("max_rto_ms", num()?.to_string())],
-        "tcp_congestion_control" => vec![("cc", value.to_string())],
+        "tcp_congestion_control" => return Ok(Effect::Cc(value.to_string())),
+        "tcp_slow_start_after_idle" => vec![("slow_start_after_idle", on(num()? != 0))],
+        "tcp_min_tso_segs" => vec![("min_tso_segs", num()?.to_string())],
+        crate::shell::HYSTART_DETECT => {
+            let mode = match num()? {
+                0 => "off",
+                1 => "ack-train",
+                2 => "delay",
+                3 => "on",
+                _ => return Err(format!("`{key}={value}`: expected 0 to 3")),
+            };
+            vec![("hystart", mode.to_string())]
+        }
         _ => return Ok(Effect::Ignore(no_effect(name, value))),
     }))
 }
@@ -97,6 +115,11 @@ pub fn apply(cfg: &mut Config, what: &str, effect: &Effect) -> Result<(), String
         }
         Effect::Frto(n) => {
             resolved = frto(cfg, *n);
+            &resolved
+        }
+        Effect::Cc(name) => {
+            let keep = name == "cubic" && cfg.cc == CongestionControl::CubicLinux;
+            resolved = vec![("cc", if keep { "cubic-linux" } else { name }.to_string())];
             &resolved
         }
     };
@@ -171,11 +194,9 @@ fn no_effect(name: &str, value: &str) -> String {
         "tcp_rmem" | "tcp_wmem" => {
             "the engine's buffers are unbounded (window scale 8 as for these)"
         }
-        "tcp_min_tso_segs" | "tcp_tso_win_divisor" | "tcp_tso_rtt_log" => {
-            "the engine has no TSO autosizing or deferral: a burst leaves at once"
-        }
+        "tcp_tso_win_divisor" => "the engine does not defer sending to build larger TSO packets",
+        "tcp_tso_rtt_log" => "the engine sizes TSO packets with the default (9)",
         "tcp_pacing_ss_ratio" | "tcp_pacing_ca_ratio" => "the engine does not pace",
-        "tcp_slow_start_after_idle" => "the engine does not reset cwnd after idle",
         "tcp_ecn" | "tcp_ecn_option" => "the engine has no ECN (an ECN packet is unsupported)",
         "tcp_notsent_lowat" => "the engine's send buffer is unbounded",
         _ => "no engine axis for this knob",

@@ -130,7 +130,8 @@ impl Seen {
         }
         self.end = next.end;
         self.len = self.end.wrapping_sub(self.start);
-        self.flags.psh |= next.flags.psh;
+        // packetdrill's `aggregate_packets` copies the headers of the last packet.
+        self.flags.psh = next.flags.psh;
         self.flags.fin |= next.flags.fin;
         self.why.extend(next.why.iter().copied());
         self.segments += next.segments;

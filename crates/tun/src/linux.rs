@@ -72,7 +72,8 @@ pub fn sender_settings(cfg: &Config) -> Settings {
         .push(format!("initcwnd {}", cfg.initial_cwnd.max(1)));
     s.congestion = Some(
         match cfg.cc {
-            lossrec::config::CongestionControl::Cubic => "cubic",
+            lossrec::config::CongestionControl::Cubic
+            | lossrec::config::CongestionControl::CubicLinux => "cubic",
             _ => "reno",
         }
         .into(),

@@ -3,7 +3,8 @@
 //! Window state (`W_max`, `cwnd_epoch`, `W_est`, `cwnd_prior`) is kept in segments as
 //! `f64`, as the RFC writes it; cwnd itself stays in bytes (the sender's [`Window`]).
 //! - Slow start below ssthresh as Reno with ABC, L = 2 (§4.10 allows RFC 5681 slow start;
-//!   HyStart++ is not implemented).
+//!   HyStart++ is not implemented). The Linux flavour adds Linux's HyStart
+//!   ([`super::hystart`]).
 //! - Congestion avoidance (§4.2–§4.5): at the first ACK of an epoch, epoch_start = now,
 //!   cwnd_epoch = cwnd, W_est = cwnd_epoch, K = ∛((W_max − cwnd_epoch)/C). If cwnd_epoch ≥
 //!   W_max the curve starts at its plateau: K = 0 and origin = cwnd_epoch (as Linux
@@ -24,6 +25,8 @@
 //! The cube root is computed with Newton's method from IEEE basic operations only, so
 //! results are bit-identical on every platform (deterministic simulation).
 
+use super::bictcp::Bictcp;
+use super::hystart::{HyStart, Sample};
 use super::reno::Reno;
 use super::{CongestionOps, Window};
 use crate::time::{Duration, Instant};
@@ -61,6 +64,10 @@ pub struct Cubic {
     after_timeout: bool,
     /// Remainder of the byte growth, numerator over cwnd (keeps sub-byte increments).
     carry: u128,
+    /// Linux's HyStart (off unless the sender turns it on).
+    hystart: HyStart,
+    /// `cubic-linux`: congestion avoidance and ssthresh as Linux computes them.
+    bic: Option<Bictcp>,
 }
 
 impl Default for Cubic {
@@ -77,8 +84,15 @@ impl Default for Cubic {
             cwnd_prior: 0.0,
             after_timeout: false,
             carry: 0,
+            hystart: HyStart::default(),
+            bic: None,
         }
     }
+}
+
+/// Milliseconds (Linux jiffies at HZ = 1000).
+fn ms(t: Instant) -> u64 {
+    t.as_micros() / 1000
 }
 
 /// Cube root of `x` (0 for x ≤ 0 or NaN), by Newton's method from basic IEEE operations.
@@ -166,6 +180,54 @@ impl Cubic {
         C * d * d * d + self.origin
     }
 
+    /// CUBIC as Linux computes it (`cubic-linux`, [`super::bictcp`]).
+    pub fn linux() -> Cubic {
+        Cubic {
+            bic: Some(Bictcp::default()),
+            ..Cubic::default()
+        }
+    }
+    pub fn is_linux(&self) -> bool {
+        self.bic.is_some()
+    }
+    /// The Linux state, for `cubic-linux`.
+    pub fn bictcp(&self) -> Option<&Bictcp> {
+        self.bic.as_ref()
+    }
+
+    pub fn set_hystart(&mut self, h: HyStart) {
+        self.hystart = h;
+    }
+
+    /// Linux `cubictcp_acked`: samples within 1 s of an epoch's start are discarded
+    /// ("right after fast recovery"); the rest feed HyStart. True when slow start ends.
+    pub fn on_rtt_sample(&mut self, s: &Sample) -> bool {
+        let recent = match &self.bic {
+            Some(b) => b.epoch_start().is_some_and(|e| ms(s.now) - e < 1000),
+            None => self
+                .epoch_start
+                .is_some_and(|e| s.now - e < Duration::from_secs(1)),
+        };
+        if recent {
+            return false;
+        }
+        self.hystart.on_sample(s)
+    }
+
+    /// Data leaves after `idle` with nothing in flight (Linux `cubictcp_cwnd_event`,
+    /// `CA_EVENT_TX_START`): the epoch moves forward by the idle time, never past `now`,
+    /// so an application-limited pause does not count as time on the curve.
+    pub fn on_tx_start(&mut self, now: Instant, idle: Duration) {
+        if let Some(b) = &mut self.bic {
+            b.on_tx_start(ms(now), idle.as_millis() as u64);
+        }
+        if let Some(e) = self.epoch_start {
+            if !idle.is_zero() {
+                self.epoch_start = Some((e + idle).min(now));
+            }
+        }
+    }
+
     /// The first ACK of a congestion-avoidance stage (§4.2, §4.8).
     fn start_epoch(&mut self, now: Instant, cwnd: f64) {
         self.epoch_start = Some(now);
@@ -227,6 +289,14 @@ impl CongestionOps for Cubic {
                 return;
             }
         }
+        if let Some(b) = &mut self.bic {
+            // Linux counts packets (`tcp_cong_avoid_ai`); time in jiffies.
+            let mss = w.smss();
+            let delay_min = self.hystart.delay_min().map_or(0, |d| d.as_micros() as u64);
+            let cwnd = b.on_ack(ms(now), w.cwnd / mss, acked.div_ceil(mss), delay_min);
+            w.cwnd = w.cwnd.max(cwnd.saturating_mul(mss));
+            return;
+        }
         match srtt {
             Some(rtt) => self.cubic_update(now, w, acked, rtt),
             None => self.reno.congestion_avoidance(w, acked),
@@ -234,6 +304,9 @@ impl CongestionOps for Cubic {
     }
 
     fn ssthresh(&self, _now: Instant, w: &Window, _flight_size: u64) -> u64 {
+        if let Some(b) = &self.bic {
+            return b.ssthresh(w.cwnd / w.smss()).saturating_mul(w.smss());
+        }
         // §4.6 multiplicative decrease, from cwnd as Linux: β = 7/10 in integer bytes.
         let ssthresh = (w.cwnd as u128 * 7 / 10) as u64;
         ssthresh.max(2u64.saturating_mul(w.smss()))
@@ -241,6 +314,11 @@ impl CongestionOps for Cubic {
 
     fn on_congestion_event(&mut self, _now: Instant, w: &Window) {
         let mss = w.smss();
+        if let Some(b) = &mut self.bic {
+            b.recalc_ssthresh(w.cwnd / mss);
+            self.reno.reset();
+            return;
+        }
         let cwnd = segs(w.cwnd, mss);
         // §4.7 fast convergence: release bandwidth to new flows when the window shrank.
         self.w_max = if self.fast_convergence && cwnd < self.w_max {
@@ -265,6 +343,11 @@ impl CongestionOps for Cubic {
         self.epoch_start = None;
         self.after_timeout = true;
         self.carry = 0;
+        // `cubictcp_state(TCP_CA_Loss)`: `bictcp_reset` and a new HyStart round.
+        self.hystart.reset();
+        if let Some(b) = &mut self.bic {
+            b.reset();
+        }
         self.reno.on_timeout(now);
     }
 }

@@ -15,8 +15,10 @@
 //! checkpoint/rollback, quinn's `pre_congestion_state`; RFC 9438 §4.9 for CUBIC).
 
 pub mod bbr;
+pub mod bictcp;
 pub mod cubic;
 pub mod cwnd_limited;
+pub mod hystart;
 pub mod rate;
 pub mod reno;
 
@@ -76,12 +78,14 @@ impl Cc {
             CongestionControl::RenoLinux => Cc::Reno(reno::Reno::linux()),
             CongestionControl::Cubic => Cc::Cubic(cubic::Cubic::default()),
             CongestionControl::Bbr => Cc::Bbr,
+            CongestionControl::CubicLinux => Cc::Cubic(cubic::Cubic::linux()),
         }
     }
     pub fn kind(&self) -> CongestionControl {
         match self {
             Cc::Reno(r) if r.halves_cwnd() => CongestionControl::RenoLinux,
             Cc::Reno(_) => CongestionControl::Reno,
+            Cc::Cubic(c) if c.is_linux() => CongestionControl::CubicLinux,
             Cc::Cubic(_) => CongestionControl::Cubic,
             Cc::Bbr => CongestionControl::Bbr,
         }
@@ -97,6 +101,27 @@ impl Cc {
     /// The algorithm sets cwnd itself from rate samples (Linux `cong_control`).
     pub fn controls_cwnd(&self) -> bool {
         matches!(self, Cc::Bbr)
+    }
+    /// Turns CUBIC's HyStart on (Linux flavour); Reno has none.
+    pub fn set_hystart(&mut self, h: hystart::HyStart) {
+        if let Cc::Cubic(c) = self {
+            c.set_hystart(h);
+        }
+    }
+    /// One ACK's RTT sample (Linux `pkts_acked`, before growth): true when HyStart ends
+    /// slow start now (the sender sets ssthresh = cwnd).
+    pub fn on_rtt_sample(&mut self, s: &hystart::Sample) -> bool {
+        match self {
+            Cc::Cubic(c) => c.on_rtt_sample(s),
+            Cc::Reno(_) | Cc::Bbr => false,
+        }
+    }
+    /// The first data after the flight emptied, `idle` after the last (Linux
+    /// `CA_EVENT_TX_START`): CUBIC shifts its epoch (`cubictcp_cwnd_event`).
+    pub fn on_tx_start(&mut self, now: Instant, idle: Duration) {
+        if let Cc::Cubic(c) = self {
+            c.on_tx_start(now, idle);
+        }
     }
     fn ops(&mut self) -> Option<&mut dyn CongestionOps> {
         match self {

@@ -241,6 +241,11 @@ axis!(
         Reno = "reno",
         /// RFC 9438.
         Cubic = "cubic",
+        /// CUBIC as Linux computes it (`tcp_cubic.c`: integer packets and jiffies, `cnt`
+        /// recomputed at most every 31 ms, at most 5 % per RTT before the first loss,
+        /// `tcp_cong_avoid_ai`; ssthresh = cwnd·717/1024 packets). Slow start as the
+        /// flavour says.
+        CubicLinux = "cubic-linux",
         /// Reno's growth with Linux's `tcp_reno_ssthresh`: ssthresh = max(cwnd/2, 2·SMSS),
         /// from cwnd rather than FlightSize (limited transmit does not raise it).
         RenoLinux = "reno-linux",
@@ -266,5 +271,20 @@ axis!(
         /// `tcp_fastretrans_alert`; cwnd after an RTO is what is in flight + 1 with RACK
         /// (`tcp_enter_loss`).
         Linux = "linux",
+    }
+);
+
+axis!(
+    /// CUBIC's hybrid slow start (Linux `tcp_cubic` module parameters `hystart` and
+    /// `hystart_detect`; the kernel's default is both detectors). Linux flavour only.
+    HyStart {
+        /// Slow start ends only on loss.
+        Off = "off",
+        /// ACK-train detection only (`HYSTART_ACK_TRAIN`).
+        AckTrain = "ack-train",
+        /// Delay detection only (`HYSTART_DELAY`).
+        Delay = "delay",
+        /// Both (`hystart_detect=3`).
+        On = "on",
     }
 );

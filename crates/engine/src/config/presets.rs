@@ -180,6 +180,9 @@ impl Config {
             cc: CongestionControl::Reno,
             mss: 1448,
             initial_cwnd: 10,
+            slow_start_after_idle: false,
+            hystart: HyStart::Off,
+            min_tso_segs: 2,
             handshake: true,
             sack: true,
             timestamps: true,
@@ -294,6 +297,11 @@ impl Config {
             rescue_retransmit: false,
             spurious_detection: SpuriousDetection::Linux,
             spurious_response: SpuriousResponse::FullUndo,
+            // The kernel's defaults. The seed-study presets keep these off so that
+            // their reproductions stay as published.
+            slow_start_after_idle: true,
+            hystart: HyStart::On,
+            cc: CongestionControl::CubicLinux,
             ..Config::linux_classic()
         }
     }

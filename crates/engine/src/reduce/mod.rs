@@ -139,6 +139,14 @@ impl Reducer {
         }
     }
 
+    /// A Linux old ACK (below SND.UNA) in recovery: `room` = cwnd − pipe now (see
+    /// [`prr::Prr::on_old_ack`]).
+    pub fn on_old_ack(&mut self, room: u64) {
+        if let Reducer::Prr(p) = self {
+            p.on_old_ack(room)
+        }
+    }
+
     /// `bytes` were sent in recovery; `forced` for the fast retransmission that goes out
     /// whatever the quota (RFC 5681 §3.2 step 2, RFC 6582 §3.2 step 5).
     pub fn on_transmit(&mut self, bytes: u64, forced: bool) {

@@ -189,6 +189,17 @@ impl Prr {
         self.sndcnt_left
     }
 
+    /// Linux's old-ACK path (`tcp_ack` for an ACK below SND.UNA carrying SACK blocks)
+    /// skips `tcp_cwnd_reduction` yet calls `tcp_xmit_recovery`: what may go is cwnd less
+    /// what is in flight now, cwnd being what the last reduction step set (`room`), so
+    /// the segments this ACK SACKed make room without growing PRR's counters.
+    pub fn on_old_ack(&mut self, room: u64) {
+        if self.variant == Variant::Linux && room > self.sndcnt_left {
+            self.granted += room - self.sndcnt_left;
+            self.sndcnt_left = room;
+        }
+    }
+
     /// RFC 6937 §3 "On any data transmission or retransmission: prr_out += (data sent)".
     pub fn on_transmit(&mut self, bytes: u64, forced: bool) {
         self.prr_out += bytes;

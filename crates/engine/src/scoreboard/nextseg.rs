@@ -282,6 +282,25 @@ impl Scoreboard {
         None
     }
 
+    /// How many segments from `from` to the end of its packet as first sent are, one
+    /// after another, lost with no retransmission outstanding: what one Linux
+    /// retransmission of an skb may cover (`tcp_retransmit_skb`; a SACKed or already
+    /// repaired segment would have split it).
+    pub fn lost_run(&self, from: u64) -> u64 {
+        let i = self.segs.partition_point(|s| s.end <= from);
+        let mut n = 0;
+        for s in self.segs.range(i..) {
+            if !s.lost || s.retrans || s.sacked {
+                break;
+            }
+            n += 1;
+            if s.packet_end {
+                break;
+            }
+        }
+        n
+    }
+
     /// RFC 6675 NextSeg rules 3 and 4, used when no new data can be sent.
     pub fn next_seg_fallback(&mut self, recovery_point: u64) -> Option<(SentSeg, NextSegRule)> {
         self.next_seg_fallback_with(recovery_point, true)

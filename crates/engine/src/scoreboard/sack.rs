@@ -142,6 +142,7 @@ impl Scoreboard {
         self.segs[i].end = at;
         self.segs[i].fin = false;
         self.segs[i].psh = false;
+        self.segs[i].packet_end = false;
         self.segs.insert(i + 1, right);
         if s.ts_node != NIL {
             self.tsorted.add_ref(s.ts_node);

@@ -177,6 +177,7 @@ impl Sender {
                 self.take_rtt_sample(now, r);
                 self.tlp.rtt_sampled = true; // RFC 8985 §7.3's condition
             }
+            self.hystart_on_ack(now, &sb.acked);
             self.dupacks = 0; // RFC 6675 §5 (2)
             self.rto_retransmits = 0;
             self.check_timestamp_spurious(now, ack, &sb.acked, prior.una);

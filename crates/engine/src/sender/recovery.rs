@@ -81,7 +81,12 @@ impl Sender {
     /// The reducer's answer to one ACK in recovery becomes cwnd (not on a Linux old ACK).
     pub(super) fn reduce_on_ack(&mut self, a: &AckSummary, newly_lost: u64) {
         // With BBR (`cong_control`) PRR does not set cwnd (Linux `tcp_cong_control`).
-        if !a.cong_control || self.cc.controls_cwnd() {
+        if self.cc.controls_cwnd() {
+            return;
+        }
+        if !a.cong_control {
+            let room = self.cwnd.saturating_sub(self.recovery_pipe());
+            self.reducer.on_old_ack(room);
             return;
         }
         let r = RecoveryAck {

@@ -250,6 +250,8 @@ impl Sender {
     }
 
     pub(super) fn retransmit(&mut self, now: Instant, seg: SentSeg, why: Why) -> Transmit {
+        let room = self.retransmit_room();
+        let psh = self.push_on_retransmit(now, &seg, room);
         self.sb.on_retransmit(now, seg.start);
         // Retransmitting the head in loss recovery restarts the RTO from now (Linux
         // tcp_xmit_retransmit_queue): an RTO anchored to the head's first transmission —
@@ -265,8 +267,9 @@ impl Sender {
         {
             self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
         }
-        // PSH and FIN stay with the bytes they were sent with (Linux retransmits the skb).
-        self.segment(now, seg.range(), why, seg.psh, seg.fin)
+        // FIN stays with the bytes it was sent with (Linux retransmits the skb); PSH as
+        // `push` places it.
+        self.segment(now, seg.range(), why, psh, seg.fin)
     }
 
     /// A new segment of at most one MSS, if data, the receive window and `room` allow.
@@ -291,17 +294,17 @@ impl Sender {
             return None;
         }
         let end = start + len;
-        // PSH on the segment carrying the last byte of a write (as Linux's tcp_push).
-        let mut psh = false;
-        while self.write_ends.front().is_some_and(|&e| e <= end) {
-            self.write_ends.pop_front();
-            psh = true;
-        }
+        // PSH as `push` places it; the scoreboard keeps the mark for retransmissions.
+        let psh = self.push_on_send(now, start, end, room);
         let fin = self.closed && end == self.app_written;
         self.fin_sent |= fin;
-        self.sb.on_send_new(now, Range::new(start, end), psh, fin);
+        self.sb
+            .on_send_new(now, Range::new(start, end), psh.mark, fin);
+        if !psh.ends_packet {
+            self.sb.continue_packet();
+        }
         self.note_window_use(self.sb.flight_size() >= self.cwnd);
-        Some(self.segment(now, Range::new(start, end), why, psh, fin))
+        Some(self.segment(now, Range::new(start, end), why, psh.wire, fin))
     }
 
     /// Linux `tcp_cwnd_validate` after new data went out or cwnd stopped it.
@@ -370,6 +373,7 @@ impl Sender {
         if t.range.is_empty() {
             return;
         }
+        self.idle_on_transmit(now, t);
         // Linux counts `data_segs_out` only for skbs with payload (`tcp_transmit_skb`).
         if !bare_fin {
             self.stats.data_segs_out += 1;

@@ -1,0 +1,446 @@
+//! Where PSH goes.
+//!
+//! RFC flavour: on the segment carrying the last byte of each `write` (RFC 9293 §3.9.1
+//! "PUSH", as a sender that pushes every write does), and its retransmissions.
+//!
+//! Linux flavour: PSH is a property of the socket buffer (skb) a packet is cut from, plus
+//! one rule in `__tcp_transmit_skb`:
+//! - `tcp_sendmsg_locked` (net/ipv4/tcp.c) appends a write to the unsent tail skb while it
+//!   is shorter than `size_goal` (`tcp_xmit_size_goal`: the largest multiple of the MSS
+//!   within half the peer's largest window, `tcp_bound_to_half_wnd`, and the GSO limit),
+//!   clearing that skb's PSH first (`if (!copied) … &= ~TCPHDR_PSH`); it starts new skbs
+//!   as they fill. A full skb is marked when `forced_push()` holds (`write_seq >
+//!   pushed_seq + max_window / 2`), and `tcp_push` marks the tail skb when the write ends
+//!   (`tcp_mark_push`, which also sets `pushed_seq = write_seq`).
+//! - `tcp_write_xmit` sends an skb as packets of at most `min(cwnd quota, tso segs)`
+//!   segments (`tcp_cwnd_test` — at most half the cwnd —, `tcp_tso_autosize`: the pacing
+//!   rate's bytes per 1 ms, at least `tcp_min_tso_segs`), never across skbs;
+//!   `tso_fragment` keeps the mark on the unsent tail, so a packet carries it only when it
+//!   ends where the skb ends.
+//! - `__tcp_transmit_skb` sets PSH on every packet of more than one segment ("to expedite
+//!   GRO flush at receiver").
+//!
+//! The engine hands out one MSS at a time, so a multi-segment packet is a run of
+//! segments sent at one instant; on the wire (after GSO) only its last segment carries
+//! PSH, and packetdrill, gathering segments into a script line, takes the last one's
+//! flags. A retransmission carries the mark of the bytes it repeats (a single-segment
+//! `tcp_retransmit_skb` of the skb, or of its head after `tcp_fragment` moved the mark to
+//! the tail).
+
+use std::collections::VecDeque;
+
+use super::{RecoveryState, Sender};
+use crate::config::Flavour;
+use crate::scoreboard::SentSeg;
+use crate::time::{Duration, Instant};
+
+/// Linux `GSO_LEGACY_MAX_SIZE` less `MAX_TCP_HEADER` and one (`tcp_xmit_size_goal`).
+const GSO_MAX_SIZE: u64 = 65_536 - 1 - 320;
+/// Linux `tcp_pacing_ss_ratio` and `tcp_pacing_ca_ratio` defaults (percent).
+const PACING_SS_RATIO: u64 = 200;
+const PACING_CA_RATIO: u64 = 120;
+/// Linux `sk_pacing_shift` default: TSO packets of about 1 ms at the pacing rate.
+const PACING_SHIFT: u32 = 10;
+/// Linux `tcp_tso_rtt_log` default.
+const TSO_RTT_LOG: u32 = 9;
+
+/// The unsent skbs (Linux flavour) or write ends (RFC flavour), and the packet being cut.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Push {
+    /// Unsent data cut as `tcp_sendmsg` would: each entry is an skb's end offset and
+    /// whether it carries the push mark. The first starts at SND.NXT.
+    skbs: VecDeque<(u64, bool)>,
+    /// Linux `tp->pushed_seq`.
+    pushed_seq: u64,
+    /// The multi-segment packet under way.
+    packet: Option<Packet>,
+    /// Writes, or their rest, not yet cut into `skbs`.
+    uncut: VecDeque<Uncut>,
+}
+
+/// A write (or its rest) waiting to be cut into skbs.
+#[derive(Copy, Clone, Debug)]
+struct Uncut {
+    next: u64,
+    end: u64,
+    /// Nothing of it was copied yet (its first copy clears the tail skb's mark).
+    first: bool,
+}
+
+/// The most skbs kept cut ahead of SND.NXT.
+const MAX_SKBS: usize = 8;
+
+/// A packet of several segments being handed out one segment at a time.
+#[derive(Copy, Clone, Debug)]
+struct Packet {
+    at: Instant,
+    /// Where its next segment starts.
+    next: u64,
+    left: u16,
+    size: u16,
+    rtx: bool,
+}
+
+/// What one new segment carries: PSH on the wire, and the push mark retransmissions keep.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) struct PushFlags {
+    pub wire: bool,
+    pub mark: bool,
+    /// The last segment of its packet.
+    pub ends_packet: bool,
+}
+
+impl Push {
+    /// `bytes` more were written after `[0, written)`.
+    fn on_write(&mut self, linux: bool, g: WriteGeometry, written: u64, bytes: u64) {
+        let end = written + bytes;
+        if !linux {
+            self.skbs.push_back((end, true));
+            return;
+        }
+        self.uncut.push_back(Uncut {
+            next: written,
+            end,
+            first: true,
+        });
+        self.cut_writes(g);
+    }
+
+    /// More skbs are wanted before the next segment is sent.
+    fn wants_cut(&self) -> bool {
+        !self.uncut.is_empty() && self.skbs.len() < MAX_SKBS / 2
+    }
+
+    /// Cuts written data into skbs as `tcp_sendmsg_locked` does, up to `MAX_SKBS` of them
+    /// (the rest waits in `uncut`, so a large write costs no more memory than a small one).
+    fn cut_writes(&mut self, g: WriteGeometry) {
+        // What `tcp_push_one` and `__tcp_push_pending_frames` send while the write is
+        // being copied: SND.NXT and the packets in flight as they would be.
+        let mut sim = (g.snd_nxt, g.in_flight);
+        while self.skbs.len() < MAX_SKBS {
+            let Some(mut w) = self.uncut.front().copied() else {
+                return;
+            };
+            // The unsent tail skb: what was sent of an skb is an skb of its own
+            // (`tso_fragment`), so the tail's unsent part starts at SND.NXT at the latest.
+            let n = self.skbs.len();
+            let tail_start = if n >= 2 {
+                self.skbs[n - 2].0
+            } else {
+                g.snd_nxt
+            };
+            let tail_start = tail_start.max(sim.0);
+            let mut len = match self.skbs.back() {
+                Some(&(e, _)) if e > sim.0 => e - tail_start,
+                _ => g.size_goal,
+            };
+            if len >= g.size_goal {
+                self.skbs.push_back((w.next, false));
+                len = 0;
+            }
+            let copy = (g.size_goal - len).min(w.end - w.next);
+            let tail = self.skbs.back_mut().expect("an skb was just ensured");
+            if w.first {
+                // `if (!copied) TCP_SKB_CB(skb)->tcp_flags &= ~TCPHDR_PSH`
+                tail.1 = false;
+                w.first = false;
+            }
+            w.next += copy;
+            tail.0 = w.next;
+            if w.next == w.end {
+                // tcp_push → tcp_mark_push on the tail skb.
+                tail.1 = true;
+                self.pushed_seq = w.end;
+                self.uncut.pop_front();
+                continue;
+            }
+            let forced = w.next > self.pushed_seq.saturating_add(g.max_window / 2);
+            if let Some(f) = self.uncut.front_mut() {
+                *f = w;
+            }
+            if len + copy < g.size_goal {
+                continue;
+            }
+            // tcp.c `forced_push()`: a full skb is pushed once more than half the
+            // largest window was written since the last push; then everything the window
+            // allows goes. Otherwise a full skb at the head of the queue goes as one
+            // packet (`tcp_push_one`).
+            if forced {
+                if let Some(tail) = self.skbs.back_mut() {
+                    tail.1 = true;
+                }
+                self.pushed_seq = w.next;
+                self.sim_send(g, &mut sim, true);
+            } else if tail_start <= sim.0 {
+                self.sim_send(g, &mut sim, false);
+            }
+        }
+    }
+
+    /// Packets `tcp_write_xmit` sends from the unsent skbs during a write (`all`, or one
+    /// with `push_one`): each at most min(half the window, the window left, `tso segs`)
+    /// segments; a packet cut from an skb leaves the rest an skb of its own, which keeps
+    /// the mark (`tso_fragment`).
+    fn sim_send(&mut self, g: WriteGeometry, sim: &mut (u64, u64), all: bool) {
+        loop {
+            let quota = (g.cwnd / 2).max(1).min(g.cwnd.saturating_sub(sim.1));
+            let Some(i) = self.skbs.iter().position(|&(e, _)| e > sim.0) else {
+                return;
+            };
+            if quota == 0 {
+                return;
+            }
+            let head_end = self.skbs[i].0;
+            let sent_end = (sim.0 + quota.min(g.tso_segs) * g.mss).min(head_end);
+            if sent_end < head_end {
+                self.skbs.insert(i, (sent_end, false));
+            }
+            sim.1 += (sent_end - sim.0).div_ceil(g.mss);
+            sim.0 = sent_end;
+            if !all {
+                return;
+            }
+        }
+    }
+
+    /// Segment `[start, end)` of new data leaves at `now`; `segs`: how many segments of
+    /// `mss` the packet it starts may hold (used only when it starts one).
+    fn on_send(
+        &mut self,
+        linux: bool,
+        now: Instant,
+        r: (u64, u64),
+        mss: u64,
+        segs: u64,
+    ) -> PushFlags {
+        let (start, end) = r;
+        let mut mark = false;
+        let mut skb_end = None;
+        while let Some(&(e, m)) = self.skbs.front() {
+            if e > end {
+                skb_end.get_or_insert(e);
+                break;
+            }
+            mark |= m && e == end;
+            skb_end = Some(e);
+            self.skbs.pop_front();
+        }
+        if !linux {
+            return PushFlags {
+                wire: mark,
+                mark,
+                ends_packet: true,
+            };
+        }
+        let in_skb = skb_end.map_or(segs, |e| e.saturating_sub(start).div_ceil(mss));
+        self.cut(false, now, r, mark, segs.min(in_skb))
+    }
+
+    /// The next segment of the packet under way, or the first of a new one of `n`
+    /// segments (`tcp_mss_split_point`, `tcp_retransmit_skb`'s `segs`).
+    fn cut(&mut self, rtx: bool, now: Instant, r: (u64, u64), mark: bool, n: u64) -> PushFlags {
+        let (start, end) = r;
+        let (left, size) = match self.packet {
+            Some(p) if p.rtx == rtx && p.at == now && p.next == start => (p.left, p.size),
+            _ => {
+                let n = u16::try_from(n.max(1)).unwrap_or(u16::MAX);
+                (n, n)
+            }
+        };
+        let left = left - 1;
+        self.packet = (left > 0).then_some(Packet {
+            at: now,
+            next: end,
+            left,
+            size,
+            rtx,
+        });
+        PushFlags {
+            wire: left == 0 && (size > 1 || mark),
+            mark,
+            ends_packet: left == 0,
+        }
+    }
+}
+
+/// What `tcp_sendmsg` needs to cut a write into skbs.
+#[derive(Copy, Clone, Debug)]
+struct WriteGeometry {
+    snd_nxt: u64,
+    size_goal: u64,
+    max_window: u64,
+    mss: u64,
+    /// cwnd and packets in flight, segments; `tcp_tso_segs`.
+    cwnd: u64,
+    in_flight: u64,
+    tso_segs: u64,
+}
+
+/// Linux `tcp_xmit_size_goal`: the largest multiple of the MSS within the GSO limit and
+/// half the peer's largest window (`tcp_bound_to_half_wnd`), at least one MSS.
+fn size_goal(mss: u64, max_window: u64) -> u64 {
+    let cutoff = if max_window > 536 {
+        max_window / 2
+    } else {
+        max_window
+    };
+    let goal = if cutoff > 0 {
+        GSO_MAX_SIZE.min(cutoff)
+    } else {
+        GSO_MAX_SIZE
+    };
+    (goal / mss * mss).max(mss)
+}
+
+/// Linux `tcp_update_pacing_rate` then `tcp_tso_autosize`: the segments one TSO packet
+/// may hold.
+pub(super) fn tso_segs(p: &PacingInputs) -> u64 {
+    let rate = pacing_rate(p);
+    let mut bytes = rate >> PACING_SHIFT;
+    if let Some(min_rtt) = p.min_rtt {
+        let r = (min_rtt.as_micros() >> TSO_RTT_LOG) as u64;
+        if r < 32 {
+            bytes = bytes.saturating_add(GSO_MAX_SIZE >> r);
+        }
+    }
+    (bytes.min(GSO_MAX_SIZE) / p.mss).max(p.min_tso_segs)
+}
+
+/// Linux `tcp_update_pacing_rate`, bytes per second (`u64::MAX` before an RTT sample).
+pub(super) fn pacing_rate(p: &PacingInputs) -> u64 {
+    match p.srtt {
+        // mss · max(cwnd, packets_out) / srtt, times 200 % in the first half of slow start
+        // and 120 % after.
+        Some(srtt) if !srtt.is_zero() => {
+            let ratio = if p.cwnd_segs < p.ssthresh_segs / 2 {
+                PACING_SS_RATIO
+            } else {
+                PACING_CA_RATIO
+            };
+            let per_sec = u128::from(p.mss * p.cwnd_segs.max(p.packets_out) * ratio / 100);
+            (per_sec * 1_000_000_000 / srtt.as_nanos().max(1)) as u64
+        }
+        _ => u64::MAX,
+    }
+}
+
+/// What the pacing rate is computed from.
+pub(super) struct PacingInputs {
+    pub mss: u64,
+    pub cwnd_segs: u64,
+    pub ssthresh_segs: u64,
+    pub packets_out: u64,
+    pub srtt: Option<Duration>,
+    pub min_rtt: Option<Duration>,
+    /// Linux `tcp_min_tso_segs`.
+    pub min_tso_segs: u64,
+}
+
+impl Sender {
+    fn push_linux(&self) -> bool {
+        self.cfg.flavour == Flavour::Linux
+    }
+
+    /// The application wrote `bytes` after `[0, written)`.
+    pub(super) fn push_on_write(&mut self, written: u64, bytes: u64) {
+        let g = self.write_geometry(true);
+        let linux = self.push_linux();
+        self.push.on_write(linux, g, written, bytes);
+    }
+
+    /// What cutting a write needs now; `sends`: model what `tcp_sendmsg` sends while it
+    /// copies (only at the write itself; data cut later was queued behind a full window).
+    fn write_geometry(&self, sends: bool) -> WriteGeometry {
+        let mss = self.mss.max(1);
+        WriteGeometry {
+            snd_nxt: self.sb.snd_nxt(),
+            size_goal: size_goal(mss, self.max_window),
+            max_window: self.max_window,
+            mss,
+            cwnd: if sends { self.cwnd / mss } else { 0 },
+            in_flight: self.sb.flight_size().div_ceil(mss),
+            tso_segs: self.tso_max_segs(),
+        }
+    }
+
+    /// PSH for new data `[start, end)` sent at `now` with `room` bytes of window left
+    /// before it.
+    pub(super) fn push_on_send(
+        &mut self,
+        now: Instant,
+        start: u64,
+        end: u64,
+        room: u64,
+    ) -> PushFlags {
+        let linux = self.push_linux();
+        if self.push.wants_cut() {
+            let g = self.write_geometry(false);
+            self.push.cut_writes(g);
+        }
+        let mss = self.mss.max(1);
+        // tcp_cwnd_test: the quota, at most half the window (two packets in flight).
+        let flight = self.sb.flight_size();
+        let half = (flight.saturating_add(room) / mss / 2).max(1);
+        let quota = (room / mss).min(half).max(1);
+        let segs = if linux {
+            quota.min(self.tso_max_segs())
+        } else {
+            1
+        };
+        self.push.on_send(linux, now, (start, end), mss, segs)
+    }
+
+    /// PSH for retransmitting `seg` at `now` with `room` bytes of window (call before the
+    /// scoreboard records it). Linux flavour: `tcp_xmit_retransmit_queue` resends an skb —
+    /// a new-data packet, less what SACKs split off — as packets of at most the quota and
+    /// `tso segs` (no half-window rule there); a lone segment carries only its mark.
+    pub(super) fn push_on_retransmit(&mut self, now: Instant, seg: &SentSeg, room: u64) -> bool {
+        if !self.push_linux() {
+            return seg.psh;
+        }
+        let mss = self.mss.max(1);
+        let run = self.sb.lost_run(seg.start).max(1);
+        let n = run.min(room / mss).min(self.tso_max_segs());
+        self.push
+            .cut(true, now, (seg.start, seg.end), seg.psh, n)
+            .wire
+    }
+
+    /// The window a retransmission may use now: the reducer's quota in fast recovery,
+    /// else cwnd less pipe (Linux `tcp_snd_cwnd - tcp_packets_in_flight`).
+    pub(super) fn retransmit_room(&self) -> u64 {
+        if self.state() == RecoveryState::Recovery {
+            let (cwnd, pipe) = (self.cwnd, self.recovery_pipe());
+            self.reducer
+                .quota(cwnd, pipe, self.sb.flight_size(), self.mss)
+        } else {
+            self.cwnd.saturating_sub(self.sb.pipe())
+        }
+    }
+
+    /// Linux `tcp_tso_segs` for the current window and RTT.
+    fn tso_max_segs(&self) -> u64 {
+        tso_segs(&self.pacing_inputs())
+    }
+
+    /// Linux `sk_pacing_rate` for the current window and RTT, bytes per second.
+    pub(super) fn pacing_rate(&self) -> u64 {
+        pacing_rate(&self.pacing_inputs())
+    }
+
+    fn pacing_inputs(&self) -> PacingInputs {
+        let mss = self.mss.max(1);
+        PacingInputs {
+            mss,
+            cwnd_segs: self.cwnd / mss,
+            ssthresh_segs: self.ssthresh / mss,
+            packets_out: self.sb.flight_size().div_ceil(mss),
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+            min_tso_segs: u64::from(self.cfg.min_tso_segs),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
