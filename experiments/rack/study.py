@@ -209,7 +209,8 @@ def _web_claims(published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]
         f"{ds:.0f} % of {int(n)} retransmitted probes DSACKed; {un:.0f} % unnecessary by the "
         "path's drops",
         "a probe is spurious when the ACK was only late: delayed ACKs (40 ms) and queueing "
-        "push it past 2·SRTT (+ 2 ms) when more than one segment is out"))
+        "push it past 2·SRTT (+ 2 ms) when more than one segment is out").with_other(
+        bool(np.isfinite(ds) and ds > c["other_rule"]["min_pct"]), f"{ds:.0f} %"))
     return out
 
 

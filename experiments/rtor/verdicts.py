@@ -76,6 +76,10 @@ def _tail_claims(df: pd.DataFrame, pub: Dict[str, Any]) -> List[Verdict]:
         dev[r] = (d_tlp, d_base)
     differ = [r for r, (a, b) in dev.items() if abs(a - b) > c["slack_ms"]]
     ok = differ == [c["rtt_ms"]]
+    # The original rule: the counts of probes and RTOs of TLP and TLP(d) differ at rtt_ms only.
+    cnt = {r: tuple(v(t, arm, r, 1, col) for col in ("tlp_probes", "rtos") for arm in ("TLP", "TLP(d)"))
+           for r in rtts}
+    differ_n = [r for r, (p, pd_, o, od) in cnt.items() if (p, o) != (pd_, od)]
     out.append(Verdict.judge(
         "tlp_delack_10ms", ok,
         "differs at: " + (", ".join(f"{r} ms" for r in differ) or "none")
@@ -84,7 +88,8 @@ def _tail_claims(df: pd.DataFrame, pub: Dict[str, Any]) -> List[Verdict]:
         "at 10 ms two segments are outstanding when the 8th segment's ACK arrives, so the "
         "PTO is max(2·SRTT, 10 ms) and fires before the held ACK of the 9th segment: the "
         "probe repairs the loss early" if ok else
-        "the delayed-ACK effect on TLP differs from the baseline's elsewhere too"))
+        "the delayed-ACK effect on TLP differs from the baseline's elsewhere too").with_other(
+        differ_n == [c["rtt_ms"]], "counts differ at: " + (", ".join(f"{r} ms" for r in differ_n) or "none")))
 
     c = pub["ndeg_rtor_vs_tlp"]
     ks = sorted(k for k in t[t["rtt_ms"] == 80]["K"].unique() if k > 0)

@@ -175,7 +175,7 @@ def test_quick_run_judges_every_claim(quick):
         assert (d / f"{fig}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert b"<svg" in (d / f"{fig}.svg").read_bytes()[:2000]
         assert f"({fig}.png)" in text
-    assert len(pd.read_csv(d / "results.csv", low_memory=False)) > 0
+    assert len(pd.read_parquet(d / "results.parquet")) > 0
 
 
 def test_exact_examples_hold(quick):
@@ -195,7 +195,7 @@ def test_tlp_specifics(quick):
     v = {x.claim: x for x in verdicts}
     assert "AAAL→AAAA TLP loss detection" in v["taxonomy"].ours
     assert "probe of 10 at ACK(5)" in v["s21_example"].ours
-    df = pd.read_csv(d / "results.csv", low_memory=False)
+    df = pd.read_parquet(d / "results.parquet")
     assert set(df["arm"]) == {"baseline", "TLP", "WCDelAckT 0 ms", "WCDelAckT 50 ms", "two probes"}
     assert set(df["app"]) == {"search", "maps", "images"}
     probes = pd.read_csv(d / "tlp-probes.csv")
