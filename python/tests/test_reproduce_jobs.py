@@ -194,14 +194,29 @@ def test_bad_expected_toml_names_the_field(toy, cli):
 
 
 def test_difference_inside_the_noise_is_not_significant():
-    noisy = judge_difference("c", True, [difference([1, 5, 2, 6], [2, 4, 3, 5], paired=True)], "x", "y")
-    assert noisy.verdict == NOT_SIGNIFICANT and "contains zero" in noisy.why
+    noisy = difference([1, 5, 2, 6], [2, 4, 3, 5], paired=True)
+    v = judge_difference("c", True, "x", "y", signs=[(noisy, ">")])
+    assert v.verdict == NOT_SIGNIFICANT and "contains zero" in v.why and "95 % CI" in v.ours
     clear = difference([10, 11, 12, 11], [1, 2, 1, 2], paired=True)
     assert clear.significant and clear.low > 0
-    assert judge_difference("c", True, [clear], "x", "y").verdict == HOLDS
-    assert judge_difference("c", False, [clear], "x", "y").verdict == FAILS
-    few = judge_difference("c", True, [clear], "x", "y", events=3, min_events=10)
+    assert judge_difference("c", True, "x", "y", signs=[(clear, ">")]).verdict == HOLDS
+    # the rule's magnitude fails although the direction is clear
+    assert judge_difference("c", False, "x", "y", signs=[(clear, ">")]).verdict == FAILS
+    # significantly the other way: does not hold, even with a noisy second difference
+    wrong = judge_difference("c", True, "x", "y", signs=[(clear, "<"), (noisy, ">")])
+    assert wrong.verdict == FAILS and "significantly the other way" in wrong.why
+    few = judge_difference("c", True, "x", "y", signs=[(clear, ">")], events=3, min_events=10)
     assert few.verdict == NOT_SIGNIFICANT and "3 events, fewer than the 10" in few.why
+    # "no worse" (<=): equal or better holds, worse inside the noise is not significant
+    same = difference([0, 0, 0], [0, 0, 0], paired=True)
+    assert judge_difference("c", True, "x", "y", signs=[(same, "<=")]).verdict == HOLDS
+    worse = difference([2, 5, 3, 6], [2, 4, 3, 5], paired=True)  # +0.5 inside the noise
+    assert not worse.significant and worse.mean > 0
+    assert judge_difference("c", True, "x", "y", signs=[(worse, "<=")]).verdict == NOT_SIGNIFICANT
+    assert judge_difference("c", True, "x", "y", signs=[(noisy, "<=")]).verdict == HOLDS
+    assert judge_difference("c", True, "x", "y", signs=[(clear, "<=")]).verdict == FAILS
+    with pytest.raises(ValueError, match="relation must be one of"):
+        judge_difference("c", True, "x", "y", signs=[(clear, "=")])
     w = difference([10, 11, 12, 11, 10], [1, 2, 1], paired=False)
     assert w.significant and w.n == 3
     with pytest.raises(ValueError, match="equal lengths"):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
@@ -21,6 +21,8 @@ import pandas as pd
 from ..summary import summarize, t_quantile
 from .claims import NOT_SIGNIFICANT, Verdict
 
+#: How a claim needs ``a − b`` to be (see :func:`judge_difference`).
+RELATIONS = (">", "<", ">=", "<=")
 #: Confidence level of every comparison in the reports.
 CONFIDENCE = 0.95
 
@@ -94,18 +96,40 @@ def paired_reps(df: pd.DataFrame, arm_col: str, a: str, b: str, value: str,
     return difference(x.loc[common].to_numpy(), y.loc[common].to_numpy(), paired=True)
 
 
-def judge_difference(claim: str, ok: bool, diffs: Sequence[Diff], ours: str, why: str,
-                     events: Optional[int] = None, min_events: int = 0) -> Verdict:
-    """The verdict of a comparison: :data:`NOT_SIGNIFICANT` when there are fewer than
-    ``min_events`` events or some difference the claim rests on is inside the noise;
-    otherwise holds / does not hold by ``ok``. The intervals go into ``ours``."""
-    ours = ours + "; " + "; ".join(d.text() for d in diffs) if diffs else ours
-    if events is not None and events < min_events:
-        return Verdict(claim, ours, NOT_SIGNIFICANT,
-                       f"{events} events, fewer than the {min_events} the rule needs")
-    weak = [d for d in diffs if not d.significant]
+def judge_difference(claim: str, ok: bool, ours: str, why: str,
+                     signs: Sequence[Tuple[Diff, str]] = (), events: Optional[int] = None,
+                     min_events: int = 0, show: Optional[Sequence[Diff]] = None,
+                     unit: str = "") -> Verdict:
+    """The verdict of a claim that compares arms. ``signs`` are the differences ``a − b``
+    the claim depends on with the relation it needs: ``">"`` or ``"<"`` (a strict order:
+    the interval must exclude zero on that side) or ``">="`` / ``"<="`` (no worse: only a
+    difference the wrong way counts, and it fails only when significant). Fewer than
+    ``min_events`` events, or a needed difference inside the noise: :data:`NOT_SIGNIFICANT`;
+    a difference significantly the wrong way: does not hold; otherwise holds / does not
+    hold by ``ok`` (the rule's magnitudes). The intervals of ``show`` (default: every
+    difference) are added to ``ours``."""
+    shown = list(show) if show is not None else [d for d, _ in signs]
+    if shown:
+        ours = ours + "; difference " + "; ".join(d.text(unit) for d in shown)
+    if len(signs) > len(shown):
+        ours += f" ({len(signs)} compared)"
+    if events is not None:
+        ours += f"; {events} events"
+        if events < min_events:
+            return Verdict(claim, ours, NOT_SIGNIFICANT,
+                           f"{events} events, fewer than the {min_events} the rule needs")
+    for _, rel in signs:
+        if rel not in RELATIONS:
+            raise ValueError(f"relation must be one of {RELATIONS}, got {rel!r}")
+    wrong = [d for d, rel in signs if d.significant and (d.mean > 0) != (rel[0] == ">")]
+    if wrong:
+        return Verdict.judge(claim, False, ours,
+                             f"{why}; a difference is significantly the other way ({wrong[0].text(unit)})")
+    weak = [d for d, rel in signs if not d.significant
+            and (len(rel) == 1 or (d.mean > 0) != (rel[0] == ">"))]
     if weak:
         return Verdict(claim, ours, NOT_SIGNIFICANT,
-                       f"the {weak[0].confidence * 100:g} % interval of a difference contains "
-                       f"zero ({weak[0].text()}): inside the noise of the repetitions")
+                       f"the {weak[0].confidence * 100:g} % interval of a difference the claim "
+                       f"needs contains zero ({weak[0].text(unit)}): inside the noise of the "
+                       f"repetitions ({len(weak)} of {len(signs)} such differences)")
     return Verdict.judge(claim, ok, ours, why)
