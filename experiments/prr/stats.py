@@ -99,6 +99,21 @@ def per_arm(df: pd.DataFrame, rec: pd.DataFrame, arms: List[str]) -> pd.DataFram
     return pd.DataFrame(rows).set_index("arm")
 
 
+def per_rep(df: pd.DataFrame, ctx: Any, workload: str) -> Dict[str, Dict[str, np.ndarray]]:
+    """column → arm → one value per repetition (in repetition order) of :func:`per_arm`'s
+    table, for the intervals of the arm comparisons (the arms share seeds per repetition)."""
+    d = part(df, workload)
+    rec = episodes(ctx.recoveries, workload)
+    out: Dict[str, Dict[str, List[float]]] = {}
+    for rep in sorted(d["rep"].unique()) if "rep" in d else []:
+        rr = rec[rec["rep"] == rep] if "rep" in rec else rec
+        t = per_arm(d[d["rep"] == rep], rr, list(ARMS))
+        for col in t.columns:
+            for arm in t.index:
+                out.setdefault(col, {}).setdefault(arm, []).append(float(t.loc[arm, col]))
+    return {c: {a: np.asarray(v) for a, v in by.items()} for c, by in out.items()}
+
+
 def tables(df: pd.DataFrame, ctx: Any) -> Dict[str, pd.DataFrame]:
     """Per-arm tables of the three workloads (computed once per run)."""
     if "stats" not in ctx.cache:

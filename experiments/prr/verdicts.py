@@ -9,6 +9,7 @@ from typing import Any, Dict, List
 import pandas as pd
 
 from lossrec.lab import Verdict
+from lossrec.lab.significance import difference, judge_difference
 
 
 def _mod(name: str) -> Any:
@@ -281,12 +282,19 @@ def stats_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: An
             "half (but after most of the short flows'): its exit cwnd is min(pipe + 1, ssthresh), "
             "below ssthresh only when pipe at the end of recovery is"))
 
+        reps = st.per_rep(df, ctx, "video")
+
         def order(col: str, cid: str, fmt: str = "{:.2f} %") -> None:
             a, b, cc = (float(x[col]) for x in (R, P, L))
             ok = a >= b >= cc
-            out.append(Verdict.judge(
-                cid, ok, ", ".join(f"{n} {fmt.format(x)}" for n, x in (("Linux", cc), ("RFC 3517", a), ("PRR", b))),
-                "RFC 3517 ≥ PRR ≥ Linux" if ok else "order differs from the seed's"))
+            # the seed's order is strict in its numbers: each step must beat the noise of the
+            # repetitions (paired by repetition, the arms share seeds)
+            steps = [(difference(reps[col]["rfc3517"], reps[col]["prr"], paired=True), ">"),
+                     (difference(reps[col]["prr"], reps[col]["linux-rh"], paired=True), ">")]
+            out.append(judge_difference(
+                cid, ok, ", ".join(f"{n} {fmt.format(x)}" for n, x in (("Linux", cc), ("RFC 3517", a), ("PRR", b)))
+                + " (differences RFC 3517 − PRR, PRR − Linux, per repetition)",
+                "RFC 3517 ≥ PRR ≥ Linux" if ok else "order differs from the seed's", signs=steps, unit="pp"))
 
         c = published["video_fast_retransmit_lost"]
         a, b, cc = (float(x["lost_fast_retx_pct"]) for x in (R, P, L))
