@@ -95,6 +95,12 @@ def per_arm(df: pd.DataFrame, rec: pd.DataFrame, arms: List[str]) -> pd.DataFram
         t["spurious_er_pct"] = 100 * t.get("spurious_early_retransmits", 0) / max(t.get("early_retransmits", 0), 1)
         for q, v in zip(ER_Q, quantiles(d["fct_ms"], ER_Q)):
             t[f"latency_q{q}_ms"] = float(v)
+        # the seed's latency tables: responses that had losses (a retransmission) only
+        for q, v in zip(LATENCY_Q, quantiles(lossy["fct_ms"], LATENCY_Q)):
+            t[f"latency_lossy_p{q}_ms"] = float(v)
+        for q, v in zip(ER_Q, quantiles(lossy["fct_ms"], ER_Q)):
+            t[f"latency_lossy_q{q}_ms"] = float(v)
+        t["responses_lossy"] = len(lossy)
         rows.append(t)
     return pd.DataFrame(rows).set_index("arm")
 

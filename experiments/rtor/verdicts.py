@@ -49,7 +49,7 @@ def _tail_claims(df: pd.DataFrame, pub: Dict[str, Any]) -> List[Verdict]:
         f"{_fmt(dl)}",
         "RTOR re-arms the timer at the last ACK to RTO − T_earliest, T_earliest being the "
         "lost segment's age: one RTT plus the time the 10-segment burst takes to serialise "
-        "(10.8 ms at 10 Mb/s), which is more than an RTT at low RTTs" + ("" if ok else
+        "(1.1 ms at 100 Mb/s)" + ("" if ok else
         f"; outside [{c['lo']}, {c['hi']}] RTT at some RTT") + "; with delayed ACKs the held "
         "ACK of the 9th segment adds 40 ms to what RTOR saves"))
 

@@ -40,10 +40,14 @@ def _published_value(c: Dict[str, Any]) -> str:
 
 
 def _rule(c: Dict[str, Any]) -> str:
+    """The agreement rule, the seed's metric definition (``metric``) and the other rule."""
+    text = str(c["agreement"])
+    if c.get("metric"):
+        text += f" — *metric, as the seed defines it:* {c['metric']}"
     other = c.get("other_rule")
-    if not other:
-        return str(c["agreement"])
-    return f"{c['agreement']} — *{other.get('label', 'other rule')}:* {other['agreement']}"
+    if other:
+        text += f" — *{other.get('label', 'other rule')}:* {other['agreement']}"
+    return text
 
 
 def _verdict_cell(v: Verdict, c: Dict[str, Any]) -> str:
