@@ -87,9 +87,13 @@ def test_tables_claims(quick):
     assert v["table_rfc3517"].verdict == "holds"
     assert v["table_rate_halving"].verdict == "holds"
     assert v["table_prr_sndcnt"].verdict == "holds"
-    # The slide's PRR pipe row has 20 values for 19 ACKs; the alignment is computed.
-    assert v["table_prr_pipe"].verdict == "does not hold"
+    # The slide's PRR pipe row has 20 values for 19 ACKs; the alignment is computed, and
+    # exactly that documented self-contradiction is the verdict "seed inconsistent".
+    assert v["table_prr_pipe"].verdict == "seed inconsistent"
     assert "20 values printed for 19 ACKs" in v["table_prr_pipe"].why
+    # RFC 6937's single-loss PRR pipe row contradicts its own sent row
+    assert v["tables_rfc6937"].verdict == "seed inconsistent"
+    assert "contradicts its own sent row" in v["tables_rfc6937"].why
     assert v["table_ssthresh"].ours == "11 segments"
 
 
