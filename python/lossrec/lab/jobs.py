@@ -81,8 +81,25 @@ def provenance(study: "Study", quick: bool, sweeps: Sequence["Sweep"]) -> Dict[s
             files[name] = {"sha256": None, "seed": None}
     return {"study": study.name, "seed_document": study.seed, "quick": quick,
             "lossrec": b["version"], "commit": b["commit"], "python": platform.python_version(),
-            "scenarios": files, "seed_rule": SEED_RULE,
+            "study_checkout": _checkout(study.dir), "scenarios": files, "seed_rule": SEED_RULE,
             "definition": study_definition(study, quick)}
+
+
+def _checkout(folder: Path) -> Optional[Dict[str, Any]]:
+    """The git commit of the study folder's checkout and whether the folder has changes
+    beside it (the engine's commit, ``commit``, is the build's), or None outside git."""
+    import subprocess
+
+    try:
+        head = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True,
+                              text=True, timeout=10)
+        if head.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "-C", str(folder), "status", "--porcelain", "--", "."],
+                               capture_output=True, text=True, timeout=10)
+        return {"commit": head.stdout.strip(), "modified": bool(dirty.stdout.strip())}
+    except (OSError, subprocess.SubprocessError):
+        return None
 
 
 def write_parquet(df: pd.DataFrame, path: Path, prov: Optional[Dict[str, Any]] = None) -> None:

@@ -178,8 +178,11 @@ def _provenance(study: "Study", runs: List[Dict[str, Any]], prov: Any = None) ->
     seeds = p.get("seeds", {})
     extra = (f" The rows use {seeds['distinct']:,} distinct seeds (SHA-256 of the sorted list "
              f"`{seeds['sha256'][:16]}…`)." if seeds.get("distinct") else "")
+    co = p.get("study_checkout")
+    where = (f" The study folder is at commit `{co['commit']}`"
+             + (" with uncommitted changes." if co["modified"] else ".") if co else "")
     return ["## Provenance", "",
-            f"lossrec {p['lossrec']}, commit `{p['commit']}`, Python {p['python']}; study "
+            f"lossrec {p['lossrec']}, engine built from commit `{p['commit']}`, Python {p['python']};{where} Study "
             f"definition `{p['definition'][:16]}` (a hash of the study folder, the mode and "
             f"the build; `run.json` holds the whole record). Seeds: {p['seed_rule']}.{extra}", "",
             table(["scenario", "SHA-256", "base seed"], rows), ""]
@@ -200,9 +203,17 @@ def write_index(out: Path, rows: List[Tuple["Study", Path, List[Verdict]]], quic
     ]
     body += _index_diffs(rows, quick)
     path = out / "index.md"
-    path.write_text("\n".join(body), encoding="utf-8")
+    _write_atomic(path, "\n".join(body))
     _write_index_json(out, rows, quick)
     return path
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    import os
+
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def _index_row(out: Path, s: "Study", report: Path, vs: List[Verdict], quick: bool) -> List[Any]:
@@ -241,4 +252,4 @@ def _write_index_json(out: Path, rows: List[Tuple["Study", Path, List[Verdict]]]
          "verdicts": [v.to_dict() for v in vs],
          "differ_from_frozen": frozen.differences(frozen.load(s), vs, quick)}
         for s, report, vs in rows]}
-    (out / "index.json").write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
+    _write_atomic(out / "index.json", json.dumps(data, indent=1, default=str))
