@@ -51,14 +51,31 @@ def _digest(*parts: Any) -> str:
     return h.hexdigest()
 
 
+_ENGINE: Dict[str, str] = {}
+
+
+def engine_hash() -> str:
+    """SHA-256 of the compiled extension: a rebuild of a modified checkout keeps the commit
+    but changes this, so a finished study is not reused across engine builds."""
+    if "h" not in _ENGINE:
+        from .. import _core
+
+        try:
+            _ENGINE["h"] = hashlib.sha256(Path(_core.__file__ or "").read_bytes()).hexdigest()
+        except (OSError, TypeError):
+            _ENGINE["h"] = "unknown"
+    return _ENGINE["h"]
+
+
 def study_definition(study: "Study", quick: bool) -> str:
-    """A hash of everything a study's output depends on: its files, the mode, the build."""
+    """A hash of everything a study's output depends on: its files, the mode, the build
+    (version, commit and the extension's own hash)."""
     files = []
     for p in sorted(study.dir.rglob("*")):
         if p.is_file() and "__pycache__" not in p.parts and p.name not in _IGNORED:
             files.append((p.relative_to(study.dir).as_posix(), hashlib.sha256(p.read_bytes()).hexdigest()))
     b = build()
-    return _digest(files, quick, b["version"], b["commit"])
+    return _digest(files, quick, b["version"], b["commit"], engine_hash())
 
 
 def scenarios(sw: "Sweep") -> int:
@@ -81,7 +98,8 @@ def provenance(study: "Study", quick: bool, sweeps: Sequence["Sweep"]) -> Dict[s
             files[name] = {"sha256": None, "seed": None}
     return {"study": study.name, "seed_document": study.seed, "quick": quick,
             "lossrec": b["version"], "commit": b["commit"], "python": platform.python_version(),
-            "study_checkout": _checkout(study.dir), "scenarios": files, "seed_rule": SEED_RULE,
+            "engine_sha256": engine_hash(), "study_checkout": _checkout(study.dir),
+            "scenarios": files, "seed_rule": SEED_RULE,
             "definition": study_definition(study, quick)}
 
 
@@ -170,7 +188,8 @@ class StudyJob:
             text = ""
         b = build()
         return _digest(i, sw.scenario, text, sw.params, sw.reps, sw.common_seeds, sw.labels,
-                       sw.details, sw.runner, sw.wire, self.quick, b["version"], b["commit"])[:16]
+                       sw.details, sw.runner, sw.wire, self.quick, b["version"], b["commit"],
+                       engine_hash())[:16]
 
     def sweep_path(self, i: int, sw: "Sweep") -> Path:
         self.work.mkdir(parents=True, exist_ok=True)
