@@ -62,6 +62,10 @@ def test_controlled_tail_loss_verdicts(quick):
     savings = [float(x) for x in re.findall(r"\d+\.\d+", verdicts["rtor_one_rtt"].ours.split(";")[0])]
     assert savings and all(s >= 1.0 for s in savings)
     assert savings[-1] == pytest.approx(1.0, abs=0.1)  # 640 ms: serialisation is negligible
+    # at 100 Mb/s the burst serialises in 1.1 ms: about one RTT at 10 ms too, as in the seed
+    assert savings[0] == pytest.approx(1.1, abs=0.1)
+    # the rule revised after the first results keeps its original (counts) verdict beside it
+    assert verdicts["tlp_delack_10ms"].other is not None
     df = pd.read_parquet(d / "results.parquet")
     k1 = df[(df["item"] == "tail") & (df["K"] == 1) & (df["receiver.delayed_ack_ms"] == 0)]
     rtos = k1.groupby("arm")["rtos"].max()

@@ -176,6 +176,26 @@ def test_quick_run_judges_every_claim(quick):
         assert b"<svg" in (d / f"{fig}.svg").read_bytes()[:2000]
         assert f"({fig}.png)" in text
     assert len(pd.read_parquet(d / "results.parquet")) > 0
+    # rules revised after the first results carry the original rule's verdict beside theirs
+    revised = {v.claim for v in verdicts if "other_rule" in published[v.claim]}
+    assert revised == REVISED[name]
+    for v in verdicts:
+        if v.claim in revised:
+            assert v.other is not None, v.claim
+            assert published[v.claim]["other_rule"]["label"] in text
+
+
+REVISED = {"tlp": {"latency_avg", "latency_p99", "tail_only"}, "rack": {"spurious_probes"}}
+
+
+def test_rack_spurious_probes_uses_the_seeds_threshold():
+    c = load_study("rack", EXPERIMENTS).claims_published["spurious_probes"]
+    assert c["min_pct"] == 30 and c["other_rule"]["min_pct"] == 20
+
+
+def test_tlp_retrans_rate_is_calibration():
+    pub = load_study("tlp", EXPERIMENTS).claims_published
+    assert [k for k, c in pub.items() if c.get("kind") == "calibration"] == ["retrans_rate"]
 
 
 def test_exact_examples_hold(quick):
