@@ -94,6 +94,7 @@ def test_interrupted_run_resumes_without_half_written_folders(toy, tmp_path):
     studies.reproduce_all(out, root=toy, on_progress=lambda s, d, t: seen.append((d, t)))
     run = json.loads((out / "toy" / "run.json").read_text())
     assert [s.get("resumed", False) for s in run["sweeps"]] == [True, False]
+    assert "(resumed: run before an interruption)" in (out / "toy" / "report.md").read_text()
     assert seen[-1] == (126, 126)
     assert not (out / PARTIAL).exists()
     # the rows equal an uninterrupted run's

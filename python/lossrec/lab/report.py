@@ -125,7 +125,8 @@ def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]
         f"{wall_s:.1f} s wall.",
         "",
         table(["scenario", "swept", "reps", "seeds", "constant columns", "scenarios", "flow rows"],
-              [[f"`{r['scenario']}`" + (" (detailed)" if r.get("details") else ""),
+              [[f"`{r['scenario']}`" + (" (detailed)" if r.get("details") else "")
+                + (" (resumed: run before an interruption)" if r.get("resumed") else ""),
                 "; ".join(f"`{k}` = {_values(v)}" for k, v in r["params"].items()) or "—",
                 r["reps"], "common per rep" if r["common_seeds"] else "per point and rep",
                 ", ".join(f"`{k}` = {v}" for k, v in r["labels"].items()) or "—",
