@@ -14,6 +14,7 @@ import pandas as pd
 
 from lossrec.lab.claims import within_factor
 from lossrec.lab.studies import sibling
+from lossrec.lab.significance import judge_difference
 from lossrec.lab import Verdict, within
 from lossrec.lab import tail
 from lossrec.lab.report import table
@@ -253,9 +254,12 @@ def _web_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any
                               "that is avoided saves at most a few",
             "slow_start_retrans_change": "fewer timeouts, fewer go-back-N retransmissions after them",
         }[cid]
-        out.append(Verdict.judge(cid, within_factor(ch, c["value"], c["factor"]),
-                                 f"{ch:+.1f} % ({int(pooled.loc[B, col])} → {int(pooled.loc[T, col])}; "
-                                 f"{per})", why))
+        # TLP − baseline per (application, receiver, RTT, repetition): the arms share seeds
+        d = web.unit_diff(df, col)
+        out.append(judge_difference(cid, within_factor(ch, c["value"], c["factor"]),
+                                    f"{ch:+.1f} % ({int(pooled.loc[B, col])} → {int(pooled.loc[T, col])}; "
+                                    f"{per})", why, signs=[(d, "<" if c["value"] < 0 else ">")],
+                                    events=int(pooled.loc[B, col]), min_events=c.get("min_events", 0)))
 
     c = published["retrans_rate"]
     rr = pooled.loc[B, "retrans_pct"]
