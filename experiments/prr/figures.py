@@ -10,6 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+import lossrec
 from lossrec.lab import style
 from lossrec.plot import draw_flow
 
@@ -221,17 +222,25 @@ def video(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
             "slow start after recovery (%)": "slow_start_after_pct"}
     with plt.rc_context(style.RC):
         fig, axes = plt.subplots(1, len(cols), figsize=(14, 3.6), constrained_layout=True)
+    reps = st.per_rep(df, ctx, "video")
     for ax, (label, c) in zip(axes, cols.items()):
         x = np.arange(3)
         ours = [float(v.loc[a, c]) if len(v) else np.nan for a in st.ARMS]
-        ax.bar(x - 0.2, ours, 0.4, color=[COLORS[a] for a in st.ARMS], label="ours")
+        # error bars: the 95 % interval of the per-repetition values' mean (none with 1 rep)
+        half = []
+        for a in st.ARMS:
+            s = lossrec.summarize(pd.DataFrame({"x": reps.get(c, {}).get(a, np.array([]))}), None, ["x"])
+            half.append(float((s["ci_high"] - s["ci_low"]).iloc[0] / 2) if len(s) else np.nan)
+        ax.bar(x - 0.2, ours, 0.4, color=[COLORS[a] for a in st.ARMS], label="ours",
+               yerr=np.nan_to_num(half), capsize=3, error_kw={"elinewidth": 0.8})
         ax.bar(x + 0.2, SEED_VIDEO[label], 0.4, color=[COLORS[a] for a in st.ARMS], hatch="//",
                edgecolor="black", linewidth=0.3, label="seed")
         ax.set_xticks(x)
         ax.set_xticklabels([st.NAME[a] for a in st.ARMS], fontsize=8)
         ax.set_title(label, fontsize=9)
     axes[0].legend(fontsize=8)
-    return fig, "Long video-like flows per arm: ours (solid) and the seed's YouTube table (hatched)"
+    return fig, ("Long video-like flows per arm: ours (solid, with the 95 % interval over the "
+                 "repetitions) and the seed's YouTube table (hatched)")
 
 
 def early_retransmit(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:

@@ -95,8 +95,29 @@ def per_arm(df: pd.DataFrame, rec: pd.DataFrame, arms: List[str]) -> pd.DataFram
         t["spurious_er_pct"] = 100 * t.get("spurious_early_retransmits", 0) / max(t.get("early_retransmits", 0), 1)
         for q, v in zip(ER_Q, quantiles(d["fct_ms"], ER_Q)):
             t[f"latency_q{q}_ms"] = float(v)
+        # the seed's latency tables: responses that had losses (a retransmission) only
+        for q, v in zip(LATENCY_Q, quantiles(lossy["fct_ms"], LATENCY_Q)):
+            t[f"latency_lossy_p{q}_ms"] = float(v)
+        for q, v in zip(ER_Q, quantiles(lossy["fct_ms"], ER_Q)):
+            t[f"latency_lossy_q{q}_ms"] = float(v)
+        t["responses_lossy"] = len(lossy)
         rows.append(t)
     return pd.DataFrame(rows).set_index("arm")
+
+
+def per_rep(df: pd.DataFrame, ctx: Any, workload: str) -> Dict[str, Dict[str, np.ndarray]]:
+    """column → arm → one value per repetition (in repetition order) of :func:`per_arm`'s
+    table, for the intervals of the arm comparisons (the arms share seeds per repetition)."""
+    d = part(df, workload)
+    rec = episodes(ctx.recoveries, workload)
+    out: Dict[str, Dict[str, List[float]]] = {}
+    for rep in sorted(d["rep"].unique()) if "rep" in d else []:
+        rr = rec[rec["rep"] == rep] if "rep" in rec else rec
+        t = per_arm(d[d["rep"] == rep], rr, list(ARMS))
+        for col in t.columns:
+            for arm in t.index:
+                out.setdefault(col, {}).setdefault(arm, []).append(float(t.loc[arm, col]))
+    return {c: {a: np.asarray(v) for a, v in by.items()} for c, by in out.items()}
 
 
 def tables(df: pd.DataFrame, ctx: Any) -> Dict[str, pd.DataFrame]:

@@ -15,6 +15,7 @@ import pandas as pd
 
 from lossrec.lab.claims import within_factor
 from lossrec.lab.studies import sibling
+from lossrec.lab.significance import judge_difference
 from lossrec.lab import Sweep, Verdict, style
 
 
@@ -177,48 +178,54 @@ def _web_claims(published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]
 
     c = published["rto_recoveries"]
     ch, lo, hi = web.change(ctx, "rto_episodes")
-    out.append(Verdict.judge(
+    out.append(judge_difference(
         "rto_recoveries", within_factor(ch, c["value"], c["factor"]),
         f"{ch:+.1f} % ({int(tot.loc[A, 'rto_episodes'])} → {int(tot.loc[B, 'rto_episodes'])}; "
         f"per repetition {lo:+.0f} to {hi:+.0f} %)",
         "TLP turns tail losses into RACK recoveries; the timeouts left are those where the probe "
-        "or its ACK is lost too, or a whole flight and its probe die in one loss burst"))
+        "or its ACK is lost too, or a whole flight and its probe die in one loss burst",
+        signs=[(web.rep_diff(ctx, "rto_episodes"), "<")], events=int(tot.loc[A, "rto_episodes"]),
+        min_events=c.get("min_events", 0)))
 
     c = published["time_in_recovery"]
     ch, lo, hi = web.change(ctx, "recovery_ms")
     ch_nt, _, _ = web.change(ctx, "recovery_ms", web.ARM_B_NO_TLP)
     mostly_tlp = np.isfinite(ch_nt) and (ch_nt > ch / 2)
-    out.append(Verdict.judge(
+    out.append(judge_difference(
         "time_in_recovery", within_factor(ch, c["value"], c["factor"]) and mostly_tlp,
         f"{ch:+.1f} % (per repetition {lo:+.0f} to {hi:+.0f} %); B without TLP {ch_nt:+.1f} %",
         "RTO recoveries last an RTO plus slow start, RACK/TLP recoveries about two RTTs; "
         + ("most of the reduction goes when TLP is turned off" if mostly_tlp else
-           "RACK alone already gives most of the reduction here")))
+           "RACK alone already gives most of the reduction here"),
+        signs=[(web.rep_diff(ctx, "recovery_ms"), "<")], unit="ms"))
 
     c = published["data_packets"]
     ch, lo, hi = web.change(ctx, "data_segments")
     extra = tot.loc[B, "data_segments"] - tot.loc[A, "data_segments"]
     probes = tot.loc[B, "probes"]
     ok = within_factor(ch, c["value"], c["factor"]) and extra > 0 and probes >= extra / 2
-    out.append(Verdict.judge(
+    out.append(judge_difference(
         "data_packets", ok,
         f"{ch:+.2f} % (per repetition {lo:+.2f} to {hi:+.2f} %); B's probes = "
         f"{probes / tot.loc[A, 'data_segments'] * 100:.2f} % of A's data packets; retransmissions "
         f"{int(tot.loc[A, 'retransmissions'])} → {int(tot.loc[B, 'retransmissions'])}",
         "each probe replaces the timeout retransmission(s) it saves, so the net change is the "
         "probes that were not needed; ours are far fewer than the seed's ~2.6 % of packets "
-        "(its clients' RTT variance, which fires probes early, is not in our model)"))
+        "(its clients' RTT variance, which fires probes early, is not in our model)",
+        signs=[(web.rep_diff(ctx, "data_segments"), ">")]))
 
     c = published["spurious_probes"]
     n = tot.loc[B, "probes_retransmit"]
     ds = tot.loc[B, "probes_dsacked"] / n * 100 if n else float("nan")
     un = tot.loc[B, "probes_unnecessary"] / n * 100 if n else float("nan")
-    out.append(Verdict.judge(
+    out.append(judge_difference(
         "spurious_probes", bool(np.isfinite(ds) and ds > c["min_pct"]),
         f"{ds:.0f} % of {int(n)} retransmitted probes DSACKed; {un:.0f} % unnecessary by the "
         "path's drops",
         "a probe is spurious when the ACK was only late: delayed ACKs (40 ms) and queueing "
-        "push it past 2·SRTT (+ 2 ms) when more than one segment is out"))
+        "push it past 2·SRTT (+ 2 ms) when more than one segment is out",
+        events=int(n), min_events=c["min_events"]).with_other(
+        bool(np.isfinite(ds) and ds > c["other_rule"]["min_pct"]), f"{ds:.0f} %"))
     return out
 
 

@@ -91,6 +91,18 @@ def change(ctx: Any, col: str, arm: str = ARM_B) -> Tuple[float, float, float]:
     return float(tot), float(lo), float(hi)
 
 
+def rep_diff(ctx: Any, col: str, arm: str = ARM_B) -> Any:
+    """``arm`` − A of ``col`` summed per repetition, paired (the arms share seeds), with
+    its 95 % interval (:func:`lossrec.lab.significance.difference`)."""
+    from lossrec.lab.significance import difference
+
+    t = traced(ctx)
+    a = t[t["arm"] == ARM_A].groupby("rep")[col].sum()
+    b = t[t["arm"] == arm].groupby("rep")[col].sum()
+    common = a.index.intersection(b.index)
+    return difference(b.loc[common].to_numpy(), a.loc[common].to_numpy(), paired=True)
+
+
 def ab_figure(df: Any, ctx: Any) -> Tuple[Any, str]:
     tot = totals(ctx)
     metrics = [("rto_episodes", "RTO-triggered\nrecoveries", -41.0),

@@ -46,8 +46,9 @@ NOTES = """
   `tcp_early_retrans = 2`, no TLP), `linux-3.17-rtor` (the same with RTO Restart,
   rrthresh 4) and `linux-3.17-tlp` (`tcp_early_retrans = 3`: TLP with that kernel's PTO
   rule). A preset missing from the engine makes the claims that need it *not comparable*.
-* **Controlled tail loss** (items 1–2) uses classic-baseline's scenario: 10 Mb/s, 100
-  packets of buffer, handshake included in the FCT, the last K segments' first
+* **Controlled tail loss** (items 1–2) uses classic-baseline's scenario at 100 Mb/s (the
+  seed does not give the rate; at classic-baseline's 10 Mb/s the burst's 10.8 ms of
+  serialisation adds to what RTOR saves, more than an RTT at low RTTs), 100 packets of buffer, handshake included in the FCT, the last K segments' first
   transmissions dropped; delayed ACKs are 40 ms with the quick-ACK phase off, so that the
   (d) arms really delay. Nothing is random: one repetition per point.
 * **Realistic tail loss** (item 3): the seed's Tmix background (replayed TCP

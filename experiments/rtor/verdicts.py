@@ -49,7 +49,7 @@ def _tail_claims(df: pd.DataFrame, pub: Dict[str, Any]) -> List[Verdict]:
         f"{_fmt(dl)}",
         "RTOR re-arms the timer at the last ACK to RTO − T_earliest, T_earliest being the "
         "lost segment's age: one RTT plus the time the 10-segment burst takes to serialise "
-        "(10.8 ms at 10 Mb/s), which is more than an RTT at low RTTs" + ("" if ok else
+        "(1.1 ms at 100 Mb/s)" + ("" if ok else
         f"; outside [{c['lo']}, {c['hi']}] RTT at some RTT") + "; with delayed ACKs the held "
         "ACK of the 9th segment adds 40 ms to what RTOR saves"))
 
@@ -76,6 +76,10 @@ def _tail_claims(df: pd.DataFrame, pub: Dict[str, Any]) -> List[Verdict]:
         dev[r] = (d_tlp, d_base)
     differ = [r for r, (a, b) in dev.items() if abs(a - b) > c["slack_ms"]]
     ok = differ == [c["rtt_ms"]]
+    # The original rule: the counts of probes and RTOs of TLP and TLP(d) differ at rtt_ms only.
+    cnt = {r: tuple(v(t, arm, r, 1, col) for col in ("tlp_probes", "rtos") for arm in ("TLP", "TLP(d)"))
+           for r in rtts}
+    differ_n = [r for r, (p, pd_, o, od) in cnt.items() if (p, o) != (pd_, od)]
     out.append(Verdict.judge(
         "tlp_delack_10ms", ok,
         "differs at: " + (", ".join(f"{r} ms" for r in differ) or "none")
@@ -84,7 +88,8 @@ def _tail_claims(df: pd.DataFrame, pub: Dict[str, Any]) -> List[Verdict]:
         "at 10 ms two segments are outstanding when the 8th segment's ACK arrives, so the "
         "PTO is max(2·SRTT, 10 ms) and fires before the held ACK of the 9th segment: the "
         "probe repairs the loss early" if ok else
-        "the delayed-ACK effect on TLP differs from the baseline's elsewhere too"))
+        "the delayed-ACK effect on TLP differs from the baseline's elsewhere too").with_other(
+        differ_n == [c["rtt_ms"]], "counts differ at: " + (", ".join(f"{r} ms" for r in differ_n) or "none")))
 
     c = pub["ndeg_rtor_vs_tlp"]
     ks = sorted(k for k in t[t["rtt_ms"] == 80]["K"].unique() if k > 0)

@@ -16,6 +16,7 @@ import pandas as pd
 
 import lossrec
 from lossrec.lab import Sweep, Verdict, style
+from lossrec.lab.significance import Diff, difference, judge_difference
 
 TITLE = "Responding to spurious timeouts: Eifel, undo variants and RTO adaptation"
 SEED = "004"
@@ -34,7 +35,9 @@ NOTES = """
 * **Path**: 2 Mb/s, 400 ms RTT, a 50-packet drop-tail buffer, an initial window of 2
   (ns-2 era), no handshake, ACK every segment, timestamps on (Eifel needs them). Delay
   spikes stall both directions for `extra_ms` every 12 s (10 s with CBR) from a phase
-  `start_ms`; the phase is swept in place of repetitions (nothing else is random).
+  `start_ms`; the phase is swept in place of repetitions (nothing else is random): 12
+  phases, 0.8 s apart, and every comparison of arms is paired by phase with its 95 %
+  interval (a difference inside it is *not significant*); the bars carry the interval.
 * **Downloads**: 1 MB alone, 3 MB against a 0.8 Mb/s CBR stream of 1000-byte packets (the
   simulator's `[[background]] kind = "cbr"`), which takes 40 % of the link and makes the
   download lose packets to congestion as well.
@@ -69,8 +72,16 @@ def _axes_ok() -> bool:
     return p is not None and "spurious_response" in p.axes and "rto_adaptation" in p.axes
 
 
+#: The spike phases (ms), the study's repetitions: nothing else is random, so the spread
+#: over the phase is the noise a comparison must beat. 12 in full (was 4: too few for an
+#: interval), in quick too.
+PHASES_FULL = [500 + 800 * i for i in range(12)]
+PHASES_QUICK = PHASES_FULL  # cheap enough (~10 s): quick cuts the spike lengths of (a) only
+PAIR = "path.delay_spikes.start_ms"
+
+
 def sweeps(quick: bool) -> List[Sweep]:
-    phases = [3000] if quick else [1000, 3000, 5000, 7000]
+    phases = PHASES_QUICK if quick else PHASES_FULL
     extras = [3000] if quick else [2000, 3000, 5000, 8000]
     have = _have() or ["rfc"]
     ph = {"path.delay_spikes.start_ms": phases}
@@ -136,6 +147,18 @@ from pathlib import Path  # noqa: E402
 _DIR = Path(__file__).parent
 
 
+def _diff(df: pd.DataFrame, part: str, by: str, a: str, b: str, value: str,
+          **sel: Any) -> Diff:
+    """value(a) − value(b) in ``part``, paired by spike phase (the study's repetitions)."""
+    d = df[df["part"] == part]
+    for k, v in sel.items():
+        d = d[d[k] == v]
+    x = d[d[by] == a].groupby(PAIR)[value].mean()
+    y = d[d[by] == b].groupby(PAIR)[value].mean()
+    common = x.index.intersection(y.index)
+    return difference(x.loc[common].to_numpy(), y.loc[common].to_numpy(), paired=True)
+
+
 def _means(df: pd.DataFrame, part: str, by: str) -> pd.DataFrame:
     d = df[df["part"] == part]
     if d.empty or by not in d:
@@ -143,21 +166,37 @@ def _means(df: pd.DataFrame, part: str, by: str) -> pd.DataFrame:
     return d.groupby(by, observed=True)[[m for m, _ in METRICS]].mean()
 
 
-def _bars(m: pd.DataFrame, order: List[str], names: Dict[str, str], title: str) -> Any:
+def _half_widths(df: pd.DataFrame, part: str, by: str) -> pd.DataFrame:
+    """Half the 95 % interval of each metric's mean over the spike phases, per arm."""
+    d = df[df["part"] == part]
+    if d.empty or by not in d:
+        return pd.DataFrame()
+    s = lossrec.summarize(d, by, [m for m, _ in METRICS])
+    s["half"] = (s["ci_high"] - s["ci_low"]) / 2
+    return s.pivot(index=by, columns="metric", values="half")
+
+
+def _bars(m: pd.DataFrame, order: List[str], names: Dict[str, str], title: str,
+          half: Any = None) -> Any:
     fig, ax = style.figure((7.2, 3.8))
     order = [o for o in order if o in m.index]
-    norm = m.loc[order] / m.loc[order].max().replace(0, np.nan)
+    scale = m.loc[order].max().replace(0, np.nan)
+    norm = m.loc[order] / scale
     w = 0.8 / max(len(order), 1)
     for i, o in enumerate(order):
+        err = None
+        if half is not None and o in half.index:
+            err = (half.loc[o, [k for k, _ in METRICS]] / scale).fillna(0).to_numpy()
         ax.bar(np.arange(len(METRICS)) + (i - (len(order) - 1) / 2) * w,
                norm.loc[o].fillna(0).to_numpy(), w, label=names.get(o, o),
-               color=style.PALETTE[i % len(style.PALETTE)])
+               color=style.PALETTE[i % len(style.PALETTE)], yerr=err, capsize=2,
+               error_kw={"elinewidth": 0.8})
     ax.set_xticks(range(len(METRICS)), [t for _, t in METRICS])
     ax.set_ylabel("Normalized")
-    ax.set_ylim(0, 1.05)
+    ax.set_ylim(0, 1.5)
     ax.set_title(title)
     if ax.get_legend_handles_labels()[0]:
-        style.legend(ax, loc="upper right", ncol=2, fontsize=8)
+        style.legend(ax, loc="upper center", ncol=3, fontsize=7)
     return fig
 
 
@@ -169,15 +208,20 @@ def fig_a(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
             a = d[d["arm"] == (f"{v}-eifel" if eifel else v)]
             if a.empty:
                 continue
-            m = a.groupby("path.delay_spikes.extra_ms")["fct_ms"].mean() / 1000
-            ax.plot(m.index / 1000, m.to_numpy(), label=LABEL[v] + (" eifel" if eifel else " std"),
-                    **style.arm_style(i, eifel))
+            s = lossrec.summarize(a, "path.delay_spikes.extra_ms", ["fct_ms"]).sort_values(
+                "path.delay_spikes.extra_ms")
+            x = s["path.delay_spikes.extra_ms"].to_numpy() / 1000
+            st = style.arm_style(i, eifel)
+            ax.plot(x, s["mean"].to_numpy() / 1000, label=LABEL[v] + (" eifel" if eifel else " std"), **st)
+            ax.fill_between(x, s["ci_low"].to_numpy() / 1000, s["ci_high"].to_numpy() / 1000,
+                            color=st.get("color"), alpha=0.12, linewidth=0)
     ax.set_xlabel("delay spike length (s)")
     ax.set_ylabel("download time of 1 MB (s)")
     ax.set_title("Alone on a 2 Mb/s, 400 ms path with periodic delay spikes")
     if ax.get_legend_handles_labels()[0]:
         style.legend(ax, loc="upper left")
-    return fig, "(a) Download time against the spike length, standard (solid) vs Eifel (dashed)"
+    return fig, ("(a) Download time against the spike length, standard (solid) vs Eifel (dashed); "
+                 "bands: 95 % interval of the mean over the spike phases")
 
 
 def fig_b(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
@@ -185,20 +229,23 @@ def fig_b(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     order = [a for v in VARIANTS for a in (v, f"{v}-eifel")]
     names = {a: LABEL[a.replace("-eifel", "")] + (" eifel" if a.endswith("eifel") else " std")
              for a in order}
-    return (_bars(m, order, names, "TCPs with CBR (seed 004 slide 12)"),
-            "(b) Normalized download time, segments sent, spurious and genuine RTOs with CBR")
+    return (_bars(m, order, names, "TCPs with CBR (seed 004 slide 12)", _half_widths(df, "b", "arm")),
+            "(b) Normalized download time, segments sent, spurious and genuine RTOs with CBR; "
+            "error bars: 95 % interval over the spike phases")
 
 
 def fig_c(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     m = _means(df, "c", "sender.spurious_response")
-    return (_bars(m, list(UNDO), UNDO, "Undo of congestion control: FACK with CBR (slide 13)"),
-            "(c) FACK + Eifel with the undo variants, normalized")
+    return (_bars(m, list(UNDO), UNDO, "Undo of congestion control: FACK with CBR (slide 13)",
+                  _half_widths(df, "c", "sender.spurious_response")),
+            "(c) FACK + Eifel with the undo variants, normalized; error bars: 95 % interval over the spike phases")
 
 
 def fig_d(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     m = _means(df, "d", "sender.rto_adaptation")
-    return (_bars(m, list(ADAPT), ADAPT, "Adapting the RTO: FACK with CBR (slide 14)"),
-            "(d) FACK + Eifel with the RTO adaptations, normalized")
+    return (_bars(m, list(ADAPT), ADAPT, "Adapting the RTO: FACK with CBR (slide 14)",
+                  _half_widths(df, "d", "sender.rto_adaptation")),
+            "(d) FACK + Eifel with the RTO adaptations, normalized; error bars: 95 % interval over the spike phases")
 
 
 FIGURES = {"a-alone": fig_a, "b-cbr": fig_b, "c-undo": fig_c, "d-rto": fig_d}
@@ -225,30 +272,40 @@ def claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) -> 
                 gains[(v, int(x))] = (s[x] / e[x] - 1) * 100
         best = max(gains, key=gains.get)
         ok = all(g > 0 for g in gains.values()) and c["lo_pct"] <= gains[best] <= c["hi_pct"]
-        out.append(Verdict.judge(
+        # Eifel must be faster at every (variant, spike length): std − Eifel download time > 0.
+        diffs = [(_diff(df, "a", "arm", v, f"{v}-eifel", "fct_ms", **{"path.delay_spikes.extra_ms": x}), ">")
+                 for v, x in gains]
+        out.append(judge_difference(
             "a_eifel_gain", ok,
             f"max gain {gains[best]:.0f} % ({LABEL[best[0]]}, {best[1] / 1000:g} s spikes); range "
             f"{min(gains.values()):.0f}–{max(gains.values()):.0f} %",
             "Eifel undoes the spurious timeout: no go-back-N retransmission of the window "
             "in flight and no halved ssthresh; our 1 MB download over few spikes gains less "
             "than the seed's longer high-BDP runs" if not ok else
-            "Eifel avoids the go-back-N and the slow start after every spike"))
+            "Eifel avoids the go-back-N and the slow start after every spike",
+            signs=diffs, show=[diffs[list(gains).index(best)][0]], unit="ms"))
         m = _means(df, "b", "arm")
         bad = [v for v in VARIANTS
                if m.loc[f"{v}-eifel", "genuine"] > m.loc[v, "genuine"]
                or m.loc[f"{v}-eifel", "data_packets_sent"] > m.loc[v, "data_packets_sent"]]
+        # "no more": Eifel − std ≤ 0 for genuine RTOs and segments, per variant, by phase.
+        no_more = [(_diff(df, "b", "arm", f"{v}-eifel", v, col), "<=")
+                   for v in VARIANTS for col in ("genuine", "data_packets_sent")]
         ours = "; ".join(f"{LABEL[v]}: genuine {m.loc[v, 'genuine']:.2f}→{m.loc[f'{v}-eifel', 'genuine']:.2f}, "
                          f"sent {m.loc[v, 'data_packets_sent']:.0f}→{m.loc[f'{v}-eifel', 'data_packets_sent']:.0f}"
                          for v in VARIANTS)
-        out.append(Verdict.judge("b_eifel_no_harm", not bad, ours,
-                                 "Eifel changes only the response to timeouts it proves spurious"
-                                 if not bad else f"worse for {', '.join(bad)}"))
+        out.append(judge_difference("b_eifel_no_harm", not bad, ours,
+                                    "Eifel changes only the response to timeouts it proves spurious"
+                                    if not bad else f"worse for {', '.join(bad)}", signs=no_more,
+                                    show=[d for d, _ in no_more if d.mean > 0]))
         g = {v: m.loc[v, "genuine"] for v in VARIANTS}
         ok = g["newreno-sack"] <= g["reno-sack"] and g["fack"] <= g["reno-sack"]
-        out.append(Verdict.judge("b_newreno_robust", ok,
-                                 ", ".join(f"{LABEL[v]} {g[v]:.2f}" for v in VARIANTS) + " genuine RTOs",
-                                 "SACK-based recovery repairs the CBR's congestion losses without "
-                                 "timeouts in every variant" if ok else "Reno-SACK has fewer"))
+        robust = [(_diff(df, "b", "arm", v, "reno-sack", "genuine"), "<=") for v in ("newreno-sack", "fack")]
+        out.append(judge_difference("b_newreno_robust", ok,
+                                    ", ".join(f"{LABEL[v]} {g[v]:.2f}" for v in VARIANTS) + " genuine RTOs",
+                                    "SACK-based recovery repairs the CBR's congestion losses without "
+                                    "timeouts in every variant" if ok else "Reno-SACK has fewer",
+                                    signs=robust))
     c_ids, d_ids = ["c_full_ok", "c_partial_idle"], ["d_fewer_spurious", "d_slightly_slower"]
     if "fack-eifel" in missing or not _axes_ok():
         why = "engine value missing: " + ("preset fack-eifel" if "fack-eifel" in missing
@@ -260,20 +317,24 @@ def claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) -> 
     ours = ", ".join(f"{UNDO[k]} {m[k] / 1000:.2f} s" for k in UNDO)
     out.append(Verdict.judge("c_full_ok", m["full-undo"] <= others * (1 + slack / 100), ours,
                              "download times with CBR per undo variant"))
-    out.append(Verdict.judge("c_partial_idle", m["partial"] > m["full-undo"], ours,
-                             "Partial leaves cwnd below the flight after the undo: the sender "
-                             "waits" if m["partial"] > m["full-undo"] else
-                             "Partial is not slower than Full here"))
+    dp = _diff(df, "c", "sender.spurious_response", "partial", "full-undo", "fct_ms")
+    out.append(judge_difference("c_partial_idle", m["partial"] > m["full-undo"], ours,
+                                "Partial leaves cwnd below the flight after the undo: the sender "
+                                "waits" if m["partial"] > m["full-undo"] else
+                                "Partial is not slower than Full here", signs=[(dp, ">")], unit="ms"))
     m = _means(df, "d", "sender.rto_adaptation")
     c = published["d_fewer_spurious"]
     cut = {k: (1 - m.loc[k, "spurious"] / m.loc["std", "spurious"]) * 100
            if m.loc["std", "spurious"] > 0 else float("nan") for k in ("backoff", "min-plus")}
     ok = all(c["lo_pct"] <= x <= c["hi_pct"] for x in cut.values())
-    out.append(Verdict.judge("d_fewer_spurious", ok,
+    ds = [(_diff(df, "d", "sender.rto_adaptation", "std", k, "spurious"), ">") for k in ("backoff", "min-plus")]
+    n_events = int(df[(df["part"] == "d") & (df["sender.rto_adaptation"] == "std")]["spurious"].sum())
+    out.append(judge_difference("d_fewer_spurious", ok,
                              "spurious RTOs " + ", ".join(f"{ADAPT[k]} {m.loc[k, 'spurious']:.2f}" for k in ADAPT)
                              + "; cut: " + ", ".join(f"{ADAPT[k]} {v:.0f} %" for k, v in cut.items()),
-                             "a larger timer after a spurious timeout outlasts the next spike"
-                             if ok else "the cut is outside the rule's range"))
+                                "a larger timer after a spurious timeout outlasts the next spike"
+                                if ok else "the cut is outside the rule's range", signs=ds,
+                                events=n_events, min_events=c["min_events"]))
     s = published["d_slightly_slower"]["slack_pct"]
     ratio = {k: m.loc[k, "fct_ms"] / m.loc["std", "fct_ms"] for k in ("backoff", "min-plus")}
     ok = all(0.98 <= x <= 1 + s / 100 for x in ratio.values())

@@ -14,6 +14,7 @@ import pandas as pd
 
 from lossrec.lab.claims import within_factor
 from lossrec.lab.studies import sibling
+from lossrec.lab.significance import judge_difference
 from lossrec.lab import Verdict, within
 from lossrec.lab import tail
 from lossrec.lab.report import table
@@ -253,9 +254,12 @@ def _web_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any
                               "that is avoided saves at most a few",
             "slow_start_retrans_change": "fewer timeouts, fewer go-back-N retransmissions after them",
         }[cid]
-        out.append(Verdict.judge(cid, within_factor(ch, c["value"], c["factor"]),
-                                 f"{ch:+.1f} % ({int(pooled.loc[B, col])} → {int(pooled.loc[T, col])}; "
-                                 f"{per})", why))
+        # TLP − baseline per (application, receiver, RTT, repetition): the arms share seeds
+        d = web.unit_diff(df, col)
+        out.append(judge_difference(cid, within_factor(ch, c["value"], c["factor"]),
+                                    f"{ch:+.1f} % ({int(pooled.loc[B, col])} → {int(pooled.loc[T, col])}; "
+                                    f"{per})", why, signs=[(d, "<" if c["value"] < 0 else ">")],
+                                    events=int(pooled.loc[B, col]), min_events=c.get("min_events", 0)))
 
     c = published["retrans_rate"]
     rr = pooled.loc[B, "retrans_pct"]
@@ -269,17 +273,27 @@ def _web_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any
         ok = all(within_factor(ch[a], c[a], c["factor"]) for a in web.APPS)
         if cid == "latency_avg":
             ok = ok and ch["images"] <= min(ch.values())
+        # The original rule: the same thresholds on the changes of the pooled responses.
+        col = "mean_ms" if stat == "mean" else "p99_ms"
+        po = {a: _pct(per_app.loc[(a, T), col], per_app.loc[(a, B), col]) for a in web.APPS}
+        ok_po = all(within_factor(po[a], c[a], c["factor"]) for a in web.APPS)
+        if cid == "latency_avg":
+            ok_po = ok_po and po["images"] <= min(po.values())
         out.append(Verdict.judge(
             cid, ok, "; ".join(f"{a} {ch[a]:+.1f} % (seed {c[a]:+d})" for a in web.APPS),
             "TLP shortens only responses that lost their tail: a timeout (≥ 200 ms plus backoff) "
             "becomes a probe at 2·SRTT and one recovery round; the share of such responses and the "
-            "RTO/RTT ratio of the path set the size"))
+            "RTO/RTT ratio of the path set the size").with_other(
+            ok_po, "pooled: " + "; ".join(f"{a} {po[a]:+.1f} %" for a in web.APPS)))
 
     c = published["tail_only"]
     p50, p90, p99 = (web.latency_change(df, q)["all"] for q in (50, 90, 99))
+    q50, q99 = (_pct(pooled.loc[T, f"p{q}_ms"], pooled.loc[B, f"p{q}_ms"]) for q in (50, 99))
     out.append(Verdict.judge("tail_only", abs(p50) < c["max_median_pct"] and p99 < 0,
                              f"median {p50:+.2f} %, 90th {p90:+.2f} %, 99th {p99:+.2f} %",
-                             "only responses that lost their tail change, a few percent of them"))
+                             "only responses that lost their tail change, a few percent of them"
+                             ).with_other(abs(q50) < c["max_median_pct"] and q99 < 0,
+                                          f"pooled: median {q50:+.2f} %, 99th {q99:+.2f} %"))
 
     c = published["wcdelackt_overhead"]
     o = [pooled.loc[a, "overhead_pct"] for a in (web.D0, web.D50, T)]

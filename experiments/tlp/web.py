@@ -118,6 +118,19 @@ def change_pct(t: pd.DataFrame, col: str, arm: str = TLP, keys: Tuple[str, ...] 
     return (a - b) / b * 100
 
 
+def unit_diff(df: pd.DataFrame, col: str, arm: str = TLP) -> Any:
+    """``arm`` − baseline of ``col`` summed per (application, receiver, RTT, repetition),
+    paired (the arms share seeds), with its 95 % interval."""
+    from lossrec.lab.significance import difference
+
+    keys = ["app", "receiver", "path.rtt_ms", "rep"]
+    d = df[df["arm"].isin([BASELINE, arm])]
+    t = d.groupby(keys + ["arm"], observed=True)[col].sum().unstack("arm").dropna()
+    if arm not in t or BASELINE not in t:
+        return difference([], [], paired=True)
+    return difference(t[arm].to_numpy(), t[BASELINE].to_numpy(), paired=True)
+
+
 #: The population cells: each (application, receiver, RTT) is one kind of client.
 CELL = ("app", "receiver", "path.rtt_ms")
 

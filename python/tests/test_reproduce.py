@@ -39,7 +39,7 @@ def test_classic_baseline_quick(cli, tmp_path):
     # the verdicts: RTO + RTT and the ns-3 figure hold
     assert re.search(r"\*\*ns3_fct_40ms\*\*.*\| 1\.112 s \|.*1\.1122 s.*✅ holds", report)
     assert re.search(r"\*\*rto_plus_rtt\*\*.*✅ holds", report)
-    df = pd.read_csv(d / "results.csv")
+    df = pd.read_parquet(d / "results.parquet")
     assert {"path.rtt_ms", "sender.preset", "receiver.delayed_ack_ms", "K", "fct_ms", "arm"} <= set(df.columns)
     assert set(df["K"]) == {0, 1, 2, 3, 4, 5}
     k1 = df[(df["K"] == 1) & (df["sender.preset"] == "rfc") & (df["path.rtt_ms"] == 40)
@@ -125,7 +125,7 @@ def test_toy_study_verdicts(toy, tmp_path):
     assert "❌ does not hold" in text  # a 2-segment flow takes longer than 1 ms
     assert "➖ not comparable" in text and "the study does not evaluate it" in text
     assert (out / "toy" / "fct.png").exists() and (out / "toy" / "fct.svg").exists()
-    assert len(pd.read_csv(out / "toy" / "results.csv")) == 4  # quick: 2 RTTs × 2 reps
+    assert len(pd.read_parquet(out / "toy" / "results.parquet")) == 4  # quick: 2 RTTs × 2 reps
 
 
 def test_bad_published_toml(toy, cli):

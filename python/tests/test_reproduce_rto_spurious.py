@@ -33,7 +33,7 @@ def test_quick_run_judges_every_claim(quick):
     assert all(v.verdict in VERDICTS for v in verdicts.values())
     for name in ("a-alone", "b-cbr", "c-undo", "d-rto"):
         assert (d / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    df = pd.read_csv(d / "results.csv")
+    df = pd.read_parquet(d / "results.parquet")
     assert {"part", "arm", "spurious", "genuine", "fct_ms"} <= set(df.columns)
 
 
@@ -47,7 +47,7 @@ def test_without_presets_claims_name_the_missing_value(quick):
 @pytest.mark.skipif(not HAVE, reason="the engine lacks the seed-004 presets")
 def test_eifel_detects_the_spikes_and_the_ground_truth_agrees(quick):
     _, d, verdicts = quick
-    df = pd.read_csv(d / "results.csv")
+    df = pd.read_parquet(d / "results.parquet")
     a = df[df["part"] == "a"]
     for v in ("reno-sack", "newreno-sack", "fack"):
         std, eif = a[a["arm"] == v].iloc[0], a[a["arm"] == f"{v}-eifel"].iloc[0]

@@ -175,7 +175,27 @@ def test_quick_run_judges_every_claim(quick):
         assert (d / f"{fig}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert b"<svg" in (d / f"{fig}.svg").read_bytes()[:2000]
         assert f"({fig}.png)" in text
-    assert len(pd.read_csv(d / "results.csv", low_memory=False)) > 0
+    assert len(pd.read_parquet(d / "results.parquet")) > 0
+    # rules revised after the first results carry the original rule's verdict beside theirs
+    revised = {v.claim for v in verdicts if "other_rule" in published[v.claim]}
+    assert revised == REVISED[name]
+    for v in verdicts:
+        if v.claim in revised:
+            assert v.other is not None, v.claim
+            assert published[v.claim]["other_rule"]["label"] in text
+
+
+REVISED = {"tlp": {"latency_avg", "latency_p99", "tail_only"}, "rack": {"spurious_probes"}}
+
+
+def test_rack_spurious_probes_uses_the_seeds_threshold():
+    c = load_study("rack", EXPERIMENTS).claims_published["spurious_probes"]
+    assert c["min_pct"] == 30 and c["other_rule"]["min_pct"] == 20
+
+
+def test_tlp_retrans_rate_is_calibration():
+    pub = load_study("tlp", EXPERIMENTS).claims_published
+    assert [k for k, c in pub.items() if c.get("kind") == "calibration"] == ["retrans_rate"]
 
 
 def test_exact_examples_hold(quick):
@@ -195,7 +215,7 @@ def test_tlp_specifics(quick):
     v = {x.claim: x for x in verdicts}
     assert "AAAL→AAAA TLP loss detection" in v["taxonomy"].ours
     assert "probe of 10 at ACK(5)" in v["s21_example"].ours
-    df = pd.read_csv(d / "results.csv", low_memory=False)
+    df = pd.read_parquet(d / "results.parquet")
     assert set(df["arm"]) == {"baseline", "TLP", "WCDelAckT 0 ms", "WCDelAckT 50 ms", "two probes"}
     assert set(df["app"]) == {"search", "maps", "images"}
     probes = pd.read_csv(d / "tlp-probes.csv")

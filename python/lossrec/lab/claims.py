@@ -1,22 +1,30 @@
 """Published-vs-ours verdicts.
 
 A study's ``claims(df, published, ctx)`` returns one :class:`Verdict` per claim of its
-``published.toml``: our number(s) as text, one of :data:`HOLDS`, :data:`FAILS` or
-:data:`NOT_COMPARABLE`, and why. The agreement rule's parameters (a tolerance, a
-direction) live in ``published.toml`` beside the published value, so that the rule is
-data, stated before the numbers are seen.
+``published.toml``: our number(s) as text, one of :data:`VERDICTS`, and why. The
+agreement rule's parameters (a tolerance, a direction) live in ``published.toml`` beside
+the published value, so that the rule is data, stated before the numbers are seen.
+
+Besides holds / does not hold / not comparable there are :data:`NOT_SIGNIFICANT` (the arms
+differ by less than the noise of the repetitions: the confidence interval of the difference
+contains zero, or too few events to tell) and :data:`SEED_INCONSISTENT` (the seed
+contradicts itself, e.g. a printed table with a typo that its own text rules out; set by
+:mod:`lossrec.lab.frozen` from the claim's ``seed_inconsistent`` entry). A claim whose rule
+was revised carries, in :attr:`Verdict.other`, its verdict under the other rule.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional
+from typing import Any, Dict, Mapping, Optional
 
 HOLDS = "holds"
 FAILS = "does not hold"
 NOT_COMPARABLE = "not comparable"
-VERDICTS = (HOLDS, FAILS, NOT_COMPARABLE)
+NOT_SIGNIFICANT = "not significant"
+SEED_INCONSISTENT = "seed inconsistent"
+VERDICTS = (HOLDS, FAILS, NOT_SIGNIFICANT, NOT_COMPARABLE, SEED_INCONSISTENT)
 
 
 @dataclass
@@ -27,10 +35,30 @@ class Verdict:
     ours: str
     verdict: str
     why: str
+    #: The verdict under the claim's other rule (``[claims.<id>.other_rule]`` of
+    #: published.toml: the rule before a revision), shown beside this one.
+    other: Optional["Verdict"] = None
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+
+    def with_other(self, ok: bool, ours: str, why: str = "") -> "Verdict":
+        """This verdict with the other rule's outcome attached."""
+        self.other = Verdict.judge(self.claim, ok, ours, why)
+        return self
+
+    def to_dict(self) -> Dict[str, Any]:
+        d: Dict[str, Any] = {"claim": self.claim, "ours": self.ours, "verdict": self.verdict, "why": self.why}
+        if self.other is not None:
+            d["other"] = self.other.to_dict()
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Verdict":
+        other = d.get("other")
+        return cls(str(d["claim"]), str(d["ours"]), str(d["verdict"]), str(d["why"]),
+                   cls.from_dict(other) if other else None)
 
     @classmethod
     def judge(cls, claim: str, ok: bool, ours: str, why: str) -> "Verdict":

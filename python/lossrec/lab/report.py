@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING, Any, Dict, List, Sequence, Tuple
 
 import pandas as pd
 
-from .claims import FAILS, HOLDS, NOT_COMPARABLE, Verdict
+from . import frozen
+from .claims import FAILS, HOLDS, NOT_COMPARABLE, NOT_SIGNIFICANT, SEED_INCONSISTENT, Verdict
 
 if TYPE_CHECKING:  # pragma: no cover
     from .studies import Study
 
-MARK = {HOLDS: "✅ holds", FAILS: "❌ does not hold", NOT_COMPARABLE: "➖ not comparable"}
+MARK = {HOLDS: "✅ holds", FAILS: "❌ does not hold", NOT_COMPARABLE: "➖ not comparable",
+        NOT_SIGNIFICANT: "〰 not significant", SEED_INCONSISTENT: "⚠ seed inconsistent"}
 
 
 def cell(x: Any) -> str:
@@ -37,15 +39,68 @@ def _published_value(c: Dict[str, Any]) -> str:
     return f"{v} {unit}" if unit and not isinstance(v, str) else str(v)
 
 
+def _rule(c: Dict[str, Any]) -> str:
+    """The agreement rule, the seed's metric definition (``metric``) and the other rule."""
+    text = str(c["agreement"])
+    if c.get("metric"):
+        text += f" — *metric, as the seed defines it:* {c['metric']}"
+    other = c.get("other_rule")
+    if other:
+        text += f" — *{other.get('label', 'other rule')}:* {other['agreement']}"
+    return text
+
+
+def _verdict_cell(v: Verdict, c: Dict[str, Any]) -> str:
+    if v.other is None:
+        return MARK[v.verdict]
+    label = c.get("other_rule", {}).get("label", "other rule")
+    return f"{MARK[v.verdict]} (*{label}:* {MARK[v.other.verdict]}, {v.other.ours})"
+
+
+def _claim_rows(verdicts: Sequence[Verdict], pub: Dict[str, Dict[str, Any]]) -> List[List[str]]:
+    return [[f"**{v.claim}**: {pub[v.claim]['statement']}", _published_value(pub[v.claim]),
+             pub[v.claim]["where"], _rule(pub[v.claim]), v.ours, _verdict_cell(v, pub[v.claim]), v.why]
+            for v in verdicts]
+
+
+HEAD = ["claim", "published", "where in the seed", "agreement rule", "ours", "verdict", "why"]
+
+
+def frozen_section(verdicts: Sequence[Verdict], expected: Dict[str, Dict[str, str]],
+                   quick: bool) -> List[str]:
+    """The verdicts that differ from the frozen ones, and what a quick run cannot judge."""
+    m = frozen.mode(quick)
+    lines = ["## Against the frozen verdicts", ""]
+    if not expected:
+        return lines + ["No `expected.toml`: nothing frozen yet (`lossrec reproduce NAME --freeze`).", ""]
+    diff = frozen.differences(expected, verdicts, quick)
+    if diff:
+        lines += [f"{len(diff)} verdict(s) differ from the frozen `{m}` ones (`expected.toml`):", "",
+                  table(["claim", "frozen", "this run"], [[f"**{c}**", e, g] for c, e, g in diff]), ""]
+    else:
+        lines += [f"Every verdict equals the frozen `{m}` one (`expected.toml`).", ""]
+    cannot = frozen.quick_cannot_judge(expected)
+    if quick and cannot:
+        lines += ["The quick run **cannot judge** these claims (its frozen verdict is not the full "
+                  "run's; run without `--quick`):", "",
+                  table(["claim", "full", "quick"], [[f"**{c}**", f, q] for c, f, q in cannot]), ""]
+    return lines
+
+
 def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]],
                  df: pd.DataFrame, figures: List[Tuple[str, str]], verdicts: List[Verdict],
                  wall_s: float, version: str,
                  sections: Sequence[Tuple[str, str]] = (),
-                 data_files: Sequence[Tuple[str, pd.DataFrame, str]] = ()) -> Path:
+                 data_files: Sequence[Tuple[str, pd.DataFrame, str]] = (),
+                 provenance: Any = None, expected: Any = None) -> Path:
     """``sections`` are extra (title, markdown) parts a study adds after its figures (its
-    ``sections(df, ctx)``); ``data_files`` further CSV files (name, frame, what a row is)."""
+    ``sections(df, ctx)``); ``data_files`` further data files (name, frame, what a row is);
+    ``provenance`` the study's record (:func:`lossrec.lab.jobs.provenance`); ``expected``
+    its frozen verdicts (:func:`lossrec.lab.frozen.load`)."""
     pub = study.claims_published
-    counts = {k: sum(v.verdict == k for v in verdicts) for k in (HOLDS, FAILS, NOT_COMPARABLE)}
+    claims = [v for v in verdicts if not frozen.is_calibration(pub, v.claim)]
+    calib = [v for v in verdicts if frozen.is_calibration(pub, v.claim)]
+    n_claims, n_cal = frozen.counts(pub, verdicts)
     lines = [f"# {study.name}: {study.title}", ""]
     if study.seed:
         lines += [f"Seed {study.seed}" + (f" — {study.published['source']}"
@@ -53,15 +108,16 @@ def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]
     summary = getattr(study.module, "SUMMARY", "")
     if summary:
         lines += [summary.strip(), ""]
+    lines += [f"**Verdicts:** {frozen.counts_text(n_claims)}."
+              + (f" Calibration checks (not claims): {frozen.counts_text(n_cal)}." if calib else ""),
+              "", "## Published vs ours", "", table(HEAD, _claim_rows(claims, pub)), ""]
+    if calib:
+        lines += ["## Calibration", "",
+                  "Checks of our workload against the seed's own fingerprints, made before the "
+                  "arms are compared; they are not claims of the seed and never count as holding.",
+                  "", table(HEAD, _claim_rows(calib, pub)), ""]
+    lines += frozen_section(verdicts, dict(expected or {}), quick)
     lines += [
-        f"**Verdicts:** {counts[HOLDS]} hold, {counts[FAILS]} do not hold, "
-        f"{counts[NOT_COMPARABLE]} not comparable.", "",
-        "## Published vs ours", "",
-        table(["claim", "published", "where in the seed", "agreement rule", "ours", "verdict", "why"],
-              [[f"**{v.claim}**: {pub[v.claim]['statement']}", _published_value(pub[v.claim]),
-                pub[v.claim]["where"], pub[v.claim]["agreement"], v.ours, MARK[v.verdict], v.why]
-               for v in verdicts]),
-        "",
         "## What was run",
         "",
         f"`lossrec reproduce {study.name}{' --quick' if quick else ''}` — "
@@ -69,7 +125,8 @@ def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]
         f"{wall_s:.1f} s wall.",
         "",
         table(["scenario", "swept", "reps", "seeds", "constant columns", "scenarios", "flow rows"],
-              [[f"`{r['scenario']}`" + (" (detailed)" if r.get("details") else ""),
+              [[f"`{r['scenario']}`" + (" (detailed)" if r.get("details") else "")
+                + (" (resumed: run before an interruption)" if r.get("resumed") else ""),
                 "; ".join(f"`{k}` = {_values(v)}" for k, v in r["params"].items()) or "—",
                 r["reps"], "common per rep" if r["common_seeds"] else "per point and rep",
                 ", ".join(f"`{k}` = {v}" for k, v in r["labels"].items()) or "—",
@@ -80,7 +137,7 @@ def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]
         "(`lossrec.sweep_seed`), so the numbers are reproducible bit for bit.",
         "",
     ]
-    lines += _provenance(study, runs)
+    lines += _provenance(study, runs, provenance)
     notes = getattr(study.module, "NOTES", "")
     if notes:
         lines += ["## Notes", "", notes.strip(), ""]
@@ -92,7 +149,9 @@ def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]
     for title, body in sections:
         lines += [f"## {title}", "", body.strip(), ""]
     lines += ["## Data", "",
-              f"[`results.csv`](results.csv): {len(df):,} rows, one per flow; columns: "
+              f"[`results.parquet`](results.parquet) (Parquet, zstd; `pandas.read_parquet`, the "
+              f"provenance in its metadata under `lossrec.provenance`): {len(df):,} rows, one "
+              f"per flow; columns: "
               + ", ".join(f"`{c}`" for c in df.columns) + ".", ""]
     for name, frame, what in data_files:
         lines += [f"[`{name}`]({name}): {len(frame):,} rows, {what}; columns: "
@@ -108,21 +167,26 @@ def _build() -> Dict[str, str]:
     return build()
 
 
-def _provenance(study: "Study", runs: List[Dict[str, Any]]) -> List[str]:
-    """The report's provenance: lossrec's version and commit, each scenario file's hash."""
-    from .._provenance import build, scenario_hash
+def _provenance(study: "Study", runs: List[Dict[str, Any]], prov: Any = None) -> List[str]:
+    """The report's provenance: lossrec's version and commit, each scenario file's hash
+    and base seed, the seed rule and the rows' seeds."""
+    from .jobs import provenance
 
-    b = build()
-    rows = []
-    for name in dict.fromkeys(str(r["scenario"]) for r in runs):
-        try:
-            text = (study.dir / name).read_text(encoding="utf-8")
-            rows.append([f"`{name}`", f"`{scenario_hash(text)}`"])
-        except (OSError, ValueError, KeyError):
-            rows.append([f"`{name}`", "—"])
+    p = prov or provenance(study, False, [])
+    files = p["scenarios"] or {}
+    rows = [[f"`{n}`", f"`{f['sha256']}`" if f["sha256"] else "—",
+             "—" if f.get("seed") is None else f["seed"]] for n, f in files.items()]
+    seeds = p.get("seeds", {})
+    extra = (f" The rows use {seeds['distinct']:,} distinct seeds (SHA-256 of the sorted list "
+             f"`{seeds['sha256'][:16]}…`)." if seeds.get("distinct") else "")
+    co = p.get("study_checkout")
+    where = (f" The study folder is at commit `{co['commit']}`"
+             + (" with uncommitted changes." if co["modified"] else ".") if co else "")
     return ["## Provenance", "",
-            f"lossrec {b['version']}, commit `{b['commit']}`; seeds as above.", "",
-            table(["scenario", "SHA-256"], rows), ""]
+            f"lossrec {p['lossrec']}, engine built from commit `{p['commit']}`, Python {p['python']};{where} Study "
+            f"definition `{p['definition'][:16]}` (a hash of the study folder, the mode and "
+            f"the build; `run.json` holds the whole record). Seeds: {p['seed_rule']}.{extra}", "",
+            table(["scenario", "SHA-256", "base seed"], rows), ""]
 
 
 def write_index(out: Path, rows: List[Tuple["Study", Path, List[Verdict]]], quick: bool) -> Path:
@@ -133,12 +197,60 @@ def write_index(out: Path, rows: List[Tuple["Study", Path, List[Verdict]]], quic
         f"{'quick (CI) versions' if quick else 'full versions'}, written "
         f"{_dt.date.today().isoformat()}, by lossrec {_build()['version']} "
         f"(commit `{_build()['commit']}`).", "",
-        table(["study", "seed", "title", "holds", "does not hold", "not comparable"],
-              [[f"[{s.name}]({report.relative_to(out).as_posix()})", s.seed, s.title,
-                sum(v.verdict == HOLDS for v in vs), sum(v.verdict == FAILS for v in vs),
-                sum(v.verdict == NOT_COMPARABLE for v in vs)] for s, report, vs in rows]),
+        table(["study", "seed", "title", "holds", "does not hold", "not significant",
+               "not comparable", "seed inconsistent", "calibration ok / off", "differ from frozen"],
+              [_index_row(out, s, report, vs, quick) for s, report, vs in rows]),
         "",
     ]
+    body += _index_diffs(rows, quick)
     path = out / "index.md"
-    path.write_text("\n".join(body), encoding="utf-8")
+    _write_atomic(path, "\n".join(body))
+    _write_index_json(out, rows, quick)
     return path
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    import os
+
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _index_row(out: Path, s: "Study", report: Path, vs: List[Verdict], quick: bool) -> List[Any]:
+    c, cal = frozen.counts(s.claims_published, vs)
+    diff = frozen.differences(frozen.load(s), vs, quick)
+    return [f"[{s.name}]({report.relative_to(out).as_posix()})", s.seed, s.title, c[HOLDS],
+            c[FAILS], c[NOT_SIGNIFICANT], c[NOT_COMPARABLE], c[SEED_INCONSISTENT],
+            f"{cal[HOLDS]} / {sum(cal.values()) - cal[HOLDS]}", len(diff)]
+
+
+def _index_diffs(rows: List[Tuple["Study", Path, List[Verdict]]], quick: bool) -> List[str]:
+    diff, cannot = [], []
+    for s, _, vs in rows:
+        exp = frozen.load(s)
+        diff += [[s.name, f"**{c}**", e, g] for c, e, g in frozen.differences(exp, vs, quick)]
+        cannot += [[s.name, f"**{c}**", f, q] for c, f, q in frozen.quick_cannot_judge(exp)]
+    out = ["## Verdicts that differ from the frozen ones", ""]
+    out += ([table(["study", "claim", "frozen", "this run"], diff), ""] if diff
+            else ["None: every verdict equals its study's `expected.toml`.", ""])
+    if quick and cannot:
+        out += ["## What the quick run cannot judge", "",
+                "Claims whose frozen quick verdict differs from the full run's: run without "
+                "`--quick` to judge them.", "",
+                table(["study", "claim", "full", "quick"], cannot), ""]
+    return out
+
+
+def _write_index_json(out: Path, rows: List[Tuple["Study", Path, List[Verdict]]], quick: bool) -> None:
+    import json
+
+    from .jobs import provenance
+
+    data = {"quick": quick, "build": _build(), "studies": [
+        {"study": s.name, "report": report.relative_to(out).as_posix(),
+         "provenance": provenance(s, quick, s.sweeps(quick)),
+         "verdicts": [v.to_dict() for v in vs],
+         "differ_from_frozen": frozen.differences(frozen.load(s), vs, quick)}
+        for s, report, vs in rows]}
+    _write_atomic(out / "index.json", json.dumps(data, indent=1, default=str))

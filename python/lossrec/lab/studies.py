@@ -2,15 +2,19 @@
 
 A study is a folder holding ``study.py``, ``published.toml`` and its scenario files (see
 ``experiments/README.md`` for the contract). :func:`reproduce` runs its sweeps, writes
-``DIR/<name>/results.csv``, the figures as PNG and SVG and ``report.md`` with the
-published-vs-ours verdict table; :func:`reproduce_all` does every study and writes
-``DIR/index.md``.
+``DIR/<name>/results.parquet``, the figures as PNG and SVG, ``report.md`` with the
+published-vs-ours verdict table and ``run.json`` (provenance and verdicts);
+:func:`reproduce_all` does every study and writes ``DIR/index.md``. Resume, atomic
+folders and progress: :mod:`lossrec.lab.jobs`; expected verdicts: :mod:`lossrec.lab.frozen`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import json
 import os
+import shutil
 import sys
 import time
 from dataclasses import dataclass, field
@@ -22,7 +26,10 @@ import pandas as pd
 
 from .. import _core
 from ..scenario import _toml_loads
+from . import frozen
+from . import jobs as jobs_mod
 from .claims import NOT_COMPARABLE, Verdict
+from .jobs import Progress, StudyJob
 from .report import write_index, write_report
 from .details import detailed_sweep
 from .sweeps import sweep as run_sweep
@@ -38,7 +45,7 @@ class Sweep:
     ``reps``. ``labels`` are constant columns added to its rows (e.g. to mark the
     no-loss sweep with ``{"path.loss.count": 0}``). ``details`` runs it as a
     :func:`~lossrec.lab.details.detailed_sweep`: slower, but the rows get every flow field
-    and the recovery episodes go to ``ctx.recoveries`` (and ``recoveries.csv``)."""
+    and the recovery episodes go to ``ctx.recoveries`` (and ``recoveries.parquet``)."""
 
     scenario: str
     params: Dict[str, List[Any]] = field(default_factory=dict)
@@ -156,6 +163,13 @@ def load_study(name: str, root: Optional[PathLike] = None) -> Study:
         for k in ("statement", "value", "where", "agreement"):
             if k not in c:
                 raise ValueError(f"{pub_path}: claims.{cid}: missing `{k}`")
+        for sub, keys in (("other_rule", ("label", "agreement")), ("seed_inconsistent", ("why", "differences"))):
+            for k in keys if sub in c else ():
+                if k not in c[sub]:
+                    raise ValueError(f"{pub_path}: claims.{cid}.{sub}: missing `{k}`")
+        if c.get("kind", frozen.CALIBRATION) != frozen.CALIBRATION:
+            raise ValueError(f"{pub_path}: claims.{cid}.kind: `{c['kind']}` (the only kind is "
+                             f"`{frozen.CALIBRATION}`; a claim has none)")
     return Study(name, d, module, published)
 
 
@@ -164,33 +178,33 @@ def load_study(name: str, root: Optional[PathLike] = None) -> Study:
 
 def run_study_sweeps(study: Study, quick: bool, jobs: Optional[int] = None,
                      progress: Any = False,
-                     extras: Optional[Dict[str, Any]] = None) -> Tuple[pd.DataFrame, List[Dict[str, Any]]]:
+                     extras: Optional[Dict[str, Any]] = None,
+                     job: Optional[StudyJob] = None) -> Tuple[pd.DataFrame, List[Dict[str, Any]]]:
     """Runs every sweep of ``study``; returns the concatenated rows and a description of
     each sweep for the report. The recovery episodes of ``details`` sweeps go to
-    ``extras["recoveries"]`` (passed through the study's ``prepare`` too) when given."""
+    ``extras["recoveries"]`` (passed through the study's ``prepare`` too) when given.
+    ``progress`` is False, True (a bar per sweep) or a :class:`~lossrec.lab.jobs.Progress`;
+    with a ``job``, finished sweeps are kept in its partial folder and reused."""
     frames, runs, recs = [], [], []
-    for sw in study.sweeps(quick):
-        t0 = time.perf_counter()
-        if sw.runner == "wire":
-            from .wire_sweeps import wire_sweep
-
-            df = wire_sweep(study.dir / sw.scenario, sw.params, reps=sw.reps, **sw.wire)
-        elif sw.details:
-            df, rec = detailed_sweep(study.dir / sw.scenario, sw.params, reps=sw.reps, jobs=jobs,
-                                     common_seeds=sw.common_seeds)
+    bar = progress if isinstance(progress, Progress) else None
+    for i, sw in enumerate(study.sweeps(quick)):
+        base = job.sweep_path(i, sw) if job is not None else None
+        cached = job.load_sweep(base) if job is not None and base is not None else None
+        if cached is not None:
+            df, rec, run = cached["df"], cached["recoveries"], cached["run"]
+            run["resumed"] = True
             for k, v in sw.labels.items():
-                rec[k] = v
-            recs.append(rec)
+                df[k] = v
+            if bar is not None:
+                bar.advance(jobs_mod.scenarios(sw))
         else:
-            df = run_sweep(study.dir / sw.scenario, sw.params, reps=sw.reps, jobs=jobs,
-                           progress=progress, common_seeds=sw.common_seeds)
-        for k, v in sw.labels.items():
-            df[k] = v
+            df, rec, run = _run_sweep(study, sw, jobs, progress, bar, base)
+            if job is not None and base is not None:
+                job.save_sweep(base, df, rec, run, rows_written=sw.runner == "sim" and not sw.details)
+        if rec is not None:
+            recs.append(rec)
         frames.append(df)
-        runs.append({"scenario": sw.scenario, "params": sw.params, "reps": sw.reps,
-                     "labels": sw.labels, "scenarios": df.attrs["sweep"]["scenarios"],
-                     "rows": len(df), "wall_s": time.perf_counter() - t0,
-                     "common_seeds": sw.common_seeds, "details": sw.details})
+        runs.append(run)
     df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     rec_df = pd.concat(recs, ignore_index=True) if recs else None
     prepare: Optional[Callable[[pd.DataFrame], pd.DataFrame]] = getattr(study.module, "prepare", None)
@@ -203,27 +217,89 @@ def run_study_sweeps(study: Study, quick: bool, jobs: Optional[int] = None,
     return df, runs
 
 
+def _run_sweep(study: Study, sw: Sweep, jobs: Optional[int], progress: Any, bar: Optional[Progress],
+               base: Optional[Path]) -> Tuple[pd.DataFrame, Optional[pd.DataFrame], Dict[str, Any]]:
+    t0 = time.perf_counter()
+    rec = None
+    if sw.runner == "wire":
+        from .wire_sweeps import wire_sweep
+
+        df = wire_sweep(study.dir / sw.scenario, sw.params, reps=sw.reps, **sw.wire)
+    elif sw.details:
+        df, rec = detailed_sweep(study.dir / sw.scenario, sw.params, reps=sw.reps, jobs=jobs,
+                                 common_seeds=sw.common_seeds)
+        for k, v in sw.labels.items():
+            rec[k] = v
+    else:
+        # The rows of a simulator sweep go to the partial folder chunk by chunk (resumable).
+        out = base.with_suffix(".parquet") if base is not None else None
+        df = run_sweep(study.dir / sw.scenario, sw.params, reps=sw.reps, jobs=jobs,
+                       progress=bar.sweep_callback() if bar is not None else bool(progress),
+                       common_seeds=sw.common_seeds, output=out, force=True)
+    if bar is not None and (sw.runner == "wire" or sw.details):
+        bar.advance(jobs_mod.scenarios(sw))
+    for k, v in sw.labels.items():
+        df[k] = v
+    run = {"scenario": sw.scenario, "params": sw.params, "reps": sw.reps,
+           "labels": sw.labels, "scenarios": df.attrs["sweep"]["scenarios"],
+           "rows": len(df), "wall_s": time.perf_counter() - t0,
+           "common_seeds": sw.common_seeds, "details": sw.details}
+    return df, rec, run
+
+
 def reproduce(name: str, out: PathLike = "out", quick: bool = False, jobs: Optional[int] = None,
-              root: Optional[PathLike] = None, progress: Any = False) -> Path:
-    """Runs study ``name`` and writes ``out/<name>/`` (report.md, figures, results.csv).
-    Returns the report's path."""
+              root: Optional[PathLike] = None, progress: Any = False, resume: bool = True) -> Path:
+    """Runs study ``name`` and writes ``out/<name>/`` (report.md, figures, results.parquet,
+    run.json). Returns the report's path."""
     study = load_study(name, root)
-    return run_study(study, Path(out), quick, jobs, progress)[0]
+    return run_study(study, Path(out), quick, jobs, progress, resume=resume)[0]
 
 
 def run_study(study: Study, out: Path, quick: bool, jobs: Optional[int],
-               progress: Any) -> Tuple[Path, List[Verdict]]:
+              progress: Any, resume: bool = True, freeze: bool = False) -> Tuple[Path, List[Verdict]]:
+    """Runs one study into ``out/<study>/`` (atomically); with ``resume``, a finished run of
+    the same definition is reused and an interrupted one continues from its finished sweeps.
+    ``freeze`` writes the verdicts as the study's expected ones."""
+    job = StudyJob(out, study, quick)
+    bar = progress if isinstance(progress, Progress) else None
+    done = job.finished() if resume else None
+    if done is not None:
+        if bar is not None:
+            bar.study(study.name, sum(jobs_mod.scenarios(s) for s in study.sweeps(quick)))
+            bar.advance(bar.total_one)
+        verdicts = StudyJob.verdicts(done)
+        if freeze:
+            frozen.freeze(study, verdicts, quick)
+        return job.final / "report.md", verdicts
+    if not resume:
+        shutil.rmtree(job.work, ignore_errors=True)
+    sweeps = study.sweeps(quick)
+    if bar is not None:
+        bar.study(study.name, sum(jobs_mod.scenarios(s) for s in sweeps))
     t0 = time.perf_counter()
-    d = out / study.name
-    d.mkdir(parents=True, exist_ok=True)
     extras: Dict[str, Any] = {}
-    df, runs = run_study_sweeps(study, quick, jobs, progress, extras)
-    df.to_csv(d / "results.csv", index=False)
+    df, runs = run_study_sweeps(study, quick, jobs, progress, extras, job)
+    if bar is not None:
+        bar.phase("figures and verdicts")
+    d = job.staging()
+    try:
+        report, verdicts = _write_study(study, d, quick, df, runs, extras, t0, freeze)
+        job.commit(d)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    return job.final / report.name, verdicts
+
+
+def _write_study(study: Study, d: Path, quick: bool, df: pd.DataFrame, runs: List[Dict[str, Any]],
+                 extras: Dict[str, Any], t0: float, freeze: bool) -> Tuple[Path, List[Verdict]]:
+    prov = jobs_mod.provenance(study, quick, study.sweeps(quick))
+    prov["seeds"] = _seed_summary(df)
+    jobs_mod.write_parquet(df, d / "results.parquet", prov)
     ctx = Context(study, quick, d, recoveries=extras.get("recoveries"))
     data_files: List[Tuple[str, pd.DataFrame, str]] = []
     if ctx.recoveries is not None:
-        ctx.recoveries.to_csv(d / "recoveries.csv", index=False)
-        data_files.append(("recoveries.csv", ctx.recoveries, "one per fast-recovery episode"))
+        jobs_mod.write_parquet(ctx.recoveries, d / "recoveries.parquet", prov)
+        data_files.append(("recoveries.parquet", ctx.recoveries, "one per fast-recovery episode"))
     figures: List[Tuple[str, str]] = []
     for fname, fn in dict(getattr(study.module, "FIGURES", {})).items():
         fig, caption = fn(df, ctx)
@@ -234,13 +310,27 @@ def run_study(study: Study, out: Path, quick: bool, jobs: Optional[int],
         plt.close(fig)
         figures.append((fname, caption))
     verdicts = list(study.module.claims(df, study.claims_published, ctx))
-    verdicts = _complete(study, verdicts)
+    verdicts = frozen.apply_published(study.claims_published, _complete(study, verdicts))
+    if freeze:
+        frozen.freeze(study, verdicts, quick)
     sections_fn = getattr(study.module, "sections", None)
     sections = list(sections_fn(df, ctx)) if callable(sections_fn) else []
     report = write_report(study, d, quick, runs, df, figures, verdicts,
                           wall_s=time.perf_counter() - t0, version=_core.__version__,
-                          sections=sections, data_files=data_files)
+                          sections=sections, data_files=data_files, provenance=prov,
+                          expected=frozen.load(study))
+    run = {"provenance": prov, "sweeps": runs, "verdicts": [v.to_dict() for v in verdicts],
+           "wall_s": time.perf_counter() - t0}
+    (d / jobs_mod.RUN_FILE).write_text(json.dumps(run, indent=1, default=str), encoding="utf-8")
     return report, verdicts
+
+
+def _seed_summary(df: pd.DataFrame) -> Dict[str, Any]:
+    if "seed" not in df.columns or df.empty:
+        return {"distinct": 0}
+    s = pd.to_numeric(df["seed"], errors="coerce").dropna().astype("uint64").unique()
+    return {"distinct": int(len(s)), "sha256": hashlib.sha256(
+        ",".join(map(str, sorted(s.tolist()))).encode()).hexdigest()}
 
 
 def _complete(study: Study, verdicts: List[Verdict]) -> List[Verdict]:
@@ -258,16 +348,26 @@ def _complete(study: Study, verdicts: List[Verdict]) -> List[Verdict]:
 
 def reproduce_all(out: PathLike = "out", quick: bool = False, jobs: Optional[int] = None,
                   root: Optional[PathLike] = None, progress: Any = False,
-                  on_study: Optional[Callable[[str], None]] = None) -> Path:
-    """Runs every study and writes ``out/index.md`` linking their reports; returns its path."""
+                  on_study: Optional[Callable[[str], None]] = None, resume: bool = True,
+                  freeze: bool = False,
+                  on_progress: Optional[Callable[[str, int, int], None]] = None) -> Path:
+    """Runs every study and writes ``out/index.md`` (and ``index.json``) linking their
+    reports; returns its path. ``progress``: bars with ETA on stderr (every study, and the
+    current one); ``on_progress(study, done, total)`` is called as scenarios finish."""
     outp = Path(out)
+    outp.mkdir(parents=True, exist_ok=True)
+    loaded = [load_study(name, root) for name in find_studies(root)]
+    total = sum(jobs_mod.scenarios(s) for st in loaded for s in st.sweeps(quick))
+    bar = Progress(bool(progress), total, on_progress)
     rows = []
-    for name in find_studies(root):
-        if on_study is not None:
-            on_study(name)
-        study = load_study(name, root)
-        report, verdicts = run_study(study, outp, quick, jobs, progress)
-        rows.append((study, report, verdicts))
+    try:
+        for study in loaded:
+            if on_study is not None:
+                on_study(study.name)
+            report, verdicts = run_study(study, outp, quick, jobs, bar, resume, freeze)
+            rows.append((study, report, verdicts))
+    finally:
+        bar.close()
     return write_index(outp, rows, quick)
 
 

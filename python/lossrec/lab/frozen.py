@@ -1,0 +1,152 @@
+"""Frozen rules and expected verdicts.
+
+A study's rules are its ``published.toml`` (written before the numbers were seen); its
+expected verdicts are ``expected.toml`` beside it, one schema for every study::
+
+    [claims.<id>]          # every claim of published.toml
+    full = "holds"         # the verdict of `lossrec reproduce <study>`
+    quick = "holds"        # the verdict of `lossrec reproduce <study> --quick`
+
+Both files are reviewed like code. ``reproduce`` prints every verdict that differs from the
+frozen one for its mode; a claim whose quick verdict differs from its full one is one the
+quick run *cannot judge*, and quick runs list those. ``lossrec reproduce --all --freeze``
+(``scripts/freeze-verdicts.sh`` for both modes) rewrites the file from a run.
+
+Two more keys of a published claim are read here: ``kind = "calibration"`` marks a check of
+our workload against the seed's fingerprints (reported apart, never counted as a claim
+that holds), and ``[claims.<id>.seed_inconsistent]`` (``why``, ``differences``) names a
+self-contradiction of the seed: a failure whose differences are exactly ``differences`` is
+the verdict *seed inconsistent*, any other difference still fails.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence, Tuple
+
+from ..scenario import _toml_loads
+from .claims import FAILS, SEED_INCONSISTENT, VERDICTS, Verdict
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .studies import Study
+
+FILE = "expected.toml"
+MODES = ("full", "quick")
+CALIBRATION = "calibration"
+HEADER = """\
+# Expected verdicts of study `{name}`, frozen from a run of lossrec {version} (commit {commit}).
+# `lossrec reproduce {name}` prints every verdict that differs from `full`, `--quick` from
+# `quick`; a claim whose two differ is one the quick run cannot judge.
+# Re-freeze after a reviewed change: scripts/freeze-verdicts.sh (both modes), then read the diff.
+"""
+
+
+def mode(quick: bool) -> str:
+    return "quick" if quick else "full"
+
+
+def load(study: "Study") -> Dict[str, Dict[str, str]]:
+    """``claim → {mode: verdict}`` from the study's expected.toml (empty when absent)."""
+    path = study.dir / FILE
+    if not path.exists():
+        return {}
+    try:
+        data = _toml_loads(path.read_text(encoding="utf-8"))
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+    out: Dict[str, Dict[str, str]] = {}
+    published = study.claims_published
+    for cid, entry in dict(data.get("claims", {})).items():
+        if cid not in published:
+            raise ValueError(f"{path}: claims.{cid}: no such claim in published.toml")
+        if not isinstance(entry, dict):
+            raise ValueError(f"{path}: claims.{cid}: expected a table with {' and '.join(MODES)}")
+        for k, v in entry.items():
+            if k not in MODES:
+                raise ValueError(f"{path}: claims.{cid}.{k}: unknown key (use {' or '.join(MODES)})")
+            if v not in VERDICTS:
+                raise ValueError(f"{path}: claims.{cid}.{k}: `{v}` is not a verdict "
+                                 f"({', '.join(VERDICTS)})")
+        out[cid] = dict(entry)
+    return out
+
+
+def differences(expected: Mapping[str, Mapping[str, str]], verdicts: Sequence[Verdict],
+                quick: bool) -> List[Tuple[str, str, str]]:
+    """``(claim, expected, got)`` for every verdict that differs from the frozen one
+    (``expected`` is ``"not frozen"`` for a claim the file lacks)."""
+    m = mode(quick)
+    out = []
+    for v in verdicts:
+        want = expected.get(v.claim, {}).get(m, "not frozen")
+        if want != v.verdict:
+            out.append((v.claim, want, v.verdict))
+    return out
+
+
+def quick_cannot_judge(expected: Mapping[str, Mapping[str, str]]) -> List[Tuple[str, str, str]]:
+    """``(claim, full, quick)`` where the quick run's frozen verdict is not the full one's."""
+    return [(c, e["full"], e["quick"]) for c, e in expected.items()
+            if "full" in e and "quick" in e and e["full"] != e["quick"]]
+
+
+def freeze(study: "Study", verdicts: Sequence[Verdict], quick: bool) -> Path:
+    """Writes this run's verdicts as the study's expected ones for its mode (the other
+    mode's are kept); returns the file."""
+    import tomli_w
+
+    from .._provenance import build
+
+    old = load(study)
+    m = mode(quick)
+    got = {v.claim: v.verdict for v in verdicts}
+    claims: Dict[str, Dict[str, str]] = {}
+    for cid in study.claims_published:
+        e = {k: old.get(cid, {}).get(k) for k in MODES}
+        e[m] = got.get(cid, e[m])
+        claims[cid] = {k: v for k, v in e.items() if v is not None}
+    b = build()
+    text = HEADER.format(name=study.name, version=b["version"], commit=b["commit"][:12])
+    text += "\n" + tomli_w.dumps({"claims": claims})
+    path = study.dir / FILE
+    tmp = path.with_name(f".{FILE}.tmp-{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def apply_published(published: Mapping[str, Mapping[str, Any]],
+                    verdicts: Sequence[Verdict]) -> List[Verdict]:
+    """A failure that is exactly a claim's documented self-contradiction of the seed
+    becomes *seed inconsistent*."""
+    out = []
+    for v in verdicts:
+        si = published.get(v.claim, {}).get("seed_inconsistent")
+        if si and v.verdict == FAILS and v.why.strip() == str(si["differences"]).strip():
+            v = Verdict(v.claim, v.ours, SEED_INCONSISTENT,
+                        f"{si['why']} (differences, exactly the documented ones: {v.why})", v.other)
+        out.append(v)
+    return out
+
+
+def is_calibration(published: Mapping[str, Mapping[str, Any]], claim: str) -> bool:
+    return published.get(claim, {}).get("kind") == CALIBRATION
+
+
+def counts(published: Mapping[str, Mapping[str, Any]],
+           verdicts: Sequence[Verdict]) -> Tuple[Dict[str, int], Dict[str, int]]:
+    """Verdict counts of the claims, and of the calibration checks apart."""
+    claims = {k: 0 for k in VERDICTS}
+    cal = {k: 0 for k in VERDICTS}
+    for v in verdicts:
+        (cal if is_calibration(published, v.claim) else claims)[v.verdict] += 1
+    return claims, cal
+
+
+def counts_text(c: Mapping[str, int]) -> str:
+    """``3 hold, 1 does not hold, …`` (zero counts left out but for the first three)."""
+    names = {"holds": "hold", "does not hold": "do not hold"}
+    parts = [f"{c[k]} {names.get(k, k)}" for k in VERDICTS if c.get(k) or k in names
+             or k == "not comparable"]
+    return ", ".join(parts)
