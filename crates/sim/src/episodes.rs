@@ -228,6 +228,8 @@ pub struct Counters {
     pub lost_retransmits: u64,
     /// Of those, retransmissions sent in fast recovery.
     pub lost_fast_retransmits: u64,
+    /// First transmissions of a message's last four segments the path dropped.
+    pub tail_drops: u64,
 }
 
 impl Counters {
@@ -253,6 +255,7 @@ impl Counters {
             loss: self.loss - earlier.loss,
             lost_retransmits: self.lost_retransmits - earlier.lost_retransmits,
             lost_fast_retransmits: self.lost_fast_retransmits - earlier.lost_fast_retransmits,
+            tail_drops: self.tail_drops - earlier.tail_drops,
         }
     }
 }

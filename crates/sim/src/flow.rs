@@ -116,6 +116,7 @@ impl Flow {
             dsacks: d(|s| s.dsack_recv),
             early_retransmits: d(|s| s.early_retrans),
             spurious_early_retransmits: d(|s| s.early_retrans_spurious),
+            tail_drops: c.tail_drops,
         }
     }
 }

@@ -193,6 +193,9 @@ pub struct FlowResult {
     /// Early retransmits (RFC 5827), and those a DSACK or timestamp showed spurious.
     pub early_retransmits: u64,
     pub spurious_early_retransmits: u64,
+    /// First transmissions among the message's last four segments that the path dropped
+    /// (seed 002: RTO Restart matters for objects with a loss in their last segments).
+    pub tail_drops: u64,
 }
 }
 

@@ -282,3 +282,21 @@ fn every_example_runs() {
         assert!(names.iter().any(|n| n == want), "missing {want}");
     }
 }
+
+/// `tail_drops` counts first transmissions among a message's last four segments that the
+/// path dropped (seed 002's "objects with a loss in the last segments"): 2 for a 10-segment
+/// flow losing its last two, 0 for one losing segment 2, and per response in a
+/// request-response workload.
+#[test]
+fn tail_drops_count_losses_in_the_last_four_segments() {
+    let flow = |loss: &str| {
+        let text = format!(
+            "[path]\nrtt_ms = 50\n[path.loss]\n{loss}\n[sender]\npreset = \"linux\"\n\
+             [workload]\nsegments = 10\n"
+        );
+        plain(&text).flows[0].tail_drops
+    };
+    assert_eq!(flow("model = \"tail\"\ncount = 2"), 2);
+    assert_eq!(flow("model = \"drop-list\"\npackets = [2]"), 0);
+    assert_eq!(flow("model = \"drop-list\"\npackets = [6]"), 1);
+}

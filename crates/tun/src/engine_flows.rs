@@ -78,6 +78,7 @@ impl EngineFlows {
                 bytes: 0,
                 fct_ms: None,
                 lost_retransmits: 0,
+                tail_drops: 0,
             },
             Conn::current,
         );

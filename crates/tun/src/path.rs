@@ -71,6 +71,8 @@ pub struct Conn {
     pub data_packets: u64,
     pub retransmits: u64,
     pub lost_retransmits: u64,
+    /// First transmissions among the current message's last four segments the path lost.
+    pub tail_drops: u64,
     /// In-order bytes that reached the receiver, and the out-of-order ranges above.
     pub delivered: u64,
     ooo: Vec<Range>,
@@ -93,6 +95,8 @@ pub struct Message {
     pub fct_ms: Option<f64>,
     /// Retransmissions the path dropped while it was the current message.
     pub lost_retransmits: u64,
+    /// First transmissions among its last four segments the path dropped.
+    pub tail_drops: u64,
 }
 
 impl Conn {
@@ -114,6 +118,7 @@ impl Conn {
             bytes: self.message_bytes(),
             fct_ms: self.fct_ms(),
             lost_retransmits: self.lost_retransmits - self.lost_before,
+            tail_drops: self.tail_drops,
         }
     }
 
@@ -122,6 +127,7 @@ impl Conn {
     pub fn next_message(&mut self, bytes: u64, now: u64) {
         self.done.push(self.current());
         self.lost_before = self.lost_retransmits;
+        self.tail_drops = 0;
         self.message = Range::new(self.message.end, self.message.end.saturating_add(bytes));
         self.message_ns = now;
         self.completed_ns = (self.delivered >= self.message.end).then_some(now);
@@ -328,6 +334,7 @@ impl Path {
             data_packets: 0,
             retransmits: 0,
             lost_retransmits: 0,
+            tail_drops: 0,
             delivered: 0,
             ooo: Vec::new(),
             completed_ns: None,
@@ -366,6 +373,9 @@ impl Path {
         if self.data_loss.drop(&info, &mut c.tx_counts) {
             self.stats.lost_data += 1;
             c.lost_retransmits += u64::from(retx);
+            let tail_from = c.message.end.saturating_sub(4 * self.mss);
+            let tail = !retx && range.end > tail_from && range.start < c.message.end;
+            c.tail_drops += u64::from(tail);
             return (true, 0);
         }
         (

@@ -26,6 +26,7 @@ fn from_path(id: u64, preset: &str, conn: Option<&Conn>) -> FlowResult {
         r.bytes = c.message_bytes();
         r.fct_ms = c.fct_ms();
         r.lost_retransmits = c.lost_retransmits;
+        r.tail_drops = c.tail_drops;
     }
     r
 }
@@ -40,6 +41,7 @@ pub fn message(end: &FlowResult, start: Option<&FlowResult>, id: u64, m: &Messag
     r.bytes = m.bytes;
     r.fct_ms = m.fct_ms;
     r.lost_retransmits = m.lost_retransmits;
+    r.tail_drops = m.tail_drops;
     r.final_cwnd = end.final_cwnd;
     r
 }

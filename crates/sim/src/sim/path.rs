@@ -67,6 +67,10 @@ impl Sim<'_> {
             return;
         };
         let retx = tx.why.is_retransmission();
+        let tail_from = f.message.end.saturating_sub(4 * f.sender.mss());
+        if !retx && lost && tx.range.end > tail_from && tx.range.start < f.message.end {
+            f.counters.tail_drops += 1;
+        }
         if retx && lost {
             f.counters.lost_retransmits += 1;
             if f.episodes.in_fast_recovery() {
