@@ -26,7 +26,8 @@ def tail_value(t: pd.DataFrame, arm: str, rtt: int, k: int, col: str = "fct_ms")
 def paired(df: pd.DataFrame, item: str, **sel: Any) -> pd.DataFrame:
     """One row per measured flow (or object) of `item`, one FCT column per arm, matched by
     RTT, repetition and id (the arms ran with the same seeds); `lossy`: some arm
-    retransmitted in it."""
+    retransmitted in it; `tail_lossy`: the path dropped one of its last four segments
+    (seed 002's selection for the web objects)."""
     d = df[df["item"] == item]
     for k, v in sel.items():
         d = d[d[k] == v]
@@ -36,6 +37,9 @@ def paired(df: pd.DataFrame, item: str, **sel: Any) -> pd.DataFrame:
     wide = d.pivot_table(index=keys, columns="base_arm", values="fct_ms", aggfunc="first")
     retx = d.pivot_table(index=keys, columns="base_arm", values="retransmits", aggfunc="first")
     wide["lossy"] = (retx.fillna(0) > 0).any(axis=1)
+    if "tail_drops" in d:
+        tail = d.pivot_table(index=keys, columns="base_arm", values="tail_drops", aggfunc="first")
+        wide["tail_lossy"] = (tail.fillna(0) > 0).any(axis=1)
     for a in retx.columns:
         wide[f"retx_{a}"] = retx[a]
     return wide.reset_index()

@@ -175,23 +175,34 @@ def _realistic_claims(df: pd.DataFrame, pub: Dict[str, Any]) -> List[Verdict]:
     return out
 
 
-def _web_claims(df: pd.DataFrame, pub: Dict[str, Any]) -> List[Verdict]:
-    out = []
+def _web_faster(df: pd.DataFrame, column: str) -> Tuple[bool, str]:
+    """Median OCT of RTOR below the baseline's, on both pages, over the objects `column`
+    selects (RTT 80 ms)."""
     parts, ok = [], True
     for page in ("light", "heavy"):
         p = metrics.paired(df, "web", page=page, rtt_ms=80)
-        p = p[p["lossy"]] if len(p) else p
+        p = p[p[column]] if column in p else p.iloc[0:0]
         if p.empty:
-            parts.append(f"{page}: no lossy object")
+            parts.append(f"{page}: no such object")
             ok = False
             continue
         mb, mr = float(p["baseline"].median()), float(p["RTOR"].median())
         parts.append(f"{page}: median OCT baseline {mb:.0f} ms, RTOR {mr:.0f} ms, TLP "
                      f"{float(p['TLP'].median()):.0f} ms ({len(p)} objects)")
         ok &= mr < mb
-    out.append(Verdict.judge("web_rtor_faster", ok, "; ".join(parts),
-                             "objects with any retransmission (a superset of the seed's "
-                             "last-four-segments selection)"))
+    return ok, "; ".join(parts)
+
+
+def _web_claims(df: pd.DataFrame, pub: Dict[str, Any]) -> List[Verdict]:
+    out = []
+    # The seed's selection: objects with a loss in their last four segments; the original
+    # rule (any retransmission) beside it.
+    ok, ours = _web_faster(df, "tail_lossy")
+    ok_any, ours_any = _web_faster(df, "lossy")
+    out.append(Verdict.judge("web_rtor_faster", ok, ours,
+                             "objects that lost one of their last four segments, the seed's "
+                             "selection: only there can RTO Restart's earlier timeout help")
+               .with_other(ok_any, ours_any))
     s = metrics.spurious(df, "web").set_index("base_arm")
     f = {a: float(s.loc[a, "fraction"]) for a in arms.ORDER}
     ours = ", ".join(f"{a} {f[a]:.1e} ({int(s.loc[a, 'dsacks'])} DSACKs)" for a in arms.ORDER)
