@@ -1,6 +1,7 @@
 //! PSH placement against the kernel rules quoted in the module doc.
 
 use super::*;
+use crate::time::Duration;
 
 const MSS: u64 = 1000;
 
