@@ -40,7 +40,8 @@ pub struct Bictcp {
     last_time: u32,
     origin: u32,
     k: u32,
-    epoch_start: Option<u32>,
+    /// Start of the epoch, jiffies; 0 = none (as Linux).
+    epoch_start: u32,
     ack_cnt: u32,
     tcp_cwnd: u32,
     snd_cwnd_cnt: u32,
@@ -74,7 +75,7 @@ impl Bictcp {
     }
     /// Start of the epoch, ms.
     pub fn epoch_start(&self) -> Option<u64> {
-        self.epoch_start.map(u64::from)
+        (self.epoch_start != 0).then_some(u64::from(self.epoch_start))
     }
 
     /// `bictcp_reset` (entering Loss) with `tcp_enter_loss`'s `snd_cwnd_cnt = 0`.
@@ -84,16 +85,15 @@ impl Bictcp {
 
     /// `CA_EVENT_TX_START` after `idle_ms`: the epoch moves forward, never past `now`.
     pub fn on_tx_start(&mut self, now_ms: u64, idle_ms: u64) {
-        if let Some(e) = self.epoch_start {
-            if idle_ms > 0 {
-                self.epoch_start = Some(u32_of((u64::from(e) + idle_ms).min(now_ms)));
-            }
+        if self.epoch_start != 0 && idle_ms > 0 {
+            let e = (u64::from(self.epoch_start) + idle_ms).min(now_ms);
+            self.epoch_start = u32_of(e).max(1);
         }
     }
 
     /// `cubictcp_recalc_ssthresh`: the new ssthresh, packets.
     pub fn recalc_ssthresh(&mut self, cwnd: u64) -> u64 {
-        self.epoch_start = None;
+        self.epoch_start = 0;
         self.last_max_cwnd = u32_of(if cwnd < u64::from(self.last_max_cwnd) {
             cwnd * (BETA_SCALE + BETA) / (2 * BETA_SCALE)
         } else {
@@ -121,10 +121,12 @@ impl Bictcp {
             return;
         }
         // The curve is recomputed at most once per jiffy.
-        if !(self.epoch_start.is_some() && now == self.last_time) {
+        if !(self.epoch_start != 0 && now == self.last_time) {
             self.last_cwnd = cwnd;
             self.last_time = now;
-            let epoch = *self.epoch_start.get_or_insert_with(|| {
+            if self.epoch_start == 0 {
+                // Jiffy 0 would read as "no epoch": Linux has the same blind spot.
+                self.epoch_start = now.max(1);
                 self.ack_cnt = acked;
                 self.tcp_cwnd = cwnd;
                 if self.last_max_cwnd <= cwnd {
@@ -135,8 +137,8 @@ impl Bictcp {
                     self.k = u32_of(cube_root(CUBE_FACTOR.saturating_mul(w)));
                     self.origin = self.last_max_cwnd;
                 }
-                now
-            });
+            }
+            let epoch = self.epoch_start;
             // usecs_to_jiffies rounds up.
             let t_ms = u64::from(now.wrapping_sub(epoch)) + delay_min_us.div_ceil(1000);
             let t = (t_ms << 10) / 1000;

@@ -63,11 +63,12 @@ pub struct Cubic {
     /// The next epoch is the first after a timeout (§4.8).
     after_timeout: bool,
     /// Remainder of the byte growth, numerator over cwnd (keeps sub-byte increments).
-    carry: u128,
+    carry: u64,
     /// Linux's HyStart (off unless the sender turns it on).
     hystart: HyStart,
-    /// `cubic-linux`: congestion avoidance and ssthresh as Linux computes them.
-    bic: Option<Bictcp>,
+    /// `cubic-linux`: congestion avoidance and ssthresh as Linux computes them (`bic`).
+    linux: bool,
+    bic: Bictcp,
 }
 
 impl Default for Cubic {
@@ -85,7 +86,8 @@ impl Default for Cubic {
             after_timeout: false,
             carry: 0,
             hystart: HyStart::default(),
-            bic: None,
+            linux: false,
+            bic: Bictcp::default(),
         }
     }
 }
@@ -183,16 +185,16 @@ impl Cubic {
     /// CUBIC as Linux computes it (`cubic-linux`, [`super::bictcp`]).
     pub fn linux() -> Cubic {
         Cubic {
-            bic: Some(Bictcp::default()),
+            linux: true,
             ..Cubic::default()
         }
     }
     pub fn is_linux(&self) -> bool {
-        self.bic.is_some()
+        self.linux
     }
     /// The Linux state, for `cubic-linux`.
     pub fn bictcp(&self) -> Option<&Bictcp> {
-        self.bic.as_ref()
+        self.linux.then_some(&self.bic)
     }
 
     pub fn set_hystart(&mut self, h: HyStart) {
@@ -202,8 +204,10 @@ impl Cubic {
     /// Linux `cubictcp_acked`: samples within 1 s of an epoch's start are discarded
     /// ("right after fast recovery"); the rest feed HyStart. True when slow start ends.
     pub fn on_rtt_sample(&mut self, s: &Sample) -> bool {
-        let recent = match &self.bic {
-            Some(b) => b.epoch_start().is_some_and(|e| ms(s.now) - e < 1000),
+        let recent = match self.bictcp() {
+            Some(b) => b
+                .epoch_start()
+                .is_some_and(|e| ms(s.now).saturating_sub(e) < 1000),
             None => self
                 .epoch_start
                 .is_some_and(|e| s.now - e < Duration::from_secs(1)),
@@ -218,8 +222,8 @@ impl Cubic {
     /// `CA_EVENT_TX_START`): the epoch moves forward by the idle time, never past `now`,
     /// so an application-limited pause does not count as time on the curve.
     pub fn on_tx_start(&mut self, now: Instant, idle: Duration) {
-        if let Some(b) = &mut self.bic {
-            b.on_tx_start(ms(now), idle.as_millis() as u64);
+        if self.linux {
+            self.bic.on_tx_start(ms(now), idle.as_millis() as u64);
         }
         if let Some(e) = self.epoch_start {
             if !idle.is_zero() {
@@ -271,9 +275,10 @@ impl Cubic {
         // §4.2 target, clamped to [cwnd, 1.5·cwnd].
         let max_target = cwnd.saturating_add(cwnd / 2);
         let target = bytes(self.w_cubic(t + rtt.as_secs_f64()), mss).clamp(cwnd, max_target);
-        let num = (target - cwnd) as u128 * acked as u128 + self.carry;
+        let num = (target - cwnd) as u128 * acked as u128 + u128::from(self.carry);
         let inc = num / cwnd as u128;
-        self.carry = num % cwnd as u128;
+        // Less than cwnd: fits the u64 it came from.
+        self.carry = (num % cwnd as u128) as u64;
         w.cwnd = w
             .cwnd
             .saturating_add(u64::try_from(inc).unwrap_or(u64::MAX));
@@ -289,7 +294,8 @@ impl CongestionOps for Cubic {
                 return;
             }
         }
-        if let Some(b) = &mut self.bic {
+        if self.linux {
+            let b = &mut self.bic;
             // Linux counts packets (`tcp_cong_avoid_ai`); time in jiffies.
             let mss = w.smss();
             let delay_min = self.hystart.delay_min().map_or(0, |d| d.as_micros() as u64);
@@ -304,8 +310,11 @@ impl CongestionOps for Cubic {
     }
 
     fn ssthresh(&self, _now: Instant, w: &Window, _flight_size: u64) -> u64 {
-        if let Some(b) = &self.bic {
-            return b.ssthresh(w.cwnd / w.smss()).saturating_mul(w.smss());
+        if self.linux {
+            return self
+                .bic
+                .ssthresh(w.cwnd / w.smss())
+                .saturating_mul(w.smss());
         }
         // §4.6 multiplicative decrease, from cwnd as Linux: β = 7/10 in integer bytes.
         let ssthresh = (w.cwnd as u128 * 7 / 10) as u64;
@@ -314,8 +323,8 @@ impl CongestionOps for Cubic {
 
     fn on_congestion_event(&mut self, _now: Instant, w: &Window) {
         let mss = w.smss();
-        if let Some(b) = &mut self.bic {
-            b.recalc_ssthresh(w.cwnd / mss);
+        if self.linux {
+            self.bic.recalc_ssthresh(w.cwnd / mss);
             self.reno.reset();
             return;
         }
@@ -345,9 +354,7 @@ impl CongestionOps for Cubic {
         self.carry = 0;
         // `cubictcp_state(TCP_CA_Loss)`: `bictcp_reset` and a new HyStart round.
         self.hystart.reset();
-        if let Some(b) = &mut self.bic {
-            b.reset();
-        }
+        self.bic.reset();
         self.reno.on_timeout(now);
     }
 }

@@ -37,10 +37,11 @@ pub struct HyStart {
     curr_rtt: u32,
     /// CUBIC's `delay_min`, µs (Linux keeps a `u32`); 0 before the first sample.
     delay_min: u32,
-    round_start: Instant,
-    last_ack: Instant,
-    /// SND.NXT when the round began (`end_seq`).
-    end_seq: u64,
+    /// When the round began and the last ACK of a train, µs (Linux's `u32` clock).
+    round_start: u32,
+    last_ack: u32,
+    /// SND.NXT when the round began (`end_seq`), as Linux's 32-bit sequence.
+    end_seq: u32,
 }
 
 /// Microseconds in a `u32`, as Linux keeps RTTs.
@@ -49,6 +50,10 @@ fn us32(d: Duration) -> u32 {
 }
 fn us(v: u32) -> Duration {
     Duration::from_micros(v.into())
+}
+/// Linux's `bictcp_clock_us`: microseconds, truncated to 32 bits.
+fn clock(t: Instant) -> u32 {
+    t.as_micros() as u32
 }
 
 /// One ACK's sample and the connection around it.
@@ -94,9 +99,9 @@ impl HyStart {
 
     /// `bictcp_hystart_reset`: a new round.
     fn new_round(&mut self, now: Instant, snd_nxt: u64) {
-        self.round_start = now;
-        self.last_ack = now;
-        self.end_seq = snd_nxt;
+        self.round_start = clock(now);
+        self.last_ack = clock(now);
+        self.end_seq = snd_nxt as u32;
         self.curr_rtt = u32::MAX;
         self.sample_cnt = 0;
     }
@@ -112,17 +117,19 @@ impl HyStart {
         if self.found || !s.in_slow_start || !self.enabled() {
             return false;
         }
-        if s.snd_una > self.end_seq {
+        // after(snd_una, end_seq), in 32-bit sequence space.
+        if ((s.snd_una as u32).wrapping_sub(self.end_seq) as i32) > 0 {
             self.new_round(s.now, s.snd_nxt);
         }
+        let now = clock(s.now);
         if s.cwnd_segs < LOW_WINDOW {
             return false;
         }
-        if self.ack_train && s.now - self.last_ack <= ACK_DELTA {
-            self.last_ack = s.now;
+        if self.ack_train && us(now.wrapping_sub(self.last_ack)) <= ACK_DELTA {
+            self.last_ack = now;
             // Without pacing Linux halves the threshold.
             let threshold = (delay_min + s.ack_delay) / 2;
-            if s.now - self.round_start > threshold {
+            if us(now.wrapping_sub(self.round_start)) > threshold {
                 self.found = true;
             }
         }

@@ -32,30 +32,48 @@ use std::collections::VecDeque;
 use super::{RecoveryState, Sender};
 use crate::config::Flavour;
 use crate::scoreboard::SentSeg;
-use crate::time::{Duration, Instant};
-
-/// Linux `GSO_LEGACY_MAX_SIZE` less `MAX_TCP_HEADER` and one (`tcp_xmit_size_goal`).
-const GSO_MAX_SIZE: u64 = 65_536 - 1 - 320;
-/// Linux `tcp_pacing_ss_ratio` and `tcp_pacing_ca_ratio` defaults (percent).
-const PACING_SS_RATIO: u64 = 200;
-const PACING_CA_RATIO: u64 = 120;
-/// Linux `sk_pacing_shift` default: TSO packets of about 1 ms at the pacing rate.
-const PACING_SHIFT: u32 = 10;
-/// Linux `tcp_tso_rtt_log` default.
-const TSO_RTT_LOG: u32 = 9;
+use crate::time::Instant;
+use sizing::{pacing_rate, size_goal, tso_segs, PacingInputs};
 
 /// The unsent skbs (Linux flavour) or write ends (RFC flavour), and the packet being cut.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Push {
     /// Unsent data cut as `tcp_sendmsg` would: each entry is an skb's end offset and
     /// whether it carries the push mark. The first starts at SND.NXT.
-    skbs: VecDeque<(u64, bool)>,
+    skbs: VecDeque<Skb>,
     /// Linux `tp->pushed_seq`.
     pushed_seq: u64,
     /// The multi-segment packet under way.
     packet: Option<Packet>,
-    /// Writes, or their rest, not yet cut into `skbs`.
-    uncut: VecDeque<Uncut>,
+    /// Written data not yet cut into `skbs`. Writes that arrive while data waits here
+    /// join it: the earlier one's end would be marked only if an skb happened to end
+    /// there, which `size_goal` rarely allows.
+    uncut_front: Option<Uncut>,
+}
+
+/// An unsent skb: its end offset, and in the top bit whether it carries the push mark
+/// (one word, so that the queue stays small).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Skb(u64);
+
+const MARK: u64 = 1 << 63;
+
+impl Skb {
+    fn new(end: u64, mark: bool) -> Skb {
+        Skb(end | if mark { MARK } else { 0 })
+    }
+    fn end(self) -> u64 {
+        self.0 & !MARK
+    }
+    fn mark(self) -> bool {
+        self.0 & MARK != 0
+    }
+    fn set_end(&mut self, end: u64) {
+        self.0 = end | (self.0 & MARK);
+    }
+    fn set_mark(&mut self, mark: bool) {
+        *self = Skb::new(self.end(), mark);
+    }
 }
 
 /// A write (or its rest) waiting to be cut into skbs.
@@ -68,7 +86,7 @@ struct Uncut {
 }
 
 /// The most skbs kept cut ahead of SND.NXT.
-const MAX_SKBS: usize = 8;
+const MAX_SKBS: usize = 4;
 
 /// A packet of several segments being handed out one segment at a time.
 #[derive(Copy, Clone, Debug)]
@@ -95,69 +113,75 @@ impl Push {
     fn on_write(&mut self, linux: bool, g: WriteGeometry, written: u64, bytes: u64) {
         let end = written + bytes;
         if !linux {
-            self.skbs.push_back((end, true));
+            self.skbs.push_back(Skb::new(end, true));
             return;
         }
-        self.uncut.push_back(Uncut {
-            next: written,
-            end,
-            first: true,
-        });
+        match &mut self.uncut_front {
+            Some(w) => w.end = end,
+            None => {
+                self.uncut_front = Some(Uncut {
+                    next: written,
+                    end,
+                    first: true,
+                })
+            }
+        }
+        if self.skbs.capacity() == 0 {
+            self.skbs.reserve_exact(MAX_SKBS);
+        }
         self.cut_writes(g);
     }
 
     /// More skbs are wanted before the next segment is sent.
     fn wants_cut(&self) -> bool {
-        !self.uncut.is_empty() && self.skbs.len() < MAX_SKBS / 2
+        self.uncut_front.is_some() && self.skbs.len() < MAX_SKBS / 2
     }
 
     /// Cuts written data into skbs as `tcp_sendmsg_locked` does, up to `MAX_SKBS` of them
-    /// (the rest waits in `uncut`, so a large write costs no more memory than a small one).
+    /// (the rest waits in `uncut_front`, so a large write costs no more memory than a small one).
     fn cut_writes(&mut self, g: WriteGeometry) {
         // What `tcp_push_one` and `__tcp_push_pending_frames` send while the write is
         // being copied: SND.NXT and the packets in flight as they would be.
         let mut sim = (g.snd_nxt, g.in_flight);
         while self.skbs.len() < MAX_SKBS {
-            let Some(mut w) = self.uncut.front().copied() else {
+            let Some(mut w) = self.uncut_front else {
                 return;
             };
             // The unsent tail skb: what was sent of an skb is an skb of its own
             // (`tso_fragment`), so the tail's unsent part starts at SND.NXT at the latest.
             let n = self.skbs.len();
             let tail_start = if n >= 2 {
-                self.skbs[n - 2].0
+                self.skbs[n - 2].end()
             } else {
                 g.snd_nxt
             };
             let tail_start = tail_start.max(sim.0);
-            let mut len = match self.skbs.back() {
-                Some(&(e, _)) if e > sim.0 => e - tail_start,
+            let mut len = match self.skbs.back().map(|s| s.end()) {
+                Some(e) if e > sim.0 => e - tail_start,
                 _ => g.size_goal,
             };
             if len >= g.size_goal {
-                self.skbs.push_back((w.next, false));
+                self.skbs.push_back(Skb::new(w.next, false));
                 len = 0;
             }
             let copy = (g.size_goal - len).min(w.end - w.next);
             let tail = self.skbs.back_mut().expect("an skb was just ensured");
             if w.first {
                 // `if (!copied) TCP_SKB_CB(skb)->tcp_flags &= ~TCPHDR_PSH`
-                tail.1 = false;
+                tail.set_mark(false);
                 w.first = false;
             }
             w.next += copy;
-            tail.0 = w.next;
+            tail.set_end(w.next);
             if w.next == w.end {
                 // tcp_push → tcp_mark_push on the tail skb.
-                tail.1 = true;
+                tail.set_mark(true);
                 self.pushed_seq = w.end;
-                self.uncut.pop_front();
+                self.uncut_front = None;
                 continue;
             }
             let forced = w.next > self.pushed_seq.saturating_add(g.max_window / 2);
-            if let Some(f) = self.uncut.front_mut() {
-                *f = w;
-            }
+            self.uncut_front = Some(w);
             if len + copy < g.size_goal {
                 continue;
             }
@@ -167,7 +191,7 @@ impl Push {
             // packet (`tcp_push_one`).
             if forced {
                 if let Some(tail) = self.skbs.back_mut() {
-                    tail.1 = true;
+                    tail.set_mark(true);
                 }
                 self.pushed_seq = w.next;
                 self.sim_send(g, &mut sim, true);
@@ -184,16 +208,16 @@ impl Push {
     fn sim_send(&mut self, g: WriteGeometry, sim: &mut (u64, u64), all: bool) {
         loop {
             let quota = (g.cwnd / 2).max(1).min(g.cwnd.saturating_sub(sim.1));
-            let Some(i) = self.skbs.iter().position(|&(e, _)| e > sim.0) else {
+            let Some(i) = self.skbs.iter().position(|s| s.end() > sim.0) else {
                 return;
             };
             if quota == 0 {
                 return;
             }
-            let head_end = self.skbs[i].0;
+            let head_end = self.skbs[i].end();
             let sent_end = (sim.0 + quota.min(g.tso_segs) * g.mss).min(head_end);
             if sent_end < head_end {
-                self.skbs.insert(i, (sent_end, false));
+                self.skbs.insert(i, Skb::new(sent_end, false));
             }
             sim.1 += (sent_end - sim.0).div_ceil(g.mss);
             sim.0 = sent_end;
@@ -216,7 +240,7 @@ impl Push {
         let (start, end) = r;
         let mut mark = false;
         let mut skb_end = None;
-        while let Some(&(e, m)) = self.skbs.front() {
+        while let Some((e, m)) = self.skbs.front().map(|s| (s.end(), s.mark())) {
             if e > end {
                 skb_end.get_or_insert(e);
                 break;
@@ -274,66 +298,6 @@ struct WriteGeometry {
     cwnd: u64,
     in_flight: u64,
     tso_segs: u64,
-}
-
-/// Linux `tcp_xmit_size_goal`: the largest multiple of the MSS within the GSO limit and
-/// half the peer's largest window (`tcp_bound_to_half_wnd`), at least one MSS.
-fn size_goal(mss: u64, max_window: u64) -> u64 {
-    let cutoff = if max_window > 536 {
-        max_window / 2
-    } else {
-        max_window
-    };
-    let goal = if cutoff > 0 {
-        GSO_MAX_SIZE.min(cutoff)
-    } else {
-        GSO_MAX_SIZE
-    };
-    (goal / mss * mss).max(mss)
-}
-
-/// Linux `tcp_update_pacing_rate` then `tcp_tso_autosize`: the segments one TSO packet
-/// may hold.
-pub(super) fn tso_segs(p: &PacingInputs) -> u64 {
-    let rate = pacing_rate(p);
-    let mut bytes = rate >> PACING_SHIFT;
-    if let Some(min_rtt) = p.min_rtt {
-        let r = (min_rtt.as_micros() >> TSO_RTT_LOG) as u64;
-        if r < 32 {
-            bytes = bytes.saturating_add(GSO_MAX_SIZE >> r);
-        }
-    }
-    (bytes.min(GSO_MAX_SIZE) / p.mss).max(p.min_tso_segs)
-}
-
-/// Linux `tcp_update_pacing_rate`, bytes per second (`u64::MAX` before an RTT sample).
-pub(super) fn pacing_rate(p: &PacingInputs) -> u64 {
-    match p.srtt {
-        // mss · max(cwnd, packets_out) / srtt, times 200 % in the first half of slow start
-        // and 120 % after.
-        Some(srtt) if !srtt.is_zero() => {
-            let ratio = if p.cwnd_segs < p.ssthresh_segs / 2 {
-                PACING_SS_RATIO
-            } else {
-                PACING_CA_RATIO
-            };
-            let per_sec = u128::from(p.mss * p.cwnd_segs.max(p.packets_out) * ratio / 100);
-            (per_sec * 1_000_000_000 / srtt.as_nanos().max(1)) as u64
-        }
-        _ => u64::MAX,
-    }
-}
-
-/// What the pacing rate is computed from.
-pub(super) struct PacingInputs {
-    pub mss: u64,
-    pub cwnd_segs: u64,
-    pub ssthresh_segs: u64,
-    pub packets_out: u64,
-    pub srtt: Option<Duration>,
-    pub min_rtt: Option<Duration>,
-    /// Linux `tcp_min_tso_segs`.
-    pub min_tso_segs: u64,
 }
 
 impl Sender {
@@ -442,5 +406,6 @@ impl Sender {
     }
 }
 
+mod sizing;
 #[cfg(test)]
 mod tests;

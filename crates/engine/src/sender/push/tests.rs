@@ -1,6 +1,7 @@
 //! PSH placement against the kernel rules quoted in the module doc.
 
 use super::*;
+use crate::time::Duration;
 
 const MSS: u64 = 1000;
 
@@ -62,9 +63,14 @@ fn forced_push_marks_a_full_skb_past_half_the_window() {
     // one past pushed_seq + 16448 (tcp.c forced_push), then the write's end.
     let mut p = Push::default();
     p.on_write(true, geometry(0, 32_896), 0, 60_000);
-    let marks: Vec<u64> = p.skbs.iter().filter(|s| s.1).map(|s| s.0).collect();
+    let marks: Vec<u64> = p
+        .skbs
+        .iter()
+        .filter(|s| s.mark())
+        .map(|s| s.end())
+        .collect();
     assert_eq!(marks, [32_000, 60_000]);
-    let ends: Vec<u64> = p.skbs.iter().map(|s| s.0).collect();
+    let ends: Vec<u64> = p.skbs.iter().map(|s| s.end()).collect();
     assert_eq!(ends, [16_000, 32_000, 48_000, 60_000]);
 }
 
@@ -84,7 +90,10 @@ fn a_write_appended_to_an_unsent_skb_moves_its_mark() {
     let mut p = Push::default();
     p.on_write(true, geometry(0, 40_960), 0, 3_000);
     p.on_write(true, geometry(0, 40_960), 3_000, 3_000);
-    assert_eq!(p.skbs.iter().copied().collect::<Vec<_>>(), [(6_000, true)]);
+    assert_eq!(
+        p.skbs.iter().copied().collect::<Vec<_>>(),
+        [Skb::new(6_000, true)]
+    );
     assert_eq!(
         send(&mut p, true, 0, 0, 6, 1),
         [false, false, false, false, false, true]
@@ -142,9 +151,15 @@ fn a_full_skb_sent_during_the_write_takes_more_data_and_keeps_its_mark() {
         ..geometry(2_000, 32_896)
     };
     p.on_write(true, g, 2_000, 200_000);
-    let marks: Vec<u64> = p.skbs.iter().filter(|s| s.1).map(|s| s.0).take(2).collect();
+    let marks: Vec<u64> = p
+        .skbs
+        .iter()
+        .filter(|s| s.mark())
+        .map(|s| s.end())
+        .take(2)
+        .collect();
     assert_eq!(marks, [20_000, 36_000]);
-    let ends: Vec<u64> = p.skbs.iter().map(|s| s.0).take(4).collect();
+    let ends: Vec<u64> = p.skbs.iter().map(|s| s.end()).take(4).collect();
     assert_eq!(ends, [3_000, 4_000, 20_000, 36_000]);
 }
 
