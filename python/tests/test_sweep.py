@@ -34,7 +34,7 @@ COLUMNS = ["path.rtt_ms", "sender.preset", "rep", "seed", "id", "preset", "bytes
            "tlp_probes", "undos", "final_cwnd", "fast_retransmits", "lost_retransmits",
            "lost_fast_retransmits", "slow_start_retransmits", "rtos_in_open", "rtos_in_disorder",
            "rtos_in_recovery", "rtos_in_loss", "dsacks", "early_retransmits",
-           "spurious_early_retransmits", "time_limit_hit"]
+           "spurious_early_retransmits", "tail_drops", "time_limit_hit"]
 
 
 def test_shape_columns_and_order():

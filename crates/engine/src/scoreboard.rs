@@ -142,8 +142,6 @@ pub struct Scoreboard {
     pub rescue_rxt: Option<u64>,
     /// Transmissions so far (the source of `SentSeg::xmit_order`).
     xmit_counter: u64,
-    /// Stamped on the next transmission (`SentSeg::tx`).
-    next_tx: TxState,
     /// Segments ever marked lost, a retransmission's loss counted again (Linux `tp->lost`).
     lost_total: u64,
     /// No outstanding retransmission was sent at an SND.NXT below this (Linux
@@ -273,7 +271,7 @@ impl Scoreboard {
             fin,
             packet_end: true,
             ts_node: NIL,
-            tx: self.next_tx,
+            tx: TxState::default(),
         });
         self.snd_nxt = range.end;
         if self.time_order {
@@ -345,7 +343,6 @@ impl Scoreboard {
         s.xmit_count += 1;
         s.last_sent = now;
         s.xmit_order = order;
-        s.tx = self.next_tx;
         if self.time_order && s.in_time_order() {
             self.link(i);
         }
@@ -356,10 +353,15 @@ impl Scoreboard {
         self.lost_total
     }
 
-    /// What the next transmission records for delivery-rate estimation (set by a sender
-    /// that estimates it, Linux `tcp_rate_skb_sent`).
-    pub fn set_next_tx(&mut self, tx: TxState) {
-        self.next_tx = tx;
+    /// Records what the transmission covering `range` stamped for delivery-rate
+    /// estimation (a sender that estimates it, Linux `tcp_rate_skb_sent`): on every
+    /// segment it carried.
+    pub fn stamp_tx(&mut self, range: Range, tx: TxState) {
+        let mut i = self.segs.partition_point(|s| s.end <= range.start);
+        while let Some(s) = self.segs.get_mut(i).filter(|s| s.start < range.end) {
+            s.tx = tx;
+            i += 1;
+        }
     }
 
     fn next_xmit_order(&mut self) -> u64 {

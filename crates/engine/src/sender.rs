@@ -35,6 +35,7 @@ mod timers;
 mod transmit;
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use crate::cc::cwnd_limited::CwndUsage;
 use crate::cc::reno::SlowStart;
@@ -105,7 +106,9 @@ const EVENT_QUEUE_LIMIT: usize = 4096;
 /// The sending endpoint of one connection.
 #[derive(Clone, Debug)]
 pub struct Sender {
-    cfg: Config,
+    /// Shared by every connection created from the same `Arc` (a simulator's thousands
+    /// of flows keep one copy).
+    cfg: Arc<Config>,
     /// The axes as this connection runs them, resolved from `cfg` after negotiation.
     alg: Algorithms,
     /// BBR's model, delivery-rate counters and pacer (`cc = bbr` only).
@@ -193,7 +196,9 @@ pub struct Sender {
 
 impl Sender {
     /// A sender at `now`. With the handshake on, the first `poll_transmit` yields the SYN.
-    pub fn new(config: Config, now: Instant) -> Result<Sender, ConfigError> {
+    /// `config` may be a `Config` or an `Arc<Config>` shared with other connections.
+    pub fn new(config: impl Into<Arc<Config>>, now: Instant) -> Result<Sender, ConfigError> {
+        let config: Arc<Config> = config.into();
         config.validate()?;
         let mss = u64::from(config.mss);
         let mut s = Sender {
@@ -301,7 +306,7 @@ impl Sender {
             },
             now,
         )?;
-        s.cfg.handshake = true;
+        Arc::make_mut(&mut s.cfg).handshake = true;
         s.events.clear();
         s.stats = Stats::default();
         s.conn = Conn::Listen;

@@ -51,6 +51,8 @@ fn prefetch(p: *const u8) {
 
 pub struct Sim<'a> {
     sc: &'a Scenario,
+    /// The sender's config, shared by every flow (one copy however many are open).
+    sender_cfg: std::sync::Arc<lossrec::Config>,
     seed: u64,
     now: u64,
     queue: EventQueue,
@@ -89,6 +91,7 @@ impl<'a> Sim<'a> {
         let results = vec![None; sc.workload.results() as usize];
         Sim {
             sc,
+            sender_cfg: std::sync::Arc::new(sc.sender.clone()),
             seed,
             now: 0,
             queue: EventQueue::new(),

@@ -113,6 +113,7 @@ fn json_has_exactly_the_contract_keys() {
         "dsacks",
         "early_retransmits",
         "spurious_early_retransmits",
+        "tail_drops",
     ];
     want.sort();
     assert_eq!(fk, want);

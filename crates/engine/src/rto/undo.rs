@@ -48,10 +48,11 @@ pub struct Snapshot {
 }
 
 /// The evidence kept for the current snapshot.
-#[derive(Copy, Clone, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Undo {
-    /// The snapshot (Linux: `undo_marker` ≠ 0).
-    pub snapshot: Option<Snapshot>,
+    /// The snapshot (Linux: `undo_marker` ≠ 0); on the heap, since it exists only during
+    /// an episode and holds a copy of the congestion control.
+    pub snapshot: Option<Box<Snapshot>>,
     /// Linux `undo_retrans`: retransmitted segments not yet DSACKed; −1 before the first.
     pub retrans: i64,
     /// TSval of the episode's first retransmission (RFC 3522 RetransmitTS; Linux
@@ -78,7 +79,7 @@ impl Undo {
     /// outstanding it stays the oldest (Linux leaves `retrans_stamp` alone here; clearing
     /// it would let an echo older than that retransmission pass as "delayed").
     pub fn start(&mut self, s: Snapshot, retrans_out: u64) {
-        self.snapshot = Some(s);
+        self.snapshot = Some(Box::new(s));
         self.retrans = if retrans_out > 0 {
             retrans_out as i64
         } else {
@@ -123,7 +124,9 @@ impl Undo {
         dup_segs: u64,
         retransmissions: u32,
     ) {
-        let Some(s) = self.snapshot else { return };
+        let Some(s) = self.snapshot.as_deref() else {
+            return;
+        };
         let (start, dsack_end) = dsack;
         if self.retrans <= 0 || dsack_end <= s.una {
             return;

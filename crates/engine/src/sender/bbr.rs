@@ -7,7 +7,8 @@
 use super::ack::AckSummary;
 use super::{RecoveryState, Sender};
 use crate::cc::bbr::{Bbr, CaState, Conn};
-use crate::cc::rate::{Rate, RateSample};
+use crate::cc::rate::{Rate, RateSample, TxState};
+use crate::packet::Range;
 use crate::scoreboard::AckSummary as ScoreboardAck;
 use crate::time::{Duration, Instant};
 
@@ -23,6 +24,8 @@ pub struct Model {
     lost: u64,
     /// The RTT sample of the ACK being processed (`ca_rtt_us`).
     pub(super) ack_rtt: Option<Duration>,
+    /// What the transmission being made records (`tcp_rate_skb_sent`).
+    tx: TxState,
     /// The earliest time the next segment may leave.
     next_send: Instant,
     /// A transmission is waiting for `next_send`.
@@ -36,6 +39,7 @@ impl Model {
             rate: Rate::default(),
             lost: 0,
             ack_rtt: None,
+            tx: TxState::default(),
             next_send: Instant::ZERO,
             blocked: false,
         }
@@ -89,14 +93,14 @@ impl Sender {
     /// `idle`: nothing in flight, the interval restarts).
     pub(super) fn bbr_before_send(&mut self, now: Instant, idle: bool) {
         if let Some(m) = self.bbr.as_deref_mut() {
-            let tx = m.rate.on_send(now, idle);
-            self.sb.set_next_tx(tx);
+            m.tx = m.rate.on_send(now, idle);
         }
     }
 
-    /// After a data transmission of `len` bytes: BBR hears of a restart from idle
-    /// (`CA_EVENT_TX_START`), and the next transmission waits len / pacing rate.
-    pub(super) fn bbr_after_send(&mut self, now: Instant, len: u64, idle: bool) {
+    /// After a data transmission of `range`: its segments keep their rate stamp, BBR
+    /// hears of a restart from idle (`CA_EVENT_TX_START`), and the next transmission waits
+    /// len / pacing rate.
+    pub(super) fn bbr_after_send(&mut self, now: Instant, range: Range, idle: bool) {
         if self.bbr.is_none() {
             return;
         }
@@ -104,6 +108,8 @@ impl Sender {
         let Some(m) = self.bbr.as_deref_mut() else {
             return;
         };
+        self.sb.stamp_tx(range, m.tx);
+        let len = range.len();
         if idle {
             let app_limited = m.rate.is_app_limited();
             m.bbr.on_tx_start(app_limited, &c);

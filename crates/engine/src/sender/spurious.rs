@@ -71,7 +71,7 @@ impl Sender {
     /// The congestion snapshot of the current (or last) reduction, if it may still be
     /// undone (Linux `undo_marker` ≠ 0).
     pub fn undo_snapshot(&self) -> Option<&Snapshot> {
-        self.undo.snapshot.as_ref()
+        self.undo.snapshot.as_deref()
     }
     /// Linux `undo_retrans`: retransmissions of the episode not yet DSACKed (−1: none).
     pub fn undo_retrans(&self) -> i64 {
@@ -173,7 +173,9 @@ impl Sender {
     /// spurious either.
     pub(super) fn spurious_on_dsack(&mut self, d: Range, probe: bool) {
         self.dsack_seen = true;
-        let Some(s) = self.undo.snapshot else { return };
+        let Some(s) = self.undo.snapshot.as_deref().copied() else {
+            return;
+        };
         if probe && self.cfg.flavour == Flavour::Linux {
             return;
         }
@@ -203,7 +205,7 @@ impl Sender {
             SpuriousDetection::Eifel => self.eifel_on_ack(now, a),
             SpuriousDetection::Dsack => self.undo.all_dsacked().then_some(Verdict {
                 timeout: self.state() == RecoveryState::Loss
-                    || self.undo.snapshot.is_some_and(|s| s.timeout),
+                    || self.undo.snapshot.as_ref().is_some_and(|s| s.timeout),
                 late: true,
                 by: SpuriousSignal::Dsack,
                 unmark: true,
@@ -355,7 +357,7 @@ impl Sender {
             }
             // A late DSACK undo after the recovery ended; a timeout's counts as spurious.
             _ => {
-                let timeout = self.undo.snapshot.is_some_and(|s| s.timeout);
+                let timeout = self.undo.snapshot.as_ref().is_some_and(|s| s.timeout);
                 (a.dsack && self.undo.all_dsacked())
                     .then(|| v(SpuriousSignal::Dsack, Counter::Dsack, timeout, false))
             }

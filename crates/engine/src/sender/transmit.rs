@@ -35,7 +35,7 @@ impl Sender {
         if let Some((t, forced)) = &t {
             self.account_transmit(now, t, *forced);
             if !t.range.is_empty() {
-                self.bbr_after_send(now, t.range.len(), idle);
+                self.bbr_after_send(now, t.range, idle);
             }
         }
         self.check_invariants();

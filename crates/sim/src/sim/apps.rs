@@ -12,7 +12,7 @@ impl Sim<'_> {
     /// A connection starts: create its endpoints and write what its application has at once.
     pub(super) fn start_flow(&mut self, i: u32) {
         let now = self.now();
-        let sender = match Sender::new(self.sc.sender.clone(), now) {
+        let sender = match Sender::new(self.sender_cfg.clone(), now) {
             Ok(s) => s,
             Err(e) => {
                 self.error = Some(ScenarioError {
