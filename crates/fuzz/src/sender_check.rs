@@ -96,8 +96,11 @@ impl Checked {
 
     fn check_transmit(&self, tx: &Transmit) {
         let s = &self.sender;
+        // After the FIN, segments sit one past the data: a bare FIN is [end, end + 1)
+        // (Linux `tcp_send_fin`), a pure ACK starts at end + 1.
+        let limit = s.bytes_written() + u64::from(s.fin_sent());
         assert!(
-            tx.range.end <= s.bytes_written(),
+            tx.range.end <= limit,
             "{tx:?} beyond the {} bytes written",
             s.bytes_written()
         );

@@ -50,6 +50,11 @@ impl Sender {
     pub fn snd_nxt(&self) -> u64 {
         self.sb.snd_nxt().min(self.app_written)
     }
+    /// Our FIN was sent: it takes the sequence number after the last byte, so segments
+    /// (a bare FIN, a later pure ACK) may reach `bytes_written() + 1`.
+    pub fn fin_sent(&self) -> bool {
+        self.fin_sent
+    }
     /// Our FIN was sent and acknowledged (on its own: an ACK of `end + 1`; on the last
     /// data segment: with the data).
     pub fn fin_acked(&self) -> bool {
