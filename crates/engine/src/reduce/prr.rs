@@ -156,11 +156,16 @@ impl Prr {
             (target.min(u128::from(u64::MAX)) as u64).saturating_sub(self.prr_out)
         } else {
             let banked = self.prr_delivered.saturating_sub(self.prr_out);
+            // The slow-start bonus of one SMSS is worth at most what the ACK delivered:
+            // an ACK cut into slices (Savage et al.'s ACK division) must not earn a
+            // segment per slice. Linux gets this by counting whole segments
+            // (`tcp_clean_rtx_queue`); RFC 3465 §2.2 asks the same of slow start.
+            let bonus = a.mss.min(a.delivered);
             let (b, d) = match self.variant {
                 Variant::Rfc6937Crb => (banked, 0),
-                Variant::Rfc6937Ssrb => (banked + a.mss, a.delivered + a.mss),
+                Variant::Rfc6937Ssrb => (banked + bonus, a.delivered + bonus),
                 Variant::Rfc9937 | Variant::Linux => {
-                    let extra = if self.safe_ack { a.mss } else { 0 };
+                    let extra = if self.safe_ack { bonus } else { 0 };
                     (banked + extra, a.delivered + extra)
                 }
             };

@@ -95,6 +95,7 @@ impl Sender {
         };
         self.run_state_machine(now, &summary);
         self.after_ack(now, advanced, sb.newly_sacked > 0);
+        self.persist_on_ack(now, prior.flight == 0);
     }
 
     /// The ACK as the sender processes it, or `None` when it is for the handshake or
@@ -190,13 +191,19 @@ impl Sender {
         let is_dup = if self.sack_ok {
             dupthresh::is_dupack_sack(sb.newly_sacked)
         } else {
-            dupthresh::is_dupack_nosack(
+            let answers_a_segment = self.ack_budget.on_ack();
+            let dup = dupthresh::is_dupack_nosack(
                 ack.cumulative,
                 prior.una,
                 prior.flight,
                 ack.window.min(MAX_WINDOW),
                 prior_window,
-            )
+            );
+            if dup && !answers_a_segment {
+                // More ACKs than segments sent: Savage et al.'s DupACK spoofing.
+                self.stats.dupacks_ignored += 1;
+            }
+            dup && answers_a_segment
         };
         if is_dup {
             self.dupacks = self.dupacks.saturating_add(1);
@@ -300,13 +307,25 @@ impl Sender {
             self.reno_sacked -= consumed;
             delivered += acked.bytes - consumed;
         }
+        if let Some(budget) = &mut self.reno_budget {
+            // RFC 9937 §6: the episode's estimated DeliveredData stays within RecoverFS,
+            // however often the receiver repeats itself (Savage et al.'s DupACK spoofing).
+            delivered = delivered.min(*budget);
+            *budget -= delivered;
+        }
         if is_dup {
             // Never credit more than is outstanding beyond the hole (Linux
-            // `tcp_limit_reno_sacked`; RFC 9937 §6.2's cap on non-SACK DeliveredData).
+            // `tcp_limit_reno_sacked`), nor beyond the episode's budget.
             let cap = self.sb.flight_size().saturating_sub(self.mss);
-            let credited = (self.reno_sacked + self.mss).min(cap);
-            delivered += credited.saturating_sub(self.reno_sacked);
-            self.reno_sacked = self.reno_sacked.max(credited);
+            let mut credit = (self.reno_sacked + self.mss)
+                .min(cap)
+                .saturating_sub(self.reno_sacked);
+            if let Some(budget) = &mut self.reno_budget {
+                credit = credit.min(*budget);
+                *budget -= credit;
+            }
+            delivered += credit;
+            self.reno_sacked += credit;
         }
         if self.sb.flight_size() == 0 {
             self.reno_sacked = 0;

@@ -25,8 +25,9 @@ impl Sender {
     /// The next segment to send now, if any; call until `None` after every input.
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
         let t = self.next_transmit(now);
-        if let Some((t, forced)) = &t {
-            self.account_transmit(now, t, *forced);
+        match &t {
+            Some((t, forced)) => self.account_transmit(now, t, *forced),
+            None => self.persist_check(now),
         }
         self.check_invariants();
         t.map(|(t, _)| t)
@@ -57,6 +58,7 @@ impl Sender {
                     return Some((t, true));
                 }
             }
+            Pending::WindowProbe => return self.window_probe_transmit(now).map(|t| (t, true)),
             // Waits for the loss recovery below (F-RTO step 2b).
             p @ Pending::FrtoNew(_) => self.pending = p,
             Pending::Syn | Pending::Nothing => {}
@@ -334,6 +336,9 @@ impl Sender {
         }
         self.stats.data_segs_out += 1;
         self.stats.data_bytes_out += t.range.len();
+        if !self.sack_ok {
+            self.ack_budget.on_send();
+        }
         if t.why.is_retransmission() {
             self.stats.retrans_segs += 1;
             self.spurious_on_transmit(now, t);
@@ -354,8 +359,9 @@ impl Sender {
         if self.state() == RecoveryState::Recovery {
             self.reducer.on_transmit(t.range.len(), forced);
         }
-        // RFC 6298 §5.1: start the timer when data is sent and it is not running.
-        if !self.timer.is_armed() {
+        // RFC 6298 §5.1: start the timer when data is sent and it is not running (the
+        // persist timer, for a window that was closed, gives way to it).
+        if !self.timer.is_armed() || self.timer.kind() == Some(TimerKind::Persist) {
             self.arm_rto(now);
         }
         match t.why {
