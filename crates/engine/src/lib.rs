@@ -56,6 +56,9 @@
 //! | pipe_prev, SRTT_prev, RTTVAR_prev, G (RFC 4015 §3.1) | [`rto::eifel::Prev`], `Config::clock_granularity` |
 //! | undo_marker, prior_cwnd, prior_ssthresh (Linux) | [`rto::undo::Snapshot`] `una`, `cwnd`, `ssthresh`, via [`Sender::undo_snapshot`] |
 //! | undo_retrans, retrans_stamp (Linux) | [`rto::undo::Undo`], [`Sender::undo_retrans`] |
+//! | `sacked_out` of a non-SACK flow (Linux `tcp_add_reno_sack`, `tcp_limit_reno_sacked`) | `Sender::reno_sacked`; the episode's cap at RecoverFS (RFC 9937 §6) `Sender::reno_budget` |
+//! | ACKs a receiver can have sent (one per segment, RFC 9293 §3.10.7.4) | [`detect::ack_budget::AckBudget`], `Sender::ack_budget` |
+//! | persist timer, `icsk_backoff` while probing (RFC 9293 §3.8.6.1; Linux `ICSK_TIME_PROBE0`) | [`timer::TimerKind::Persist`], `Sender::persist_backoff` |
 //!
 //! ## Worked examples
 //!
