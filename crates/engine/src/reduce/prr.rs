@@ -22,6 +22,12 @@
 //! Units are bytes, but the proportional part's CEIL rounds up to a whole SMSS, so that
 //! full-sized segments leave on the same ACKs as in the RFCs' segment-counted examples.
 //!
+//! Deviation (issue 13, ACK division): the SMSS the slow-start reduction bound adds (RFC
+//! 6937 SSRB on every ACK, RFC 9937 and Linux on a SafeACK) is at most the ACK's
+//! DeliveredData, so that an ACK cut into slices earns no segment per slice. Linux has the
+//! same effect by counting whole segments (`tcp_clean_rtx_queue`); ACKs delivering a full
+//! segment or more are unchanged.
+//!
 //! The sender uses RFC 6675 pipe as `inflight` (RFC 9937 §6.2 allows it with RFC 6675 loss
 //! detection; with FACK the lost marks come from FACK, as Linux's in_flight).
 
