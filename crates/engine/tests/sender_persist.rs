@@ -112,3 +112,46 @@ fn receiver_answers_a_window_probe() {
 fn r_(at: u64) -> lossrec::Range {
     r(at, at)
 }
+
+/// Without SACK every ACK is weighed against the segments that could have caused it
+/// (`detect::ack_budget`): the answers to window probes must not use up what later
+/// genuine duplicate ACKs need to start fast recovery.
+#[test]
+fn probe_answers_do_not_starve_fast_retransmit() {
+    let mut c = cfg();
+    c.sack = false;
+    let mut s = sender_with(c, 100);
+    assert_eq!(drain(&mut s, ms(0)).len(), 10);
+    // One ACK per segment, the window ending at segment 10; the last closes it.
+    for k in 1..10 {
+        let a = Ack {
+            window: (10 - k) * MSS,
+            ..ack(k * MSS)
+        };
+        assert!(on_ack(&mut s, ms(100), a).is_empty());
+    }
+    on_ack(&mut s, ms(100), zero(10 * MSS));
+    let mut t = ms(100);
+    for _ in 0..15 {
+        t = s.poll_timeout().unwrap();
+        s.on_timeout(t);
+        assert_eq!(drain(&mut s, t)[0].why, Why::WindowProbe);
+        s.on_ack(t, &zero(10 * MSS));
+    }
+    // The answer to the last probe opens the window: new segments leave, the first is
+    // lost, and three duplicates follow.
+    let sent = on_ack(&mut s, t, ack(10 * MSS));
+    assert!(sent.len() >= 4, "{sent:?}");
+    let mut out = Vec::new();
+    for _ in 0..3 {
+        out.extend(on_ack(
+            &mut s,
+            t + lossrec::Duration::from_millis(100),
+            ack(10 * MSS),
+        ));
+    }
+    assert!(
+        out.contains(&(10, Why::FastRetransmit)),
+        "three genuine duplicates after probing: {out:?}"
+    );
+}

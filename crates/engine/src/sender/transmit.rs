@@ -331,14 +331,17 @@ impl Sender {
     }
 
     fn account_transmit(&mut self, now: Instant, t: &Transmit, forced: bool) {
+        // Every segment the peer must answer — data, a bare FIN, a window probe — allows
+        // it one ACK (`detect::ack_budget`).
+        let answered = !t.range.is_empty() || t.fin || t.why == Why::WindowProbe;
+        if !self.sack_ok && answered {
+            self.ack_budget.on_send();
+        }
         if t.range.is_empty() {
             return;
         }
         self.stats.data_segs_out += 1;
         self.stats.data_bytes_out += t.range.len();
-        if !self.sack_ok {
-            self.ack_budget.on_send();
-        }
         if t.why.is_retransmission() {
             self.stats.retrans_segs += 1;
             self.spurious_on_transmit(now, t);
