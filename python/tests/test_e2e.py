@@ -271,3 +271,25 @@ def test_scenario_error_in_a_dict_names_the_field():
         lossrec.run({"path": {"rtt_ms": -4}})
     assert e.value.field == "path.rtt_ms" and str(e.value).startswith("<dict>:")
     assert type(e.value).__name__ == "ScenarioError"
+
+
+def test_bench_only_attacks_table(cli):
+    r = cli("bench", "--only", "attacks")
+    assert r.code == 0, r.stderr
+    for p in ("rfc", "prr", "linux", "rack-tlp"):
+        assert p in r.stdout
+    for a in ("ack_division", "dupack_spoofing", "dsack_spoofing", "optimistic_ack"):
+        assert a in r.stdout
+    for phase in ("slow_start", "congestion_avoidance", "lossy", "bottleneck"):
+        assert phase in r.stdout
+    assert "bounded rows within" in r.stdout
+
+
+def test_bench_only_attacks_json(cli):
+    r = cli("bench", "--only", "attacks", "--json")
+    assert r.code == 0, r.stderr
+    a = json.loads(r.stdout)["attacks"]
+    assert a["columns"][:4] == ["preset", "sack", "phase", "attack"]
+    presets = {row[0] for row in a["rows"]}
+    assert {"rfc", "prr", "linux", "rack-tlp"} <= presets
+    assert len(a["rows"]) == len(presets) * 2 * 4 * 4

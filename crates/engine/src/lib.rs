@@ -60,6 +60,9 @@
 //! | `lsndtime` (Linux) | `Sender::last_data_sent` (`sender::idle`) |
 //! | `round_start`, `end_seq`, `curr_rtt`, `sample_cnt`, `delay_min` (Linux HyStart) | [`cc::hystart::HyStart`] |
 //! | `cnt`, `last_max_cwnd`, `bic_K`, `bic_origin_point`, `tcp_cwnd`, `snd_cwnd_cnt` (Linux CUBIC) | [`cc::bictcp::Bictcp`] |
+//! | `sacked_out` of a non-SACK flow (Linux `tcp_add_reno_sack`, `tcp_limit_reno_sacked`) | `Sender::reno_sacked`; the episode's cap at RecoverFS (RFC 9937 §6) `Sender::reno_budget` |
+//! | ACKs a receiver can have sent (one per segment, RFC 9293 §3.10.7.4) | [`detect::ack_budget::AckBudget`], `Sender::ack_budget` |
+//! | persist timer, `icsk_backoff` while probing (RFC 9293 §3.8.6.1; Linux `ICSK_TIME_PROBE0`) | [`timer::TimerKind::Persist`], `Sender::persist_backoff` |
 //!
 //! ## Worked examples
 //!

@@ -212,6 +212,8 @@ pub enum Why {
     Probe(ProbeKind),
     /// A retransmission after a retransmission timeout (the head, then the slow-start repair).
     RtoRetransmit,
+    /// A zero-window probe (RFC 9293 §3.8.6.1): an empty segment at SND.UNA − 1.
+    WindowProbe,
 }
 
 /// What a tail loss probe carried.
@@ -236,6 +238,7 @@ impl Why {
             Why::Probe(ProbeKind::New) => "probe_new",
             Why::Probe(ProbeKind::Retransmit) => "probe_retransmit",
             Why::RtoRetransmit => "rto",
+            Why::WindowProbe => "window_probe",
         }
     }
     /// True when the segment carries data sent before.

@@ -226,6 +226,13 @@ impl Receiver {
             Handshake::SynReceived => self.handshake = Handshake::Established,
             Handshake::Established => {}
         }
+        if pure_ack && seg.range.start < self.data.rcv_nxt() {
+            // RFC 9293 §3.10.7.4: a segment below RCV.NXT is unacceptable and answered
+            // with an ACK — a zero-window probe (Linux `tcp_xmit_probe_skb`) relies on it.
+            self.stats.dropped_out_of_window += 1;
+            self.queue_ack(None);
+            return;
+        }
         if pure_ack {
             // Carries nothing to acknowledge; answering it could start an ACK ping-pong.
             // Its timestamp still counts (rule 2 only takes it at or below Last.ACK.sent).

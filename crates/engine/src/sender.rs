@@ -24,6 +24,7 @@ mod idle;
 mod invariants;
 mod observe;
 mod pending;
+mod persist;
 mod probe;
 mod push;
 mod rack;
@@ -41,6 +42,7 @@ use crate::cc::cwnd_limited::CwndUsage;
 use crate::cc::reno::SlowStart;
 use crate::cc::{Cc, Window};
 use crate::config::{resolved, Algorithms, Config, ConfigError, CongestionControl, Flavour};
+use crate::detect::ack_budget::AckBudget;
 use crate::detect::rack::{self as rack_det, Rack};
 use crate::event::{Event, EventKind};
 use crate::packet::{Ack, Range, SynOptions, Timestamps};
@@ -159,6 +161,16 @@ pub struct Sender {
     /// Without SACK: bytes credited to duplicate ACKs as delivered above SND.UNA (Linux's
     /// emulated `sacked_out`; RFC 6937 §2 DeliveredData).
     reno_sacked: u64,
+    /// Without SACK, in fast recovery: how much more DeliveredData the episode may be
+    /// credited (RFC 9937 §6: the non-SACK estimate never exceeds RecoverFS in total, the
+    /// mitigation of Savage et al.'s duplicate-ACK spoofing).
+    reno_budget: Option<u64>,
+    /// Without SACK: the ACKs the peer can honestly have sent (`detect::ack_budget`); a
+    /// duplicate beyond it is not counted.
+    ack_budget: AckBudget,
+    /// Zero-window probes sent since the window last opened (Linux `icsk_backoff` while
+    /// the persist timer runs).
+    persist_backoff: u32,
     /// The deadline (RTO, or a pending probe or reorder timer) a delayed early retransmit
     /// displaced from the single slot.
     er_saved_rto: Option<(TimerKind, Instant)>,
@@ -242,6 +254,9 @@ impl Sender {
             reordering_seen: false,
             fack_disabled: false,
             reno_sacked: 0,
+            reno_budget: None,
+            ack_budget: AckBudget::default(),
+            persist_backoff: 0,
             er_saved_rto: None,
             er_enhanced: false,
             er_last: None,
@@ -363,6 +378,7 @@ impl Sender {
                 TimerKind::EarlyRetransmit => self.on_delayed_early_retransmit(now),
                 TimerKind::LossProbe => self.on_loss_probe(now),
                 TimerKind::ReoTimeout => self.on_reo_timeout(now),
+                TimerKind::Persist => self.on_persist_timeout(now),
             }
         }
         self.check_invariants();

@@ -93,4 +93,9 @@ counters! {
     fack_reorder = "TCPFACKReorder",
     /// Reordering detected from a timestamp echo older than a retransmission (`TCPTSReorder`).
     ts_reorder = "TCPTSReorder",
+    /// Without SACK: duplicate ACKs beyond one per data segment sent, not counted as
+    /// duplicates (`detect::ack_budget`; Linux has no counter).
+    dupacks_ignored = "TCPDupAckIgnored",
+    /// Zero-window probes sent by the persist timer (`TCPWinProbe`).
+    win_probes = "TCPWinProbe",
 }

@@ -1,6 +1,6 @@
 //! The one loss-recovery deadline, tagged with its purpose (RFC 8985 §5.4, Linux
-//! `icsk_pending`): the reorder timer, the probe timeout, delayed early retransmit and the
-//! RTO share a single slot; arming one replaces the others.
+//! `icsk_pending`): the reorder timer, the probe timeout, delayed early retransmit, the
+//! RTO and the persist timer share a single slot; arming one replaces the others.
 
 use crate::time::Instant;
 
@@ -18,6 +18,9 @@ pub enum TimerKind {
     /// RACK's reorder timer (RFC 8985 §6.2 step 5; Linux `ICSK_TIME_REO_TIMEOUT`): run
     /// RACK's loss detection again when it expires.
     ReoTimeout,
+    /// The persist timer (RFC 9293 §3.8.6.1; Linux `ICSK_TIME_PROBE0`): probe a zero
+    /// window when it expires. Armed only with nothing in flight.
+    Persist,
 }
 
 impl TimerKind {
@@ -27,6 +30,7 @@ impl TimerKind {
             TimerKind::EarlyRetransmit => "early_retransmit",
             TimerKind::LossProbe => "loss_probe",
             TimerKind::ReoTimeout => "reo_timeout",
+            TimerKind::Persist => "persist",
         }
     }
 }

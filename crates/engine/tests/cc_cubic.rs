@@ -383,3 +383,23 @@ fn enum_dispatches_to_cubic() {
     let Cc::Cubic(c) = cc else { panic!() };
     assert_eq!(c.w_max(), 10.0);
 }
+
+/// Linux's CUBIC counts packets acknowledged (`tcp_cong_avoid_ai`, `acked` from
+/// `tcp_clean_rtx_queue`): eight ACKs each covering an eighth of a segment are worth one
+/// packet, not eight — an ACK-dividing receiver gains nothing (issue 13 item 3).
+#[test]
+fn cubic_linux_counts_whole_packets_under_ack_division() {
+    let run = |slices: u64| {
+        let mut c = Cubic::linux();
+        let mut w = win(seg(40), seg(20));
+        let mut t = 1000;
+        for _ in 0..200 {
+            for _ in 0..slices {
+                c.on_ack(at(t), &mut w, MSS / slices, Some(Duration::from_millis(50)));
+            }
+            t += 5;
+        }
+        w.cwnd
+    };
+    assert_eq!(run(8), run(1));
+}

@@ -119,16 +119,12 @@ impl Checked {
         );
     }
 
-    /// Unsent data, room in the peer's window and nothing in flight: the sender must send
-    /// or have a deadline, or the connection is stuck for good.
-    ///
-    /// A window below one segment is left out: that deadlock is issue 13 item 4 (the
-    /// persist timer, RFC 9293 §3.8.6.1), fixed on another branch; drop the exemption when
-    /// it is merged.
+    /// Unsent data and nothing in flight: the sender must send or have a deadline — the
+    /// persist timer when the peer's window is closed (RFC 9293 §3.8.6.1) — or the
+    /// connection is stuck for good.
     fn check_live(&self) {
         let s = &self.sender;
-        let open = s.peer_window() >= s.mss();
-        if s.is_established() && open && s.snd_nxt() < s.bytes_written() && s.flight_size() == 0 {
+        if s.is_established() && s.snd_nxt() < s.bytes_written() && s.flight_size() == 0 {
             assert!(
                 s.poll_timeout().is_some(),
                 "deadlock: {} bytes unsent, window {}, nothing in flight, no deadline",

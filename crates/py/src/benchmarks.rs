@@ -24,7 +24,7 @@ fn scenario(which: &str) -> PyResult<Scenario> {
         "bulk" => Ok(lossrec_sim::bench::bulk()),
         "short_flows" => Ok(lossrec_sim::bench::short_flows()),
         _ => Err(PyValueError::new_err(format!(
-            "unknown benchmark `{which}`; valid: bulk, short_flows, per_ack, per_ack_app_limited, flows"
+            "unknown benchmark `{which}`; valid: bulk, short_flows, per_ack, per_ack_app_limited, flows, attacks"
         ))),
     }
 }
@@ -39,6 +39,9 @@ pub(crate) fn run<'py>(py: Python<'py>, which: &str) -> PyResult<Bound<'py, PyDi
     }
     if which == "flows" {
         return flows(py);
+    }
+    if which == "attacks" {
+        return crate::attacks::attacks(py);
     }
     let sc = scenario(which)?;
     let opts = RunOptions::default();

@@ -13,6 +13,7 @@
 //!   spikes) for property tests;
 //! - [`rng`]: the one seeded RNG every component draws from.
 
+pub mod attack;
 pub mod pair;
 pub mod rng;
 pub mod vectors;

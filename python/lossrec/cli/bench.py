@@ -23,9 +23,13 @@ DESCRIPTIONS = {
     "flows": "1,000,000 segments over 1 ... 100,000 concurrent flows, 10 Gb/s, 40 ms, 1% loss, linux",
     "per_ack_app_limited": "engine ns per ACK with all data written and SACK holes open, "
                            "1,000 ... 100,000 in flight, rfc/prr/linux/rack-tlp",
+    "attacks": "misbehaving receivers (ACK division, DupACK spoofing, DSACK spoofing, optimistic "
+               "ACK) against every preset, SACK on and off, four phases",
 }
 #: Every benchmark: the simulator's two, the sweep machinery's, the engine's per-ACK cost.
 ALL = api.BENCHMARKS + ("sweep", "per_ack", "per_ack_app_limited", "flows")
+#: Run only when asked for (`--only attacks`): a table of the engine's behaviour, not a speed.
+ON_REQUEST = ("attacks",)
 #: per_ack targets (issue #6): below 150 ns per ACK, and at most 2x from 100 to 100,000.
 PER_ACK_TARGETS = {"ns_per_ack": 150.0, "flatness": 2.0}
 #: flows targets (issue #16): at 10,000 flows at least half the one-flow events/s; an open
@@ -46,7 +50,8 @@ FLOWS_TARGETS = {"ratio_at": 10_000, "ratio": 0.5, "bytes_per_open_flow": 4096}
                    '"events_per_cpu_s", "ratio_to_one_flow", "wall_ratio_to_one_flow", "runs", '
                    '"bytes_per_open_flow", "peak_heap_bytes", "peak_open_flows", '
                    '"result_bytes_per_flow"}}.')
-@click.option("--only", type=click.Choice(ALL), help="Run one benchmark.")
+@click.option("--only", type=click.Choice(ALL + ON_REQUEST),
+              help="Run one benchmark (`attacks`: the misbehaving-receiver table, only this way).")
 @click.option("--memory", "memory", metavar="SECONDS,...", is_flag=False, flag_value="60,600,3600",
               default=None, help="Instead: peak RSS of 100 Mb/s bulk runs of these simulated "
               "durations (default 60,600,3600) with trace and pcaps streamed.")
@@ -79,7 +84,7 @@ def bench_cmd(as_json: bool, only: Optional[str], memory: Optional[str]) -> None
             click.echo(f"running {n}: {DESCRIPTIONS[n]} ...", err=True)
         if n == "sweep":
             res["sweep"] = sweep_bench.sweep_bench()
-        elif n in ("per_ack", "per_ack_app_limited", "flows"):
+        elif n in ("per_ack", "per_ack_app_limited", "flows", "attacks"):
             res[n] = dict(_core.bench(n))
         else:
             res.update(api.bench(n))
@@ -106,6 +111,8 @@ def bench_cmd(as_json: bool, only: Optional[str], memory: Optional[str]) -> None
         _app_limited_table(res["per_ack_app_limited"], first=len(res) == 1)
     if "flows" in res:
         _flows_table(res["flows"], first=len(res) == 1)
+    if "attacks" in res:
+        _attacks_table(res["attacks"])
     if "bulk" in res:
         click.echo(f"\nbulk: {res['bulk']['events_per_s']:,.0f} simulator events/s "
                    f"over {res['bulk']['runs']} run(s)")
@@ -236,3 +243,25 @@ def _flows_table(r: dict, first: bool) -> None:
                "endpoints, the simulator's state, its SYN in flight); a finished flow keeps "
                f"only its result (~{r['result_bytes_per_flow'][-1] or 0:,.0f} B at "
                f"{r['flows'][-1]:,} flows).")
+
+
+def _attacks_table(r: dict) -> None:
+    """One row per preset, SACK setting, phase and attack: new data sent in the measured
+    window, honest and attacked, and the issue-13 bound (under 1 extra MSS per RTT and at
+    most 1.1x; optimistic ACK is shown, not bounded)."""
+    cols = r["columns"]
+    rows = []
+    for row in r["rows"]:
+        v = dict(zip(cols, row))
+        bounded = v["attack"] != "optimistic_ack"
+        rows.append([v["preset"], "on" if v["sack"] else "off", v["phase"], v["attack"],
+                     f"{v['honest_bytes'] // 1000:,}", f"{v['attacked_bytes'] // 1000:,}",
+                     f"{v['ratio']:.2f}x", f"{v['extra_mss_per_rtt']:+.1f}",
+                     ("yes" if v["within_bounds"] else "NO") if bounded else "-"])
+    click.echo(render(["preset", "sack", "phase", "attack", "honest kB", "attacked kB",
+                       "ratio", "extra MSS/RTT", "within bounds"], rows, align_left=4))
+    held = sum(1 for row in rows if row[-1] == "yes")
+    bounded = sum(1 for row in rows if row[-1] != "-")
+    click.echo(f"attacks: new data sent over the measured window ({r['rtt_ms']} ms RTT, "
+               f"{r['mss']}-byte segments); {held} of {bounded} bounded rows within "
+               f"< 1 extra MSS per RTT and <= 1.1x the honest run; {r['wall_s']:.1f} s.")

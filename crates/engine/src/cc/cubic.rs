@@ -68,6 +68,8 @@ pub struct Cubic {
     hystart: HyStart,
     /// `cubic-linux`: congestion avoidance and ssthresh as Linux computes them (`bic`).
     linux: bool,
+    /// Bytes acknowledged short of a whole packet (`cubic-linux` counts packets).
+    acked_carry: u32,
     bic: Bictcp,
 }
 
@@ -87,6 +89,7 @@ impl Default for Cubic {
             carry: 0,
             hystart: HyStart::default(),
             linux: false,
+            acked_carry: 0,
             bic: Bictcp::default(),
         }
     }
@@ -299,7 +302,10 @@ impl CongestionOps for Cubic {
             // Linux counts packets (`tcp_cong_avoid_ai`); time in jiffies.
             let mss = w.smss();
             let delay_min = self.hystart.delay_min().map_or(0, |d| d.as_micros() as u64);
-            let cwnd = b.on_ack(ms(now), w.cwnd / mss, acked.div_ceil(mss), delay_min);
+            // Whole packets only: pieces of a segment (ACK division) add up to one.
+            let bytes = acked.saturating_add(u64::from(self.acked_carry));
+            self.acked_carry = (bytes % mss) as u32;
+            let cwnd = b.on_ack(ms(now), w.cwnd / mss, bytes / mss, delay_min);
             w.cwnd = w.cwnd.max(cwnd.saturating_mul(mss));
             return;
         }

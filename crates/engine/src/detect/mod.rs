@@ -1,4 +1,5 @@
 //! Loss detection, one module per algorithm.
+pub mod ack_budget;
 pub mod dupthresh;
 pub mod early_retransmit;
 pub mod fack;

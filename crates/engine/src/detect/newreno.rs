@@ -6,9 +6,10 @@ pub fn entry_cwnd(ssthresh: u64, mss: u64) -> u64 {
     ssthresh.saturating_add(3 * mss)
 }
 
-/// Each further duplicate ACK inflates cwnd by one SMSS (RFC 6582 §3.2 step 3).
-pub fn inflate(cwnd: u64, mss: u64) -> u64 {
-    cwnd.saturating_add(mss)
+/// Each further duplicate ACK inflates cwnd by one SMSS (RFC 6582 §3.2 step 3): by the
+/// `credited` bytes the sender counted for it, one SMSS or nothing.
+pub fn inflate(cwnd: u64, credited: u64) -> u64 {
+    cwnd.saturating_add(credited)
 }
 
 /// A partial ACK (RFC 6582 §3.2 step 5): deflate cwnd by the amount newly acknowledged and

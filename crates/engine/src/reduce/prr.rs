@@ -22,6 +22,12 @@
 //! Units are bytes, but the proportional part's CEIL rounds up to a whole SMSS, so that
 //! full-sized segments leave on the same ACKs as in the RFCs' segment-counted examples.
 //!
+//! Deviation (issue 13, ACK division): the SMSS the slow-start reduction bound adds (RFC
+//! 6937 SSRB on every ACK, RFC 9937 and Linux on a SafeACK) is at most the ACK's
+//! DeliveredData, so that an ACK cut into slices earns no segment per slice. Linux has the
+//! same effect by counting whole segments (`tcp_clean_rtx_queue`); ACKs delivering a full
+//! segment or more are unchanged.
+//!
 //! The sender uses RFC 6675 pipe as `inflight` (RFC 9937 §6.2 allows it with RFC 6675 loss
 //! detection; with FACK the lost marks come from FACK, as Linux's in_flight).
 
@@ -156,11 +162,16 @@ impl Prr {
             (target.min(u128::from(u64::MAX)) as u64).saturating_sub(self.prr_out)
         } else {
             let banked = self.prr_delivered.saturating_sub(self.prr_out);
+            // The slow-start bonus of one SMSS is worth at most what the ACK delivered:
+            // an ACK cut into slices (Savage et al.'s ACK division) must not earn a
+            // segment per slice. Linux gets this by counting whole segments
+            // (`tcp_clean_rtx_queue`); RFC 3465 §2.2 asks the same of slow start.
+            let bonus = a.mss.min(a.delivered);
             let (b, d) = match self.variant {
                 Variant::Rfc6937Crb => (banked, 0),
-                Variant::Rfc6937Ssrb => (banked + a.mss, a.delivered + a.mss),
+                Variant::Rfc6937Ssrb => (banked + bonus, a.delivered + bonus),
                 Variant::Rfc9937 | Variant::Linux => {
-                    let extra = if self.safe_ack { a.mss } else { 0 };
+                    let extra = if self.safe_ack { bonus } else { 0 };
                     (banked + extra, a.delivered + extra)
                 }
             };

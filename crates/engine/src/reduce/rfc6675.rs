@@ -48,7 +48,9 @@ impl Rfc6675 {
             // RFC 6582 §3.2 step 5: a partial ACK deflates the window.
             newreno::deflate_on_partial_ack(cwnd, a.acked, a.mss)
         } else if a.dupack {
-            newreno::inflate(cwnd, a.mss)
+            // Only a duplicate the sender credited (at most one per segment outstanding,
+            // Linux `tcp_limit_reno_sacked`; within RecoverFS, RFC 9937 §6) inflates.
+            newreno::inflate(cwnd, a.delivered.min(a.mss))
         } else {
             cwnd
         }

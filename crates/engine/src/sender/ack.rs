@@ -64,7 +64,7 @@ impl Sender {
         let dsack_before = self.dsack_seen;
         let (sb, dsack) = self.update_scoreboard(now, ack, prior);
         let is_dup = self.count_dupack(ack, &sb, prior, prior_window);
-        let delivered = self.delivered_data(&sb.acked, sb.newly_sacked, is_dup);
+        let delivered = self.delivered_data(now, &sb.acked, sb.newly_sacked, is_dup);
         self.tail_on_ack(now, ack, &sb, dsack, prior, window_update);
         self.restart_rto_on_ack(now, sb.acked.bytes > 0);
         // Spurious timeouts and retransmissions (`rto`): may undo the reduction and
@@ -98,6 +98,7 @@ impl Sender {
             self.bbr_on_ack(now, &summary, &sb);
         }
         self.after_ack(now, advanced, sb.newly_sacked > 0);
+        self.persist_on_ack(now, prior.flight == 0);
     }
 
     /// The ACK as the sender processes it, or `None` when it is for the handshake or
@@ -199,13 +200,19 @@ impl Sender {
         let is_dup = if self.sack_ok {
             dupthresh::is_dupack_sack(sb.newly_sacked)
         } else {
-            dupthresh::is_dupack_nosack(
+            let answers_a_segment = self.ack_budget.on_ack();
+            let dup = dupthresh::is_dupack_nosack(
                 ack.cumulative,
                 prior.una,
                 prior.flight,
                 ack.window.min(MAX_WINDOW),
                 prior_window,
-            )
+            );
+            if dup && !answers_a_segment {
+                // More ACKs than segments sent: Savage et al.'s DupACK spoofing.
+                self.stats.dupacks_ignored += 1;
+            }
+            dup && answers_a_segment
         };
         if is_dup {
             self.dupacks = self.dupacks.saturating_add(1);
@@ -299,28 +306,66 @@ impl Sender {
     /// RFC 6937 §2 DeliveredData. With SACK: Δsnd.una + ΔSACKd. Without: one SMSS per
     /// duplicate ACK, and on an advance Δsnd.una less the SMSS already credited to the
     /// duplicates it covers (all but the hole itself, as Linux's `tcp_remove_reno_sacks`).
-    fn delivered_data(&mut self, acked: &Acked, newly_sacked: u64, is_dup: bool) -> u64 {
+    fn delivered_data(
+        &mut self,
+        now: Instant,
+        acked: &Acked,
+        newly_sacked: u64,
+        is_dup: bool,
+    ) -> u64 {
         if self.sack_ok {
             return acked.bytes + newly_sacked - acked.was_sacked;
         }
+        self.renew_reno_budget(now, acked);
         let mut delivered = 0;
         if acked.bytes > 0 {
             let consumed = self.reno_sacked.min(acked.bytes.saturating_sub(self.mss));
             self.reno_sacked -= consumed;
             delivered += acked.bytes - consumed;
         }
+        if let Some(budget) = &mut self.reno_budget {
+            // RFC 9937 §6: the episode's estimated DeliveredData stays within RecoverFS,
+            // however often the receiver repeats itself (Savage et al.'s DupACK spoofing).
+            delivered = delivered.min(*budget);
+            *budget -= delivered;
+        }
         if is_dup {
             // Never credit more than is outstanding beyond the hole (Linux
-            // `tcp_limit_reno_sacked`; RFC 9937 §6.2's cap on non-SACK DeliveredData).
+            // `tcp_limit_reno_sacked`), nor beyond the episode's budget.
             let cap = self.sb.flight_size().saturating_sub(self.mss);
-            let credited = (self.reno_sacked + self.mss).min(cap);
-            delivered += credited.saturating_sub(self.reno_sacked);
-            self.reno_sacked = self.reno_sacked.max(credited);
+            let mut credit = (self.reno_sacked + self.mss)
+                .min(cap)
+                .saturating_sub(self.reno_sacked);
+            if let Some(budget) = &mut self.reno_budget {
+                credit = credit.min(*budget);
+                *budget -= credit;
+            }
+            delivered += credit;
+            self.reno_sacked += credit;
         }
         if self.sb.flight_size() == 0 {
             self.reno_sacked = 0;
         }
         delivered
+    }
+
+    /// NewReno repairs one hole per round trip (RFC 6582 §3.2): a partial ACK covering a
+    /// retransmission old enough to have been answered (sent at least min_rtt ago) shows
+    /// the receiver really got it, and starts the episode's next round with what is in
+    /// flight now as its RecoverFS. A spoofer's copies arrive right after the
+    /// retransmission they provoke and renew nothing.
+    fn renew_reno_budget(&mut self, now: Instant, acked: &Acked) {
+        let Some(budget) = self.reno_budget else {
+            return;
+        };
+        let min_rtt = self.rtt.min_rtt().unwrap_or_default();
+        let answered = acked
+            .oldest_retrans_sent
+            .is_some_and(|sent| now.saturating_duration_since(sent) >= min_rtt);
+        if answered {
+            let in_flight = self.sb.flight_size().saturating_sub(self.reno_sacked);
+            self.reno_budget = Some(budget.max(in_flight));
+        }
     }
 
     /// A DSACK (RFC 2883 §4). When it is believable, the data it reports arrived twice: a

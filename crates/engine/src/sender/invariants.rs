@@ -21,6 +21,13 @@ impl Sender {
                     assert!(self.probe_active(), "PTO armed without probing");
                     assert!(self.sb.flight_size() > 0, "PTO armed with nothing out");
                 }
+                Some(TimerKind::Persist) => {
+                    assert_eq!(
+                        self.sb.flight_size(),
+                        0,
+                        "persist timer with data in flight"
+                    );
+                }
                 Some(TimerKind::ReoTimeout) => {
                     assert!(self.rack_active(), "reorder timer without RACK");
                     assert!(self.sb.flight_size() > 0, "reorder timer with nothing out");

@@ -22,6 +22,8 @@ pub enum Pending {
     Head(Why),
     /// F-RTO step 2b (RFC 5682): new data before any retransmission.
     FrtoNew(FrtoNew),
+    /// A zero-window probe (RFC 9293 §3.8.6.1), when the persist timer fired.
+    WindowProbe,
 }
 
 /// How much new data F-RTO's step 2b sends.

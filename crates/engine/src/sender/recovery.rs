@@ -186,7 +186,8 @@ impl Sender {
     /// while the window was in use (half the window in flight, in RFC 7661's spirit).
     /// Linux flavour: `tcp_cong_control` passes the newly delivered segments (`acked_sacked`:
     /// what was SACKed earlier is not counted again) on ACKs of new data
-    /// (`tcp_may_raise_cwnd`: any forward progress once reordering was raised), while
+    /// (`tcp_may_raise_cwnd`: any forward progress — SND.UNA advanced or new data SACKed —
+    /// once reordering was raised), while
     /// `tcp_is_cwnd_limited`.
     pub(super) fn grow_cwnd(&mut self, now: Instant, a: &AckSummary) {
         if !a.cong_control || self.cc.controls_cwnd() {
@@ -197,7 +198,9 @@ impl Sender {
             Flavour::Rfc => (acked, prior_flight.saturating_mul(2) >= self.cwnd),
             Flavour::Linux => {
                 let raised = self.reordering() > self.cfg.dupthresh;
-                let progress = acked > 0 || (raised && delivered > 0);
+                // FLAG_FORWARD_PROGRESS is ACKED or DATA_SACKED: a duplicate ACK without
+                // SACK (`tcp_add_reno_sack`) sets neither, whatever it was credited.
+                let progress = acked > 0 || (raised && self.sack_ok && delivered > 0);
                 let in_ss = self.cwnd < self.ssthresh;
                 let amount = if progress { delivered } else { 0 };
                 (amount, self.cwnd_usage.is_cwnd_limited(self.cwnd, in_ss))
@@ -245,6 +248,9 @@ impl Sender {
         if !self.cc.controls_cwnd() {
             self.cwnd = cwnd;
         }
+        // RFC 9937 §6: RecoverFS (FlightSize at entry) bounds the non-SACK estimate of the
+        // whole episode, the duplicates that started it included.
+        self.reno_budget = (!self.sack_ok).then(|| flight.saturating_sub(self.reno_sacked));
         self.begin_recovery();
         self.sb.start_recovery_episode();
         // The head is lost (with SACK: IsLost may not say so yet; without SACK it is the
@@ -282,6 +288,7 @@ impl Sender {
             self.cwnd = cwnd;
         }
         self.reno_sacked = 0;
+        self.reno_budget = None;
         self.drop_head_retransmit();
         self.rack.on_recovery_end();
         self.end_recovery(now);
@@ -346,6 +353,7 @@ impl Sender {
         self.bbr_on_rto(now);
         self.dupacks = 0;
         self.reno_sacked = 0;
+        self.reno_budget = None;
         self.rtt.backoff();
         self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
         self.spurious_on_rto(in_recovery, repeated);

@@ -32,11 +32,14 @@ impl Sender {
             self.bbr_before_send(now, idle);
         }
         let t = self.next_transmit(now);
-        if let Some((t, forced)) = &t {
-            self.account_transmit(now, t, *forced);
-            if !t.range.is_empty() {
-                self.bbr_after_send(now, t.range, idle);
+        match &t {
+            Some((t, forced)) => {
+                self.account_transmit(now, t, *forced);
+                if !t.range.is_empty() {
+                    self.bbr_after_send(now, t.range, idle);
+                }
             }
+            None => self.persist_check(now),
         }
         self.check_invariants();
         t.map(|(t, _)| t)
@@ -67,6 +70,7 @@ impl Sender {
                     return Some((t, true));
                 }
             }
+            Pending::WindowProbe => return self.window_probe_transmit(now).map(|t| (t, true)),
             // Waits for the loss recovery below (F-RTO step 2b).
             p @ Pending::FrtoNew(_) => self.pending = p,
             Pending::Syn | Pending::Nothing => {}
@@ -370,6 +374,12 @@ impl Sender {
             range: Range::new(t.range.start, t.range.end + u64::from(bare_fin)),
             ..*t
         };
+        // Every segment the peer must answer — data, a bare FIN, a window probe — allows
+        // it one ACK (`detect::ack_budget`).
+        let answered = !t.range.is_empty() || t.fin || t.why == Why::WindowProbe;
+        if !self.sack_ok && answered {
+            self.ack_budget.on_send();
+        }
         if t.range.is_empty() {
             return;
         }
@@ -400,8 +410,9 @@ impl Sender {
         if self.state() == RecoveryState::Recovery && !self.cc.controls_cwnd() {
             self.reducer.on_transmit(t.range.len(), forced);
         }
-        // RFC 6298 §5.1: start the timer when data is sent and it is not running.
-        if !self.timer.is_armed() {
+        // RFC 6298 §5.1: start the timer when data is sent and it is not running (the
+        // persist timer, for a window that was closed, gives way to it).
+        if !self.timer.is_armed() || self.timer.kind() == Some(TimerKind::Persist) {
             self.arm_rto(now);
         }
         match t.why {

@@ -1,0 +1,55 @@
+//! How many ACKs the peer can honestly have sent: a receiver sends at most one ACK per
+//! segment it receives (RFC 9293 §3.10.7.4; RFC 5681 §4.2 asks for one at least every
+//! second segment). Without SACK a duplicate ACK carries no evidence of which segment
+//! caused it; one beyond the segments sent so far, less the ACKs already received, was
+//! caused by none — a DupACK spoofer's copy (Savage, Cardwell, Wetherall, Anderson, CCR
+//! 1999 §2.2) or a duplicate made by the network — and is not counted (no DupAcks, no
+//! DeliveredData, no window inflation).
+//!
+//! Linux bounds the count at the segments outstanding (`tcp_limit_reno_sacked`); that
+//! lets a spoofer repeating every ACK keep the count at the bound while each credited
+//! copy releases a new segment. The budget here is over the connection's life: ACKs
+//! beyond it are a debt that only segments sent later pay off.
+
+/// Data segments sent minus ACKs received (negative: more ACKs than segments).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct AckBudget {
+    balance: i64,
+}
+
+impl AckBudget {
+    /// A data segment (new or retransmitted) was sent.
+    pub fn on_send(&mut self) {
+        self.balance = self.balance.saturating_add(1);
+    }
+
+    /// An ACK arrived: whether a segment not yet answered could have caused it.
+    pub fn on_ack(&mut self) -> bool {
+        let ok = self.balance > 0;
+        self.balance = self.balance.saturating_sub(1);
+        ok
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_ack_per_segment_and_copies_are_a_debt() {
+        let mut b = AckBudget::default();
+        b.on_send();
+        b.on_send();
+        assert!(b.on_ack());
+        assert!(b.on_ack());
+        // Two copies beyond the segments: not caused by any, and owed.
+        assert!(!b.on_ack());
+        assert!(!b.on_ack());
+        b.on_send();
+        b.on_send();
+        assert!(!b.on_ack(), "the debt is paid first");
+        b.on_send();
+        b.on_send();
+        assert!(b.on_ack());
+    }
+}

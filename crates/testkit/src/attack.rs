@@ -1,0 +1,385 @@
+//! Misbehaving receivers in a closed loop (Savage, Cardwell, Wetherall, Anderson, "TCP
+//! congestion control with a misbehaving receiver", CCR 1999; Sherwood, Bhattacharjee,
+//! Braud, "Misbehaving TCP receivers can cause Internet-wide congestion collapse", CCS
+//! 2005). Each attacker wraps the honest [`Receiver`]: the segments reach it unchanged and
+//! the attacker rewrites the ACKs it produces.
+//!
+//! - ACK division: an ACK that advances SND.UNA by N bytes becomes `n` ACKs each covering
+//!   a slice (a sender that grows per ACK instead of per byte opens up `n` times faster;
+//!   RFC 3465 byte counting is the defence).
+//! - DupACK spoofing: every ACK is sent `n` times (RFC 5681 §3.2 window inflation without a
+//!   bound, Linux `tcp_limit_reno_sacked` and RFC 9937 §7 are the defences).
+//! - DSACK spoofing: a segment that fills a hole (a retransmission) is reported as a
+//!   duplicate on this and the next ACKs, claiming the original arrived (undo without
+//!   evidence; Linux's `undo_retrans` accounting is the defence).
+//! - Optimistic ACK: every ACK acknowledges all the sender has sent so far (an oracle
+//!   attacker, the strongest form), data still queued or lost included.
+//!
+//! The path: one-way delay each way, an optional drop-tail bottleneck on the data path, and
+//! an optional random data loss decided by (sequence, transmission count) so that the
+//! honest and the attacked run lose the same segments.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use lossrec::{Ack, Config, Duration, Instant, Range, Receiver, ReceiverConfig, Segment, Sender};
+
+use crate::rng::mix64;
+
+/// How the receiver misbehaves.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Attack {
+    Honest,
+    AckDivision,
+    DupAckSpoofing,
+    DsackSpoofing,
+    OptimisticAck,
+}
+
+impl Attack {
+    pub const ALL: [Attack; 4] = [
+        Attack::AckDivision,
+        Attack::DupAckSpoofing,
+        Attack::DsackSpoofing,
+        Attack::OptimisticAck,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            Attack::Honest => "honest",
+            Attack::AckDivision => "ack_division",
+            Attack::DupAckSpoofing => "dupack_spoofing",
+            Attack::DsackSpoofing => "dsack_spoofing",
+            Attack::OptimisticAck => "optimistic_ack",
+        }
+    }
+}
+
+/// Pieces per divided ACK and copies per spoofed ACK (the issue's 10).
+const FANOUT: u64 = 10;
+
+/// The phase of the connection the attack runs in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// From the first segment, 6 RTTs, no loss.
+    SlowStart,
+    /// One early loss sets ssthresh; the attack starts 10 RTTs later, for 20 RTTs.
+    CongestionAvoidance,
+    /// 2 % random data loss, 20 RTTs from the start.
+    Lossy,
+    /// A 10 Mb/s drop-tail bottleneck with a 50-packet queue, 20 RTTs from the start.
+    Bottleneck,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 4] = [
+        Phase::SlowStart,
+        Phase::CongestionAvoidance,
+        Phase::Lossy,
+        Phase::Bottleneck,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::SlowStart => "slow_start",
+            Phase::CongestionAvoidance => "congestion_avoidance",
+            Phase::Lossy => "lossy",
+            Phase::Bottleneck => "bottleneck",
+        }
+    }
+    /// (attack start, measured RTTs).
+    fn window(self) -> (u32, u64) {
+        match self {
+            Phase::SlowStart => (0, 6),
+            Phase::CongestionAvoidance => (10, 20),
+            Phase::Lossy | Phase::Bottleneck => (0, 20),
+        }
+    }
+}
+
+/// Round-trip propagation delay of the path.
+pub const RTT: Duration = Duration::from_millis(100);
+/// Segment size used throughout.
+pub const MSS: u64 = 1000;
+
+/// What one run measured over the attack's window.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Measured {
+    /// New bytes the sender sent (SND.NXT's advance).
+    pub sent: u64,
+    /// Bytes the receiver delivered in order.
+    pub delivered: u64,
+    /// RTTs measured.
+    pub rtts: u64,
+}
+
+/// One run: `preset`'s configuration with SACK on or off, the receiver misbehaving as
+/// `attack` during `phase`'s window.
+pub fn run(cfg: &Config, sack: bool, phase: Phase, attack: Attack) -> Measured {
+    let mut cfg = cfg.clone();
+    cfg.mss = MSS as u16;
+    cfg.handshake = false;
+    cfg.sack = sack;
+    let rcfg = ReceiverConfig {
+        sack,
+        dsack: sack,
+        timestamps: cfg.timestamps,
+        mss: MSS as u16,
+        window: 64 << 20,
+        window_model: lossrec::receiver::WindowModel::Fixed,
+        ..ReceiverConfig::default()
+    };
+    let mut sim = Loop::new(cfg, rcfg, phase);
+    let (start_rtts, rtts) = phase.window();
+    let t0 = Instant::ZERO + RTT * start_rtts;
+    let t1 = t0 + RTT * rtts as u32;
+    sim.run_until(t0, Attack::Honest);
+    let (sent0, delivered0) = (sim.s.snd_nxt(), sim.r.delivered());
+    sim.run_until(t1, attack);
+    Measured {
+        sent: sim.s.snd_nxt() - sent0,
+        delivered: sim.r.delivered() - delivered0,
+        rtts,
+    }
+}
+
+enum Pkt {
+    Data(Segment),
+    Ack(Ack),
+}
+
+/// The closed loop: sender, path, honest receiver, attacker.
+struct Loop {
+    s: Sender,
+    r: Receiver,
+    phase: Phase,
+    q: BinaryHeap<Reverse<(Instant, u64)>>,
+    pkts: Vec<Option<Pkt>>,
+    now: Instant,
+    /// Departure times of packets still in the bottleneck queue.
+    queue: VecDeque<Instant>,
+    link_free: Instant,
+    /// Transmissions per segment start, for the loss decision.
+    tx_count: std::collections::BTreeMap<u64, u32>,
+    /// The attacker's memory: the last cumulative ACK it sent, the highest byte seen, the
+    /// latest hole-filling segment and how often it was reported.
+    last_cum: u64,
+    high_seen: u64,
+    fake_dsack: Option<(Range, u32)>,
+}
+
+impl Loop {
+    fn new(cfg: Config, rcfg: ReceiverConfig, phase: Phase) -> Loop {
+        let mut s = Sender::new(cfg, Instant::ZERO).expect("preset is valid");
+        s.write(Instant::ZERO, 1 << 40);
+        Loop {
+            s,
+            r: Receiver::new(rcfg, Instant::ZERO),
+            phase,
+            q: BinaryHeap::new(),
+            pkts: Vec::new(),
+            now: Instant::ZERO,
+            queue: VecDeque::new(),
+            link_free: Instant::ZERO,
+            tx_count: Default::default(),
+            last_cum: 0,
+            high_seen: 0,
+            fake_dsack: None,
+        }
+    }
+
+    fn push(&mut self, at: Instant, p: Pkt) {
+        self.pkts.push(Some(p));
+        let id = self.pkts.len() as u64 - 1;
+        self.q.push(Reverse((at, id)));
+    }
+
+    fn run_until(&mut self, end: Instant, attack: Attack) {
+        loop {
+            self.send_data();
+            self.send_acks(attack);
+            let next_pkt = self.q.peek().map(|Reverse((t, _))| *t);
+            let Some(next) = [next_pkt, self.s.poll_timeout(), self.r.poll_timeout()]
+                .into_iter()
+                .flatten()
+                .min()
+            else {
+                return; // nothing pending: the sender stopped (e.g. it stopped trusting)
+            };
+            if next > end {
+                self.now = end;
+                return;
+            }
+            self.now = self.now.max(next);
+            if next_pkt == Some(next) {
+                let Reverse((_, id)) = self.q.pop().expect("peeked");
+                match self.pkts[id as usize].take().expect("delivered once") {
+                    Pkt::Data(seg) => {
+                        self.r.on_segment(self.now, &seg);
+                        self.observe(&seg, attack);
+                    }
+                    Pkt::Ack(a) => self.s.on_ack(self.now, &a),
+                }
+            } else if self.s.poll_timeout() == Some(next) {
+                self.s.on_timeout(self.now);
+            } else {
+                self.r.on_timeout(self.now);
+            }
+        }
+    }
+
+    /// The sender's segments onto the path: loss, then the bottleneck, then the delay.
+    fn send_data(&mut self) {
+        let now = self.now;
+        while let Some(t) = self.s.poll_transmit(now) {
+            let seg = t.segment();
+            if self.lost(&seg) {
+                continue;
+            }
+            let mut at = now;
+            if self.phase == Phase::Bottleneck {
+                while self.queue.front().is_some_and(|&d| d <= now) {
+                    self.queue.pop_front();
+                }
+                if self.queue.len() >= 50 {
+                    continue; // drop-tail
+                }
+                // 10 Mb/s: 800 ns per byte (40 bytes of headers).
+                let tx = Duration::from_nanos((seg.range.len() + 40) * 800);
+                at = self.link_free.max(now) + tx;
+                self.link_free = at;
+                self.queue.push_back(at);
+            }
+            self.push(at + RTT / 2, Pkt::Data(seg));
+        }
+    }
+
+    /// The loss decision: the congestion-avoidance phase loses the 30th segment's first
+    /// transmission; the lossy phase 2 % of transmissions, by (sequence, count).
+    fn lost(&mut self, seg: &Segment) -> bool {
+        if seg.range.is_empty() {
+            return false;
+        }
+        let n = self.tx_count.entry(seg.range.start).or_insert(0);
+        *n += 1;
+        match self.phase {
+            Phase::CongestionAvoidance => seg.range.start == 30 * MSS && *n == 1,
+            Phase::Lossy => mix64(seg.range.start ^ (u64::from(*n) << 48)).is_multiple_of(50),
+            _ => false,
+        }
+    }
+
+    /// What the attacker learns from a data segment it received.
+    fn observe(&mut self, seg: &Segment, attack: Attack) {
+        if attack == Attack::DsackSpoofing
+            && !seg.range.is_empty()
+            && seg.range.end <= self.high_seen
+        {
+            // Fills a hole: most likely a retransmission. Claim the original arrived too.
+            self.fake_dsack = Some((seg.range, 0));
+        }
+        self.high_seen = self.high_seen.max(seg.range.end);
+    }
+
+    /// The honest receiver's ACKs, rewritten by the attacker, onto the path.
+    fn send_acks(&mut self, attack: Attack) {
+        let at = self.now + RTT / 2;
+        while let Some(a) = self.r.poll_ack(self.now) {
+            for ack in self.rewrite(a, attack) {
+                self.push(at, Pkt::Ack(ack));
+            }
+        }
+    }
+
+    fn rewrite(&mut self, a: Ack, attack: Attack) -> Vec<Ack> {
+        let prev = self.last_cum;
+        self.last_cum = self.last_cum.max(a.cumulative);
+        match attack {
+            Attack::Honest => vec![a],
+            Attack::DupAckSpoofing => vec![a; FANOUT as usize],
+            Attack::AckDivision if a.cumulative > prev => {
+                let span = a.cumulative - prev;
+                let pieces = FANOUT.min(span);
+                (1..=pieces)
+                    .map(|k| Ack {
+                        cumulative: prev + span * k / pieces,
+                        ..a
+                    })
+                    .collect()
+            }
+            Attack::AckDivision => vec![a],
+            Attack::DsackSpoofing => {
+                let Some((d, n)) = self.fake_dsack.as_mut() else {
+                    return vec![a];
+                };
+                *n += 1;
+                if *n > FANOUT as u32 {
+                    self.fake_dsack = None;
+                    return vec![a];
+                }
+                let mut blocks = vec![*d];
+                blocks.extend(a.sack_blocks().iter().copied());
+                vec![a.with_sack(&blocks)]
+            }
+            Attack::OptimisticAck => {
+                let cum = self.s.snd_nxt().max(a.cumulative);
+                self.last_cum = cum;
+                vec![Ack {
+                    cumulative: cum,
+                    sack: Default::default(),
+                    ..a
+                }]
+            }
+        }
+    }
+}
+
+/// One row of the attack table: a preset, SACK on or off, a phase, an attack, and the
+/// attacked run beside the honest one.
+#[derive(Copy, Clone, Debug)]
+pub struct Row {
+    pub preset: &'static str,
+    pub sack: bool,
+    pub phase: Phase,
+    pub attack: Attack,
+    pub honest: Measured,
+    pub attacked: Measured,
+}
+
+impl Row {
+    /// Attacked over honest data sent.
+    pub fn ratio(&self) -> f64 {
+        self.attacked.sent as f64 / self.honest.sent.max(1) as f64
+    }
+    /// Extra segments sent per RTT under attack (negative: the attack cost the attacker).
+    pub fn extra_mss_per_rtt(&self) -> f64 {
+        (self.attacked.sent as f64 - self.honest.sent as f64) / MSS as f64 / self.honest.rtts as f64
+    }
+    /// The issue's bound: under 1 extra MSS per RTT and at most 1.1× the honest data.
+    pub fn within_bounds(&self) -> bool {
+        self.extra_mss_per_rtt() < 1.0 && self.ratio() <= 1.1
+    }
+}
+
+/// Every preset × SACK on/off × phase × the given attacks.
+pub fn table(attacks: &[Attack]) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for p in lossrec::PRESETS {
+        let cfg = p.config();
+        for sack in [true, false] {
+            for phase in Phase::ALL {
+                let honest = run(&cfg, sack, phase, Attack::Honest);
+                for &attack in attacks {
+                    let attacked = run(&cfg, sack, phase, attack);
+                    rows.push(Row {
+                        preset: p.name,
+                        sack,
+                        phase,
+                        attack,
+                        honest,
+                        attacked,
+                    });
+                }
+            }
+        }
+    }
+    rows
+}
