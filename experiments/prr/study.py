@@ -29,6 +29,7 @@ examples = _sibling("examples")
 stats = _sibling("stats")
 figures = _sibling("figures")
 verdicts = _sibling("verdicts")
+retxstats = _sibling("retxstats")
 
 TITLE = "PRR vs RFC 3517 vs rate-halving, and Early Retransmit"
 SEED = "003"
@@ -119,6 +120,7 @@ FIGURES = {
     "latency": figures.latency,
     "video": figures.video,
     "early-retransmit": figures.early_retransmit,
+    "retransmission-tables": retxstats.figure,
 }
 
 
@@ -132,4 +134,4 @@ def sections(df: pd.DataFrame, ctx: Any) -> List[Tuple[str, str]]:
 
 def claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]:
     return [*tables.claims(published), *verdicts.example_claims(published, ctx),
-            *verdicts.stats_claims(df, published, ctx)]
+            *verdicts.stats_claims(df, published, ctx), *retxstats.claims(df, published)]

@@ -27,6 +27,7 @@ def _sibling(name: str) -> Any:
 examples = _sibling("examples")
 web = _sibling("web")
 bbr = _sibling("bbr")
+reorder = _sibling("reorder")
 
 TITLE = "RACK + TLP: time-based loss detection and tail loss probes"
 SEED = "001"
@@ -106,6 +107,7 @@ def sweeps(quick: bool) -> List[Sweep]:
               reps=2 if quick else 6, common_seeds=True, labels={"arm": "slide 6"}, details=True),
         *web.sweeps(quick),
         *bbr.sweeps(quick),
+        *reorder.sweeps(quick),
     ]
 
 
@@ -150,6 +152,7 @@ FIGURES = {
     "slide5-probes": web.probe_figure,
     "slide6-throughput": throughput_figure,
     "slide6-bbr": bbr.figure,
+    "reordering": reorder.figure,
     "slides7-8-timeline": examples.slide7_figure,
     "slides15-23-timeline": examples.slides15_figure,
     "slides10-12-spurious-rto": examples.storm_figure,
@@ -275,5 +278,6 @@ def claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) -> 
     out = _web_claims(published, ctx)
     out += _random_loss_claims(df, published)
     out += bbr.claims(df, published)
+    out += reorder.claims(df, published)
     out += examples.claims(published, ctx)
     return out

@@ -26,6 +26,7 @@ def _sibling(name: str) -> Any:
 arms = _sibling("arms")
 figures = _sibling("figures")
 verdicts = _sibling("verdicts")
+vstlp = _sibling("vstlp")
 
 TITLE = "RTO Restart vs the baseline and TLP"
 SEED = "002"
@@ -126,11 +127,11 @@ def prepare(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-FIGURES = figures.FIGURES
+FIGURES = {**figures.FIGURES, "rtor-vs-tlp-320ms": vstlp.figure}
 
 
 def claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]:
-    return verdicts.claims(df, published, ctx)
+    return verdicts.claims(df, published, ctx) + vstlp.claims(df, published)
 
 
 def sections(df: pd.DataFrame, ctx: Any):

@@ -27,6 +27,7 @@ def _sibling(name: str) -> Any:
 
 examples = _sibling("examples")
 web = _sibling("web")
+ptostate = _sibling("ptostate")
 
 TITLE = "Tail Loss Probe (draft-01): the example, the taxonomy and the web measurements"
 SEED = "000"
@@ -118,6 +119,7 @@ FIGURES = {
     "s5-percentiles": web.percentile_figure,
     "s5-wcdelackt": web.overhead_figure,
     "s5-probes": web.probe_figure,
+    "s5-pto-state": ptostate.figure,
 }
 
 
@@ -315,4 +317,5 @@ def _web_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any
 
 
 def claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]:
-    return _example_claims(published, ctx) + _web_claims(df, published, ctx)
+    return (_example_claims(published, ctx) + _web_claims(df, published, ctx)
+            + ptostate.claims(web.traced(ctx), published))
