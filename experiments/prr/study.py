@@ -79,6 +79,10 @@ NOTES = """
   dropped), where the seed's Linux counted those its heuristics noticed.
 * **Recovery episodes** (`recoveries.csv`) run from entering fast recovery to leaving it;
   an episode a timeout interrupts lasts until the timeout's loss recovery ends.
+* **The statistics tables** (`retxstats.py`) are read from the baseline arm (`linux-rh`):
+  DC1 = short-web, DC2 = video. Timeout retransmits count one per timeout (`rtos`, split
+  by the state the timer fired in; Loss = exponential backoff). Failed retransmits
+  (aborted connections) cannot occur in the simulator and are not judged.
 """
 
 QUICK = {"rtts": [30, 100, 300], "reps": 1, "connections": 120, "video_reps": 1}

@@ -104,8 +104,15 @@ def claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]]) -> List[Verdi
                 f"packets), {int(a['dsacks'])} DSACKs, {int(a['fast_recoveries'])} fast "
                 f"recoveries, {int(a['undos'])} undos, {a['mbps']:.1f} Mb/s")
     ours = "; ".join(arm(a) for a in t.index) + f" ({int(r['reps'])} run(s) per arm)"
-    return [Verdict.judge(
-        "reordering_robust", bool(ok), ours,
-        "each late packet is overtaken by 8-35 others: three duplicate ACKs arrive long "
-        "before it does; RACK waits until RACK.rtt + reo_wnd (min RTT/4 once reordering was "
-        "seen) has passed since it was sent, which the 1-4 ms delay never exceeds")]
+    why = ("each late packet is overtaken by 8-35 others: three duplicate ACKs arrive long "
+           "before it does; RACK waits until RACK.rtt + reo_wnd (min RTT/4 once reordering "
+           "was seen) has passed since it was sent, which the 1-4 ms delay never exceeds")
+    if not ok and RACK_ND in t.index and t.loc[RACK_ND, "retransmits"] < r["retransmits"]:
+        why += (". Here the RACK arm never learns that reordering happens: the late original "
+                "is always already retransmitted when it arrives, so only the timestamp (or "
+                "DSACK) undo shows the reordering, and the engine's undo does not mark RACK's "
+                "reordering_seen (Linux's tcp_try_undo_partial calls tcp_check_sack_reordering"
+                "), so reo_wnd stays 0 once three segments are SACKed; RACK without that "
+                "zeroing (tcp_recovery bit 0x4) retransmits "
+                f"{int(t.loc[RACK_ND, 'retransmits'])}")
+    return [Verdict.judge("reordering_robust", bool(ok), ours, why)]

@@ -92,6 +92,11 @@ NOTES = """
 * **The engine's vectors** (`lossrec::vectors::tail`: a scripted path with 1000-byte
   segments and a 100 ms RTT) are read through `lossrec._core.tail_vectors()`; a build
   without that binding reports the `engine_vectors` claim as not comparable.
+* **Reordering** (`reorder.py`, reorder.toml): no loss, 1 % of data packets 1-4 ms late
+  at 20 ms (less than RTT/4), 100 Mb/s, a fixed 400 kB receive window; RACK (`linux`) vs
+  DupThresh (three duplicate ACKs, fixed, no TLP), with Linux's adaptive DupThresh and
+  RACK without the DupThresh zeroing (`rack_no_dupthresh`) beside. Every retransmission
+  is spurious.
 """
 
 #: slide 6: (loss_detection, label)

@@ -51,6 +51,11 @@ NOTES = """
 * **Undo variants** are `spurious_response` = `full-undo`, `partial`, `none`,
   `new-partial` on `fack-eifel`; **RTO adaptations** are `rto_adaptation` = `std`,
   `reseed`, `backoff`, `min-plus` on `fack-eifel` (full undo).
+* **New partial vs Partial** (`newpartial.py`) pairs part (c)'s runs by spike phase.
+* **GPRS reselections** (`gprs.py`, gprs.toml): stalls drawn per spike from 3-15 s
+  (`extra_max_ms`, from the run's seed), every 20 s from 2 s, a 3 MB download alone on
+  the study's path; `fack` vs `fack-eifel`, traced for the ground truth (spurious and
+  genuine RTOs, bytes received twice); 2 seeds (8 in the full run).
 """
 
 VARIANTS = ["reno-sack", "newreno-sack", "fack"]

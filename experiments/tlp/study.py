@@ -78,6 +78,10 @@ NOTES = """
 * **§2.1 and §4.2** are traced in the simulator (1448-byte segments, RTT 100 ms, an ACK per
   segment); the engine's own vectors (`lossrec::vectors::tail`, 1000-byte segments) are
   read through `lossrec._core.tail_vectors()` when this build has it.
+* **FlightSize and cwnd at the probes** (`ptostate.py`): from the traced TLP arm, at each
+  `loss_probe` event: FlightSize = highest byte sent − cumulative ACK (RFC 5681: SACKed
+  bytes still count), cwnd as the last ACK left it, both in segments. The seed measured
+  "when a PTO is scheduled" / "when a probe segment is transmitted"; we take the latter.
 """
 
 
