@@ -93,8 +93,7 @@ def figure(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
 
 
 def claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]:
-    c = published["gprs_variable_spikes"]
-    d = runs(ctx)
+    d = runs(ctx)  # the rule (published.toml) has no parameters: all of it is below
     std, eif = (d[d["sender.preset"] == p].set_index("rep") for p in ARMS)
     if std.empty or eif.empty or std["fct_ms"].isna().any() or eif["fct_ms"].isna().any():
         return [Verdict.not_comparable("gprs_variable_spikes", "an arm did not finish every run")]
