@@ -29,6 +29,7 @@ examples = _sibling("examples")
 stats = _sibling("stats")
 figures = _sibling("figures")
 verdicts = _sibling("verdicts")
+retxstats = _sibling("retxstats")
 
 TITLE = "PRR vs RFC 3517 vs rate-halving, and Early Retransmit"
 SEED = "003"
@@ -78,6 +79,10 @@ NOTES = """
   dropped), where the seed's Linux counted those its heuristics noticed.
 * **Recovery episodes** (`recoveries.csv`) run from entering fast recovery to leaving it;
   an episode a timeout interrupts lasts until the timeout's loss recovery ends.
+* **The statistics tables** (`retxstats.py`) are read from the baseline arm (`linux-rh`):
+  DC1 = short-web, DC2 = video. Timeout retransmits count one per timeout (`rtos`, split
+  by the state the timer fired in; Loss = exponential backoff). Failed retransmits
+  (aborted connections) cannot occur in the simulator and are not judged.
 """
 
 QUICK = {"rtts": [30, 100, 300], "reps": 1, "connections": 120, "video_reps": 1}
@@ -119,6 +124,7 @@ FIGURES = {
     "latency": figures.latency,
     "video": figures.video,
     "early-retransmit": figures.early_retransmit,
+    "retransmission-tables": retxstats.figure,
 }
 
 
@@ -132,4 +138,4 @@ def sections(df: pd.DataFrame, ctx: Any) -> List[Tuple[str, str]]:
 
 def claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]:
     return [*tables.claims(published), *verdicts.example_claims(published, ctx),
-            *verdicts.stats_claims(df, published, ctx)]
+            *verdicts.stats_claims(df, published, ctx), *retxstats.claims(df, published)]

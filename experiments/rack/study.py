@@ -28,6 +28,7 @@ def _sibling(name: str) -> Any:
 examples = _sibling("examples")
 web = _sibling("web")
 bbr = _sibling("bbr")
+reorder = _sibling("reorder")
 
 TITLE = "RACK + TLP: time-based loss detection and tail loss probes"
 SEED = "001"
@@ -92,6 +93,11 @@ NOTES = """
 * **The engine's vectors** (`lossrec::vectors::tail`: a scripted path with 1000-byte
   segments and a 100 ms RTT) are read through `lossrec._core.tail_vectors()`; a build
   without that binding reports the `engine_vectors` claim as not comparable.
+* **Reordering** (`reorder.py`, reorder.toml): no loss, 1 % of data packets 1-4 ms late
+  at 20 ms (less than RTT/4), 100 Mb/s, a fixed 400 kB receive window; RACK (`linux`) vs
+  DupThresh (three duplicate ACKs, fixed, no TLP), with Linux's adaptive DupThresh and
+  RACK without the DupThresh zeroing (`rack_no_dupthresh`) beside. Every retransmission
+  is spurious.
 """
 
 #: slide 6: (loss_detection, label)
@@ -107,6 +113,7 @@ def sweeps(quick: bool) -> List[Sweep]:
               reps=2 if quick else 6, common_seeds=True, labels={"arm": "slide 6"}, details=True),
         *web.sweeps(quick),
         *bbr.sweeps(quick),
+        *reorder.sweeps(quick),
     ]
 
 
@@ -151,6 +158,7 @@ FIGURES = {
     "slide5-probes": web.probe_figure,
     "slide6-throughput": throughput_figure,
     "slide6-bbr": bbr.figure,
+    "reordering": reorder.figure,
     "slides7-8-timeline": examples.slide7_figure,
     "slides15-23-timeline": examples.slides15_figure,
     "slides10-12-spurious-rto": examples.storm_figure,
@@ -282,5 +290,6 @@ def claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) -> 
     out = _web_claims(published, ctx)
     out += _random_loss_claims(df, published)
     out += bbr.claims(df, published)
+    out += reorder.claims(df, published)
     out += examples.claims(published, ctx)
     return out

@@ -17,6 +17,10 @@ import pandas as pd
 import lossrec
 from lossrec.lab import Sweep, Verdict, style
 from lossrec.lab.significance import Diff, difference, judge_difference
+from lossrec.lab.studies import sibling
+
+gprs = sibling(__file__, "gprs")
+newpartial = sibling(__file__, "newpartial")
 
 TITLE = "Responding to spurious timeouts: Eifel, undo variants and RTO adaptation"
 SEED = "004"
@@ -50,6 +54,11 @@ NOTES = """
 * **Undo variants** are `spurious_response` = `full-undo`, `partial`, `none`,
   `new-partial` on `fack-eifel`; **RTO adaptations** are `rto_adaptation` = `std`,
   `reseed`, `backoff`, `min-plus` on `fack-eifel` (full undo).
+* **New partial vs Partial** (`newpartial.py`) pairs part (c)'s runs by spike phase.
+* **GPRS reselections** (`gprs.py`, gprs.toml): stalls drawn per spike from 3-15 s
+  (`extra_max_ms`, from the run's seed), every 20 s from 2 s, a 3 MB download alone on
+  the study's path; `fack` vs `fack-eifel`, traced for the ground truth (spurious and
+  genuine RTOs, bytes received twice); 2 seeds (8 in the full run).
 """
 
 VARIANTS = ["reno-sack", "newreno-sack", "fack"]
@@ -104,21 +113,7 @@ def _rto_truth(scenario: str, sets: Dict[str, Any]) -> Tuple[int, int]:
     """(spurious, genuine) RTOs of one traced point: genuine when the last transmission of
     the segment at snd_una had been dropped."""
     recs = lossrec.run(lossrec.point_scenario(scenario, sets), trace=True).trace_records
-    last: Dict[int, Tuple[int, bool]] = {}  # seq start → (time of last send, dropped)
-    spurious = genuine = 0
-    for r in recs:
-        k = r.get("kind")
-        if k == "send" and r["seq"][1] > r["seq"][0]:
-            last[r["seq"][0]] = (r["t_us"], False)
-        elif k == "drop" and r.get("dir") == "data":
-            t, _ = last.get(r["seq"][0], (r["t_us"], False))
-            last[r["seq"][0]] = (t, True)
-        elif k == "event" and r.get("name") == "rto":
-            if last.get(r["snd_una"], (0, False))[1]:
-                genuine += 1
-            else:
-                spurious += 1
-    return spurious, genuine
+    return gprs.rto_truth(recs)
 
 
 SWEPT = ["sender.preset", "path.delay_spikes.extra_ms", "path.delay_spikes.start_ms",
@@ -248,7 +243,8 @@ def fig_d(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
             "(d) FACK + Eifel with the RTO adaptations, normalized; error bars: 95 % interval over the spike phases")
 
 
-FIGURES = {"a-alone": fig_a, "b-cbr": fig_b, "c-undo": fig_c, "d-rto": fig_d}
+FIGURES = {"a-alone": fig_a, "b-cbr": fig_b, "c-undo": fig_c, "d-rto": fig_d,
+           "c-new-partial": newpartial.figure, "gprs-variable-spikes": gprs.figure}
 
 
 def _nc(ids: List[str], why: str) -> List[Verdict]:
@@ -256,6 +252,11 @@ def _nc(ids: List[str], why: str) -> List[Verdict]:
 
 
 def claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]:
+    return (_claims(df, published, ctx) + newpartial.claims(df, published)
+            + gprs.claims(df, published, ctx))
+
+
+def _claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]:
     out: List[Verdict] = []
     missing = [p for p in NEEDED if p not in _have()]
     if missing:

@@ -28,6 +28,7 @@ def _sibling(name: str) -> Any:
 
 examples = _sibling("examples")
 web = _sibling("web")
+ptostate = _sibling("ptostate")
 
 TITLE = "Tail Loss Probe (draft-01): the example, the taxonomy and the web measurements"
 SEED = "000"
@@ -78,6 +79,10 @@ NOTES = """
 * **§2.1 and §4.2** are traced in the simulator (1448-byte segments, RTT 100 ms, an ACK per
   segment); the engine's own vectors (`lossrec::vectors::tail`, 1000-byte segments) are
   read through `lossrec._core.tail_vectors()` when this build has it.
+* **FlightSize and cwnd at the probes** (`ptostate.py`): from the traced TLP arm, at each
+  `loss_probe` event: FlightSize = highest byte sent − cumulative ACK (RFC 5681: SACKed
+  bytes still count), cwnd as the last ACK left it, both in segments. The seed measured
+  "when a PTO is scheduled" / "when a probe segment is transmitted"; we take the latter.
 """
 
 
@@ -119,6 +124,7 @@ FIGURES = {
     "s5-percentiles": web.percentile_figure,
     "s5-wcdelackt": web.overhead_figure,
     "s5-probes": web.probe_figure,
+    "s5-pto-state": ptostate.figure,
 }
 
 
@@ -329,4 +335,5 @@ def _web_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any
 
 
 def claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]:
-    return _example_claims(published, ctx) + _web_claims(df, published, ctx)
+    return (_example_claims(published, ctx) + _web_claims(df, published, ctx)
+            + ptostate.claims(web.traced(ctx), published))

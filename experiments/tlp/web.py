@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 
 from lossrec.lab import Sweep, style
-from lossrec.lab.tail import traced_sweep
+from lossrec.lab.studies import sibling
+from lossrec.lab.tail import summarize, traced_sweep
 
 APPS = ["search", "maps", "images"]
 RECEIVERS = {"windows": {"receiver.delayed_ack_ms": [200], "receiver.quickack": [0]},
@@ -64,16 +65,19 @@ def arm_of(df: pd.DataFrame) -> pd.Series:
 def traced(ctx: Any) -> pd.DataFrame:
     """The TLP arm traced, one row per (app, receiver, RTT, repetition)."""
     if "traced" not in ctx.cache:
+        pto = sibling(__file__, "ptostate")  # at call time: ptostate imports this module
         frames = []
         for app in APPS:
             for rname, rcv in RECEIVERS.items():
                 d = traced_sweep(ctx.scenario(f"{app}.toml"),
                                  {**_population(ctx.quick), **rcv, "sender.probe": ["tlp-draft"]},
-                                 reps=reps(ctx.quick), common_seeds=True)
+                                 reps=reps(ctx.quick), common_seeds=True,
+                                 summarize_run=lambda recs, obj: {**summarize(recs),
+                                                                  **pto.summarize(recs)})
                 d["app"], d["receiver"] = app, rname
                 frames.append(d.drop(columns=["fct_ms_all"]))
         df = pd.concat(frames, ignore_index=True)
-        df.to_csv(ctx.out / "tlp-probes.csv", index=False)
+        df.drop(columns=["pto_state"]).to_csv(ctx.out / "tlp-probes.csv", index=False)
         ctx.cache["traced"] = df
     return ctx.cache["traced"]
 

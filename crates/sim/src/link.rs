@@ -10,6 +10,7 @@
 //! option 12), for every packet including pure ACKs and SYNs, whatever options are actually
 //! in use; link-layer framing is not counted.
 
+use crate::rng::{component, mix64};
 use std::collections::VecDeque;
 
 /// Bytes added to every payload on the wire: IPv4 (20) + TCP (20) + timestamps option (12).
@@ -93,19 +94,44 @@ impl Link {
 }
 
 /// Periodic stalls: from `start_ns`, every `period_ns` (or once, with no period) the path
-/// holds packets for `extra_ns`. A packet that would arrive during a stall arrives when it
-/// ends; arrival order is kept because the mapping is monotone.
+/// holds packets for a stall of `extra_ns`, or, when `extra_max_ns` is larger, of a length
+/// drawn per spike uniformly from `[extra_ns, extra_max_ns]` (GPRS cell reselections last
+/// 3-15 s: seed 004). A packet that would arrive during a stall arrives when it ends;
+/// arrival order is kept because the mapping is monotone (every stall is shorter than the
+/// period).
+///
+/// Spike `k`'s length is a hash of `(seed, SPIKES component, k)`, not a draw from a stream,
+/// so that `adjust` needs no state and gives the same stall whatever order packets ask in.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct SpikeSpec {
     pub start_ns: u64,
     /// `None`: one spike only.
     pub period_ns: Option<u64>,
     pub extra_ns: u64,
+    /// The longest stall; equal to `extra_ns` when every spike is the same.
+    pub extra_max_ns: u64,
     /// Stop after this many spikes.
     pub count: Option<u64>,
+    /// The run's seed, which draws variable stall lengths.
+    pub seed: u64,
 }
 
 impl SpikeSpec {
+    /// The same spikes with stall lengths drawn from `seed` (the run's seed).
+    pub fn with_seed(self, seed: u64) -> SpikeSpec {
+        SpikeSpec { seed, ..self }
+    }
+
+    /// How long spike `k` (0-based) stalls the path.
+    pub fn extra_of(&self, k: u64) -> u64 {
+        if self.extra_max_ns <= self.extra_ns {
+            return self.extra_ns;
+        }
+        let span = u128::from(self.extra_max_ns - self.extra_ns) + 1;
+        let h = mix64(mix64(self.seed) ^ mix64(component::SPIKES) ^ mix64(k.wrapping_add(1)));
+        self.extra_ns + ((u128::from(h) * span) >> 64) as u64
+    }
+
     /// The arrival time after the stall, if `t` falls in one.
     pub fn adjust(&self, t: u64) -> u64 {
         if t < self.start_ns {
@@ -122,8 +148,9 @@ impl SpikeSpec {
         if self.count.is_some_and(|c| k >= c) {
             return t;
         }
-        if within < self.extra_ns {
-            t - within + self.extra_ns
+        let extra = self.extra_of(k);
+        if within < extra {
+            t - within + extra
         } else {
             t
         }
@@ -188,7 +215,9 @@ mod tests {
             start_ns: 100 * ms,
             period_ns: Some(1000 * ms),
             extra_ns: 30 * ms,
+            extra_max_ns: 30 * ms,
             count: None,
+            seed: 1,
         };
         assert_eq!(s.adjust(50 * ms), 50 * ms);
         assert_eq!(s.adjust(100 * ms), 130 * ms);
@@ -207,5 +236,45 @@ mod tests {
         };
         assert_eq!(two.adjust(1110 * ms), 1130 * ms);
         assert_eq!(two.adjust(2110 * ms), 2110 * ms);
+    }
+
+    #[test]
+    fn variable_spikes_draw_each_stall_from_the_range_by_seed() {
+        let ms = 1_000_000;
+        let s = SpikeSpec {
+            start_ns: 0,
+            period_ns: Some(20_000 * ms),
+            extra_ns: 3_000 * ms,
+            extra_max_ns: 15_000 * ms,
+            count: None,
+            seed: 7,
+        };
+        let lens: Vec<u64> = (0..200).map(|k| s.extra_of(k)).collect();
+        assert!(lens
+            .iter()
+            .all(|&l| (3_000 * ms..=15_000 * ms).contains(&l)));
+        // Spread over the range, not one value: both thirds' ends are reached.
+        assert!(lens.iter().any(|&l| l < 5_000 * ms) && lens.iter().any(|&l| l > 13_000 * ms));
+        // Deterministic from the seed; another seed gives other stalls.
+        assert_eq!(lens, (0..200).map(|k| s.extra_of(k)).collect::<Vec<_>>());
+        let other = s.with_seed(8);
+        assert_ne!(
+            lens,
+            (0..200).map(|k| other.extra_of(k)).collect::<Vec<_>>()
+        );
+        // A packet inside spike k arrives when that spike's own stall ends.
+        for k in [0u64, 1, 5] {
+            let begin = k * 20_000 * ms;
+            let end = begin + s.extra_of(k);
+            assert_eq!(s.adjust(begin + ms), end);
+            assert_eq!(s.adjust(end - 1), end);
+            assert_eq!(s.adjust(end), end);
+        }
+        // A fixed range gives every spike the same stall.
+        let fixed = SpikeSpec {
+            extra_max_ns: 3_000 * ms,
+            ..s
+        };
+        assert!((0..50).all(|k| fixed.extra_of(k) == 3_000 * ms));
     }
 }

@@ -14,6 +14,7 @@ pub mod component {
     pub const ACK_REORDER: u64 = 4;
     pub const WORKLOAD: u64 = 5;
     pub const ISN: u64 = 6;
+    pub const SPIKES: u64 = 7;
 }
 
 pub use lossrec_testkit::rng::{mix64, Stream};

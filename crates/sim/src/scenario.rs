@@ -45,6 +45,8 @@
 //! start_ms = 5000          # at its end (default start 0)
 //! period_ms = 10000        # omit for a single spike
 //! extra_ms = 3000          # required, < period_ms
+//! # extra_max_ms = 8000    # each spike's stall uniform in [extra_ms, extra_max_ms],
+//! #                        # drawn from the run's seed (< period_ms)
 //! # count = 3              # at most this many spikes
 //!
 //! [receiver]
@@ -197,7 +199,8 @@ impl Scenario {
         self.ack_reorder.as_ref()
     }
 
-    /// Delay spikes, if any.
+    /// Delay spikes, if any (variable stalls drawn from the file's seed: a run with
+    /// another seed uses [`SpikeSpec::with_seed`]).
     pub fn spikes(&self) -> Option<SpikeSpec> {
         self.spikes
     }

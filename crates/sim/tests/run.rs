@@ -240,6 +240,34 @@ fn delay_spikes_hold_packets_until_the_stall_ends() {
 }
 
 #[test]
+fn variable_delay_spikes_draw_the_stall_from_the_run_seed() {
+    // One spike of 300-900 ms at t = 0: the single segment arrives when it ends.
+    let text = "[path]\nrtt_ms = 20\n[path.delay_spikes]\nstart_ms = 0\nextra_ms = 300\nextra_max_ms = 900\n[sender]\nhandshake = false\n[workload]\nsegments = 1\n";
+    let sc = scenario(text);
+    let recv_at = |seed: u64| {
+        let opts = RunOptions {
+            trace: true,
+            seed: Some(seed),
+            ..RunOptions::default()
+        };
+        let out = run(&sc, &opts).unwrap();
+        let l = lines(&out);
+        kind(&l, "recv")[0]["t_us"].as_u64().unwrap()
+    };
+    let stalls: Vec<u64> = (1..=8).map(recv_at).collect();
+    assert!(
+        stalls.iter().all(|t| (300_000..=900_000).contains(t)),
+        "{stalls:?}"
+    );
+    // The same seed gives the same stall; the seeds do not all give one length.
+    assert_eq!(recv_at(3), stalls[2]);
+    assert!(stalls.iter().any(|&t| t != stalls[0]), "{stalls:?}");
+    // It is spike 0's length as the spec draws it for that seed.
+    let want = sc.spikes().unwrap().with_seed(5).extra_of(0) / 1000;
+    assert_eq!(stalls[4], want);
+}
+
+#[test]
 fn reordered_packets_arrive_late() {
     let text = "[path]\nrtt_ms = 20\nrate_mbps = 100\n[path.reorder]\npackets = [2]\ndelay_ms = 5\n[sender]\nhandshake = false\n[workload]\nsegments = 6\n";
     let out = traced(text);

@@ -217,6 +217,26 @@ fn spikes_need_extra_shorter_than_period() {
 }
 
 #[test]
+fn variable_spikes_need_a_max_at_least_extra_and_below_the_period() {
+    let e = err("[path.delay_spikes]\nextra_ms = 200\nextra_max_ms = 100\n");
+    assert_eq!(e.field.as_deref(), Some("path.delay_spikes.extra_max_ms"));
+    assert!(e.message.contains("at least extra_ms"), "{e}");
+    let e = err("[path.delay_spikes]\nperiod_ms = 1000\nextra_ms = 200\nextra_max_ms = 1000\n");
+    assert_eq!(e.field.as_deref(), Some("path.delay_spikes.period_ms"));
+    assert!(e.message.contains("extra_max_ms"), "{e}");
+    let s = Scenario::from_toml_str(
+        "[path.delay_spikes]\nperiod_ms = 20000\nextra_ms = 3000\nextra_max_ms = 15000\n",
+        "x",
+    )
+    .unwrap();
+    let sp = s.spikes().unwrap();
+    assert_eq!(
+        (sp.extra_ns, sp.extra_max_ns),
+        (3_000_000_000, 15_000_000_000)
+    );
+}
+
+#[test]
 fn queue_limits() {
     let e = err("[path]\nqueue_packets = 10\nqueue_bytes = 100000\n");
     assert_eq!(e.field.as_deref(), Some("path.queue_bytes"));

@@ -238,7 +238,7 @@ impl Path {
                 .ack_reorder()
                 .cloned()
                 .map(|r| Reorder::new(r, Stream::new(seed, component::ACK_REORDER))),
-            spikes: sc.spikes(),
+            spikes: sc.spikes().map(|s| s.with_seed(seed)),
             mss: u64::from(sc.sender_config().mss),
             first_messages,
             conns: Vec::new(),

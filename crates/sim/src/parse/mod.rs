@@ -183,7 +183,7 @@ impl Cx<'_> {
             .path
             .delay_spikes
             .as_ref()
-            .map(|s| self.spikes(s))
+            .map(|s| self.spikes(s, seed))
             .transpose()?;
         let receiver = self.receiver(&raw.receiver, &sender)?;
         let workload = self.workload(&raw.workload)?;
@@ -356,7 +356,7 @@ impl Cx<'_> {
         })
     }
 
-    fn spikes(&self, s: &RawSpikes) -> R<SpikeSpec> {
+    fn spikes(&self, s: &RawSpikes, seed: u64) -> R<SpikeSpec> {
         let t = "path.delay_spikes";
         let extra = s
             .extra_ms
@@ -365,13 +365,29 @@ impl Cx<'_> {
             &format!("{t}.extra_ms"),
             self.positive(&format!("{t}.extra_ms"), extra)?,
         )?;
+        let extra_max_ns = match s.extra_max_ms {
+            Some(m) => {
+                let field = format!("{t}.extra_max_ms");
+                let m = self.ms(&field, self.positive(&field, m)?)?;
+                if m < extra_ns {
+                    return Err(self.err(&field, "must be at least extra_ms"));
+                }
+                m
+            }
+            None => extra_ns,
+        };
         let start_ns = self.ms(&format!("{t}.start_ms"), s.start_ms.unwrap_or(0.0))?;
         let period_ns = match s.period_ms {
             Some(p) => {
                 let field = format!("{t}.period_ms");
                 let p = self.ms(&field, self.positive(&field, p)?)?;
-                if p <= extra_ns {
-                    return Err(self.err(&field, "must be longer than extra_ms"));
+                if p <= extra_max_ns {
+                    let longest = if s.extra_max_ms.is_some() {
+                        "extra_max_ms"
+                    } else {
+                        "extra_ms"
+                    };
+                    return Err(self.err(&field, format!("must be longer than {longest}")));
                 }
                 Some(p)
             }
@@ -384,7 +400,9 @@ impl Cx<'_> {
             start_ns,
             period_ns,
             extra_ns,
+            extra_max_ns,
             count: s.count,
+            seed,
         })
     }
 

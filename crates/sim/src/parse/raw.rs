@@ -102,6 +102,7 @@ pub(super) struct RawSpikes {
     pub(super) start_ms: Option<f64>,
     pub(super) period_ms: Option<f64>,
     pub(super) extra_ms: Option<f64>,
+    pub(super) extra_max_ms: Option<f64>,
     pub(super) count: Option<u64>,
 }
 

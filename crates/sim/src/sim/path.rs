@@ -123,7 +123,7 @@ impl Sim<'_> {
     fn arrival(&self, depart: u64, delay: u64, extra: u64) -> u64 {
         let t = depart.saturating_add(delay).saturating_add(extra);
         match &self.sc.spikes {
-            Some(s) => s.adjust(t),
+            Some(s) => s.with_seed(self.seed).adjust(t),
             None => t,
         }
     }
