@@ -520,3 +520,37 @@ fn reno_sack_leaves_recovery_on_a_partial_ack() {
     assert_eq!(s.stats().timeouts, 1);
     assert_eq!(sent(&mut s, rto).first(), Some(&(4, Why::RtoRetransmit)));
 }
+
+/// Linux `tcp_try_undo_partial`: a partial ACK in recovery whose timestamp shows the hole
+/// was filled by the delayed original, not the retransmission, is reordering
+/// (`tcp_check_sack_reordering(sk, prior_snd_una, 1)`): RACK learns that the path
+/// reorders (`reord_seen`) and the degree — SND.FACK − the prior SND.UNA — raises
+/// `tp->reordering`.
+#[test]
+fn timestamp_proven_reordering_teaches_rack() {
+    let mut c = plain(Config::linux());
+    c.timestamps = true;
+    let mut s = sender_with(c, 20);
+    let tx = drain(&mut s, ms(0));
+    assert_eq!(tx.len(), 10);
+    let tsval0 = tx[0].ts.expect("timestamps on").val;
+    // Segments 1-3 SACKed at 100 ms: RACK marks segment 0 lost and retransmits it.
+    s.on_ack(ms(100), &sack(0, &[(MSS, 4 * MSS)]));
+    assert_eq!(s.state(), RecoveryState::Recovery);
+    let rexmit = drain(&mut s, ms(100));
+    assert_eq!(rexmit.first().map(|t| t.range), Some(seg(0)));
+    assert!(!s.rack().reordering_seen());
+    // The original arrives late: the partial ACK echoes segment 0's first TSval.
+    let mut a = ack(4 * MSS);
+    a.ts = Some(lossrec::Timestamps {
+        val: 1,
+        ecr: tsval0,
+    });
+    s.on_ack(ms(105), &a);
+    assert!(s.rack().reordering_seen(), "RACK learns the path reorders");
+    assert_eq!(
+        s.reordering(),
+        4,
+        "SND.FACK 4 segments above the prior SND.UNA"
+    );
+}

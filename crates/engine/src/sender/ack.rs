@@ -424,6 +424,12 @@ impl Sender {
             self.stats.ts_reorder += 1;
             let range = Range::new(prior_una, self.sb.snd_una());
             self.note_spurious(now, range, ReorderSignal::Timestamp);
+            // Linux `tcp_try_undo_partial`: in recovery this is reordering, measured from
+            // the prior SND.UNA (`tcp_check_sack_reordering(sk, prior_snd_una, 1)`).
+            let in_recovery = matches!(self.ca, Ca::Recovery { .. });
+            if in_recovery && self.cfg.flavour == Flavour::Linux {
+                self.reordering_from(now, prior_una, ReorderSignal::Timestamp);
+            }
         }
     }
 
@@ -445,25 +451,34 @@ impl Sender {
     /// adaptive reordering a larger degree becomes the duplicate threshold (and FACK is
     /// turned off, `tcp_disable_fack`).
     fn check_sack_reordering(&mut self, now: Instant, reorder_low: Option<u64>) {
-        let Some(low) = reorder_low else {
-            return;
-        };
+        if let Some(low) = reorder_low {
+            self.reordering_from(now, low, ReorderSignal::Sack);
+        }
+    }
+
+    /// Data from `low` up was delivered out of order (SACK evidence, or a timestamp that
+    /// showed a hole filled by the original): RACK learns it, and the degree
+    /// ⌈(SND.FACK − low)/SMSS⌉ may raise the adaptive threshold.
+    fn reordering_from(&mut self, now: Instant, low: u64, by: ReorderSignal) {
         let degree = reordering::degree(self.sb.high_sacked(), low, self.mss);
         if degree == 0 {
             return;
         }
         self.reordering_seen = true;
-        self.rack.note_reordering(); // RFC 8985 §6.2 step 3
+        self.rack.note_reordering(); // RFC 8985 §6.2 step 3; Linux `reord_seen++`
         if degree <= self.reordering() {
             return;
         }
-        if matches!(
-            self.loss_detection(),
-            crate::config::resolved::LossDetection::Fack { .. }
-        ) {
-            self.stats.fack_reorder += 1;
-        } else {
-            self.stats.sack_reorder += 1;
+        // A timestamp's is counted as `TCPTSReorder` by the caller.
+        if by == ReorderSignal::Sack {
+            if matches!(
+                self.loss_detection(),
+                crate::config::resolved::LossDetection::Fack { .. }
+            ) {
+                self.stats.fack_reorder += 1;
+            } else {
+                self.stats.sack_reorder += 1;
+            }
         }
         if self.cfg.adaptive_reordering {
             self.reordering = reordering::raise(self.reordering, degree);
@@ -473,7 +488,7 @@ impl Sender {
             now,
             EventKind::Reordering {
                 degree: u64::from(self.reordering()),
-                by: ReorderSignal::Sack,
+                by,
             },
         );
     }
