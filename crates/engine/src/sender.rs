@@ -212,6 +212,9 @@ impl Sender {
     pub fn new(config: impl Into<Arc<Config>>, now: Instant) -> Result<Sender, ConfigError> {
         let config: Arc<Config> = config.into();
         config.validate()?;
+        // Resolved with the options offered; `negotiate` resolves again with the agreed
+        // ones (which can only turn SACK-dependent algorithms off, not change options).
+        let alg = config.resolve(config.sack, config.timestamps);
         let mss = u64::from(config.mss);
         let mut s = Sender {
             conn: Conn::Established,
@@ -260,7 +263,7 @@ impl Sender {
             er_saved_rto: None,
             er_enhanced: false,
             er_last: None,
-            rack: match config.resolve(true, true).loss_detection {
+            rack: match alg.loss_detection {
                 resolved::LossDetection::Rack {
                     variant,
                     reo_wnd,
@@ -275,10 +278,7 @@ impl Sender {
             rack_advanced: false,
             rack_wait: None,
             tlp_draft: tlp_draft::Episode::default(),
-            tlp: tlp::Episode::new(matches!(
-                config.resolve(true, true).probe,
-                resolved::Probe::TlpLinux { .. }
-            )),
+            tlp: tlp::Episode::new(matches!(alg.probe, resolved::Probe::TlpLinux { .. })),
             undo: undo::Undo::default(),
             frto: frto::Frto::new(frto::Variant::Sack),
             eifel_adapt: None,
@@ -290,7 +290,7 @@ impl Sender {
             stats: Stats::default(),
             bbr: (config.cc == CongestionControl::Bbr)
                 .then(|| Box::new(bbr::Model::new(now, mss, u64::from(config.initial_cwnd)))),
-            alg: config.resolve(config.sack, config.timestamps),
+            alg,
             cfg: config,
         };
         s.configure_scoreboard();
