@@ -97,23 +97,26 @@ impl Sender {
         }
     }
 
-    /// After a data transmission of `range`: its segments keep their rate stamp, BBR
-    /// hears of a restart from idle (`CA_EVENT_TX_START`), and the next transmission waits
-    /// len / pacing rate.
-    pub(super) fn bbr_after_send(&mut self, now: Instant, range: Range, idle: bool) {
+    /// Sending restarts from idle (`CA_EVENT_TX_START`, detected in `sender::idle`).
+    pub(super) fn bbr_on_tx_start(&mut self, now: Instant) {
         if self.bbr.is_none() {
             return;
         }
         let c = self.bbr_conn(now);
+        if let Some(m) = self.bbr.as_deref_mut() {
+            let app_limited = m.rate.is_app_limited();
+            m.bbr.on_tx_start(app_limited, &c);
+        }
+    }
+
+    /// After a data transmission of `range`: its segments keep their rate stamp, and the
+    /// next transmission waits len / pacing rate.
+    pub(super) fn bbr_after_send(&mut self, now: Instant, range: Range) {
         let Some(m) = self.bbr.as_deref_mut() else {
             return;
         };
         self.sb.stamp_tx(range, m.tx);
         let len = range.len();
-        if idle {
-            let app_limited = m.rate.is_app_limited();
-            m.bbr.on_tx_start(app_limited, &c);
-        }
         let rate = m.bbr.pacing_rate().max(1);
         let ns = (u128::from(len + HEADER_BYTES) * 1_000_000_000 / u128::from(rate))
             .min(u128::from(u64::MAX)) as u64;

@@ -36,7 +36,7 @@ impl Sender {
             Some((t, forced)) => {
                 self.account_transmit(now, t, *forced);
                 if !t.range.is_empty() {
-                    self.bbr_after_send(now, t.range, idle);
+                    self.bbr_after_send(now, t.range);
                 }
             }
             None => self.persist_check(now),
