@@ -8,6 +8,7 @@
 //! shrink it); the delayed-ACK deadline lies within 500 ms (RFC 1122 §4.2.3.2); and the
 //! byte accounting adds up (delivered + held out of order = new bytes received).
 
+use crate::sender_ops::ReceiverTweaks;
 use arbitrary::{Arbitrary, Unstructured};
 use lossrec::receiver::WindowModel;
 use lossrec::{Ack, Duration, Instant, Range, Receiver, ReceiverConfig, Segment, SynOptions};
@@ -17,12 +18,9 @@ const MAX_OPS: usize = 4096;
 
 #[derive(Arbitrary, Debug)]
 pub struct Input {
-    pub delayed_ack_ms: Option<u16>,
-    pub sack: bool,
-    pub dsack: bool,
-    pub timestamps: bool,
-    pub mss: u16,
-    pub window: u32,
+    /// The same settings as the sender target's receiver (decoded from the same bytes as
+    /// when they were listed here one by one, so the seeds keep their meaning).
+    pub receiver: ReceiverTweaks,
     pub linux_window: bool,
     pub quickack_segments: u8,
     pub ops: Vec<Op>,
@@ -68,20 +66,13 @@ pub fn run(data: &[u8]) {
 /// Runs one input; panics when an invariant breaks.
 pub fn run_input(input: &Input) {
     let cfg = ReceiverConfig {
-        delayed_ack: input
-            .delayed_ack_ms
-            .map(|ms| Duration::from_millis(u64::from(ms))),
-        sack: input.sack,
-        dsack: input.dsack,
-        timestamps: input.timestamps,
-        mss: input.mss,
-        window: u64::from(input.window),
         window_model: if input.linux_window {
             WindowModel::Linux
         } else {
             WindowModel::Fixed
         },
         quickack_segments: u32::from(input.quickack_segments),
+        ..input.receiver.config()
     };
     let mss = u64::from(cfg.mss.max(1));
     let mut now = Instant::from_millis(1);

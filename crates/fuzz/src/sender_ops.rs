@@ -156,17 +156,20 @@ fn value_for(cfg: &mut Config, axis: &str, pick: u16) -> Option<String> {
     Some(names[usize::from(pick) % names.len()].to_string())
 }
 
-fn receiver_config(t: &ReceiverTweaks) -> ReceiverConfig {
-    ReceiverConfig {
-        delayed_ack: t
-            .delayed_ack_ms
-            .map(|ms| lossrec::Duration::from_millis(u64::from(ms))),
-        sack: t.sack,
-        dsack: t.dsack,
-        timestamps: t.timestamps,
-        mss: t.mss,
-        window: u64::from(t.window),
-        ..ReceiverConfig::default()
+impl ReceiverTweaks {
+    /// The receiver's config (the rest as by default).
+    pub fn config(&self) -> ReceiverConfig {
+        ReceiverConfig {
+            delayed_ack: self
+                .delayed_ack_ms
+                .map(|ms| lossrec::Duration::from_millis(u64::from(ms))),
+            sack: self.sack,
+            dsack: self.dsack,
+            timestamps: self.timestamps,
+            mss: self.mss,
+            window: u64::from(self.window),
+            ..ReceiverConfig::default()
+        }
     }
 }
 
@@ -177,7 +180,7 @@ pub fn run_input(input: &Input) {
     let Some(mut s) = Checked::new(cfg, now) else {
         return;
     };
-    let mut rx = Receiver::new(receiver_config(&input.receiver), now);
+    let mut rx = Receiver::new(input.receiver.config(), now);
     let mut net: VecDeque<Transmit> = VecDeque::new();
     let mut acks: VecDeque<Ack> = VecDeque::new();
     s.drain(now, &mut net);
