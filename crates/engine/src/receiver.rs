@@ -17,6 +17,7 @@
 //! - With timestamps, `ts.val` is the receiver's clock (`now` in µs at `poll_ack`) and
 //!   `ts.ecr` is TS.Recent.
 
+mod config;
 mod reassembly;
 mod window;
 
@@ -24,100 +25,11 @@ use std::collections::VecDeque;
 
 use crate::packet::{Ack, Range, SackBlocks, Segment, SynOptions, Timestamps};
 use crate::time::{Duration, Instant};
+pub use config::{ReceiverConfig, ReceiverStats};
 use reassembly::{Arrival, Reassembly};
 use window::Window;
 pub use window::{WindowModel, LINUX_INITIAL_CLAMP};
 
-/// How the receiver acknowledges.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReceiverConfig {
-    /// `None`: acknowledge every segment. `Some(t)`: delayed ACKs with timer `t` (40–500 ms).
-    /// [`Receiver::new`] clamps `t` into 1 ms..=500 ms (RFC 1122 §4.2.3.2: under 0.5 s).
-    pub delayed_ack: Option<Duration>,
-    /// Accept SACK-permitted and send SACK blocks (and DSACK).
-    pub sack: bool,
-    /// Send DSACK blocks (RFC 2883) when SACK is in use.
-    pub dsack: bool,
-    /// Accept and echo timestamps.
-    pub timestamps: bool,
-    /// MSS the receiver announces on its SYN-ACK.
-    pub mss: u16,
-    /// The fixed receive window in bytes ([`WindowModel::Fixed`]), or the largest the Linux
-    /// model's autotuning grows to.
-    pub window: u64,
-    /// How the advertised window is chosen (default: as Linux does, `receiver::window`).
-    pub window_model: WindowModel,
-    /// Linux quick-ACK mode: the first this-many segments are ACKed at once even with
-    /// delayed ACKs (Linux TCP_MAX_QUICKACKS = 16). 0 disables.
-    pub quickack_segments: u32,
-}
-
-impl Default for ReceiverConfig {
-    fn default() -> Self {
-        ReceiverConfig {
-            delayed_ack: None,
-            sack: true,
-            dsack: true,
-            timestamps: true,
-            mss: 1460,
-            window: 16 << 20,
-            window_model: WindowModel::Linux,
-            quickack_segments: 16,
-        }
-    }
-}
-
-/// Receiver counters.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ReceiverStats {
-    /// Every segment handed to `on_segment`.
-    pub segments_in: u64,
-    /// ACKs returned by `poll_ack` (SYN-ACKs included).
-    pub acks_out: u64,
-    /// Segments carrying at least one byte already received.
-    pub dup_segments: u64,
-    /// Segments starting above RCV.NXT.
-    pub out_of_order_segments: u64,
-    /// ACKs returned carrying a D-SACK block.
-    pub dsacks_out: u64,
-    /// ACKs sent because the delayed-ACK timer fired.
-    pub delayed_acks: u64,
-    /// SYN-ACKs returned (first and repeated).
-    pub syn_acks_out: u64,
-    /// Payload bytes not received before.
-    pub bytes_in: u64,
-    /// Payload bytes received more than once.
-    pub dup_bytes: u64,
-    /// Data segments ACKed at once only because of quick-ACK mode.
-    pub quick_acks: u64,
-    /// Segments wholly beyond RCV.NXT + window, dropped.
-    pub dropped_out_of_window: u64,
-    /// Segments whose tail beyond RCV.NXT + window was cut off.
-    pub trimmed_to_window: u64,
-    /// Segments dropped because they would open an out-of-order block past the limit.
-    pub dropped_too_many_blocks: u64,
-    /// Segments with an inverted range (end before start), dropped.
-    pub dropped_malformed: u64,
-    /// Queued ACKs discarded because the caller did not poll (oldest first).
-    pub acks_discarded_unpolled: u64,
-}
-
-/// The window scale this receiver offers when the peer offers one (RFC 7323 §2.2): 7, as
-/// Linux derives it from its default `tcp_rmem[2]` (`tcp_select_initial_window`), for
-/// windows up to the default; for a larger configured window, the smallest shift that
-/// fits it into 16 bits (at most 14), as Linux would with a buffer that large.
-fn rcv_wscale(window: u64) -> u8 {
-    if window <= ReceiverConfig::default().window {
-        return 7;
-    }
-    let mut space = window;
-    let mut scale = 0;
-    while space > u64::from(u16::MAX) && scale < 14 {
-        space >>= 1;
-        scale += 1;
-    }
-    scale
-}
 /// Linux's initial `rcv_mss` estimate, before any segment was measured (TCP_MSS_DEFAULT).
 const INITIAL_RCV_MSS: u64 = 536;
 /// Out-of-order blocks held at most; a new block past this drops the segment.
@@ -356,7 +268,9 @@ impl Receiver {
             Handshake::Listen => {
                 self.sack_ok = self.cfg.sack && opts.sack_permitted;
                 self.ts_ok = self.cfg.timestamps && opts.timestamps;
-                let wscale = opts.window_scale.map(|_| rcv_wscale(self.cfg.window));
+                let wscale = opts
+                    .window_scale
+                    .map(|_| window::initial_scale(self.cfg.window));
                 let mss = u64::from(self.cfg.mss);
                 self.win = Window::new(self.cfg.window_model, self.cfg.window, mss, wscale, true);
                 self.syn_ack = Some(SynOptions {

@@ -209,3 +209,20 @@ impl Window {
         self.edge - rcv_nxt
     }
 }
+
+/// The window scale this receiver offers when the peer offers one (RFC 7323 §2.2): 7, as
+/// Linux derives it from its default `tcp_rmem[2]` (`tcp_select_initial_window`), for
+/// windows up to the default; for a larger configured window, the smallest shift that
+/// fits it into 16 bits (at most 14), as Linux would with a buffer that large.
+pub(super) fn initial_scale(window: u64) -> u8 {
+    if window <= super::ReceiverConfig::default().window {
+        return 7;
+    }
+    let mut space = window;
+    let mut scale = 0;
+    while space > u64::from(u16::MAX) && scale < 14 {
+        space >>= 1;
+        scale += 1;
+    }
+    scale
+}
