@@ -236,9 +236,7 @@ impl Sender {
         self.stats.loss_probe_recovery += 1;
         let flight = prior.flight.max(self.sb.flight_size());
         self.reduce_ssthresh(now, flight);
-        if !self.cc.controls_cwnd() {
-            self.cwnd = self.ssthresh.max(self.mss);
-        }
+        self.reduction_sets_cwnd(self.ssthresh);
         self.emit(
             now,
             EventKind::TlpRecovery {

@@ -214,6 +214,15 @@ impl Sender {
         self.cwnd = w.cwnd.max(self.mss);
     }
 
+    /// A reduction's entry or end sets cwnd (at least one segment) — unless the congestion
+    /// control sets it itself from rate samples, as BBR does: Linux's
+    /// `tcp_end_cwnd_reduction` and `tcp_cong_control` leave cwnd to `cong_control`.
+    pub(super) fn reduction_sets_cwnd(&mut self, cwnd: u64) {
+        if !self.cc.controls_cwnd() {
+            self.cwnd = cwnd.max(self.mss);
+        }
+    }
+
     /// A forced head retransmission still waiting is no longer due (the episode ended).
     pub(super) fn drop_head_retransmit(&mut self) {
         if matches!(self.pending, Pending::Head(_)) {
@@ -244,10 +253,8 @@ impl Sender {
             mss: self.mss,
             sack: self.sack_ok,
         };
-        let cwnd = self.reducer.on_enter(&entry).max(self.mss);
-        if !self.cc.controls_cwnd() {
-            self.cwnd = cwnd;
-        }
+        let cwnd = self.reducer.on_enter(&entry);
+        self.reduction_sets_cwnd(cwnd);
         // RFC 9937 §6: RecoverFS (FlightSize at entry) bounds the non-SACK estimate of the
         // whole episode, the duplicates that started it included.
         self.reno_budget = (!self.sack_ok).then(|| flight.saturating_sub(self.reno_sacked));
@@ -281,12 +288,8 @@ impl Sender {
         let flight = self.sb.flight_size();
         let cwnd = self
             .reducer
-            .on_exit(self.cwnd, self.ssthresh, flight, self.mss)
-            .max(self.mss);
-        // `tcp_end_cwnd_reduction` leaves cwnd to a `cong_control` algorithm.
-        if !self.cc.controls_cwnd() {
-            self.cwnd = cwnd;
-        }
+            .on_exit(self.cwnd, self.ssthresh, flight, self.mss);
+        self.reduction_sets_cwnd(cwnd);
         self.reno_sacked = 0;
         self.reno_budget = None;
         self.drop_head_retransmit();
