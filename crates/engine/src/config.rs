@@ -126,8 +126,9 @@ settings! {
     /// Initial window in segments (RFC 6928: 10).
     initial_cwnd: u32 = "initial_cwnd" in 1..=10_000,
     /// Linux `tcp_slow_start_after_idle` (RFC 7661 §4.2's "restart window" of RFC 5681
-    /// §4.1): a write after more than an RTO without sending, with nothing in flight,
-    /// restarts from min(IW, cwnd) (`tcp_cwnd_restart`). Linux flavour only.
+    /// §4.1): a write, or an ACK that changes the peer's window while data waits, after
+    /// more than an RTO without sending, with nothing in flight, restarts from
+    /// min(IW, cwnd) (`tcp_cwnd_restart`). Linux flavour only.
     slow_start_after_idle: bool = "slow_start_after_idle",
     /// CUBIC's HyStart (Linux flavour): where slow start ends before a loss.
     hystart: HyStart = "hystart",

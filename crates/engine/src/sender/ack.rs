@@ -61,6 +61,7 @@ impl Sender {
         let window_update = window != prior_window;
         self.peer_window = window;
         self.max_window = self.max_window.max(window);
+        self.idle_on_window_update(now, window_update, prior.flight);
         let dsack_before = self.dsack_seen;
         let (sb, dsack) = self.update_scoreboard(now, ack, prior);
         let is_dup = self.count_dupack(ack, &sb, prior, prior_window);

@@ -6,6 +6,11 @@
 //!   (tcp_output.c): ssthresh = `tcp_current_ssthresh` (at least ¾ cwnd), and cwnd is
 //!   halved once per RTO of idle time beyond the first, but not below min(IW, cwnd) —
 //!   RFC 5681 §4.1's restart window, as RFC 7661 §4.2 describes Linux.
+//! - `tcp_ack_update_window` (tcp_input.c) runs the same check on an ACK that changes
+//!   SND.WND while unsent data waits: a peer that reopens its window after a long
+//!   zero-window stall gets the restarted window, not the one from before the stall
+//!   (zero-window probes carry no data, so they leave `lsndtime` alone). The check sees
+//!   `packets_out` before the ACK cleans the retransmission queue.
 //! - `tcp_event_data_sent`: every data segment sets `lsndtime`; the first after the
 //!   flight emptied is `CA_EVENT_TX_START`, on which CUBIC moves its epoch forward by the
 //!   idle time (`cubictcp_cwnd_event`) so the curve resumes where it stopped.
@@ -25,6 +30,25 @@ impl Sender {
         {
             return;
         }
+        self.cwnd_restart_after_idle(now);
+    }
+
+    /// An ACK (`tcp_ack_update_window`) that may have `changed` the peer's window;
+    /// `prior_flight` is what was in flight before the ACK.
+    pub(super) fn idle_on_window_update(&mut self, now: Instant, changed: bool, prior_flight: u64) {
+        if !changed
+            || self.cfg.flavour != Flavour::Linux
+            || !self.cfg.slow_start_after_idle
+            || prior_flight > 0
+            || self.app_written <= self.sb.snd_nxt()
+        {
+            return;
+        }
+        self.cwnd_restart_after_idle(now);
+    }
+
+    /// `tcp_slow_start_after_idle_check`'s idle test and `tcp_cwnd_restart`.
+    fn cwnd_restart_after_idle(&mut self, now: Instant) {
         let Some(last) = self.last_data_sent else {
             return;
         };
