@@ -14,7 +14,10 @@
 //!   [`on_timeout(now)`](Sender::on_timeout) once [`poll_timeout()`](Sender::poll_timeout)
 //!   has passed (`now` = the deadline).
 //! - [`poll_transmit(now)`](Sender::poll_transmit) → [`Transmit`] `{ range, why, … }`; call
-//!   until `None` after every input.
+//!   until `None` after every input. A transmission that could not leave the host (a
+//!   dropping queue, ENOBUFS) is reported at once with
+//!   [`transmit_failed(now, &t)`](Sender::transmit_failed): the sender takes it back as
+//!   Linux does when `tcp_transmit_skb` fails, and sends nothing more until the next input.
 //! - [`poll_event()`](Sender::poll_event), [`stats()`](Sender::stats), and
 //!   [`cwnd()`](Sender::cwnd), [`pipe()`](Sender::pipe), [`state()`](Sender::state) for
 //!   observation.
@@ -62,6 +65,7 @@
 //! | `cnt`, `last_max_cwnd`, `bic_K`, `bic_origin_point`, `tcp_cwnd`, `snd_cwnd_cnt` (Linux CUBIC) | [`cc::bictcp::Bictcp`] |
 //! | `sacked_out` of a non-SACK flow (Linux `tcp_add_reno_sack`, `tcp_limit_reno_sacked`) | `Sender::reno_sacked`; the episode's cap at RecoverFS (RFC 9937 §6) `Sender::reno_budget` |
 //! | ACKs a receiver can have sent (one per segment, RFC 9293 §3.10.7.4) | [`detect::ack_budget::AckBudget`], `Sender::ack_budget` |
+//! | `TCPCB_SACKED_RETRANS` cleared, `TCPRetransFail` after a local send failure (Linux `tcp_retransmit_skb`) | `Sender::transmit_failed` (`sender::failed`), [`scoreboard::Scoreboard::undo_last_send`] |
 //! | persist timer, `icsk_backoff` while probing (RFC 9293 §3.8.6.1; Linux `ICSK_TIME_PROBE0`) | [`timer::TimerKind::Persist`], `Sender::persist_backoff` |
 //!
 //! ## Worked examples

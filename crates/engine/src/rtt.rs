@@ -477,6 +477,11 @@ impl Rtt {
         self.backoff = self.backoff.saturating_add(1);
         self.refresh_rto();
     }
+    /// Takes back the last `backoff` (its retransmission never left the host).
+    pub fn unbackoff(&mut self) {
+        self.backoff = self.backoff.saturating_sub(1).max(self.kept_backoff);
+        self.refresh_rto();
+    }
     pub fn backoff_count(&self) -> u32 {
         self.backoff
     }

@@ -23,6 +23,7 @@ mod rack;
 mod sack;
 mod summary;
 pub mod timeorder;
+mod undo;
 
 use std::collections::VecDeque;
 
@@ -184,6 +185,8 @@ pub struct Scoreboard {
     /// RACK step 2's filter for this ACK, and the most recently sent segments it delivered.
     rack_filter: RackFilter,
     delivered: Delivered,
+    /// What the last transmission changed (`undo_last_send`).
+    last_send: Option<undo::LastSend>,
 }
 
 impl Scoreboard {
@@ -254,6 +257,7 @@ impl Scoreboard {
     /// Records the first transmission of `[start, end)`, which must begin at SND.NXT.
     pub fn on_send_new(&mut self, now: Instant, range: Range, psh: bool, fin: bool) {
         debug_assert_eq!(range.start, self.snd_nxt);
+        self.note_send(None);
         let xmit_order = self.next_xmit_order();
         self.segs.push_back(SentSeg {
             start: range.start,
@@ -306,6 +310,7 @@ impl Scoreboard {
     /// Records a retransmission of the segment starting at `start`; returns it.
     pub fn on_retransmit(&mut self, now: Instant, start: u64) -> Option<SentSeg> {
         let i = self.index_of(start)?;
+        self.note_send(Some(self.segs[i]));
         if self.retrans_bytes == 0 {
             self.lost_retrans_low = self.snd_nxt; // Linux `tcp_retransmit_skb`
         }
@@ -330,6 +335,7 @@ impl Scoreboard {
     /// the new transmit time. Does not move HighRxt.
     pub fn on_retransmit_untracked(&mut self, now: Instant, start: u64) -> Option<SentSeg> {
         let i = self.index_of(start)?;
+        self.note_send(Some(self.segs[i]));
         self.sent_again(now, i);
         Some(self.segs[i])
     }

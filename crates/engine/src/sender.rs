@@ -18,6 +18,7 @@
 mod ack;
 mod bbr;
 mod early_retransmit;
+mod failed;
 mod handshake;
 mod hystart;
 mod idle;
@@ -37,6 +38,8 @@ mod transmit;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
+
+pub use failed::{TransmitFailedError, RESOURCE_PROBE_INTERVAL};
 
 use crate::cc::cwnd_limited::CwndUsage;
 use crate::cc::reno::SlowStart;
@@ -118,6 +121,8 @@ pub struct Sender {
     conn: Conn,
     /// What goes out next whatever the window says.
     pending: Pending,
+    /// What taking back the last transmission restores (`failed`).
+    xmit_undo: failed::XmitUndo,
     /// Negotiated values.
     mss: u64,
     sack_ok: bool,
@@ -219,6 +224,7 @@ impl Sender {
         let mut s = Sender {
             conn: Conn::Established,
             pending: Pending::Nothing,
+            xmit_undo: failed::XmitUndo::default(),
             mss,
             sack_ok: config.sack,
             ts_ok: config.timestamps,
@@ -352,6 +358,7 @@ impl Sender {
         if self.closed || bytes == 0 {
             return;
         }
+        self.xmit_on_input();
         self.bbr_on_write();
         self.idle_on_write(now);
         let written = self.app_written;
@@ -366,12 +373,14 @@ impl Sender {
 
     /// Processes one ACK.
     pub fn on_ack(&mut self, now: Instant, ack: &Ack) {
+        self.xmit_on_input();
         self.handle_ack(now, ack);
         self.check_invariants();
     }
 
     /// The deadline from `poll_timeout` passed; `now` should be that deadline.
     pub fn on_timeout(&mut self, now: Instant) {
+        self.xmit_on_input();
         if let Some(kind) = self.timer.expired(now) {
             match kind {
                 TimerKind::Rto => self.on_rto(now),

@@ -98,4 +98,6 @@ counters! {
     dupacks_ignored = "TCPDupAckIgnored",
     /// Zero-window probes sent by the persist timer (`TCPWinProbe`).
     win_probes = "TCPWinProbe",
+    /// Retransmissions that failed locally (`TCPRetransFail`; `Sender::transmit_failed`).
+    retrans_fail = "TCPRetransFail",
 }

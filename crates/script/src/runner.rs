@@ -44,6 +44,9 @@ pub(crate) struct Runner<'a> {
     pub(crate) fin_sent: bool,
     /// The engine's receiving side for the peer's data and FIN (made on the first one).
     pub(crate) receiver: Option<Receiver>,
+    /// The root qdisc drops everything (`tc qdisc … limit 0`): every transmission fails
+    /// locally and the engine is told so; nothing reaches the wire.
+    pub(crate) local_drop: bool,
     /// The peer reset the connection: the engine stops.
     pub(crate) reset: bool,
     /// Bytes of the peer's data the application has read.
@@ -100,6 +103,7 @@ impl<'a> Runner<'a> {
             last_ts_val: None,
             fin_sent: false,
             receiver: None,
+            local_drop: false,
             reset: false,
             read_bytes: 0,
             shut_rd: false,
@@ -255,7 +259,16 @@ impl<'a> Runner<'a> {
         let now = self.now;
         let mut sent = Vec::new();
         let bump = u32::from(self.fin_sent);
+        let mut dropped = Vec::new();
         while let Some(t) = s.poll_transmit(now) {
+            if self.local_drop {
+                // `tcp_transmit_skb` fails at once; the engine stops until the next input.
+                if s.transmit_failed(now, &t).is_err() {
+                    return Err(fail(line, "the engine refused a failed transmission"));
+                }
+                dropped.push(t);
+                continue;
+            }
             let why = t.why.name();
             // Only a pure ACK sits past our FIN; a retransmission (of data, or of the FIN)
             // keeps its own sequence numbers.
@@ -274,6 +287,30 @@ impl<'a> Runner<'a> {
         }
         let snd_nxt = s.snd_nxt();
         self.receiver_acks(now, &mut sent, snd_nxt, ack);
+        if self.local_drop {
+            // The receiver's ACKs are dropped too (Linux counts them sent).
+            for x in sent.drain(..) {
+                let text = Seen::of(&x, self.passive, self.local_isn).render();
+                self.report
+                    .log
+                    .push(format!("{text}  [dropped by the qdisc]"));
+            }
+        }
+        for t in dropped {
+            let why = t.why.name();
+            let x = Sent {
+                at: now,
+                t,
+                ack,
+                sack: Vec::new(),
+                why,
+                seq_bump: 0,
+            };
+            let text = Seen::of(&x, self.passive, self.local_isn).render();
+            self.report
+                .log
+                .push(format!("{text}  [failed: the qdisc drops it]"));
+        }
         let Some(s) = self.sender.as_mut() else {
             return Ok(());
         };

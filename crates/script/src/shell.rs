@@ -16,6 +16,10 @@ pub enum Action {
     NoEffect(String, String),
     /// A command whose effect this runner cannot reproduce: the feature it needs.
     Unsupported(String),
+    /// The root qdisc drops every packet the stack sends (`true`: `limit 0`), or no longer
+    /// does (`false`: any other root qdisc): each transmission fails locally and the
+    /// engine hears of it (`Sender::transmit_failed`), as Linux's `tcp_transmit_skb` does.
+    LocalDrop(bool),
 }
 
 /// The actions of a command block, in order. Lines joined by `\` continue; `#` starts a
@@ -118,13 +122,38 @@ fn command(w: &[String], text: &str) -> Vec<Action> {
                 vec![Action::Unsupported(format!("writing `{path}`"))]
             }
         }
-        "tc" => qdisc(w, text),
+        "tc" => match local_drop(w) {
+            Some(true) => vec![Action::LocalDrop(true)],
+            Some(false) => qdisc(w, text)
+                .into_iter()
+                .chain([Action::LocalDrop(false)])
+                .collect(),
+            None => qdisc(w, text),
+        },
         "ip" if w.get(1).is_some_and(|x| x == "tcp_metrics") => {
             none("the engine keeps no route metrics")
         }
         f if f.contains("sysctl_restore") => none("restores the host's sysctls after the script"),
         _ => vec![Action::Unsupported(format!("shell command `{text}`"))],
     }
+}
+
+/// Whether `tc qdisc add|replace|change dev DEV root KIND [limit N]` makes the root
+/// qdisc drop everything (`limit 0`: pfifo and friends refuse every packet, `qdisc_drop`
+/// → `NET_XMIT_DROP`) or not; `None` for any other `tc` command.
+fn local_drop(w: &[String]) -> Option<bool> {
+    let op = w.get(2).map(String::as_str);
+    if w.get(1).map(String::as_str) != Some("qdisc")
+        || !matches!(op, Some("add" | "replace" | "change"))
+        || !w.iter().any(|x| x == "root")
+    {
+        return None;
+    }
+    let limit = w
+        .iter()
+        .position(|x| x == "limit")
+        .and_then(|i| w.get(i + 1));
+    Some(limit.is_some_and(|l| l == "0"))
 }
 
 /// `tc qdisc add|replace dev tun0 root KIND [limit N]`.
@@ -196,10 +225,13 @@ mod tests {
             parse("tc qdisc add dev tun0 root pfifo")[0],
             Action::NoEffect(..)
         ));
-        assert!(matches!(
-            &parse("tc qdisc replace dev tun0 root pfifo limit 0")[0],
-            Action::Unsupported(f) if f.contains("drops every packet")
-        ));
+        assert_eq!(
+            parse("tc qdisc replace dev tun0 root pfifo limit 0"),
+            vec![Action::LocalDrop(true)]
+        );
+        let restore = parse("tc qdisc replace dev tun0 root pfifo limit 1000");
+        assert!(matches!(restore[0], Action::NoEffect(..)));
+        assert_eq!(restore[1], Action::LocalDrop(false));
     }
 
     #[test]

@@ -273,9 +273,23 @@ pub(crate) fn shell(r: &mut Runner, line: usize, cmd: &str) -> Step {
                 r.log(r.now, format!("# `{what}`: no effect here: {why}"))
             }
             Action::Unsupported(what) => return unsupported(line, what),
+            Action::LocalDrop(on) => local_drop(r, on),
         }
     }
     Ok(())
+}
+
+/// `tc qdisc … limit 0` and what replaces it.
+fn local_drop(r: &mut Runner, on: bool) {
+    if r.local_drop != on {
+        let what = if on {
+            "every transmission now fails locally (reported to the engine)"
+        } else {
+            "transmissions leave again"
+        };
+        r.log(r.now, format!("# qdisc: {what}"));
+    }
+    r.local_drop = on;
 }
 
 /// One `net.ipv4.KEY=VALUE` assignment.
@@ -316,6 +330,7 @@ fn defaults(r: &mut Runner, line: usize, path: &str) -> Step {
                     Action::Unsupported(what) => {
                         r.log(r.now, format!("# {what}: no effect here (in defaults.sh)"))
                     }
+                    Action::LocalDrop(on) => local_drop(r, on),
                 }
             }
         }

@@ -216,8 +216,8 @@ fn unsupported_constructs() {
             "shell command `ip route change default initcwnd 4`",
         ),
         (
-            "+0 `tc qdisc replace dev tun0 root pfifo limit 0`",
-            "a qdisc that drops every packet",
+            "+0 `tc qdisc replace dev tun0 root netem delay 10ms`",
+            "qdisc `netem`",
         ),
         ("+0 write(4, ..., 1000) = 500", "a short or failing write"),
         ("+0 < [ect0] P. 1:1001(1000) ack 1 win 257", "ECN (RFC 3168"),

@@ -41,7 +41,7 @@ impl Sender {
 
     /// Linux `tcp_probe0_when`: the RTO (at least the minimum RTO) doubled per probe,
     /// capped at the maximum RTO.
-    fn persist_interval(&self) -> Duration {
+    pub(super) fn persist_interval(&self) -> Duration {
         let base = self.rtt.rto().max(self.cfg.min_rto);
         let shifted = base.saturating_mul(1 << self.persist_backoff.min(MAX_PROBE_BACKOFF));
         shifted.min(self.cfg.max_rto)

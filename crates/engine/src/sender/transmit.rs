@@ -23,10 +23,12 @@ pub(crate) fn ts_clock(now: Instant) -> u64 {
 
 impl Sender {
     /// The next segment to send now, if any; call until `None` after every input.
+    /// A transmission that could not leave the host is reported with `transmit_failed`.
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
-        if self.is_established() && self.paced_out(now) {
+        if self.xmit_undo.blocked || (self.is_established() && self.paced_out(now)) {
             return None;
         }
+        self.xmit_snapshot();
         let idle = self.sb.flight_size() == 0;
         if self.bbr.is_some() {
             self.bbr_before_send(now, idle);
@@ -42,7 +44,9 @@ impl Sender {
             None => self.persist_check(now),
         }
         self.check_invariants();
-        t.map(|(t, _)| t)
+        let t = t.map(|(t, _)| t);
+        self.xmit_polled(t);
+        t
     }
 
     /// The next transmission and whether it is forced (out regardless of the reducer's

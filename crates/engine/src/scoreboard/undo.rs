@@ -1,0 +1,81 @@
+//! Taking back the last transmission the scoreboard recorded, when it never left the host
+//! (Linux: `tcp_transmit_skb` failed under `tcp_write_xmit` or `__tcp_retransmit_skb`;
+//! see `sender::failed`).
+
+use super::{Scoreboard, SentSeg};
+
+/// What the last transmission changed, kept until the next one.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct LastSend {
+    /// The segment as it was before a retransmission; `None` for new data.
+    before: Option<SentSeg>,
+    snd_nxt: u64,
+    retrans_bytes: u64,
+    lost_pending_bytes: u64,
+    high_rxt: u64,
+    lost_retrans_low: u64,
+}
+
+impl Scoreboard {
+    /// A transmission is about to be recorded: `before` is the retransmitted segment as it
+    /// was (`None` for new data).
+    pub(super) fn note_send(&mut self, before: Option<SentSeg>) {
+        self.last_send = Some(LastSend {
+            before,
+            snd_nxt: self.snd_nxt,
+            retrans_bytes: self.retrans_bytes,
+            lost_pending_bytes: self.lost_pending_bytes,
+            high_rxt: self.high_rxt,
+            lost_retrans_low: self.lost_retrans_low,
+        });
+    }
+
+    /// The last transmission recorded did not leave the host. New data is unsent again
+    /// (SND.NXT moves back; Linux's skb stays on the write queue). A retransmission is
+    /// no longer outstanding: a lost segment awaits retransmission again, out of the pipe
+    /// and RACK's time order (Linux leaves `TCPCB_SACKED_RETRANS` clear); it keeps
+    /// `ever_retrans` (Karn's rule: Linux sets `TCPCB_EVER_RETRANS` so that no RTT sample
+    /// comes from a transmit that never happened) and the attempt's time (Linux stamps
+    /// the skb before handing it down). Call before anything else changes the
+    /// scoreboard; returns false when there is nothing to take back.
+    pub fn undo_last_send(&mut self) -> bool {
+        let Some(l) = self.last_send.take() else {
+            return false;
+        };
+        match l.before {
+            None => {
+                let Some(i) = self.segs.len().checked_sub(1) else {
+                    return false;
+                };
+                if self.segs[i].start != l.snd_nxt || self.segs[i].end != self.snd_nxt {
+                    return false;
+                }
+                self.unlink(i);
+                self.segs.pop_back();
+                self.snd_nxt = l.snd_nxt;
+                // A packet that carried the segments before this one ended with them.
+                if let Some(p) = self.segs.back_mut() {
+                    p.packet_end = true;
+                }
+            }
+            Some(b) => {
+                let Some(i) = self.index_of(b.start) else {
+                    return false;
+                };
+                let s = &mut self.segs[i];
+                s.retrans = b.retrans;
+                s.rexmit_nxt = b.rexmit_nxt;
+                s.xmit_count = b.xmit_count;
+                let out_of_order = !s.in_time_order();
+                self.retrans_bytes = l.retrans_bytes;
+                self.lost_pending_bytes = l.lost_pending_bytes;
+                self.high_rxt = l.high_rxt;
+                self.lost_retrans_low = l.lost_retrans_low;
+                if out_of_order {
+                    self.unlink(i);
+                }
+            }
+        }
+        true
+    }
+}

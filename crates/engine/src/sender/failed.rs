@@ -1,0 +1,187 @@
+//! Transmissions that never left the host: the caller reports that the segment it just
+//! took from `poll_transmit` could not be sent (a full or dropping queue, ENOBUFS), and
+//! the sender takes the transmission back as Linux does when `tcp_transmit_skb` fails.
+//!
+//! - New data (`tcp_write_xmit`): the segment stays unsent (SND.NXT, the push state, PRR's
+//!   `prr_out`, the timers and TLP as before it) and sending stops; with nothing in
+//!   flight `tcp_check_probe_timer` arms the probe timer ([`TimerKind::Persist`]), whose
+//!   expiry retries.
+//! - A retransmission (`tcp_retransmit_skb`, `__tcp_retransmit_skb`): the segment is not
+//!   marked retransmitted (still lost, out of the pipe), `TCPRetransFail` counts it,
+//!   `TCPFastRetrans`/`TCPSlowStartRetrans` do not; `tcp_xmit_retransmit_queue` and
+//!   `tcp_rack_reo_timeout` stop. What Linux does before handing the skb down stays done:
+//!   `total_retrans` (`RetransSegs`), the undo bookkeeping (`undo_retrans`,
+//!   `retrans_stamp`), `TCPCB_EVER_RETRANS` and the skb's timestamp — so the RTO that
+//!   `tcp_rearm_rto` re-arms from the head runs from the attempt. A forced fast
+//!   retransmission stays forced (`tcp_cwnd_reduction`: `prr_out` is still 0).
+//! - The timeout's own retransmission (`tcp_retransmit_timer`): the timer returns after
+//!   `TCP_RESOURCE_PROBE_INTERVAL` (500 ms) and the backoff is not doubled.
+//! - A tail loss probe (`tcp_send_loss_probe`): no probe episode, not counted in
+//!   `TCPLossProbes`; `tcp_rearm_rto` re-arms the RTO.
+//! - A zero-window probe (`tcp_send_probe0`): the probe timer returns after 500 ms, no
+//!   backoff.
+//! - SYN, SYN-ACK and the handshake ACK: nothing to take back (the SYN's timer resends).
+//!
+//! Sending resumes at the next input (`on_ack`, `on_timeout`, `write`), as Linux tries
+//! again on the next ACK or timer. Not modelled: Linux also enters CWR when a qdisc
+//! drops (`__tcp_transmit_skb`: `net_xmit_eval` > 0 → `tcp_enter_cwr`; no effect in
+//! Recovery or Loss); BBR's model and HyStart keep what they saw of the attempt.
+
+use super::pending::Pending;
+use super::push::Push;
+use super::Sender;
+use crate::packet::{Transmit, Why};
+use crate::probe::{tlp, tlp_draft};
+use crate::reduce::Reducer;
+use crate::stats::Stats;
+use crate::time::{Duration, Instant};
+use crate::timer::{Timer, TimerKind};
+
+/// Linux `TCP_RESOURCE_PROBE_INTERVAL` (HZ / 2): the retry after a local failure.
+pub const RESOURCE_PROBE_INTERVAL: Duration = Duration::from_millis(500);
+
+/// Why [`Sender::transmit_failed`] changed nothing.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TransmitFailedError {
+    /// Not the transmission `poll_transmit` returned last, or an input (ACK, timeout,
+    /// write) or another report came after it: only the last one can be taken back.
+    NotLastPolled,
+}
+
+impl core::fmt::Display for TransmitFailedError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("only the transmission poll_transmit returned last can be reported failed")
+    }
+}
+
+impl std::error::Error for TransmitFailedError {}
+
+/// The sender as it was before the last `poll_transmit`, for taking it back.
+#[derive(Clone, Debug, Default)]
+pub(super) struct XmitUndo {
+    /// The last transmission polled, while it can still be reported failed.
+    last: Option<Transmit>,
+    /// A transmission failed: nothing more goes out until the next input.
+    pub(super) blocked: bool,
+    push: Push,
+    reducer: Option<Reducer>,
+    stats: Stats,
+    timer: Timer,
+    pending: Pending,
+    fin_sent: bool,
+    tlp: Option<tlp::Episode>,
+    tlp_draft: tlp_draft::Episode,
+    persist_backoff: u32,
+}
+
+impl Sender {
+    /// Before choosing a transmission: keep what taking it back restores (`clone_from`
+    /// reuses the push queue's allocation).
+    pub(super) fn xmit_snapshot(&mut self) {
+        let u = &mut self.xmit_undo;
+        u.last = None;
+        u.push.clone_from(&self.push);
+        u.reducer = Some(self.reducer.clone());
+        u.stats.clone_from(&self.stats);
+        u.timer = self.timer;
+        u.pending = self.pending;
+        u.fin_sent = self.fin_sent;
+        u.tlp = Some(self.tlp);
+        u.tlp_draft = self.tlp_draft;
+        u.persist_backoff = self.persist_backoff;
+    }
+
+    /// `poll_transmit` returned `t` (or nothing).
+    pub(super) fn xmit_polled(&mut self, t: Option<Transmit>) {
+        self.xmit_undo.last = t;
+    }
+
+    /// An input arrived: what was polled before it went out; sending may resume.
+    pub(super) fn xmit_on_input(&mut self) {
+        self.xmit_undo.last = None;
+        self.xmit_undo.blocked = false;
+    }
+
+    /// The transmission `t`, just returned by `poll_transmit`, did not leave the host
+    /// (see the module documentation for what the sender does, as Linux). Report it
+    /// before any other call; nothing more is sent until the next input.
+    pub fn transmit_failed(
+        &mut self,
+        now: Instant,
+        t: &Transmit,
+    ) -> Result<(), TransmitFailedError> {
+        if self.xmit_undo.last != Some(*t) {
+            return Err(TransmitFailedError::NotLastPolled);
+        }
+        self.xmit_undo.last = None;
+        self.xmit_undo.blocked = true;
+        match t.why {
+            Why::Syn | Why::SynAck | Why::HandshakeAck => {}
+            Why::WindowProbe => {
+                self.persist_backoff = self.xmit_undo.persist_backoff;
+                self.timer
+                    .arm(TimerKind::Persist, now + RESOURCE_PROBE_INTERVAL);
+            }
+            _ => self.take_back(now, t),
+        }
+        self.check_invariants();
+        Ok(())
+    }
+
+    /// Data, new or retransmitted, that did not leave.
+    fn take_back(&mut self, now: Instant, t: &Transmit) {
+        let u = &mut self.xmit_undo;
+        let timeout_rexmit = u.pending == Pending::Head(Why::RtoRetransmit);
+        self.sb.undo_last_send();
+        core::mem::swap(&mut self.push, &mut u.push);
+        if let Some(r) = u.reducer.take() {
+            self.reducer = r;
+        }
+        // Counted before the skb is handed down: kept (`tcp_transmit_skb`,
+        // `__tcp_retransmit_skb`); the rest only for what left.
+        let mut stats = u.stats.clone();
+        if !t.range.is_empty() {
+            stats.data_segs_out += 1;
+            stats.data_bytes_out += t.range.len();
+        }
+        let retransmission = t.why.is_retransmission();
+        if retransmission {
+            stats.retrans_segs += 1;
+            stats.retrans_fail += 1;
+        }
+        self.stats = stats;
+        self.fin_sent = u.fin_sent;
+        if let Some(e) = u.tlp.take() {
+            self.tlp = e;
+        }
+        self.tlp_draft = u.tlp_draft;
+        match t.why {
+            Why::RtoRetransmit if timeout_rexmit => {
+                self.rtt.unbackoff();
+                self.timer
+                    .arm(TimerKind::Rto, now + RESOURCE_PROBE_INTERVAL);
+            }
+            // `tcp_rearm_rto` in place of the PTO: anchored to the head.
+            Why::Probe(_) => {
+                let at = self.rto_expiry(now, false);
+                self.timer.arm(TimerKind::Rto, at);
+            }
+            // A fast retransmission forced out regardless of the quota stays due.
+            _ if retransmission => {
+                if matches!(u.pending, Pending::Head(_)) {
+                    self.pending = u.pending;
+                }
+            }
+            _ => {
+                self.timer = u.timer;
+                self.pending = u.pending;
+                // `tcp_check_probe_timer`: nothing in flight, data waits.
+                let waits = self.app_written > self.sb.snd_nxt();
+                if self.sb.flight_size() == 0 && waits && !self.timer.is_armed() {
+                    let at = now + self.persist_interval();
+                    self.timer.arm(TimerKind::Persist, at);
+                }
+            }
+        }
+    }
+}
