@@ -66,6 +66,7 @@ impl Scoreboard {
                 s.retrans = b.retrans;
                 s.rexmit_nxt = b.rexmit_nxt;
                 s.xmit_count = b.xmit_count;
+                s.tx = b.tx; // Linux `tcp_rate_skb_sent` runs only for what left
                 let out_of_order = !s.in_time_order();
                 self.retrans_bytes = l.retrans_bytes;
                 self.lost_pending_bytes = l.lost_pending_bytes;

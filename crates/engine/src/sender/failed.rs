@@ -28,12 +28,10 @@
 //! Recovery or Loss); BBR's model and HyStart keep what they saw of the attempt.
 
 use super::pending::Pending;
-use super::push::Push;
 use super::Sender;
 use crate::packet::{Transmit, Why};
 use crate::probe::{tlp, tlp_draft};
 use crate::reduce::Reducer;
-use crate::stats::Stats;
 use crate::time::{Duration, Instant};
 use crate::timer::{Timer, TimerKind};
 
@@ -63,9 +61,7 @@ pub(super) struct XmitUndo {
     last: Option<Transmit>,
     /// A transmission failed: nothing more goes out until the next input.
     pub(super) blocked: bool,
-    push: Push,
     reducer: Option<Reducer>,
-    stats: Stats,
     timer: Timer,
     pending: Pending,
     fin_sent: bool,
@@ -75,14 +71,14 @@ pub(super) struct XmitUndo {
 }
 
 impl Sender {
-    /// Before choosing a transmission: keep what taking it back restores (`clone_from`
-    /// reuses the push queue's allocation).
+    /// Before choosing a transmission: keep what taking it back restores (small and
+    /// inline: the push queue and the scoreboard keep their own record of the last
+    /// segment, and counters are taken back by kind).
     pub(super) fn xmit_snapshot(&mut self) {
         let u = &mut self.xmit_undo;
         u.last = None;
-        u.push.clone_from(&self.push);
+        self.push.undo_begin();
         u.reducer = Some(self.reducer.clone());
-        u.stats.clone_from(&self.stats);
         u.timer = self.timer;
         u.pending = self.pending;
         u.fin_sent = self.fin_sent;
@@ -118,7 +114,13 @@ impl Sender {
         match t.why {
             Why::Syn | Why::SynAck | Why::HandshakeAck => {}
             Why::WindowProbe => {
+                // `tcp_send_probe0`: no backoff for a local failure (the timer's probe
+                // had already counted one).
+                let timer_probe = self.xmit_undo.pending == Pending::WindowProbe;
                 self.persist_backoff = self.xmit_undo.persist_backoff;
+                if timer_probe {
+                    self.persist_backoff = self.persist_backoff.saturating_sub(1);
+                }
                 self.timer
                     .arm(TimerKind::Persist, now + RESOURCE_PROBE_INTERVAL);
             }
@@ -133,23 +135,29 @@ impl Sender {
         let u = &mut self.xmit_undo;
         let timeout_rexmit = u.pending == Pending::Head(Why::RtoRetransmit);
         self.sb.undo_last_send();
-        core::mem::swap(&mut self.push, &mut u.push);
+        self.push.undo_last();
         if let Some(r) = u.reducer.take() {
             self.reducer = r;
         }
-        // Counted before the skb is handed down: kept (`tcp_transmit_skb`,
-        // `__tcp_retransmit_skb`); the rest only for what left.
-        let mut stats = u.stats.clone();
-        if !t.range.is_empty() {
-            stats.data_segs_out += 1;
-            stats.data_bytes_out += t.range.len();
-        }
+        // `DataSegsOut`, `RetransSegs` (`total_retrans`) count the attempt, as Linux
+        // counts before handing the skb down; the rest only what left.
         let retransmission = t.why.is_retransmission();
-        if retransmission {
-            stats.retrans_segs += 1;
-            stats.retrans_fail += 1;
+        let s = &mut self.stats;
+        let undo = |c: &mut u64| *c = c.saturating_sub(1);
+        match t.why {
+            Why::FastRetransmit | Why::RackRetransmit => undo(&mut s.fast_retrans),
+            Why::EarlyRetransmit => {
+                undo(&mut s.fast_retrans);
+                undo(&mut s.early_retrans);
+            }
+            Why::RtoRetransmit => undo(&mut s.slow_start_retrans),
+            Why::LimitedTransmit => undo(&mut s.limited_transmit),
+            Why::Probe(_) => undo(&mut s.loss_probes),
+            _ => {}
         }
-        self.stats = stats;
+        if retransmission {
+            s.retrans_fail += 1;
+        }
         self.fin_sent = u.fin_sent;
         if let Some(e) = u.tlp.take() {
             self.tlp = e;

@@ -49,6 +49,8 @@ pub(super) struct Push {
     /// join it: the earlier one's end would be marked only if an skb happened to end
     /// there, which `size_goal` rarely allows.
     uncut_front: Option<Uncut>,
+    /// What the last segment handed out changed (`undo`).
+    undo: undo::PushUndo,
 }
 
 /// An unsent skb: its end offset, and in the top bit whether it carries the push mark
@@ -240,13 +242,16 @@ impl Push {
         let (start, end) = r;
         let mut mark = false;
         let mut skb_end = None;
-        while let Some((e, m)) = self.skbs.front().map(|s| (s.end(), s.mark())) {
+        self.undo_begin();
+        while let Some(&skb) = self.skbs.front() {
+            let (e, m) = (skb.end(), skb.mark());
             if e > end {
                 skb_end.get_or_insert(e);
                 break;
             }
             mark |= m && e == end;
             skb_end = Some(e);
+            self.undo_popped(skb);
             self.skbs.pop_front();
         }
         if !linux {
@@ -365,6 +370,7 @@ impl Sender {
         let mss = self.mss.max(1);
         let run = self.sb.lost_run(seg.start).max(1);
         let n = run.min(room / mss).min(self.tso_max_segs());
+        self.push.undo_begin();
         self.push
             .cut(true, now, (seg.start, seg.end), seg.psh, n)
             .wire
@@ -409,3 +415,4 @@ impl Sender {
 mod sizing;
 #[cfg(test)]
 mod tests;
+mod undo;
