@@ -155,6 +155,14 @@ impl Reducer {
         }
     }
 
+    /// The transmission `on_transmit` just counted never left (see
+    /// [`prr::Prr::on_transmit_failed`]); `quota` is what `quota` said before it.
+    pub fn on_transmit_failed(&mut self, bytes: u64, forced: bool, quota: u64) {
+        if let Reducer::Prr(p) = self {
+            p.on_transmit_failed(bytes, forced, quota)
+        }
+    }
+
     /// Recovery ended (SND.UNA reached the recovery point): returns cwnd afterwards.
     pub fn on_exit(&mut self, cwnd: u64, ssthresh: u64, flight_size: u64, mss: u64) -> u64 {
         match self {

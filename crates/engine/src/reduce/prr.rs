@@ -223,6 +223,19 @@ impl Prr {
         }
     }
 
+    /// What `on_transmit` counted never left the host (Linux adds to `prr_out` only what
+    /// left, `tcp_xmit_retransmit_queue`); `sndcnt_left` is what was left before it.
+    pub fn on_transmit_failed(&mut self, bytes: u64, forced: bool, sndcnt_left: u64) {
+        self.prr_out = self.prr_out.saturating_sub(bytes);
+        let beyond = bytes - bytes.min(sndcnt_left);
+        self.sndcnt_left = sndcnt_left;
+        if forced {
+            self.forced = self.forced.saturating_sub(beyond);
+        } else {
+            self.overdraft = self.overdraft.saturating_sub(beyond);
+        }
+    }
+
     /// RFC 9937 §6.4 (and Algorithm 2 of the IMC'11 paper): cwnd = ssthresh.
     pub fn on_exit(&mut self, ssthresh: u64) -> u64 {
         ssthresh

@@ -3,17 +3,25 @@
 //! see `sender::failed`).
 
 use super::{Scoreboard, SentSeg};
+use crate::cc::rate::TxState;
 
 /// What the last transmission changed, kept until the next one.
 #[derive(Copy, Clone, Debug)]
 pub(super) struct LastSend {
     /// The segment as it was before a retransmission; `None` for new data.
-    before: Option<SentSeg>,
-    snd_nxt: u64,
-    retrans_bytes: u64,
-    lost_pending_bytes: u64,
+    before: Option<Before>,
     high_rxt: u64,
     lost_retrans_low: u64,
+}
+
+/// The fields of a segment a retransmission changes and a failure restores.
+#[derive(Copy, Clone, Debug)]
+struct Before {
+    start: u64,
+    rexmit_nxt: u64,
+    tx: TxState,
+    xmit_count: u32,
+    retrans: bool,
 }
 
 impl Scoreboard {
@@ -21,10 +29,13 @@ impl Scoreboard {
     /// was (`None` for new data).
     pub(super) fn note_send(&mut self, before: Option<SentSeg>) {
         self.last_send = Some(LastSend {
-            before,
-            snd_nxt: self.snd_nxt,
-            retrans_bytes: self.retrans_bytes,
-            lost_pending_bytes: self.lost_pending_bytes,
+            before: before.map(|s| Before {
+                start: s.start,
+                rexmit_nxt: s.rexmit_nxt,
+                tx: s.tx,
+                xmit_count: s.xmit_count,
+                retrans: s.retrans,
+            }),
             high_rxt: self.high_rxt,
             lost_retrans_low: self.lost_retrans_low,
         });
@@ -47,12 +58,12 @@ impl Scoreboard {
                 let Some(i) = self.segs.len().checked_sub(1) else {
                     return false;
                 };
-                if self.segs[i].start != l.snd_nxt || self.segs[i].end != self.snd_nxt {
+                if self.segs[i].end != self.snd_nxt {
                     return false;
                 }
                 self.unlink(i);
-                self.segs.pop_back();
-                self.snd_nxt = l.snd_nxt;
+                let s = self.segs.pop_back().expect("segment i is the last");
+                self.snd_nxt = s.start;
                 // A packet that carried the segments before this one ended with them.
                 if let Some(p) = self.segs.back_mut() {
                     p.packet_end = true;
@@ -63,13 +74,19 @@ impl Scoreboard {
                     return false;
                 };
                 let s = &mut self.segs[i];
+                let len = s.end - s.start;
+                if s.retrans && !b.retrans {
+                    // What `on_retransmit` added.
+                    self.retrans_bytes -= len;
+                    if s.lost {
+                        self.lost_pending_bytes += len;
+                    }
+                }
                 s.retrans = b.retrans;
                 s.rexmit_nxt = b.rexmit_nxt;
                 s.xmit_count = b.xmit_count;
                 s.tx = b.tx; // Linux `tcp_rate_skb_sent` runs only for what left
                 let out_of_order = !s.in_time_order();
-                self.retrans_bytes = l.retrans_bytes;
-                self.lost_pending_bytes = l.lost_pending_bytes;
                 self.high_rxt = l.high_rxt;
                 self.lost_retrans_low = l.lost_retrans_low;
                 if out_of_order {

@@ -31,7 +31,6 @@ use super::pending::Pending;
 use super::Sender;
 use crate::packet::{Transmit, Why};
 use crate::probe::{tlp, tlp_draft};
-use crate::reduce::Reducer;
 use crate::time::{Duration, Instant};
 use crate::timer::{Timer, TimerKind};
 
@@ -61,7 +60,8 @@ pub(super) struct XmitUndo {
     last: Option<Transmit>,
     /// A transmission failed: nothing more goes out until the next input.
     pub(super) blocked: bool,
-    reducer: Option<Reducer>,
+    /// What the reducer counted of it: bytes, forced, and the quota before.
+    reducer: Option<(u64, bool, u64)>,
     timer: Timer,
     pending: Pending,
     fin_sent: bool,
@@ -78,13 +78,19 @@ impl Sender {
         let u = &mut self.xmit_undo;
         u.last = None;
         self.push.undo_begin();
-        u.reducer = Some(self.reducer.clone());
+        u.reducer = None;
         u.timer = self.timer;
         u.pending = self.pending;
         u.fin_sent = self.fin_sent;
         u.tlp = Some(self.tlp);
         u.tlp_draft = self.tlp_draft;
         u.persist_backoff = self.persist_backoff;
+    }
+
+    /// The reducer is about to count `bytes` sent in recovery.
+    pub(super) fn xmit_on_reducer(&mut self, bytes: u64, forced: bool) {
+        let quota = self.reducer.prr().map_or(0, |p| p.quota());
+        self.xmit_undo.reducer = Some((bytes, forced, quota));
     }
 
     /// `poll_transmit` returned `t` (or nothing).
@@ -136,8 +142,8 @@ impl Sender {
         let timeout_rexmit = u.pending == Pending::Head(Why::RtoRetransmit);
         self.sb.undo_last_send();
         self.push.undo_last();
-        if let Some(r) = u.reducer.take() {
-            self.reducer = r;
+        if let Some((bytes, forced, quota)) = u.reducer.take() {
+            self.reducer.on_transmit_failed(bytes, forced, quota);
         }
         // `DataSegsOut`, `RetransSegs` (`total_retrans`) count the attempt, as Linux
         // counts before handing the skb down; the rest only what left.

@@ -412,6 +412,7 @@ impl Sender {
         // PRR's prr_out counts everything sent in recovery (RFC 6937 §3); with BBR the
         // model's cwnd, not PRR's quota, decides what goes out.
         if self.state() == RecoveryState::Recovery && !self.cc.controls_cwnd() {
+            self.xmit_on_reducer(t.range.len(), forced);
             self.reducer.on_transmit(t.range.len(), forced);
         }
         // RFC 6298 §5.1: start the timer when data is sent and it is not running (the
