@@ -18,6 +18,7 @@
 mod ack;
 mod bbr;
 mod early_retransmit;
+mod ecn;
 mod handshake;
 mod hystart;
 mod idle;
@@ -148,6 +149,8 @@ pub struct Sender {
     cwnd_usage: CwndUsage,
     /// The recovery state with its episode's data.
     ca: Ca,
+    /// ECN agreed, and a CWR to send (`ecn`).
+    ecn: ecn::EcnState,
     /// RFC 6675 DupAcks.
     dupacks: u32,
     /// The rate-reduction algorithm with its per-episode state.
@@ -251,6 +254,7 @@ impl Sender {
             },
             cwnd_usage: CwndUsage::default(),
             ca: Ca::Open,
+            ecn: ecn::EcnState::new(config.ecn),
             dupacks: 0,
             reducer: Reducer::new(config.reduction),
             reordering: config.dupthresh,

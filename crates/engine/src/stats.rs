@@ -98,4 +98,6 @@ counters! {
     dupacks_ignored = "TCPDupAckIgnored",
     /// Zero-window probes sent by the persist timer (`TCPWinProbe`).
     win_probes = "TCPWinProbe",
+    /// CWR episodes started by ECN-Echo (RFC 3168 §6.1.2; Linux has no counter).
+    ecn_reductions = "TCPECNReductions",
 }

@@ -78,6 +78,7 @@ impl Runner<'_> {
             return Ok(());
         }
         let syn_opts = SynOptions {
+            ecn: false,
             mss: o.mss,
             sack_permitted: o.sack_ok,
             timestamps: o.ts.is_some(),
@@ -131,6 +132,7 @@ impl Runner<'_> {
         if self.receiver.is_none() {
             let s = self.sender.as_ref().expect("checked");
             let cfg = ReceiverConfig {
+                ecn: Default::default(),
                 // Linux's quick-ACK mode at the start of a connection: every segment is
                 // ACKed at once, as these scripts expect.
                 delayed_ack: None,
@@ -149,6 +151,7 @@ impl Runner<'_> {
         // A longer line is one GSO packet, delivered whole as after GRO (one ACK);
         // `--mss` only sets its segment size (see `tcpi_rcv_mss`).
         let seg = Segment {
+            ecn: Default::default(),
             range: Range::new(start, start + u64::from(p.len)),
             syn: None,
             fin: p.flags.fin,
@@ -212,6 +215,7 @@ impl Runner<'_> {
             self.peer_wscale = o.wscale;
             self.peer_isn = p.start;
             Ack {
+                ecn: Default::default(),
                 cumulative,
                 sack: blocks,
                 ts,
@@ -225,6 +229,7 @@ impl Runner<'_> {
                 (Some(w), None) => u64::from(w),
             };
             Ack {
+                ecn: Default::default(),
                 cumulative,
                 sack: blocks,
                 ts,
@@ -281,6 +286,7 @@ impl Runner<'_> {
             sent.push(Sent {
                 at: now,
                 t: Transmit {
+                    ecn: Default::default(),
                     range: Range::new(snd_nxt, snd_nxt),
                     why: Why::HandshakeAck,
                     syn: None,

@@ -65,6 +65,7 @@ impl EngineReceiver {
         let range = Range::new(start, start + seg.payload.len() as u64);
         self.high = self.high.max(range.end);
         let syn_opts = syn.then(|| SynOptions {
+            ecn: false,
             mss: engine_mss(seg.options.mss, seg.options.timestamps.is_some()),
             sack_permitted: seg.options.sack_permitted,
             timestamps: seg.options.timestamps.is_some(),
@@ -73,6 +74,7 @@ impl EngineReceiver {
         self.receiver.on_segment(
             now,
             &Segment {
+                ecn: Default::default(),
                 range,
                 syn: syn_opts,
                 fin: seg.flags.contains(TcpFlags::FIN),

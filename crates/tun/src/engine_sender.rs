@@ -142,11 +142,13 @@ impl EngineSender {
             self.peer_isn = Some(seg.seq);
             self.peer_wscale = seg.options.window_scale;
             return Some(Ack {
+                ecn: Default::default(),
                 cumulative: 0,
                 sack: SackBlocks::new(),
                 ts,
                 window: u64::from(seg.window),
                 syn: Some(SynOptions {
+                    ecn: false,
                     mss: engine_mss(seg.options.mss, seg.options.timestamps.is_some()),
                     sack_permitted: seg.options.sack_permitted,
                     timestamps: seg.options.timestamps.is_some(),
@@ -175,6 +177,7 @@ impl EngineSender {
             }
         }
         Some(Ack {
+            ecn: Default::default(),
             cumulative,
             sack,
             ts,

@@ -30,6 +30,8 @@ pub(super) struct AckSummary {
     /// cwnd may change on this ACK: not a Linux old ACK (below SND.UNA), whose SACK blocks
     /// are tagged and whose losses are marked, but which skips `tcp_cong_control`.
     pub cong_control: bool,
+    /// ECN-Echo, with ECN in use (Linux FLAG_ECE).
+    pub ece: bool,
     pub prior: Prior,
 }
 
@@ -84,6 +86,12 @@ impl Sender {
             ts_ecr: self.ts_ecr(ack),
             delivered: sb.delivered,
         };
+        let ece = self.ecn_echo(ack.ecn.ece);
+        if ece {
+            // Linux `tcp_fastretrans_alert` (A), before any undo: congestion is proven, so
+            // an undo restores nothing (`prior_ssthresh = 0`).
+            self.ecn_forbid_restore();
+        }
         self.spurious_on_ack(now, &spur);
         let summary = AckSummary {
             acked: sb.acked.bytes,
@@ -91,6 +99,7 @@ impl Sender {
             is_dup,
             // Linux's old-ACK path skips `tcp_cong_control`.
             cong_control: !(ack.cumulative < prior.una && self.cfg.flavour == Flavour::Linux),
+            ece,
             prior,
         };
         self.run_state_machine(now, &summary);
@@ -258,6 +267,7 @@ impl Sender {
     fn run_state_machine(&mut self, now: Instant, a: &AckSummary) {
         match self.ca {
             Ca::Open | Ca::Disorder => self.on_ack_open(now, a),
+            Ca::Cwr { high_seq } => self.on_ack_cwr(now, a, high_seq),
             Ca::Recovery { .. } => self.on_ack_recovery(now, a),
             Ca::Loss { recovery_point } => {
                 self.grow_cwnd(now, a);

@@ -60,6 +60,8 @@ impl Sender {
                     // RFC 4015 sets cwnd from this ACK's bytes_acked: it is not grown again.
                     self.cwnd_ceiling = Some(self.cwnd);
                 }
+                // Linux `tcp_ecn_withdraw_cwr`: the reduction is gone, so is its CWR.
+                self.ecn.queue_cwr = false;
                 self.stats.undos += 1;
                 match v.counter {
                     Counter::Full => self.stats.full_undo += 1,
