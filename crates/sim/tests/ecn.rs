@@ -11,7 +11,7 @@ fn bulk(ecn: &str, mark: &str) -> String {
     )
 }
 
-fn events<'a>(l: &'a [serde_json::Value], name: &str) -> usize {
+fn events(l: &[serde_json::Value], name: &str) -> usize {
     kind(l, "event")
         .iter()
         .filter(|e| e["name"] == name)
@@ -42,8 +42,7 @@ fn marking_queue_makes_the_sender_back_off_without_loss() {
 fn threshold_is_validated() {
     let text = bulk("on", "ecn_mark_packets = 0\n");
     let err = lossrec_sim::Scenario::from_toml_str(&text, "t.toml")
-        .err()
-        .expect("0 is rejected")
+        .expect_err("0 is rejected")
         .to_string();
     assert!(err.contains("path.ecn_mark_packets"), "{err}");
 }
