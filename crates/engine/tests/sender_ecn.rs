@@ -221,3 +221,20 @@ fn loss_during_cwr_keeps_the_reduction() {
         "the CWR episode's point"
     );
 }
+
+/// Linux `tcp_ecn_clear_syn` (`tcp_ecn_fallback=1`): a retransmitted SYN is a plain SYN,
+/// so a path that drops ECN-setup SYNs still connects (without ECN).
+#[test]
+fn retransmitted_syn_falls_back() {
+    let mut c = Config::linux();
+    c.ecn = Ecn::On;
+    let mut s = Sender::new(c, ms(0)).unwrap();
+    let syn = s.poll_transmit(ms(0)).unwrap();
+    assert!(syn.ecn.ece && syn.ecn.cwr);
+    let at = s.poll_timeout().unwrap();
+    s.on_timeout(at);
+    let again = s.poll_transmit(at).unwrap();
+    assert!(again.syn.is_some());
+    assert_eq!(again.ecn, EcnMarks::default());
+    assert!(!again.syn.unwrap().ecn);
+}

@@ -286,13 +286,13 @@ impl Sender {
 
     /// After the state machine: a cwnd ceiling a response set, the deadline, and Linux's
     /// `tcp_try_to_open` clearing the first-retransmission stamp once back in
-    /// Open/Disorder with no retransmission left (`tcp_any_retrans_done`).
+    /// Open/Disorder (or in CWR) with no retransmission left (`tcp_any_retrans_done`).
     fn after_ack(&mut self, now: Instant, advanced: bool, newly_sacked: bool) {
         if let Some(ceiling) = self.cwnd_ceiling.take() {
             self.cwnd = self.cwnd.min(ceiling).max(self.mss);
         }
         self.set_timer_after_ack(now, advanced, newly_sacked);
-        let open = matches!(self.ca, Ca::Open | Ca::Disorder);
+        let open = matches!(self.ca, Ca::Open | Ca::Disorder | Ca::Cwr { .. });
         let head_retransmitted = self.sb.head().is_some_and(|h| h.ever_retrans);
         if open && self.sb.retrans_bytes() == 0 && !head_retransmitted {
             self.undo.retransmissions_done();

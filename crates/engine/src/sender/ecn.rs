@@ -2,7 +2,8 @@
 //! reaction to ECN-Echo — the CWR state.
 //!
 //! - Set-up (§6.1.1): an active open with `ecn = on` sends an ECN-setup SYN (ECE and CWR;
-//!   Linux `tcp_ecn_send_syn`) and uses ECN only if the SYN-ACK is an ECN-setup SYN-ACK
+//!   Linux `tcp_ecn_send_syn`; a retransmitted SYN falls back to a plain one,
+//!   `tcp_ecn_clear_syn`) and uses ECN only if the SYN-ACK is an ECN-setup SYN-ACK
 //!   (ECE without CWR; `tcp_ecn_rcv_synack`). A passive open with `ecn = accept` or `on`
 //!   answers an ECN-setup SYN with ECE on the SYN-ACK (`tcp_ecn_create_request`,
 //!   `tcp_ecn_make_synack`). Without a handshake `on` means both ends agreed.
@@ -63,8 +64,10 @@ impl Sender {
     }
 
     /// What a SYN (active: ECE and CWR when asking) or SYN-ACK (ECE when agreed) carries.
-    pub(super) fn ecn_syn_marks(&self, passive: bool) -> EcnMarks {
-        let ask = !passive && self.cfg.ecn == Ecn::On;
+    /// A retransmitted SYN no longer asks, in case ECN-setup SYNs are what gets dropped
+    /// (Linux `tcp_ecn_clear_syn` with `tcp_ecn_fallback=1`, its default; RFC 3168 §6.1.1.1).
+    pub(super) fn ecn_syn_marks(&self, passive: bool, retransmitted: bool) -> EcnMarks {
+        let ask = !passive && !retransmitted && self.cfg.ecn == Ecn::On;
         EcnMarks {
             ip: IpEcn::NotEct,
             ece: ask || (passive && self.ecn.ok),

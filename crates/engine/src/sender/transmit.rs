@@ -158,18 +158,18 @@ impl Sender {
         if let Conn::Handshake {
             passive,
             first_sent,
-            ..
+            retransmitted,
         } = &mut self.conn
         {
             if self.pending != Pending::Syn {
                 return None;
             }
-            let passive = *passive;
+            let (passive, retransmitted) = (*passive, *retransmitted);
             self.pending = Pending::Nothing;
             first_sent.get_or_insert(now);
             self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
             // Active open offers what is configured; a SYN-ACK states what was agreed.
-            let marks = self.ecn_syn_marks(passive);
+            let marks = self.ecn_syn_marks(passive, retransmitted);
             let syn = if passive {
                 SynOptions {
                     mss: self.advertised_mss(),
