@@ -238,3 +238,68 @@ fn retransmitted_syn_falls_back() {
     assert_eq!(again.ecn, EcnMarks::default());
     assert!(!again.syn.unwrap().ecn);
 }
+
+/// Ten segments, segment 1 ACKed, then 3-5 SACKed: fast recovery retransmits 2 (as
+/// `sender_undo.rs`'s `reordered`), with Linux's undo and ECN in use.
+fn reordered_with_ecn() -> Sender {
+    let mut c = cfg();
+    c.spurious_detection = lossrec::config::SpuriousDetection::Linux;
+    c.spurious_response = lossrec::config::SpuriousResponse::FullUndo;
+    c.rescue_retransmit = false;
+    c.ecn = Ecn::On;
+    let mut s = sender_with(c, 10);
+    drain(&mut s, ms(0));
+    on_ack(&mut s, ms(100), ack(MSS));
+    for k in 3..=5 {
+        s.on_ack(ms(110), &sack(MSS, &[(2 * MSS, k * MSS)]));
+    }
+    assert_eq!(s.state(), RecoveryState::Recovery);
+    drain(&mut s, ms(110));
+    s
+}
+
+/// Linux `tcp_fastretrans_alert` (A): an ECE in recovery — or on the very ACK whose DSACK
+/// proves the retransmission spurious — zeroes `prior_ssthresh`, so the DSACK undo
+/// (`tcp_try_undo_dsack`) restores neither cwnd nor ssthresh; on the DSACK ACK the ECE
+/// then starts a CWR episode from Open (`tcp_try_to_open` → `tcp_enter_cwr`). (Without
+/// ECE the same sequence restores cwnd 11 and the infinite ssthresh: `sender_undo.rs`.)
+#[test]
+fn ece_in_recovery_forbids_the_restore() {
+    for ece_on_dsack in [false, true] {
+        let mut s = reordered_with_ecn();
+        let partial = if ece_on_dsack {
+            ack(5 * MSS)
+        } else {
+            ece(5 * MSS)
+        };
+        on_ack(&mut s, ms(120), partial);
+        let dsack = sack(5 * MSS, &[(MSS, 2 * MSS)]);
+        let dsack = if ece_on_dsack {
+            Ack {
+                ecn: EcnMarks {
+                    ece: true,
+                    ..EcnMarks::default()
+                },
+                ..dsack
+            }
+        } else {
+            dsack
+        };
+        s.on_ack(ms(210), &dsack);
+        let st = s.stats();
+        assert_eq!(
+            st.dsack_undo + st.spurious_kept,
+            1,
+            "the verdict is still reached"
+        );
+        if ece_on_dsack {
+            // Back in Open, the same ACK's ECE starts a CWR episode (`tcp_try_to_open`).
+            assert_eq!(s.state(), RecoveryState::Cwr);
+            assert!(s.ssthresh() < 4500, "{}", s.ssthresh());
+        } else {
+            assert_eq!(s.state(), RecoveryState::Open);
+            assert_eq!(s.ssthresh(), 4500);
+            assert!(s.cwnd() <= 4500 + MSS, "cwnd {}", s.cwnd());
+        }
+    }
+}

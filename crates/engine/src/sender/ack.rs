@@ -72,6 +72,7 @@ impl Sender {
         // Spurious timeouts and retransmissions (`rto`): may undo the reduction and
         // leave recovery before the state machine sees the ACK.
         let advanced = sb.acked.bytes > 0;
+        let ece = self.ecn_echo(ack.ecn.ece);
         let spur = SpurAck {
             advanced,
             acked: sb.acked.bytes,
@@ -85,13 +86,8 @@ impl Sender {
             newly_sacked: sb.newly_sacked > 0,
             ts_ecr: self.ts_ecr(ack),
             delivered: sb.delivered,
+            ece,
         };
-        let ece = self.ecn_echo(ack.ecn.ece);
-        if ece {
-            // Linux `tcp_fastretrans_alert` (A), before any undo: congestion is proven, so
-            // an undo restores nothing (`prior_ssthresh = 0`).
-            self.ecn_forbid_restore();
-        }
         self.spurious_on_ack(now, &spur);
         let summary = AckSummary {
             acked: sb.acked.bytes,
@@ -270,6 +266,9 @@ impl Sender {
             Ca::Cwr { high_seq } => self.on_ack_cwr(now, a, high_seq),
             Ca::Recovery { .. } => self.on_ack_recovery(now, a),
             Ca::Loss { recovery_point } => {
+                if a.ece {
+                    self.ecn_forbid_restore();
+                }
                 self.grow_cwnd(now, a);
                 self.frto_check_room(now);
                 if self.sb.snd_una() >= recovery_point {

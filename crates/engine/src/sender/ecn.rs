@@ -91,7 +91,7 @@ impl Sender {
 
     /// The ACK echoes congestion (Linux `tcp_ecn_rcv_ecn_echo`: ECN in use, not a SYN).
     pub(super) fn ecn_echo(&self, ece: bool) -> bool {
-        ece && self.ecn.ok
+        ece & self.ecn.ok // no branch: this runs on every ACK
     }
 
     /// An ECE ACK in Open or Disorder (Linux `tcp_enter_cwr` + `tcp_init_cwnd_reduction`).
@@ -174,9 +174,10 @@ impl Sender {
         self.emit(now, EventKind::ExitCwr { snd_una, cwnd });
     }
 
-    /// ECE in fast or RTO recovery: an undo may give cwnd back but not ssthresh — Linux
-    /// zeroes `prior_ssthresh`, which skips the whole restore in
-    /// `tcp_undo_cwnd_reduction`.
+    /// ECE in fast or RTO recovery (or on the ACK that undoes): an undo restores nothing —
+    /// Linux zeroes `prior_ssthresh` first thing in `tcp_fastretrans_alert`, which skips
+    /// the whole restore in `tcp_undo_cwnd_reduction`. Called from the one `ece` test
+    /// each ACK path already makes, so ECN adds a single branch per ACK.
     pub(super) fn ecn_forbid_restore(&mut self) {
         if let Some(s) = self.undo.snapshot.as_mut() {
             s.restorable = false;

@@ -63,6 +63,9 @@ impl Sender {
     /// An ACK in fast recovery: leave it at the recovery point, else mark losses (SACK) or
     /// handle a NewReno partial ACK, and let the reducer set cwnd.
     pub(super) fn on_ack_recovery(&mut self, now: Instant, a: &AckSummary) {
+        if a.ece {
+            self.ecn_forbid_restore(); // Linux `tcp_fastretrans_alert` (A)
+        }
         // RFC 5681 §3.2 step 6 (Reno): the first ACK of new data ends recovery.
         let reno_exit = self.cfg.recovery_exit == RecoveryExit::FirstNewAck && a.acked > 0;
         if reno_exit || self.ca.recovery_point() <= Some(self.sb.snd_una()) {

@@ -14,7 +14,7 @@ use crate::time::{Duration, Instant};
 impl Sender {
     /// Applies a spurious verdict: the response from the snapshot, the marks, the state,
     /// the RTO adaptation.
-    pub(super) fn apply_verdict(&mut self, now: Instant, v: Verdict, bytes_acked: u64) {
+    pub(super) fn apply_verdict(&mut self, now: Instant, v: Verdict, bytes_acked: u64, ece: bool) {
         let Some(s) = self.undo.snapshot.take() else {
             return;
         };
@@ -50,7 +50,8 @@ impl Sender {
             bytes_acked,
             iw: u64::from(self.cfg.initial_cwnd) * self.mss,
             undo_cwnd,
-            ece: false,
+            // RFC 4015 step 9: an acceptable ACK with ECN-Echo keeps the reduction.
+            ece,
         };
         match undo::respond(response, &s, v.timeout, &c) {
             Some((cwnd, ssthresh)) => {
