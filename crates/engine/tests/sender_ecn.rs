@@ -303,3 +303,16 @@ fn ece_in_recovery_forbids_the_restore() {
         }
     }
 }
+
+/// Linux `tcp_ack` (`no_queue`): an ECE on an ACK that finds nothing outstanding reaches
+/// no congestion state machine — no reduction.
+#[test]
+fn ece_with_nothing_outstanding_is_no_reduction() {
+    let mut s = sender_with(ecn_cfg(Reduction::PrrLinux), 2);
+    drain(&mut s, ms(0));
+    on_ack(&mut s, ms(100), ack(2 * MSS + 1)); // data and FIN acknowledged
+    let cwnd = s.cwnd();
+    on_ack(&mut s, ms(110), ece(2 * MSS + 1));
+    assert_eq!(s.state(), RecoveryState::Open);
+    assert_eq!((s.cwnd(), s.stats().ecn_reductions), (cwnd, 0));
+}

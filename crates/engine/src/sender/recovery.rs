@@ -36,9 +36,10 @@ impl Sender {
             self.reduce_on_ack(a, newly_lost);
             return;
         }
-        if a.ece {
-            // RFC 3168 §6.1.2 (Linux `tcp_try_to_open` → `tcp_enter_cwr`), then this
-            // ACK's reduction step (`tcp_cong_control`); no growth on it.
+        // RFC 3168 §6.1.2 (Linux `tcp_try_to_open` → `tcp_enter_cwr`), then this ACK's
+        // reduction step (`tcp_cong_control`); no growth on it. Not with nothing
+        // outstanding before the ACK: Linux's `tcp_ack` skips the state machine then.
+        if a.ece && a.prior.flight > 0 {
             self.enter_cwr(now);
             if self.reducer.prr().is_some() {
                 self.reduce_on_ack(a, newly_lost);
