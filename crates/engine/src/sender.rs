@@ -3,7 +3,7 @@
 //! algorithm of its own — loss detection is in `detect`, rate reduction in `reduce`,
 //! estimation in `rtt`, growth in `cc`, the marks in `scoreboard`.
 //!
-//! Recovery states follow Linux's `tcp_ca_state` (Open, Disorder, Recovery, Loss); the
+//! Recovery states follow Linux's `tcp_ca_state` (Open, Disorder, CWR, Recovery, Loss); the
 //! classic rules are RFC 6675 §5 (SACK), RFC 6582 (NewReno without SACK), RFC 5681 §3 and
 //! RFC 6298 §5 (timer).
 //!
@@ -11,7 +11,8 @@
 //! cumulative and SACK parts, DeliveredData, reordering and spurious-retransmission
 //! evidence), `recovery` (loss marking, the recovery state machine, the reducer calls, the
 //! timeout), `early_retransmit` (RFC 5827 and its delayed form on the deadline), `rack`
-//! (RFC 8985 §6 on the sender: RACK.segment, reo_wnd, the reorder timer, RTO marks),
+//! (RFC 8985 §6 on the sender: RACK.segment, reo_wnd, the reorder timer, RTO marks), `ecn`
+//! (RFC 3168: set-up, ECT/CWR marks, the CWR state on ECN-Echo),
 //! `probe` (tail loss probes: scheduling, sending, the probe's ACKs), `timers` (the one
 //! deadline: which kind is armed when) and `transmit` (what to send next).
 

@@ -265,21 +265,7 @@ impl Sender {
             Ca::Open | Ca::Disorder => self.on_ack_open(now, a),
             Ca::Cwr { high_seq } => self.on_ack_cwr(now, a, high_seq),
             Ca::Recovery { .. } => self.on_ack_recovery(now, a),
-            Ca::Loss { recovery_point } => {
-                if a.ece {
-                    self.ecn_forbid_restore();
-                }
-                self.grow_cwnd(now, a);
-                self.frto_check_room(now);
-                if self.sb.snd_una() >= recovery_point {
-                    self.rack.on_recovery_end();
-                    self.genuine_loss_end();
-                    self.end_recovery(now);
-                } else if self.rack_active() {
-                    // RTO recovery goes on detecting with RACK (RFC 8985 §6.3).
-                    self.rack_detect(now, false);
-                }
-            }
+            Ca::Loss { recovery_point } => self.on_ack_loss(now, a, recovery_point),
         }
     }
 

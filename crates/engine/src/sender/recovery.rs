@@ -95,6 +95,23 @@ impl Sender {
         }
     }
 
+    /// An ACK in RTO recovery: growth (the slow-start repair), F-RTO's room check, and the
+    /// end at the recovery point; RACK goes on detecting meanwhile (RFC 8985 §6.3).
+    pub(super) fn on_ack_loss(&mut self, now: Instant, a: &AckSummary, recovery_point: u64) {
+        if a.ece {
+            self.ecn_forbid_restore(); // Linux `tcp_fastretrans_alert` (A)
+        }
+        self.grow_cwnd(now, a);
+        self.frto_check_room(now);
+        if self.sb.snd_una() >= recovery_point {
+            self.rack.on_recovery_end();
+            self.genuine_loss_end();
+            self.end_recovery(now);
+        } else if self.rack_active() {
+            self.rack_detect(now, false);
+        }
+    }
+
     /// The reducer's answer to one ACK in recovery becomes cwnd (not on a Linux old ACK).
     pub(super) fn reduce_on_ack(&mut self, a: &AckSummary, newly_lost: u64) {
         // With BBR (`cong_control`) PRR does not set cwnd (Linux `tcp_cong_control`).
