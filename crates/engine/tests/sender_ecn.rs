@@ -96,8 +96,8 @@ fn cwr_on_the_next_new_data_only() {
     assert!(later.iter().all(|t| !t.ecn.cwr && t.ecn.ip == IpEcn::Ect0));
 }
 
-/// Linux `tcp_cwnd_reduction` in CWR (the numbers of the google packetdrill script
-/// cwnd-moderation-ecn-enter-cwr on Linux ≥ 5.19): CUBIC, cwnd 10, 4 segments out, ECE
+/// Linux `tcp_cwnd_reduction` in CWR (the situation of the google packetdrill script
+/// cwnd-moderation-ecn-enter-cwr, with the current kernel's SafeACK rule): CUBIC, cwnd 10, 4 segments out, ECE
 /// on the ACK of the first: ssthresh 7, in flight 3, delta 4, sndcnt = max(1, 1) + 1
 /// (SND.UNA advanced, nothing lost) = 2, cwnd = 3 + 2 = 5. The episode ends with cwnd =
 /// ssthresh (`tcp_end_cwnd_reduction`).
