@@ -73,8 +73,13 @@ fn one_reduction_per_window() {
     // Open again; the next ECE is a new window's congestion.
     on_ack(&mut s, ms(150), ack(10 * MSS));
     assert_eq!(s.state(), RecoveryState::Cwr);
+    // cwnd halved at once and grew in congestion avoidance since (RFC 3168 §6.1.2): the
+    // end of the episode keeps that growth.
+    let grown = s.cwnd();
+    assert!(grown > 4500, "{grown}");
     on_ack(&mut s, ms(200), ack(11 * MSS));
     assert_eq!(s.state(), RecoveryState::Open);
+    assert!(s.cwnd() >= grown);
     on_ack(&mut s, ms(210), ece(12 * MSS));
     assert_eq!(s.stats().ecn_reductions, 2);
     assert!(s.ssthresh() < ssthresh);

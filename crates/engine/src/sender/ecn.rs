@@ -165,10 +165,13 @@ impl Sender {
         }
     }
 
-    /// The CWR episode ends (`tcp_end_cwnd_reduction`: cwnd = ssthresh): Open, or
-    /// Disorder while SACK marks remain.
+    /// The CWR episode ends (`tcp_end_cwnd_reduction`: cwnd = ssthresh after PRR; other
+    /// reducers halved at once and have grown since): Open, or Disorder while SACK marks
+    /// remain.
     pub(super) fn exit_cwr(&mut self, now: Instant) {
-        self.reduction_sets_cwnd(self.ssthresh);
+        if self.reducer.prr().is_some() {
+            self.reduction_sets_cwnd(self.ssthresh);
+        }
         self.settle();
         let (snd_una, cwnd) = (self.sb.snd_una(), self.cwnd);
         self.emit(now, EventKind::ExitCwr { snd_una, cwnd });
