@@ -79,11 +79,25 @@ def test_lenient_and_ignore_psh(cli, tmp_path):
 
 
 def test_unsupported_feature_names_its_line(cli, tmp_path):
-    f = tmp_path / "ecn.pkt"
-    f.write_text("`sysctl -q net.ipv4.tcp_ecn=2`\n" + OPEN.replace("< S 0", "< SEW 0"))
+    f = tmp_path / "urg.pkt"
+    f.write_text(OPEN + "+0 < U. 1:1(0) ack 1 win 257\n")
+    n = OPEN.count("\n") + 1
     out = cli("script", str(f))
     assert out.code == 1
-    assert f"{f}:5: unsupported: ECN (RFC 3168: ECT codepoints, ECE, CWR) at line 5" in out.stdout
+    assert f"{f}:{n}: unsupported: urgent data (URG) at line {n}" in out.stdout
+
+
+def test_ecn_setup_and_marks(cli, tmp_path):
+    """RFC 3168 through the CLI: `tcp_ecn=2` accepts an ECN-setup SYN (`SE.`) and data
+    leaves ECT(0); `tcp_ecn=0` refuses it."""
+    open_ecn = OPEN.replace("< S 0", "< SEW 0").replace("> S. 0", "> SE. 0")
+    data = "+0 write(4, ..., 1000) = 1000\n+0 > [ect0] P. 1:1001(1000) ack 1\n"
+    f = tmp_path / "ecn.pkt"
+    f.write_text("`sysctl -q net.ipv4.tcp_ecn=2`\n" + open_ecn + data)
+    assert cli("script", str(f)).code == 0
+    f.write_text("`sysctl -q net.ipv4.tcp_ecn=0`\n" + open_ecn + data)
+    out = cli("script", str(f))
+    assert out.code == 1 and "mismatch in flags" in out.stdout
 
 
 CONFORMANCE = Path(__file__).resolve().parents[2] / "scripts" / "upstream-conformance.sh"
@@ -108,7 +122,8 @@ def test_upstream_conformance_table(tmp_path):
     kd = tmp_path / "linux" / "tools" / "testing" / "selftests" / "net" / "packetdrill"
     kd.mkdir(parents=True)
     (kd / "defaults.sh").write_text("sysctl -q net.ipv4.tcp_sack=1\n")
-    (kd / "tcp_sack_ecn.pkt").write_text("`./defaults.sh`\n" + OPEN.replace("< S 0", "< SEW 0"))
+    (kd / "tcp_sack_urg.pkt").write_text("`./defaults.sh`\n" + OPEN
+                                         + "+0 < U. 1:1(0) ack 1 win 257\n")
     env = dict(os.environ, LOSSREC=f"{sys.executable} -m lossrec")
     p = subprocess.run(["bash", str(CONFORMANCE), str(tmp_path / "packetdrill"),
                         str(tmp_path / "linux")], capture_output=True, text=True, env=env,
@@ -117,6 +132,7 @@ def test_upstream_conformance_table(tmp_path):
     assert p.returncode == 1, out + p.stderr
     assert "| fast_retransmit/ok.pkt | pass |  |" in out
     assert "| fast_retransmit/psh.pkt | pass-but-psh | 10: outbound packet mismatch in flags" in out
-    assert "| tcp_sack_ecn.pkt | unsupported | 5: unsupported: ECN" in out
+    n = OPEN.count("\n") + 2
+    assert f"| tcp_sack_urg.pkt | unsupported | {n}: unsupported: urgent data" in out
     assert ("2 scripts: 1 passed, 1 failed; without comparing PSH: 2 passed, 0 failed") in out
     assert out.strip().splitlines()[-1] == "1 passed, 2 failed"

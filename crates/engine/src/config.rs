@@ -142,6 +142,7 @@ settings! {
     sack: bool = "sack",
     /// Offer timestamps (RFC 7323).
     timestamps: bool = "timestamps",
+    ecn: Ecn = "ecn",
 }
 
 mod axes;

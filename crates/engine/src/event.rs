@@ -126,6 +126,15 @@ pub enum EventKind {
     },
     /// Fast recovery ended by an ACK at or beyond the recovery point.
     ExitRecovery { snd_una: u64, cwnd: u64 },
+    /// An ECN-Echo started a cwnd reduction (RFC 3168 §6.1.2, Linux `tcp_enter_cwr`)
+    /// lasting until SND.UNA passes `high_seq`.
+    EnterCwr {
+        high_seq: u64,
+        cwnd: u64,
+        ssthresh: u64,
+    },
+    /// The CWR episode ended (Linux `tcp_end_cwnd_reduction`: cwnd = ssthresh).
+    ExitCwr { snd_una: u64, cwnd: u64 },
     /// The retransmission timer expired (RFC 6298 §5.4-5.6).
     Rto {
         snd_una: u64,
@@ -260,6 +269,8 @@ impl EventKind {
             EventKind::Established { .. } => "established",
             EventKind::EnterRecovery { .. } => "enter_recovery",
             EventKind::ExitRecovery { .. } => "exit_recovery",
+            EventKind::EnterCwr { .. } => "enter_cwr",
+            EventKind::ExitCwr { .. } => "exit_cwr",
             EventKind::Rto { .. } => "rto",
             EventKind::ExitLoss { .. } => "exit_loss",
             EventKind::SynTimeout { .. } => "syn_timeout",

@@ -67,6 +67,10 @@
 //! | ACKs a receiver can have sent (one per segment, RFC 9293 §3.10.7.4) | [`detect::ack_budget::AckBudget`], `Sender::ack_budget` |
 //! | `TCPCB_SACKED_RETRANS` cleared, `TCPRetransFail` after a local send failure (Linux `tcp_retransmit_skb`) | `Sender::transmit_failed` (`sender::failed`), [`scoreboard::Scoreboard::undo_last_send`] |
 //! | persist timer, `icsk_backoff` while probing (RFC 9293 §3.8.6.1; Linux `ICSK_TIME_PROBE0`) | [`timer::TimerKind::Persist`], `Sender::persist_backoff` |
+//! | ECN codepoint, ECE, CWR (RFC 3168 §5, §6.1) | [`packet::IpEcn`], [`packet::EcnMarks`] on `Transmit`, `Segment`, `Ack`; set-up [`SynOptions::ecn`] |
+//! | `TCP_ECN_OK`, `TCP_ECN_QUEUE_CWR` (Linux, sending side) | `Sender::ecn` (`sender::ecn`) |
+//! | CWR state and its `high_seq` (RFC 3168 §6.1.2; Linux `TCP_CA_CWR`) | `Ca::Cwr { high_seq }` (`sender::state`); PRR counters in the reducer |
+//! | `TCP_ECN_DEMAND_CWR`, `TCP_ECN_SEEN` (Linux, receiving side) | `Receiver::ecn` (`receiver::ecn`), [`Receiver::ecn_echo`] |
 //!
 //! ## Worked examples
 //!
@@ -95,7 +99,8 @@ pub use config::{Config, ConfigError, PRESETS};
 pub use event::{Event, EventKind, LossDetector, ReorderSignal, SpuriousSignal};
 pub use info::TcpInfo;
 pub use packet::{
-    Ack, ProbeKind, Range, SackBlocks, Segment, SynOptions, Timestamps, Transmit, Why,
+    Ack, EcnMarks, IpEcn, ProbeKind, Range, SackBlocks, Segment, SynOptions, Timestamps, Transmit,
+    Why,
 };
 pub use receiver::{Receiver, ReceiverConfig};
 pub use sender::{RecoveryState, Sender};

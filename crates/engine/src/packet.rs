@@ -122,6 +122,68 @@ pub struct SynOptions {
     pub sack_permitted: bool,
     pub timestamps: bool,
     pub window_scale: Option<u8>,
+    /// ECN set-up (RFC 3168 §6.1.1): on a SYN, an ECN-setup SYN (ECE and CWR) asking for
+    /// ECN; on a SYN-ACK, an ECN-setup SYN-ACK (ECE without CWR) agreeing to it. Decoders
+    /// fill it with [`EcnMarks::is_setup_syn`] / [`EcnMarks::is_setup_syn_ack`].
+    pub ecn: bool,
+}
+
+/// The ECN field of the IP header (RFC 3168 §5): the codepoint a segment carries.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum IpEcn {
+    /// Not-ECT (00): the sender is not ECN-capable for this packet.
+    #[default]
+    NotEct,
+    /// ECT(1) (01).
+    Ect1,
+    /// ECT(0) (10): what an RFC 3168 sender puts on its data.
+    Ect0,
+    /// CE (11): a router marked congestion.
+    Ce,
+}
+
+impl IpEcn {
+    /// The two bits as they sit in the TOS / traffic-class byte.
+    pub const fn bits(self) -> u8 {
+        match self {
+            IpEcn::NotEct => 0b00,
+            IpEcn::Ect1 => 0b01,
+            IpEcn::Ect0 => 0b10,
+            IpEcn::Ce => 0b11,
+        }
+    }
+    /// From the low two bits of the TOS / traffic-class byte.
+    pub const fn from_bits(bits: u8) -> IpEcn {
+        match bits & 0b11 {
+            0b00 => IpEcn::NotEct,
+            0b01 => IpEcn::Ect1,
+            0b10 => IpEcn::Ect0,
+            _ => IpEcn::Ce,
+        }
+    }
+}
+
+/// What one segment carries for ECN (RFC 3168 §5, §6.1): the IP codepoint and the TCP
+/// header's ECE and CWR flags. The default is a segment without any.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct EcnMarks {
+    pub ip: IpEcn,
+    /// ECN-Echo: the receiver saw CE and waits for CWR (RFC 3168 §6.1.3).
+    pub ece: bool,
+    /// Congestion Window Reduced: the sender reacted (RFC 3168 §6.1.2).
+    pub cwr: bool,
+}
+
+impl EcnMarks {
+    /// RFC 3168 §6.1.1: a SYN with ECE and CWR set asks for ECN.
+    pub const fn is_setup_syn(&self) -> bool {
+        self.ece && self.cwr
+    }
+    /// RFC 3168 §6.1.1: a SYN-ACK with ECE set and CWR clear agrees to it (Linux
+    /// `tcp_ecn_rcv_synack`: CWR on the SYN-ACK refuses).
+    pub const fn is_setup_syn_ack(&self) -> bool {
+        self.ece && !self.cwr
+    }
 }
 
 /// A segment in the data direction, as the receiver sees it.
@@ -134,6 +196,8 @@ pub struct Segment {
     pub fin: bool,
     pub psh: bool,
     pub ts: Option<Timestamps>,
+    /// The IP ECN codepoint and the ECE/CWR flags (RFC 3168).
+    pub ecn: EcnMarks,
 }
 
 /// An acknowledgment in the reverse direction, as the sender sees it.
@@ -148,6 +212,8 @@ pub struct Ack {
     pub window: u64,
     /// Present on a SYN-ACK.
     pub syn: Option<SynOptions>,
+    /// The IP ECN codepoint and the ECE/CWR flags (RFC 3168); ECE echoes congestion.
+    pub ecn: EcnMarks,
 }
 
 impl Ack {
@@ -263,6 +329,9 @@ pub struct Transmit {
     pub fin: bool,
     pub psh: bool,
     pub ts: Option<Timestamps>,
+    /// ECT(0) on new data and CWR once after a reduction when ECN is in use; ECE and CWR
+    /// on an ECN-setup SYN, ECE on an ECN-setup SYN-ACK (RFC 3168 §6.1).
+    pub ecn: EcnMarks,
 }
 
 impl Transmit {
@@ -274,6 +343,7 @@ impl Transmit {
             fin: self.fin,
             psh: self.psh,
             ts: self.ts,
+            ecn: self.ecn,
         }
     }
 }

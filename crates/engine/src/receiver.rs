@@ -18,12 +18,13 @@
 //!   `ts.ecr` is TS.Recent.
 
 mod config;
+mod ecn;
 mod reassembly;
 mod window;
 
 use std::collections::VecDeque;
 
-use crate::packet::{Ack, Range, SackBlocks, Segment, SynOptions, Timestamps};
+use crate::packet::{Ack, EcnMarks, Range, SackBlocks, Segment, SynOptions, Timestamps};
 use crate::time::{Duration, Instant};
 pub use config::{ReceiverConfig, ReceiverStats};
 use reassembly::{Arrival, Reassembly};
@@ -78,6 +79,8 @@ pub struct Receiver {
     delack_at: Option<Instant>,
     /// Stream offset of the FIN, once one arrived in the window.
     fin_at: Option<u64>,
+    /// ECN agreed, and ECE owed until CWR (`ecn`).
+    ecn: ecn::EcnEcho,
     queue: VecDeque<Queued>,
     stats: ReceiverStats,
 }
@@ -110,6 +113,7 @@ impl Receiver {
             quick: cfg.quickack_segments,
             delack_at: None,
             fin_at: None,
+            ecn: ecn::EcnEcho::default(),
             queue: VecDeque::new(),
             stats: ReceiverStats::default(),
             cfg,
@@ -133,7 +137,10 @@ impl Receiver {
             // A pure ACK before any SYN has nothing to acknowledge.
             Handshake::Listen if pure_ack => return,
             // Data without a handshake: act as if cfg's options were agreed.
-            Handshake::Listen => self.handshake = Handshake::Established,
+            Handshake::Listen => {
+                self.handshake = Handshake::Established;
+                self.ecn.ok = self.cfg.ecn;
+            }
             // The handshake ACK or the first data: the peer saw our SYN-ACK.
             Handshake::SynReceived => self.handshake = Handshake::Established,
             Handshake::Established => {}
@@ -184,7 +191,7 @@ impl Receiver {
             // cannot end the stream: the segment counts as data only.
             None => fin &= range.end >= self.data.highest() && range.end < u64::MAX,
         }
-        self.on_data(now, range, fin);
+        self.on_data(now, range, fin, seg.ecn);
     }
 
     /// The next ACK to send now, if any (call until `None`).
@@ -245,6 +252,17 @@ impl Receiver {
         self.ts_ok
     }
 
+    /// Whether ECN is in use on this connection (RFC 3168 §6.1.1).
+    pub fn ecn_in_use(&self) -> bool {
+        self.ecn.ok
+    }
+
+    /// ECE is owed on what this endpoint sends (a CE arrived, no CWR since: RFC 3168
+    /// §6.1.3); a caller that piggybacks ACKs on its own data sets ECE there too.
+    pub fn ecn_echo(&self) -> bool {
+        self.ecn.ece()
+    }
+
     /// Out-of-order blocks held above RCV.NXT, in sequence order.
     pub fn out_of_order(&self) -> impl Iterator<Item = Range> + '_ {
         self.data.blocks()
@@ -267,6 +285,8 @@ impl Receiver {
             }
             Handshake::Listen => {
                 self.sack_ok = self.cfg.sack && opts.sack_permitted;
+                // RFC 3168 §6.1.1 (Linux `tcp_ecn_create_request`).
+                self.ecn.ok = self.cfg.ecn && opts.ecn;
                 self.ts_ok = self.cfg.timestamps && opts.timestamps;
                 let wscale = opts
                     .window_scale
@@ -278,6 +298,7 @@ impl Receiver {
                     sack_permitted: self.sack_ok,
                     timestamps: self.ts_ok,
                     window_scale: wscale,
+                    ecn: self.ecn.ok,
                 });
                 self.handshake = Handshake::SynReceived;
             }
@@ -294,6 +315,11 @@ impl Receiver {
             ts: self.ts_echo(),
             window: self.win.initial(),
             syn: self.syn_ack,
+            // An ECN-setup SYN-ACK carries ECE alone (Linux `tcp_ecn_make_synack`).
+            ecn: EcnMarks {
+                ece: self.ecn.ok,
+                ..EcnMarks::default()
+            },
         };
         self.push(Queued { ack, dsack: false });
         true
@@ -321,7 +347,7 @@ impl Receiver {
     /// → `tcp_fin`) and one above a hole is SACKed with it, alone or with the data it rides
     /// on (`tcp_data_queue_ofo` → `tcp_sack_new_ofo_skb(sk, seq, end_seq)`); a repeated
     /// FIN is D-SACKed (`tcp_dsack_set(seq, end_seq)`).
-    fn on_data(&mut self, now: Instant, range: Range, fin: bool) {
+    fn on_data(&mut self, now: Instant, range: Range, fin: bool, marks: EcnMarks) {
         let had_ooo = self.data.has_out_of_order();
         let from = self.data.rcv_nxt();
         let out_of_order = range.start > self.data.rcv_nxt();
@@ -354,7 +380,10 @@ impl Receiver {
 
         // RFC 5681 §4.2: ACK at once on out-of-order data, on data that fills (part of) a
         // hole, and (Linux) while any hole remains; RFC 2883 needs the duplicate's ACK now.
-        let urgent = dup || fin || had_ooo || self.data.has_out_of_order();
+        let ecn = self.ecn.on_data(marks);
+        self.quick = self.quick.max(ecn.quick);
+        self.stats.ce_segments += u64::from(ecn.ce);
+        let urgent = dup || fin || had_ooo || self.data.has_out_of_order() || ecn.now;
         let immediate = match self.cfg.delayed_ack {
             None => true,
             Some(_) if urgent => true,
@@ -407,6 +436,10 @@ impl Receiver {
             ts: self.ts_echo(),
             window: self.win.advertise(self.data.rcv_nxt(), ooo),
             syn: None,
+            ecn: EcnMarks {
+                ece: self.ecn.ece(),
+                ..EcnMarks::default()
+            },
         };
         self.last_ack_sent = ack.cumulative;
         self.delack_at = None;

@@ -3,7 +3,7 @@
 //! algorithm of its own — loss detection is in `detect`, rate reduction in `reduce`,
 //! estimation in `rtt`, growth in `cc`, the marks in `scoreboard`.
 //!
-//! Recovery states follow Linux's `tcp_ca_state` (Open, Disorder, Recovery, Loss); the
+//! Recovery states follow Linux's `tcp_ca_state` (Open, Disorder, CWR, Recovery, Loss); the
 //! classic rules are RFC 6675 §5 (SACK), RFC 6582 (NewReno without SACK), RFC 5681 §3 and
 //! RFC 6298 §5 (timer).
 //!
@@ -11,13 +11,15 @@
 //! cumulative and SACK parts, DeliveredData, reordering and spurious-retransmission
 //! evidence), `recovery` (loss marking, the recovery state machine, the reducer calls, the
 //! timeout), `early_retransmit` (RFC 5827 and its delayed form on the deadline), `rack`
-//! (RFC 8985 §6 on the sender: RACK.segment, reo_wnd, the reorder timer, RTO marks),
+//! (RFC 8985 §6 on the sender: RACK.segment, reo_wnd, the reorder timer, RTO marks), `ecn`
+//! (RFC 3168: set-up, ECT/CWR marks, the CWR state on ECN-Echo),
 //! `probe` (tail loss probes: scheduling, sending, the probe's ACKs), `timers` (the one
 //! deadline: which kind is armed when) and `transmit` (what to send next).
 
 mod ack;
 mod bbr;
 mod early_retransmit;
+mod ecn;
 mod failed;
 mod handshake;
 mod hystart;
@@ -153,6 +155,8 @@ pub struct Sender {
     cwnd_usage: CwndUsage,
     /// The recovery state with its episode's data.
     ca: Ca,
+    /// ECN agreed, and a CWR to send (`ecn`).
+    ecn: ecn::EcnState,
     /// RFC 6675 DupAcks.
     dupacks: u32,
     /// The rate-reduction algorithm with its per-episode state.
@@ -257,6 +261,7 @@ impl Sender {
             },
             cwnd_usage: CwndUsage::default(),
             ca: Ca::Open,
+            ecn: ecn::EcnState::new(config.ecn),
             dupacks: 0,
             reducer: Reducer::new(config.reduction),
             reordering: config.dupthresh,

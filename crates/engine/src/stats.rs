@@ -100,4 +100,6 @@ counters! {
     win_probes = "TCPWinProbe",
     /// Retransmissions that failed locally (`TCPRetransFail`; `Sender::transmit_failed`).
     retrans_fail = "TCPRetransFail",
+    /// CWR episodes started by ECN-Echo (RFC 3168 §6.1.2; Linux has no counter).
+    ecn_reductions = "TCPECNReductions",
 }

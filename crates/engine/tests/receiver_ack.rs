@@ -29,6 +29,7 @@ fn with_ts(mut s: Segment, val: u64) -> Segment {
 }
 fn syn(sack: bool, ts: bool, ws: bool) -> Segment {
     let opts = SynOptions {
+        ecn: false,
         mss: 1460,
         sack_permitted: sack,
         timestamps: ts,
@@ -83,6 +84,7 @@ fn syn_ack_agrees_options() {
     assert_eq!(
         sa.syn,
         Some(SynOptions {
+            ecn: false,
             mss: 1460,
             sack_permitted: true,
             timestamps: true,
@@ -114,6 +116,7 @@ fn options_the_peer_did_not_offer_are_off() {
     assert_eq!(
         sa.syn,
         Some(SynOptions {
+            ecn: false,
             mss: 1460,
             sack_permitted: false,
             timestamps: false,
@@ -126,6 +129,7 @@ fn options_the_peer_did_not_offer_are_off() {
     assert_eq!(
         a[0],
         Ack {
+            ecn: Default::default(),
             cumulative: 0,
             sack: SackBlocks::new(),
             ts: None,

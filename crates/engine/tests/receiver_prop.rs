@@ -206,13 +206,13 @@ proptest! {
                     (s, s.saturating_add(len % 3000))
                 }
             };
-            let syn = (kind == 7 && k % 2 == 0).then_some(SynOptions {
+            let syn = (kind == 7 && k % 2 == 0).then_some(SynOptions { ecn: false,
                 mss: (a % 2000) as u16,
                 sack_permitted: fin,
                 timestamps: ts.is_some(),
                 window_scale: fin.then_some(14),
             });
-            let s = Segment {
+            let s = Segment { ecn: Default::default(),
                 range: Range { start, end },
                 syn,
                 fin,

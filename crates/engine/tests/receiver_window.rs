@@ -24,6 +24,7 @@ fn connected(c: ReceiverConfig) -> (Receiver, Ack) {
     let mut rx = Receiver::new(c, ms(0));
     let syn = Segment {
         syn: Some(SynOptions {
+            ecn: false,
             mss: MSS as u16,
             sack_permitted: true,
             timestamps: true,

@@ -53,6 +53,7 @@ fn tiny_peer_mss_is_raised_to_48() {
     c.timestamps = false;
     let mut s = Sender::new_passive(c, ms(0)).unwrap();
     let syn = SynOptions {
+        ecn: false,
         mss: 1,
         sack_permitted: true,
         timestamps: false,

@@ -225,6 +225,7 @@ fn handshake_seeds_srtt() {
     assert!(syn[0].syn.unwrap().sack_permitted);
     let mut sa = ack(0);
     sa.syn = Some(lossrec::SynOptions {
+        ecn: false,
         mss: 536,
         sack_permitted: true,
         timestamps: false,
@@ -254,6 +255,7 @@ fn syn_loss() {
     assert_eq!(s.poll_timeout(), Some(ms(3000)));
     let mut sa = ack(0);
     sa.syn = Some(lossrec::SynOptions {
+        ecn: false,
         mss: 1000,
         sack_permitted: true,
         timestamps: false,
@@ -298,6 +300,7 @@ fn passive_open() {
     s.write(ms(0), 3 * MSS);
     assert!(drain(&mut s, ms(0)).is_empty(), "nothing before the SYN");
     let peer = lossrec::SynOptions {
+        ecn: false,
         mss: 1460,
         sack_permitted: true,
         timestamps: false,

@@ -122,8 +122,10 @@ fn segment(rx: &Receiver, mss: u64, s: &ArbSegment) -> Segment {
         .raw_end
         .unwrap_or_else(|| start.saturating_add(u64::from(s.len)));
     Segment {
+        ecn: Default::default(),
         range: Range::new(start, end),
         syn: s.syn.map(|(mss, sack, ts, ws)| SynOptions {
+            ecn: false,
             mss,
             sack_permitted: sack,
             timestamps: ts,

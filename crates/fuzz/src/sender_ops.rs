@@ -271,6 +271,7 @@ fn forge(s: &Checked, now: Instant, f: &Forged) -> Ack {
         .map(|&(a, b)| Range::new(seq(a), seq(b)))
         .collect();
     Ack {
+        ecn: Default::default(),
         cumulative: seq(f.cumulative),
         sack: lossrec::SackBlocks::from_slice(&sack),
         ts: f.ts.map(|(val, echo)| Timestamps {
@@ -287,6 +288,7 @@ fn forge(s: &Checked, now: Instant, f: &Forged) -> Ack {
             Window::Raw(v) => v,
         },
         syn: f.syn.map(|o| SynOptions {
+            ecn: false,
             mss: o.mss,
             sack_permitted: o.sack_permitted,
             timestamps: o.timestamps,

@@ -35,6 +35,7 @@ fn jsonl(t: &PathTrace) -> String {
             0 => {
                 let s = &t.sent[i];
                 let tx = Transmit {
+                    ecn: Default::default(),
                     range: s.range,
                     why: s.why,
                     syn: None,

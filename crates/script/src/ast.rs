@@ -163,6 +163,19 @@ pub enum Ecn {
     Ect01,
 }
 
+impl Ecn {
+    /// The annotation's word: `noecn`, `ect0`, `ect1`, `ce`, `ect01`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ecn::NotEct => "noecn",
+            Ecn::Ect0 => "ect0",
+            Ecn::Ect1 => "ect1",
+            Ecn::Ce => "ce",
+            Ecn::Ect01 => "ect01",
+        }
+    }
+}
+
 /// A packet line.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Packet {
@@ -249,9 +262,13 @@ impl fmt::Display for Packet {
             Direction::Inbound => '<',
             Direction::Outbound => '>',
         };
+        write!(f, "{dir} ")?;
+        if let Some(e) = self.ecn {
+            write!(f, "[{}] ", e.name())?;
+        }
         write!(
             f,
-            "{dir} {} {}:{}({})",
+            "{} {}:{}({})",
             self.flags, self.start, self.end, self.len
         )?;
         if let Some(a) = self.ack {

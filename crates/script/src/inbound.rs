@@ -13,8 +13,8 @@ use crate::syscall::unsupported;
 use crate::wire::{seq_of, Sent};
 use lossrec::receiver::WindowModel;
 use lossrec::{
-    Ack, Instant, Range, Receiver, ReceiverConfig, SackBlocks, Segment, SynOptions, Timestamps,
-    Transmit, Why,
+    Ack, EcnMarks, Instant, IpEcn, Range, Receiver, ReceiverConfig, SackBlocks, Segment,
+    SynOptions, Timestamps, Transmit, Why,
 };
 
 /// The peer's options on one packet.
@@ -44,13 +44,33 @@ fn opts(p: &Packet) -> Opts {
     o
 }
 
+/// The packet's ECN marks (RFC 3168): the `[…]` codepoint (none: Not-ECT, as packetdrill
+/// sends it) and the `E`/`W` flags; `None` for `[ect01]`, which names no one codepoint.
+fn ecn_marks(p: &Packet) -> Option<EcnMarks> {
+    let ip = match p.ecn {
+        None | Some(Ecn::NotEct) => IpEcn::NotEct,
+        Some(Ecn::Ect0) => IpEcn::Ect0,
+        Some(Ecn::Ect1) => IpEcn::Ect1,
+        Some(Ecn::Ce) => IpEcn::Ce,
+        Some(Ecn::Ect01) => return None,
+    };
+    Some(EcnMarks {
+        ip,
+        ece: p.flags.ece,
+        cwr: p.flags.cwr,
+    })
+}
+
 impl Runner<'_> {
     pub(crate) fn inbound(&mut self, line: usize, p: &Packet) -> Step {
         self.log(self.now, p.to_string());
         let f = p.flags;
-        if f.ece || f.cwr || p.ecn.is_some_and(|e| e != Ecn::NotEct) {
-            return unsupported(line, "ECN (RFC 3168: ECT codepoints, ECE, CWR)");
-        }
+        let Some(marks) = ecn_marks(p) else {
+            return unsupported(
+                line,
+                "`[ect01]` on an inbound packet (it must say which codepoint it carries)",
+            );
+        };
         if f.urg {
             return unsupported(line, "urgent data (URG)");
         }
@@ -82,6 +102,13 @@ impl Runner<'_> {
             sack_permitted: o.sack_ok,
             timestamps: o.ts.is_some(),
             window_scale: o.wscale,
+            // RFC 3168 §6.1.1; a SYN that is itself ECT is refused, as Linux's
+            // `tcp_ecn_create_request` does.
+            ecn: if f.ack {
+                marks.is_setup_syn_ack()
+            } else {
+                marks.is_setup_syn() && marks.ip == IpEcn::NotEct
+            },
         };
         if f.syn && !f.ack {
             if !self.passive {
@@ -108,7 +135,7 @@ impl Runner<'_> {
         let Some(ack_seq) = p.ack else {
             // `< . 1:10001(10000) win 320`: packetdrill fills in an ACK of nothing new.
             if p.len > 0 || f.fin {
-                self.receive(p, &o)?;
+                self.receive(p, &o, marks)?;
             }
             return Ok(());
         };
@@ -121,16 +148,18 @@ impl Runner<'_> {
                 self.log(self.now, "# dropped: it acknowledges data never sent");
                 return Ok(());
             }
-            self.receive(p, &o)?;
+            self.receive(p, &o, marks)?;
         }
-        self.ack(line, p, &o, ack_seq, syn_opts)
+        self.ack(line, p, &o, ack_seq, syn_opts, marks)
     }
 
     /// The peer's data or FIN, into the engine's receiver.
-    fn receive(&mut self, p: &Packet, o: &Opts) -> Step {
+    fn receive(&mut self, p: &Packet, o: &Opts, marks: EcnMarks) -> Step {
         if self.receiver.is_none() {
             let s = self.sender.as_ref().expect("checked");
             let cfg = ReceiverConfig {
+                // The sender's handshake agreed (or refused) ECN for both directions.
+                ecn: s.ecn_enabled(),
                 // Linux's quick-ACK mode at the start of a connection: every segment is
                 // ACKed at once, as these scripts expect.
                 delayed_ack: None,
@@ -149,6 +178,7 @@ impl Runner<'_> {
         // A longer line is one GSO packet, delivered whole as after GRO (one ACK);
         // `--mss` only sets its segment size (see `tcpi_rcv_mss`).
         let seg = Segment {
+            ecn: marks,
             range: Range::new(start, start + u64::from(p.len)),
             syn: None,
             fin: p.flags.fin,
@@ -167,7 +197,15 @@ impl Runner<'_> {
     }
 
     /// The ACK fields of an inbound packet, for the sender.
-    fn ack(&mut self, line: usize, p: &Packet, o: &Opts, ack_seq: u32, syn: SynOptions) -> Step {
+    fn ack(
+        &mut self,
+        line: usize,
+        p: &Packet,
+        o: &Opts,
+        ack_seq: u32,
+        syn: SynOptions,
+        marks: EcnMarks,
+    ) -> Step {
         let isn = self.local_isn;
         if ack_seq == isn {
             return Err(fail(
@@ -212,6 +250,7 @@ impl Runner<'_> {
             self.peer_wscale = o.wscale;
             self.peer_isn = p.start;
             Ack {
+                ecn: marks,
                 cumulative,
                 sack: blocks,
                 ts,
@@ -225,6 +264,7 @@ impl Runner<'_> {
                 (Some(w), None) => u64::from(w),
             };
             Ack {
+                ecn: marks,
                 cumulative,
                 sack: blocks,
                 ts,
@@ -260,6 +300,8 @@ impl Runner<'_> {
         while let Some(a) = rcv.poll_ack(now) {
             acks.push(a);
         }
+        // RFC 3168 §6.1.3 (Linux `tcp_ecn_send`): ECE on every segment while owed.
+        let ece = rcv.ecn_echo();
         if let Some(last) = acks.last() {
             self.rcv_sack = rel(last.sack_blocks());
         }
@@ -268,6 +310,7 @@ impl Runner<'_> {
                 .last()
                 .map_or(self.rcv_sack.clone(), |a| rel(a.sack.as_slice()));
             for (i, x) in sent.iter_mut().filter(|x| x.t.syn.is_none()).enumerate() {
+                x.t.ecn.ece |= ece;
                 x.sack = if i == 0 {
                     first.clone()
                 } else {
@@ -281,6 +324,7 @@ impl Runner<'_> {
             sent.push(Sent {
                 at: now,
                 t: Transmit {
+                    ecn: a.ecn,
                     range: Range::new(snd_nxt, snd_nxt),
                     why: Why::HandshakeAck,
                     syn: None,

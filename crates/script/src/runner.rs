@@ -395,9 +395,6 @@ impl<'a> Runner<'a> {
             Instant::from_micros(hi.max(0) as u64)
         };
         self.fire_until(line, limit, true)?;
-        if p.flags.ece || p.flags.cwr || p.ecn.is_some_and(|e| e != Ecn::NotEct) {
-            return syscall::unsupported(line, "ECN (RFC 3168: ECT codepoints, ECE, CWR)");
-        }
         if p.flags.syn {
             // packetdrill takes the engine's ISN in script space from this line.
             self.local_isn = p.start;

@@ -40,8 +40,9 @@ pub enum Effect {
 /// | `tcp_congestion_control` | `cc` (`cubic` keeps a configured `cubic-linux`) |
 /// | `tcp_slow_start_after_idle` | `slow_start_after_idle` |
 /// | `tcp_min_tso_segs` | `min_tso_segs` (where PSH goes) |
+/// | `tcp_ecn` | `ecn`: 0 `off`, 1 `on`, 2 `accept` (RFC 3168; Accurate ECN's 3-5 are unsupported) |
 /// | tcp_cubic's `hystart_detect` (`echo N > /sys/module/…`) | `hystart`: 0 `off`, 1 `ack-train`, 2 `delay`, 3 `on` |
-/// | any other knob (`tcp_tso_win_divisor`, `tcp_pacing_*`, `tcp_rmem`, `tcp_ecn`, …) | no effect here (logged with the reason) |
+/// | any other knob (`tcp_tso_win_divisor`, `tcp_pacing_*`, `tcp_rmem`, `tcp_ecn_option`, …) | no effect here (logged with the reason) |
 pub fn sysctl(key: &str, value: &str) -> Result<Effect, String> {
     let name = key.strip_prefix("net.ipv4.").unwrap_or(key);
     let num = || {
@@ -85,6 +86,17 @@ pub fn sysctl(key: &str, value: &str) -> Result<Effect, String> {
         "tcp_congestion_control" => return Ok(Effect::Cc(value.to_string())),
         "tcp_slow_start_after_idle" => vec![("slow_start_after_idle", on(num()? != 0))],
         "tcp_min_tso_segs" => vec![("min_tso_segs", num()?.to_string())],
+        "tcp_ecn" => match num()? {
+            0 => vec![("ecn", "off".to_string())],
+            1 => vec![("ecn", "on".to_string())],
+            2 => vec![("ecn", "accept".to_string())],
+            _ => {
+                return Err(format!(
+                    "`{key}={value}`: Accurate ECN (tcp_ecn 3 to 5) is not in the engine; \
+                     0 (off), 1 (on) and 2 (accept) map onto `ecn`"
+                ))
+            }
+        },
         crate::shell::HYSTART_DETECT => {
             let mode = match num()? {
                 0 => "off",
@@ -197,7 +209,7 @@ fn no_effect(name: &str, value: &str) -> String {
         "tcp_tso_win_divisor" => "the engine does not defer sending to build larger TSO packets",
         "tcp_tso_rtt_log" => "the engine sizes TSO packets with the default (9)",
         "tcp_pacing_ss_ratio" | "tcp_pacing_ca_ratio" => "the engine does not pace",
-        "tcp_ecn" | "tcp_ecn_option" => "the engine has no ECN (an ECN packet is unsupported)",
+        "tcp_ecn_option" => "the AccECN option needs Accurate ECN, which the engine lacks",
         "tcp_notsent_lowat" => "the engine's send buffer is unbounded",
         _ => "no engine axis for this knob",
     };

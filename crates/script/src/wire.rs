@@ -6,8 +6,8 @@
 //! ACK number is what the engine's receiver has taken from the script's peer (1 + bytes,
 //! + 1 for the peer's FIN).
 
-use crate::ast::{fmt_secs, Flags, Options, Packet, TcpOption};
-use lossrec::{Instant, Transmit};
+use crate::ast::{fmt_secs, Ecn, Flags, Options, Packet, TcpOption};
+use lossrec::{Instant, IpEcn, Transmit};
 
 /// One engine transmission and when it left: a sender segment, or a pure ACK the
 /// engine's receiver sent for the peer's data or FIN.
@@ -30,6 +30,8 @@ pub struct Sent {
 pub struct Seen {
     pub at: Instant,
     pub flags: Flags,
+    /// The IP ECN codepoint (RFC 3168 §5).
+    pub ecn: IpEcn,
     pub start: u32,
     pub end: u32,
     pub len: u32,
@@ -76,6 +78,8 @@ impl Seen {
             let flags = Flags {
                 syn: true,
                 ack: passive,
+                ece: t.ecn.ece,
+                cwr: t.ecn.cwr,
                 ..Flags::default()
             };
             (flags, isn, isn, passive.then_some(s.ack))
@@ -94,6 +98,8 @@ impl Seen {
                 ack: true,
                 psh: t.psh,
                 fin: t.fin,
+                ece: t.ecn.ece,
+                cwr: t.ecn.cwr,
                 ..Flags::default()
             };
             let start = seq_of(t.range.start)
@@ -107,6 +113,7 @@ impl Seen {
         Seen {
             at: s.at,
             flags,
+            ecn: t.ecn.ip,
             start,
             end,
             len: end.wrapping_sub(start),
@@ -125,13 +132,16 @@ impl Seen {
             || next.start != self.end
             || next.len == 0
             || next.ack != self.ack
+            || next.ecn != self.ecn
         {
             return false;
         }
         self.end = next.end;
         self.len = self.end.wrapping_sub(self.start);
-        // packetdrill's `aggregate_packets` copies the headers of the last packet.
+        // packetdrill's `aggregate_packets` copies the headers of the last packet; CWR
+        // stays the first segment's (Linux sets it on the TSO packet, SKB_GSO_TCP_ECN).
         self.flags.psh = next.flags.psh;
+        self.flags.ece = next.flags.ece;
         self.flags.fin |= next.flags.fin;
         self.why.extend(next.why.iter().copied());
         self.segments += next.segments;
@@ -148,8 +158,14 @@ impl Seen {
 
     /// `0.200000 > P. 1:1001(1000) ack 1 <…>  (new)`.
     pub fn render(&self) -> String {
+        let ecn = match self.ecn {
+            IpEcn::NotEct => "",
+            IpEcn::Ect0 => "[ect0] ",
+            IpEcn::Ect1 => "[ect1] ",
+            IpEcn::Ce => "[ce] ",
+        };
         let mut s = format!(
-            "{} > {} {}:{}({})",
+            "{} > {ecn}{} {}:{}({})",
             fmt_secs(usecs(self.at)),
             self.flags,
             self.start,
@@ -221,6 +237,25 @@ pub fn compare(exp: &Packet, act: &Seen, ignore_psh: bool) -> Result<(), (String
     }
     if exp.flags != flags {
         return d("flags", exp.flags.to_string(), act.flags.to_string());
+    }
+    // The codepoint is checked only when the line gives one (packetdrill's ECN_NOCHECK).
+    if let Some(e) = exp.ecn {
+        let ok = match e {
+            Ecn::NotEct => act.ecn == IpEcn::NotEct,
+            Ecn::Ect0 => act.ecn == IpEcn::Ect0,
+            Ecn::Ect1 => act.ecn == IpEcn::Ect1,
+            Ecn::Ce => act.ecn == IpEcn::Ce,
+            Ecn::Ect01 => matches!(act.ecn, IpEcn::Ect0 | IpEcn::Ect1),
+        };
+        if !ok {
+            let a = match act.ecn {
+                IpEcn::NotEct => "noecn",
+                IpEcn::Ect0 => "ect0",
+                IpEcn::Ect1 => "ect1",
+                IpEcn::Ce => "ce",
+            };
+            return d("ip ecn", format!("[{}]", e.name()), format!("[{a}]"));
+        }
     }
     if let Some(a) = exp.ack {
         if act.ack != Some(a) {

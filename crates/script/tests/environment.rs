@@ -177,18 +177,14 @@ fn psh_is_compared_unless_ignored() {
 
 #[test]
 fn valid_syntax_without_a_model_is_unsupported_at_its_line() {
+    // Accurate ECN (tcp_ecn=3) has no model; RFC 3168 ECN has (see `ecn_*` below).
     let r = run_script(
-        &format!(
-            "`sysctl -q net.ipv4.tcp_ecn=2`\n{}",
-            OPEN.replace("< S 0", "< SEW 0")
-        ),
+        &format!("`sysctl -q net.ipv4.tcp_ecn=3`\n{OPEN}"),
         "t.pkt",
         &ScriptOptions::default(),
     );
-    assert_eq!(
-        r.failures[0].message,
-        "unsupported: ECN (RFC 3168: ECT codepoints, ECE, CWR) at line 5"
-    );
+    assert!(r.to_string().contains("Accurate ECN"), "{r}");
+    assert!(r.to_string().contains("unsupported"), "{r}");
     let r = run("+0 `tc qdisc replace dev tun0 root netem delay 10ms`\n");
     assert!(r.to_string().contains("unsupported: qdisc `netem`"), "{r}");
     let r = run_script(
@@ -341,10 +337,45 @@ fn gso_packets_and_outbound_ecn() {
         &ScriptOptions::default(),
     );
     assert!(r.passed, "{r}");
-    // The engine never sends ECN: a script expecting it is unsupported, not a mismatch.
+    // Without ECN agreed, data is Not-ECT: `[ect0]` is a mismatch, `[noecn]` matches and
+    // no annotation checks nothing (packetdrill's ECN_NOCHECK).
     let r = run("+0 write(4, ..., 1000) = 1000\n+0 > [ect0] P. 1:1001(1000) ack 1\n");
-    assert_eq!(
-        r.failures[0].message,
-        "unsupported: ECN (RFC 3168: ECT codepoints, ECE, CWR) at line 9"
+    assert!(
+        r.to_string()
+            .contains("mismatch in ip ecn: expected [ect0], actual [noecn]"),
+        "{r}"
     );
+    assert!(run("+0 write(4, ..., 1000) = 1000\n+0 > [noecn] P. 1:1001(1000) ack 1\n").passed);
+}
+
+/// RFC 3168 §6.1.1 through the runner: `tcp_ecn` maps onto `ecn`; an ECN-setup SYN gets
+/// `SE.` only when accepted, and the data is then ECT(0) (`[ect01]` matches it too).
+#[test]
+fn ecn_setup_follows_tcp_ecn() {
+    let open = OPEN
+        .replace("< S 0", "< SEW 0")
+        .replace("> S. 0", "> SE. 0");
+    let data = "+0 write(4, ..., 1000) = 1000\n+0 > [ect01] P. 1:1001(1000) ack 1\n";
+    for v in [1, 2] {
+        let r = run_script(
+            &format!("`sysctl -q net.ipv4.tcp_ecn={v}`\n{open}{data}"),
+            "t.pkt",
+            &ScriptOptions::default(),
+        );
+        assert!(r.passed, "tcp_ecn={v}: {r}");
+        assert_eq!(get(&r, "ecn"), if v == 1 { "on" } else { "accept" });
+    }
+    let r = run_script(
+        &format!("`sysctl -q net.ipv4.tcp_ecn=0`\n{open}"),
+        "t.pkt",
+        &ScriptOptions::default(),
+    );
+    assert!(
+        r.to_string()
+            .contains("mismatch in flags: expected S.E, actual S."),
+        "{r}"
+    );
+    // `[ect01]` names no one codepoint to send.
+    let r = run("+0 < [ect01] P. 1:1001(1000) ack 1 win 257\n");
+    assert!(r.to_string().contains("unsupported: `[ect01]`"), "{r}");
 }

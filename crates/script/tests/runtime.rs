@@ -220,8 +220,10 @@ fn unsupported_constructs() {
             "qdisc `netem`",
         ),
         ("+0 write(4, ..., 1000) = 500", "a short or failing write"),
-        ("+0 < [ect0] P. 1:1001(1000) ack 1 win 257", "ECN (RFC 3168"),
-        ("+0 < E. 1:1(0) ack 1 win 257", "ECN (RFC 3168"),
+        (
+            "+0 < [ect01] P. 1:1001(1000) ack 1 win 257",
+            "`[ect01]` on an inbound",
+        ),
         ("+0 < U. 1:1(0) ack 1 win 257", "urgent data"),
         (
             "+0 setsockopt(4, SOL_TCP, TCP_CORK, [1], 4) = 0",

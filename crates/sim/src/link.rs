@@ -6,6 +6,11 @@
 //! at most `queue_packets` packets (or `queue_bytes` bytes), counting the one being
 //! serialised; a packet that would exceed the limit is dropped (drop-tail).
 //!
+//! With `ecn_mark_packets = K` the queue marks instead of waiting to drop: an ECT packet
+//! that arrives to find K or more packets ahead of it leaves marked CE (RFC 3168 §5; a
+//! step threshold as DCTCP's `K`, RFC 8257 §3.1). Not-ECT packets are never marked, and
+//! the drop-tail limit still applies to everything.
+//!
 //! Sizes on the wire are the payload plus [`HEADER_BYTES`] (IPv4 20 + TCP 20 + timestamp
 //! option 12), for every packet including pure ACKs and SYNs, whatever options are actually
 //! in use; link-layer framing is not counted.
@@ -30,6 +35,8 @@ pub struct LinkSpec {
     /// One-way propagation delay in nanoseconds.
     pub delay_ns: u64,
     pub queue: QueueLimit,
+    /// Mark ECT packets CE when this many packets are ahead of them (`None`: never).
+    pub ecn_mark_packets: Option<u64>,
 }
 
 /// A link's state: when the transmitter is next free, and the departure times of what is
@@ -42,6 +49,8 @@ pub struct Link {
     queued_bytes: u64,
     /// Packets dropped because the queue was full.
     pub queue_drops: u64,
+    /// ECT packets marked CE.
+    pub ce_marks: u64,
 }
 
 impl Link {
@@ -52,6 +61,7 @@ impl Link {
             fifo: VecDeque::new(),
             queued_bytes: 0,
             queue_drops: 0,
+            ce_marks: 0,
         }
     }
 
@@ -85,6 +95,15 @@ impl Link {
         self.fifo.push_back((depart, size));
         self.queued_bytes += size;
         Some(depart)
+    }
+
+    /// After a successful `enqueue` of an ECT packet: whether it leaves marked CE (at
+    /// least `ecn_mark_packets` packets were ahead of it). Counts the mark.
+    pub fn mark_ce(&mut self) -> bool {
+        let ahead = (self.fifo.len() as u64).saturating_sub(1);
+        let mark = self.spec.ecn_mark_packets.is_some_and(|k| ahead >= k);
+        self.ce_marks += u64::from(mark);
+        mark
     }
 
     /// Packets waiting or being serialised at the last `enqueue`.
@@ -166,6 +185,7 @@ mod tests {
             rate_bps,
             delay_ns: 0,
             queue,
+            ecn_mark_packets: None,
         })
     }
 

@@ -27,7 +27,7 @@
 
 use crate::rng::mix64;
 use crate::sink::Sink;
-use lossrec::{Ack, Segment};
+use lossrec::{Ack, EcnMarks, IpEcn, Segment};
 use lossrec_wire::{
     seq, Payload, PcapWriter, SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestamps,
 };
@@ -178,6 +178,7 @@ impl Capture {
         if tx.psh {
             s.flags |= TcpFlags::PSH;
         }
+        put_ecn(&mut s, tx.ecn);
         s.options = options;
         self.write(t_ns, &s);
     }
@@ -230,6 +231,7 @@ impl Capture {
         if fin_now {
             s.flags |= TcpFlags::FIN;
         }
+        put_ecn(&mut s, ack.ecn);
         s.options = options;
         self.write(t_ns, &s);
         if fin_now {
@@ -266,5 +268,26 @@ impl Capture {
             Some(w) => w.into_inner().finish(),
             None => Ok(None),
         }
+    }
+}
+
+/// Writes the engine's ECN marks onto a wire segment (RFC 3168 §5, §6.1): the codepoint
+/// into the TOS byte's ECN field, ECE and CWR into the flags.
+pub fn put_ecn(s: &mut TcpSegment<'_>, m: EcnMarks) {
+    s.set_ecn(m.ip.bits());
+    if m.ece {
+        s.flags |= TcpFlags::ECE;
+    }
+    if m.cwr {
+        s.flags |= TcpFlags::CWR;
+    }
+}
+
+/// The engine's ECN marks of a wire segment.
+pub fn ecn_marks(s: &TcpSegment<'_>) -> EcnMarks {
+    EcnMarks {
+        ip: IpEcn::from_bits(s.ecn()),
+        ece: s.flags.contains(TcpFlags::ECE),
+        cwr: s.flags.contains(TcpFlags::CWR),
     }
 }

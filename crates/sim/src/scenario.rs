@@ -16,6 +16,8 @@
 //! rate_mbps = 10           # default 10 (Mb/s, > 0)
 //! queue_packets = 100      # drop-tail limit (default 100 packets), or:
 //! # queue_bytes = 150000
+//! # ecn_mark_packets = 20  # mark ECT data CE with this many packets ahead (RFC 3168;
+//! #                        # needs sender ecn = "on"); default: never
 //!
 //! [path.reverse]           # ACK direction; each key defaults to the forward value
 //! rate_mbps = 10           # (delay_ms as described above)

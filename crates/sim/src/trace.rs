@@ -350,6 +350,7 @@ mod tests {
         let w = Shared::default();
         let mut t = Trace::streaming(Box::new(w.clone()));
         let tx = Transmit {
+            ecn: Default::default(),
             range: Range::new(0, 1448),
             why: Why::New,
             syn: None,
@@ -373,6 +374,7 @@ mod tests {
     fn lines_are_json() {
         let mut t = Trace::default();
         let tx = Transmit {
+            ecn: Default::default(),
             range: Range::new(0, 1448),
             why: Why::New,
             syn: None,

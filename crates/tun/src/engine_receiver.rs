@@ -64,7 +64,10 @@ impl EngineReceiver {
         };
         let range = Range::new(start, start + seg.payload.len() as u64);
         self.high = self.high.max(range.end);
+        let marks = lossrec_sim::pcap::ecn_marks(seg);
         let syn_opts = syn.then(|| SynOptions {
+            // RFC 3168 §6.1.1; an ECT SYN is refused (Linux `tcp_ecn_create_request`).
+            ecn: marks.is_setup_syn() && marks.ip == lossrec::IpEcn::NotEct,
             mss: engine_mss(seg.options.mss, seg.options.timestamps.is_some()),
             sack_permitted: seg.options.sack_permitted,
             timestamps: seg.options.timestamps.is_some(),
@@ -73,6 +76,7 @@ impl EngineReceiver {
         self.receiver.on_segment(
             now,
             &Segment {
+                ecn: marks,
                 range,
                 syn: syn_opts,
                 fin: seg.flags.contains(TcpFlags::FIN),
@@ -125,6 +129,7 @@ impl EngineReceiver {
                 s.seq = s.seq.wrapping_add(1);
             }
         }
+        lossrec_sim::pcap::put_ecn(&mut s, ack.ecn);
         let _ = encode_ipv4_into(&s, out);
     }
 }

@@ -103,6 +103,7 @@ impl EngineSender {
         if tx.psh {
             s.flags |= TcpFlags::PSH;
         }
+        lossrec_sim::pcap::put_ecn(&mut s, tx.ecn);
         // Our own segments always fit (payload below 64 KiB).
         let _ = encode_ipv4_into(&s, out);
     }
@@ -141,12 +142,15 @@ impl EngineSender {
         if seg.flags.contains(TcpFlags::SYN) {
             self.peer_isn = Some(seg.seq);
             self.peer_wscale = seg.options.window_scale;
+            let marks = lossrec_sim::pcap::ecn_marks(seg);
             return Some(Ack {
+                ecn: marks,
                 cumulative: 0,
                 sack: SackBlocks::new(),
                 ts,
                 window: u64::from(seg.window),
                 syn: Some(SynOptions {
+                    ecn: marks.is_setup_syn_ack(),
                     mss: engine_mss(seg.options.mss, seg.options.timestamps.is_some()),
                     sack_permitted: seg.options.sack_permitted,
                     timestamps: seg.options.timestamps.is_some(),
@@ -175,6 +179,7 @@ impl EngineSender {
             }
         }
         Some(Ack {
+            ecn: lossrec_sim::pcap::ecn_marks(seg),
             cumulative,
             sack,
             ts,

@@ -67,5 +67,6 @@ pub use encode::{
 pub use error::{Layer, WireError};
 pub use pcap::{PcapError, PcapWriter};
 pub use segment::{
-    dummy_mac, Payload, SackBlock, SackList, TcpFlags, TcpOptions, TcpSegment, Timestamps,
+    dummy_mac, Payload, SackBlock, SackList, TcpFlags, TcpOptions, TcpSegment, Timestamps, ECN_CE,
+    ECN_ECT0, ECN_ECT1, ECN_NOT_ECT,
 };

@@ -87,6 +87,15 @@ impl fmt::Debug for TcpFlags {
     }
 }
 
+/// IP ECN codepoint Not-ECT (RFC 3168 §5).
+pub const ECN_NOT_ECT: u8 = 0b00;
+/// IP ECN codepoint ECT(1).
+pub const ECN_ECT1: u8 = 0b01;
+/// IP ECN codepoint ECT(0).
+pub const ECN_ECT0: u8 = 0b10;
+/// IP ECN codepoint CE (Congestion Experienced).
+pub const ECN_CE: u8 = 0b11;
+
 /// One SACK block (RFC 2018 §3): `left` is the first sequence number of the
 /// block, `right` the sequence number just past its last byte.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -314,6 +323,18 @@ impl<'a> TcpSegment<'a> {
         } else {
             self.flags
         }
+    }
+
+    /// The IP ECN field (RFC 3168 §5): the low two bits of `tos`, one of
+    /// [`ECN_NOT_ECT`], [`ECN_ECT1`], [`ECN_ECT0`], [`ECN_CE`].
+    pub fn ecn(&self) -> u8 {
+        self.tos & 0b11
+    }
+
+    /// Sets the IP ECN field, keeping the DSCP bits (higher bits of
+    /// `codepoint` are ignored).
+    pub fn set_ecn(&mut self, codepoint: u8) {
+        self.tos = (self.tos & !0b11) | (codepoint & 0b11);
     }
 
     /// Sequence space the segment occupies: payload length, plus one each for

@@ -319,3 +319,26 @@ proptest! {
         prop_assert_eq!(back.flags, seg.wire_flags());
     }
 }
+
+/// RFC 3168 §5, §6.1: the ECN field sits in the TOS byte's low bits (DSCP untouched) and
+/// ECE/CWR in the flag byte; both survive a round trip, checked against etherparse's own
+/// reading of the bytes.
+#[test]
+fn ecn_codepoint_and_flags_round_trip() {
+    for cp in [ECN_NOT_ECT, ECN_ECT1, ECN_ECT0, ECN_CE] {
+        let mut s = data_seg(1000, Payload::Zeros(100));
+        s.tos = 0b1011_1000; // DSCP 46 (EF)
+        s.set_ecn(cp);
+        s.flags |= TcpFlags::ECE | TcpFlags::CWR;
+        let bytes = encode_ipv4(&s).unwrap();
+        let (ip, _) = Ipv4Header::from_slice(&bytes).unwrap();
+        assert_eq!(ip.ecn.value(), cp);
+        assert_eq!(ip.dscp.value(), 46);
+        let (tcp, _) = TcpHeader::from_slice(&bytes[ip.header_len()..]).unwrap();
+        assert!(tcp.ece && tcp.cwr);
+        let back = decode_ipv4(&bytes).unwrap();
+        assert_eq!(back.ecn(), cp);
+        assert_eq!(back.tos >> 2, 46);
+        assert!(back.flags.contains(TcpFlags::ECE | TcpFlags::CWR));
+    }
+}

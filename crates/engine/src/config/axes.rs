@@ -288,3 +288,17 @@ axis!(
         On = "on",
     }
 );
+
+axis!(
+    /// Explicit Congestion Notification (RFC 3168), as Linux's `net.ipv4.tcp_ecn`.
+    Ecn {
+        /// Neither asked for nor accepted (`tcp_ecn=0`).
+        Off = "off",
+        /// Accepted when the peer's SYN asks for it, never asked for (`tcp_ecn=2`, Linux's
+        /// default).
+        Accept = "accept",
+        /// Asked for on our SYN and accepted (`tcp_ecn=1`). Without a handshake the
+        /// connection runs as if both ends agreed.
+        On = "on",
+    }
+);

@@ -186,6 +186,8 @@ impl Config {
             handshake: true,
             sack: true,
             timestamps: true,
+            // ECN is optional (RFC 3168); the seed studies ran without it.
+            ecn: Ecn::Off,
         }
     }
 
@@ -302,6 +304,8 @@ impl Config {
             slow_start_after_idle: true,
             hystart: HyStart::On,
             cc: CongestionControl::CubicLinux,
+            // `tcp_ecn=2`: ECN when the peer asks for it.
+            ecn: Ecn::Accept,
             ..Config::linux_classic()
         }
     }

@@ -26,6 +26,10 @@ pub struct ReceiverConfig {
     /// Linux quick-ACK mode: the first this-many segments are ACKed at once even with
     /// delayed ACKs (Linux TCP_MAX_QUICKACKS = 16). 0 disables.
     pub quickack_segments: u32,
+    /// Accept ECN (RFC 3168): answer an ECN-setup SYN, and echo CE marks with ECE until
+    /// CWR. Without a handshake, ECN is taken as agreed. Linux's default (`tcp_ecn=2`)
+    /// accepts.
+    pub ecn: bool,
 }
 
 impl Default for ReceiverConfig {
@@ -39,6 +43,7 @@ impl Default for ReceiverConfig {
             window: 16 << 20,
             window_model: WindowModel::Linux,
             quickack_segments: 16,
+            ecn: true,
         }
     }
 }
@@ -74,6 +79,9 @@ pub struct ReceiverStats {
     pub dropped_too_many_blocks: u64,
     /// Segments with an inverted range (end before start), dropped.
     pub dropped_malformed: u64,
+    /// Data segments that arrived marked CE (RFC 3168 §5; Linux `TCPDeliveredCE` on the
+    /// sender's side counts what these ACKs echo).
+    pub ce_segments: u64,
     /// Queued ACKs discarded because the caller did not poll (oldest first).
     pub acks_discarded_unpolled: u64,
 }

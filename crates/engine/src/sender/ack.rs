@@ -30,6 +30,8 @@ pub(super) struct AckSummary {
     /// cwnd may change on this ACK: not a Linux old ACK (below SND.UNA), whose SACK blocks
     /// are tagged and whose losses are marked, but which skips `tcp_cong_control`.
     pub cong_control: bool,
+    /// ECN-Echo, with ECN in use (Linux FLAG_ECE).
+    pub ece: bool,
     pub prior: Prior,
 }
 
@@ -71,6 +73,7 @@ impl Sender {
         // Spurious timeouts and retransmissions (`rto`): may undo the reduction and
         // leave recovery before the state machine sees the ACK.
         let advanced = sb.acked.bytes > 0;
+        let ece = self.ecn_echo(ack.ecn.ece);
         let spur = SpurAck {
             advanced,
             acked: sb.acked.bytes,
@@ -84,6 +87,7 @@ impl Sender {
             newly_sacked: sb.newly_sacked > 0,
             ts_ecr: self.ts_ecr(ack),
             delivered: sb.delivered,
+            ece,
         };
         self.spurious_on_ack(now, &spur);
         let summary = AckSummary {
@@ -92,6 +96,7 @@ impl Sender {
             is_dup,
             // Linux's old-ACK path skips `tcp_cong_control`.
             cong_control: !(ack.cumulative < prior.una && self.cfg.flavour == Flavour::Linux),
+            ece,
             prior,
         };
         self.run_state_machine(now, &summary);
@@ -259,31 +264,21 @@ impl Sender {
     fn run_state_machine(&mut self, now: Instant, a: &AckSummary) {
         match self.ca {
             Ca::Open | Ca::Disorder => self.on_ack_open(now, a),
+            Ca::Cwr { high_seq } => self.on_ack_cwr(now, a, high_seq),
             Ca::Recovery { .. } => self.on_ack_recovery(now, a),
-            Ca::Loss { recovery_point } => {
-                self.grow_cwnd(now, a);
-                self.frto_check_room(now);
-                if self.sb.snd_una() >= recovery_point {
-                    self.rack.on_recovery_end();
-                    self.genuine_loss_end();
-                    self.end_recovery(now);
-                } else if self.rack_active() {
-                    // RTO recovery goes on detecting with RACK (RFC 8985 §6.3).
-                    self.rack_detect(now, false);
-                }
-            }
+            Ca::Loss { recovery_point } => self.on_ack_loss(now, a, recovery_point),
         }
     }
 
     /// After the state machine: a cwnd ceiling a response set, the deadline, and Linux's
     /// `tcp_try_to_open` clearing the first-retransmission stamp once back in
-    /// Open/Disorder with no retransmission left (`tcp_any_retrans_done`).
+    /// Open/Disorder (or in CWR) with no retransmission left (`tcp_any_retrans_done`).
     fn after_ack(&mut self, now: Instant, advanced: bool, newly_sacked: bool) {
         if let Some(ceiling) = self.cwnd_ceiling.take() {
             self.cwnd = self.cwnd.min(ceiling).max(self.mss);
         }
         self.set_timer_after_ack(now, advanced, newly_sacked);
-        let open = matches!(self.ca, Ca::Open | Ca::Disorder);
+        let open = matches!(self.ca, Ca::Open | Ca::Disorder | Ca::Cwr { .. });
         let head_retransmitted = self.sb.head().is_some_and(|h| h.ever_retrans);
         if open && self.sb.retrans_bytes() == 0 && !head_retransmitted {
             self.undo.retransmissions_done();

@@ -48,6 +48,11 @@ impl Sender {
             m.bbr.set_mss(self.mss);
         }
         self.peer_window_scale = peer.window_scale;
+        let passive = matches!(
+            self.conn,
+            Conn::Listen | Conn::Handshake { passive: true, .. }
+        );
+        self.ecn_negotiate(peer, passive);
         if let Some(ts) = ts {
             self.ts_recent = ts.val;
         }

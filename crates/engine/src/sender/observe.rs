@@ -91,6 +91,10 @@ impl Sender {
     pub fn timestamps_enabled(&self) -> bool {
         self.ts_ok
     }
+    /// ECN agreed for this connection (RFC 3168 §6.1.1).
+    pub fn ecn_enabled(&self) -> bool {
+        self.ecn.ok
+    }
     /// What the single deadline is armed for.
     pub fn timer_kind(&self) -> Option<TimerKind> {
         self.timer.kind()

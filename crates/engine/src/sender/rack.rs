@@ -86,7 +86,15 @@ impl Sender {
             0
         };
         self.emit(now, EventKind::ReoTimeout { lost });
-        if lost > 0 && matches!(self.state(), RecoveryState::Open | RecoveryState::Disorder) {
+        // Linux `tcp_rack_reo_timeout`: recovery from any state but Recovery (Loss keeps
+        // its own repair); from CWR it continues that reduction.
+        let from = self.state();
+        if lost > 0
+            && matches!(
+                from,
+                RecoveryState::Open | RecoveryState::Disorder | RecoveryState::Cwr
+            )
+        {
             let prior = self.prior();
             self.enter_recovery(now, Why::RackRetransmit, prior);
             if self.cfg.flavour == Flavour::Linux {
@@ -97,6 +105,7 @@ impl Sender {
                     delivered: self.mss,
                     is_dup: false,
                     cong_control: true,
+                    ece: false,
                     prior,
                 };
                 self.reduce_on_ack(&a, lost);

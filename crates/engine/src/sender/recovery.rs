@@ -29,7 +29,21 @@ impl Sender {
                 Why::FastRetransmit
             };
             self.enter_recovery(now, why, a.prior);
+            if a.ece {
+                // Linux `tcp_enter_recovery(sk, ece_ack)`: no `prior_ssthresh` to restore.
+                self.ecn_forbid_restore();
+            }
             self.reduce_on_ack(a, newly_lost);
+            return;
+        }
+        // RFC 3168 §6.1.2 (Linux `tcp_try_to_open` → `tcp_enter_cwr`), then this ACK's
+        // reduction step (`tcp_cong_control`); no growth on it. Not with nothing
+        // outstanding before the ACK: Linux's `tcp_ack` skips the state machine then.
+        if a.ece && a.prior.flight > 0 {
+            self.enter_cwr(now);
+            if self.reducer.prr().is_some() {
+                self.reduce_on_ack(a, newly_lost);
+            }
             return;
         }
         if self.sb.flight_size() > 0 {
@@ -50,6 +64,9 @@ impl Sender {
     /// An ACK in fast recovery: leave it at the recovery point, else mark losses (SACK) or
     /// handle a NewReno partial ACK, and let the reducer set cwnd.
     pub(super) fn on_ack_recovery(&mut self, now: Instant, a: &AckSummary) {
+        if a.ece {
+            self.ecn_forbid_restore(); // Linux `tcp_fastretrans_alert` (A)
+        }
         // RFC 5681 §3.2 step 6 (Reno): the first ACK of new data ends recovery.
         let reno_exit = self.cfg.recovery_exit == RecoveryExit::FirstNewAck && a.acked > 0;
         if reno_exit || self.ca.recovery_point() <= Some(self.sb.snd_una()) {
@@ -75,6 +92,23 @@ impl Sender {
                     cwnd: self.cwnd,
                 },
             );
+        }
+    }
+
+    /// An ACK in RTO recovery: growth (the slow-start repair), F-RTO's room check, and the
+    /// end at the recovery point; RACK goes on detecting meanwhile (RFC 8985 §6.3).
+    pub(super) fn on_ack_loss(&mut self, now: Instant, a: &AckSummary, recovery_point: u64) {
+        if a.ece {
+            self.ecn_forbid_restore(); // Linux `tcp_fastretrans_alert` (A)
+        }
+        self.grow_cwnd(now, a);
+        self.frto_check_room(now);
+        if self.sb.snd_una() >= recovery_point {
+            self.rack.on_recovery_end();
+            self.genuine_loss_end();
+            self.end_recovery(now);
+        } else if self.rack_active() {
+            self.rack_detect(now, false);
         }
     }
 
@@ -155,7 +189,7 @@ impl Sender {
     }
 
     /// Whether fast recovery starts now (with data outstanding).
-    fn loss_trigger(&self) -> bool {
+    pub(super) fn loss_trigger(&self) -> bool {
         let d = self.reordering();
         if !self.sack_ok {
             return self.dupacks >= d; // RFC 5681 §3.2 / RFC 6582
@@ -241,20 +275,28 @@ impl Sender {
 
     /// RFC 6675 §5 step 4 / RFC 6582 §3.2 step 2; `why` names the head's retransmission.
     pub(super) fn enter_recovery(&mut self, now: Instant, why: Why, prior: Prior) {
+        // From a CWR episode the reduction is already under way (Linux
+        // `tcp_enter_recovery`: no new ssthresh while `tcp_in_cwnd_reduction`, and the
+        // snapshot cannot restore: `prior_ssthresh` = 0).
+        let from_cwr = self.in_cwr();
         self.undo_begin(false); // "undo is a value": the state before the reduction
         let flight = self.sb.flight_size();
-        self.reduce_ssthresh(now, flight);
-        let entry = Entry {
-            ssthresh: self.ssthresh,
-            cwnd: self.cwnd,
-            flight_size: flight,
-            prior_flight: prior.flight,
-            prior_sacked: prior.sacked,
-            mss: self.mss,
-            sack: self.sack_ok,
-        };
-        let cwnd = self.reducer.on_enter(&entry);
-        self.reduction_sets_cwnd(cwnd);
+        if !from_cwr {
+            self.reduce_ssthresh(now, flight);
+        }
+        if !(from_cwr && self.reducer.prr().is_some()) {
+            let entry = Entry {
+                ssthresh: self.ssthresh,
+                cwnd: self.cwnd,
+                flight_size: flight,
+                prior_flight: prior.flight,
+                prior_sacked: prior.sacked,
+                mss: self.mss,
+                sack: self.sack_ok,
+            };
+            let cwnd = self.reducer.on_enter(&entry);
+            self.reduction_sets_cwnd(cwnd);
+        }
         // RFC 9937 §6: RecoverFS (FlightSize at entry) bounds the non-SACK estimate of the
         // whole episode, the duplicates that started it included.
         self.reno_budget = (!self.sack_ok).then(|| flight.saturating_sub(self.reno_sacked));
@@ -329,7 +371,7 @@ impl Sender {
             // previous episode's point, or in Loss before any timeout retransmission —
             // an RTO during fast recovery keeps the recovery's ssthresh and undo marker.
             Flavour::Linux => {
-                open || self.ca.recovery_point() <= Some(self.sb.snd_una())
+                open || self.ca.reduction_point() <= Some(self.sb.snd_una())
                     || (self.state() == RecoveryState::Loss && !repeated)
             }
         };

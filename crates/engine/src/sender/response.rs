@@ -14,7 +14,7 @@ use crate::time::{Duration, Instant};
 impl Sender {
     /// Applies a spurious verdict: the response from the snapshot, the marks, the state,
     /// the RTO adaptation.
-    pub(super) fn apply_verdict(&mut self, now: Instant, v: Verdict, bytes_acked: u64) {
+    pub(super) fn apply_verdict(&mut self, now: Instant, v: Verdict, bytes_acked: u64, ece: bool) {
         let Some(s) = self.undo.snapshot.take() else {
             return;
         };
@@ -50,7 +50,8 @@ impl Sender {
             bytes_acked,
             iw: u64::from(self.cfg.initial_cwnd) * self.mss,
             undo_cwnd,
-            ece: false,
+            // RFC 4015 step 9: an acceptable ACK with ECN-Echo keeps the reduction.
+            ece,
         };
         match undo::respond(response, &s, v.timeout, &c) {
             Some((cwnd, ssthresh)) => {
@@ -60,6 +61,8 @@ impl Sender {
                     // RFC 4015 sets cwnd from this ACK's bytes_acked: it is not grown again.
                     self.cwnd_ceiling = Some(self.cwnd);
                 }
+                // Linux `tcp_ecn_withdraw_cwr`: the reduction is gone, so is its CWR.
+                self.ecn.queue_cwr = false;
                 self.stats.undos += 1;
                 match v.counter {
                     Counter::Full => self.stats.full_undo += 1,

@@ -39,6 +39,8 @@ pub(super) struct SpurAck {
     pub ts_ecr: Option<u64>,
     /// The segments it delivered (F-RTO's "original data acknowledged").
     pub delivered: Delivered,
+    /// ECN-Echo with ECN in use: congestion is proven, an undo restores nothing.
+    pub ece: bool,
 }
 
 /// Which Linux undo counter a verdict goes to.
@@ -215,7 +217,10 @@ impl Sender {
         };
         match v {
             Some(v) => {
-                self.apply_verdict(now, v, a.acked);
+                if a.ece {
+                    self.ecn_forbid_restore();
+                }
+                self.apply_verdict(now, v, a.acked, a.ece);
                 true
             }
             None => false,

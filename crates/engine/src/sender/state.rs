@@ -2,9 +2,10 @@
 //! RFC 6298 §5 with RFC 6675 §5.1): one value whose variants carry their episode's data.
 //! The transitions below are its only writers; each emits its event.
 //!
-//! Cwr (a reduction without retransmission) is never entered: a loss found by a tail loss
-//! probe cuts cwnd at once (Linux `tcp_init_cwnd_reduction` + `tcp_end_cwnd_reduction`)
-//! and ECN is not modelled; [`RecoveryState::Cwr`] names Linux's state for reports only.
+//! Cwr (a reduction without retransmission) is entered on ECN-Echo (`sender::ecn`, Linux
+//! `tcp_enter_cwr`); a loss found by a tail loss probe cuts cwnd at once without staying
+//! in it (Linux `tcp_init_cwnd_reduction` + `tcp_end_cwnd_reduction` +
+//! `tcp_try_keep_open`).
 
 use super::{RecoveryState, Sender};
 use crate::event::EventKind;
@@ -23,6 +24,9 @@ pub enum Ca {
     /// RTO recovery until SND.UNA reaches `recovery_point`: SND.NXT at the timeout (RFC
     /// 6675 §5.1), or at F-RTO's step 2b (Linux).
     Loss { recovery_point: u64 },
+    /// A cwnd reduction on ECN-Echo (RFC 3168 §6.1.2) until SND.UNA passes `high_seq`
+    /// (Linux `high_seq`): SND.NXT when it began. The reducer holds its PRR counters.
+    Cwr { high_seq: u64 },
 }
 
 impl Ca {
@@ -33,6 +37,7 @@ impl Ca {
             Ca::Disorder => RecoveryState::Disorder,
             Ca::Recovery { .. } => RecoveryState::Recovery,
             Ca::Loss { .. } => RecoveryState::Loss,
+            Ca::Cwr { .. } => RecoveryState::Cwr,
         }
     }
 
@@ -40,7 +45,15 @@ impl Ca {
     pub fn recovery_point(self) -> Option<u64> {
         match self {
             Ca::Recovery { recovery_point } | Ca::Loss { recovery_point } => Some(recovery_point),
-            Ca::Open | Ca::Disorder => None,
+            Ca::Open | Ca::Disorder | Ca::Cwr { .. } => None,
+        }
+    }
+
+    /// Where the reduction in progress ends (Linux `high_seq` in CWR, Recovery or Loss).
+    pub fn reduction_point(self) -> Option<u64> {
+        match self {
+            Ca::Cwr { high_seq } => Some(high_seq),
+            ca => ca.recovery_point(),
         }
     }
 }
@@ -55,11 +68,15 @@ impl Sender {
         };
     }
 
-    /// Fast recovery begins (RFC 6675 §5 step 4: RecoveryPoint = HighData).
+    /// Fast recovery begins (RFC 6675 §5 step 4: RecoveryPoint = HighData) — or, from a
+    /// CWR episode, keeps its point (Linux `tcp_enter_recovery` leaves `high_seq` alone
+    /// while `tcp_in_cwnd_reduction`).
     pub(super) fn begin_recovery(&mut self) {
-        self.ca = Ca::Recovery {
-            recovery_point: self.sb.snd_nxt(),
+        let recovery_point = match self.ca {
+            Ca::Cwr { high_seq } => high_seq,
+            _ => self.sb.snd_nxt(),
         };
+        self.ca = Ca::Recovery { recovery_point };
     }
 
     /// RTO recovery begins (RFC 6675 §5.1: RecoveryPoint = HighData).

@@ -82,6 +82,11 @@ impl Sender {
         let t = match self.state() {
             RecoveryState::Recovery => self.next_in_recovery(now),
             RecoveryState::Loss => return self.next_in_loss(now).map(|t| (t, false)),
+            // PRR's quota in a CWR episode (Linux: cwnd = in_flight + sndcnt).
+            RecoveryState::Cwr if self.reducer.prr().is_some() && !self.cc.controls_cwnd() => {
+                let room = self.reducer.prr().map_or(0, |p| p.quota());
+                self.new_data(now, room, Why::New)
+            }
             RecoveryState::Open | RecoveryState::Disorder | RecoveryState::Cwr => {
                 self.next_in_open(now)
             }
@@ -157,23 +162,25 @@ impl Sender {
         if let Conn::Handshake {
             passive,
             first_sent,
-            ..
+            retransmitted,
         } = &mut self.conn
         {
             if self.pending != Pending::Syn {
                 return None;
             }
-            let passive = *passive;
+            let (passive, retransmitted) = (*passive, *retransmitted);
             self.pending = Pending::Nothing;
             first_sent.get_or_insert(now);
             self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
             // Active open offers what is configured; a SYN-ACK states what was agreed.
+            let marks = self.ecn_syn_marks(passive, retransmitted);
             let syn = if passive {
                 SynOptions {
                     mss: self.advertised_mss(),
                     sack_permitted: self.sack_ok,
                     timestamps: self.ts_ok,
                     window_scale: self.peer_window_scale.map(|_| WINDOW_SCALE),
+                    ecn: marks.ece,
                 }
             } else {
                 SynOptions {
@@ -181,6 +188,7 @@ impl Sender {
                     sack_permitted: self.cfg.sack,
                     timestamps: self.cfg.timestamps,
                     window_scale: Some(WINDOW_SCALE),
+                    ecn: marks.ece,
                 }
             };
             let ts = if passive {
@@ -199,6 +207,7 @@ impl Sender {
                 fin: false,
                 psh: false,
                 ts,
+                ecn: marks,
             };
             return Some(syn);
         }
@@ -344,7 +353,7 @@ impl Sender {
     }
 
     pub(super) fn segment(
-        &self,
+        &mut self,
         now: Instant,
         range: Range,
         why: Why,
@@ -361,6 +370,7 @@ impl Sender {
             range.start,
             range.end.min(self.app_written).max(range.start),
         );
+        let ecn = self.ecn_data_marks(range, why);
         Transmit {
             range,
             why,
@@ -368,6 +378,7 @@ impl Sender {
             fin,
             psh,
             ts,
+            ecn,
         }
     }
 
@@ -411,7 +422,8 @@ impl Sender {
         }
         // PRR's prr_out counts everything sent in recovery (RFC 6937 §3); with BBR the
         // model's cwnd, not PRR's quota, decides what goes out.
-        if self.state() == RecoveryState::Recovery && !self.cc.controls_cwnd() {
+        let reducing = matches!(self.state(), RecoveryState::Recovery | RecoveryState::Cwr);
+        if reducing && !self.cc.controls_cwnd() {
             self.xmit_on_reducer(t.range.len(), forced);
             self.reducer.on_transmit(t.range.len(), forced);
         }

@@ -305,13 +305,20 @@ impl Cx<'_> {
         let queue = self
             .queue("path", p.queue_packets, p.queue_bytes, mss)?
             .unwrap_or(QueueLimit::Packets(DEFAULT_QUEUE_PACKETS));
+        let ecn_mark_packets = p
+            .ecn_mark_packets
+            .map(|k| self.at_least("path.ecn_mark_packets", k, 1))
+            .transpose()?;
         let forward = LinkSpec {
             rate_bps: rate,
             delay_ns: fwd_delay,
             queue,
+            ecn_mark_packets,
         };
+        // ACKs are never ECT (RFC 3168 §6.1.4): the reverse queue does not mark.
         let mut reverse = LinkSpec {
             delay_ns: rev_default,
+            ecn_mark_packets: None,
             ..forward
         };
         if let Some(r) = &p.reverse {

@@ -47,6 +47,8 @@ pub(super) struct RawPath {
     pub(super) rate_mbps: Option<f64>,
     pub(super) queue_packets: Option<u64>,
     pub(super) queue_bytes: Option<u64>,
+    /// Mark ECT data packets CE when this many packets are queued ahead of them.
+    pub(super) ecn_mark_packets: Option<u64>,
     pub(super) reverse: Option<RawReverse>,
     pub(super) loss: Option<RawLoss>,
     pub(super) ack_loss: Option<RawLoss>,

@@ -6,7 +6,7 @@ use super::Sim;
 use crate::link::HEADER_BYTES;
 use crate::loss::PacketInfo;
 use crate::trace::DropCause;
-use lossrec::{Ack, Range, Transmit};
+use lossrec::{Ack, IpEcn, Range, Transmit};
 
 impl Sim<'_> {
     /// Puts a sender's segment on the forward path.
@@ -55,7 +55,11 @@ impl Sim<'_> {
         };
         self.sent_data(i, &tx, false);
         let at = self.arrival(depart, self.fwd.spec.delay_ns, extra);
-        self.queue.push_data(at, i, extra > 0, tx.segment());
+        let mut seg = tx.segment();
+        if seg.ecn.ip != IpEcn::NotEct && self.fwd.mark_ce() {
+            seg.ecn.ip = IpEcn::Ce;
+        }
+        self.queue.push_data(at, i, extra > 0, seg);
     }
 
     /// Counts a data segment the sender emitted, and whether the path dropped it.
