@@ -260,6 +260,9 @@ impl<'a> Runner<'a> {
         let mut sent = Vec::new();
         let bump = u32::from(self.fin_sent);
         let mut dropped = Vec::new();
+        if self.local_drop {
+            s.allow_transmit_failures();
+        }
         while let Some(t) = s.poll_transmit(now) {
             if self.local_drop {
                 // `tcp_transmit_skb` fails at once; the engine stops until the next input.
