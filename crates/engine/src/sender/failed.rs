@@ -22,6 +22,10 @@
 //!   backoff.
 //! - SYN, SYN-ACK and the handshake ACK: nothing to take back (the SYN's timer resends).
 //!
+//! The sender keeps what taking back needs only after
+//! [`allow_transmit_failures`](Sender::allow_transmit_failures) (one allocation), so a
+//! connection whose sends cannot fail pays nothing for it.
+//!
 //! Sending resumes at the next input (`on_ack`, `on_timeout`, `write`), as Linux tries
 //! again on the next ACK or timer. Not modelled: Linux also enters CWR when a qdisc
 //! drops (`__tcp_transmit_skb`: `net_xmit_eval` > 0 → `tcp_enter_cwr`; no effect in
