@@ -17,7 +17,9 @@
 //!   until `None` after every input. A transmission that could not leave the host (a
 //!   dropping queue, ENOBUFS) is reported at once with
 //!   [`transmit_failed(now, &t)`](Sender::transmit_failed): the sender takes it back as
-//!   Linux does when `tcp_transmit_skb` fails, and sends nothing more until the next input.
+//!   Linux does when `tcp_transmit_skb` fails, and sends nothing more until the next input
+//!   (a caller whose sends can fail says so once with
+//!   [`allow_transmit_failures()`](Sender::allow_transmit_failures)).
 //! - [`poll_event()`](Sender::poll_event), [`stats()`](Sender::stats), and
 //!   [`cwnd()`](Sender::cwnd), [`pipe()`](Sender::pipe), [`state()`](Sender::state) for
 //!   observation.

@@ -185,8 +185,8 @@ pub struct Scoreboard {
     /// RACK step 2's filter for this ACK, and the most recently sent segments it delivered.
     rack_filter: RackFilter,
     delivered: Delivered,
-    /// What the last transmission changed (`undo_last_send`).
-    last_send: Option<undo::LastSend>,
+    /// What the last transmission changed (`undo_last_send`), once `record_sends` asked.
+    last_send: Option<Box<undo::LastSend>>,
 }
 
 impl Scoreboard {

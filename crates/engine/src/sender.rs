@@ -123,8 +123,9 @@ pub struct Sender {
     conn: Conn,
     /// What goes out next whatever the window says.
     pending: Pending,
-    /// What taking back the last transmission restores (`failed`).
-    xmit_undo: failed::XmitUndo,
+    /// What taking back the last transmission restores (`failed`), once the caller
+    /// allowed transmit failures.
+    xmit_undo: Option<Box<failed::XmitUndo>>,
     /// Negotiated values.
     mss: u64,
     sack_ok: bool,
@@ -228,7 +229,7 @@ impl Sender {
         let mut s = Sender {
             conn: Conn::Established,
             pending: Pending::Nothing,
-            xmit_undo: failed::XmitUndo::default(),
+            xmit_undo: None,
             mss,
             sack_ok: config.sack,
             ts_ok: config.timestamps,

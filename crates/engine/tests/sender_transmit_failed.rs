@@ -23,9 +23,24 @@ fn linux() -> Config {
     c
 }
 
+/// Without `allow_transmit_failures` the sender keeps no record: a report is refused and
+/// changes nothing.
+#[test]
+fn failures_must_be_allowed_first() {
+    let mut s = sender_with(cfg(), 4);
+    let t = s.poll_transmit(ms(0)).unwrap();
+    assert_eq!(
+        s.transmit_failed(ms(0), &t),
+        Err(lossrec::sender::TransmitFailedError::NotAllowed)
+    );
+    assert_eq!(s.snd_nxt(), MSS);
+    assert!(s.poll_transmit(ms(0)).is_some());
+}
+
 #[test]
 fn failed_new_data_stays_unsent_and_is_retried() {
     let mut s = sender_with(cfg(), 4);
+    s.allow_transmit_failures();
     let t = s.poll_transmit(ms(0)).unwrap();
     assert_eq!((t.range, t.why), (seg(0), Why::New));
     s.transmit_failed(ms(0), &t).unwrap();
@@ -49,6 +64,7 @@ fn failed_new_data_stays_unsent_and_is_retried() {
 #[test]
 fn only_the_last_polled_transmission_can_fail() {
     let mut s = sender_with(cfg(), 4);
+    s.allow_transmit_failures();
     let a = s.poll_transmit(ms(0)).unwrap();
     let b = s.poll_transmit(ms(0)).unwrap();
     assert!(
@@ -74,6 +90,7 @@ fn only_the_last_polled_transmission_can_fail() {
 #[test]
 fn failed_rack_retransmission_stays_lost() {
     let mut s = lossrec::Sender::new(linux(), ms(0)).unwrap();
+    s.allow_transmit_failures();
     s.write(ms(0), 10 * MSS);
     assert_eq!(drain(&mut s, ms(0)).len(), 10);
     // Reordering: segments 9 and 3 SACKed, then everything arrives.
@@ -186,6 +203,7 @@ mod props {
             c.handshake = false;
             c.timestamps = false;
             let mut s = lossrec::Sender::new(c, ms(0)).unwrap();
+            s.allow_transmit_failures();
             s.write(ms(0), SEGS as u64 * MSS);
             let mut got = [false; SEGS];
             let (mut now, mut k, mut high) = (ms(0), 0, 0);

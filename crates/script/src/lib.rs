@@ -36,6 +36,7 @@ mod inbound;
 mod lex;
 mod packet_line;
 mod parse;
+mod qdisc_drop;
 mod report;
 mod runner;
 mod shell;

@@ -260,12 +260,14 @@ impl<'a> Runner<'a> {
         let mut sent = Vec::new();
         let bump = u32::from(self.fin_sent);
         let mut dropped = Vec::new();
+        if self.local_drop {
+            s.allow_transmit_failures();
+        }
         while let Some(t) = s.poll_transmit(now) {
             if self.local_drop {
                 // `tcp_transmit_skb` fails at once; the engine stops until the next input.
-                if s.transmit_failed(now, &t).is_err() {
-                    return Err(fail(line, "the engine refused a failed transmission"));
-                }
+                s.transmit_failed(now, &t)
+                    .map_err(|e| fail(line, format!("the engine refused a failed send: {e}")))?;
                 dropped.push(t);
                 continue;
             }
@@ -287,30 +289,7 @@ impl<'a> Runner<'a> {
         }
         let snd_nxt = s.snd_nxt();
         self.receiver_acks(now, &mut sent, snd_nxt, ack);
-        if self.local_drop {
-            // The receiver's ACKs are dropped too (Linux counts them sent).
-            for x in sent.drain(..) {
-                let text = Seen::of(&x, self.passive, self.local_isn).render();
-                self.report
-                    .log
-                    .push(format!("{text}  [dropped by the qdisc]"));
-            }
-        }
-        for t in dropped {
-            let why = t.why.name();
-            let x = Sent {
-                at: now,
-                t,
-                ack,
-                sack: Vec::new(),
-                why,
-                seq_bump: 0,
-            };
-            let text = Seen::of(&x, self.passive, self.local_isn).render();
-            self.report
-                .log
-                .push(format!("{text}  [failed: the qdisc drops it]"));
-        }
+        self.log_local_drops(now, ack, dropped, &mut sent);
         let Some(s) = self.sender.as_mut() else {
             return Ok(());
         };

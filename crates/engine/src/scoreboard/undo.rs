@@ -1,13 +1,16 @@
 //! Taking back the last transmission the scoreboard recorded, when it never left the host
 //! (Linux: `tcp_transmit_skb` failed under `tcp_write_xmit` or `__tcp_retransmit_skb`;
-//! see `sender::failed`).
+//! see `sender::failed`). Recorded only once [`Scoreboard::record_sends`] asked for it,
+//! so that a connection whose transmissions cannot fail pays nothing.
 
 use super::{Scoreboard, SentSeg};
 use crate::cc::rate::TxState;
 
 /// What the last transmission changed, kept until the next one.
-#[derive(Copy, Clone, Debug)]
+#[derive(Copy, Clone, Debug, Default)]
 pub(super) struct LastSend {
+    /// A transmission is recorded and not yet taken back.
+    valid: bool,
     /// The segment as it was before a retransmission; `None` for new data.
     before: Option<Before>,
     high_rxt: u64,
@@ -15,7 +18,7 @@ pub(super) struct LastSend {
 }
 
 /// The fields of a segment a retransmission changes and a failure restores.
-#[derive(Copy, Clone, Debug)]
+#[derive(Copy, Clone, Debug, Default)]
 struct Before {
     start: u64,
     rexmit_nxt: u64,
@@ -25,10 +28,20 @@ struct Before {
 }
 
 impl Scoreboard {
+    /// From now on, keep what taking back the last transmission needs.
+    pub fn record_sends(&mut self) {
+        self.last_send.get_or_insert_with(Box::default);
+    }
+
     /// A transmission is about to be recorded: `before` is the retransmitted segment as it
     /// was (`None` for new data).
     pub(super) fn note_send(&mut self, before: Option<SentSeg>) {
-        self.last_send = Some(LastSend {
+        let (high_rxt, lost_retrans_low) = (self.high_rxt, self.lost_retrans_low);
+        let Some(l) = self.last_send.as_deref_mut() else {
+            return;
+        };
+        *l = LastSend {
+            valid: true,
             before: before.map(|s| Before {
                 start: s.start,
                 rexmit_nxt: s.rexmit_nxt,
@@ -36,9 +49,9 @@ impl Scoreboard {
                 xmit_count: s.xmit_count,
                 retrans: s.retrans,
             }),
-            high_rxt: self.high_rxt,
-            lost_retrans_low: self.lost_retrans_low,
-        });
+            high_rxt,
+            lost_retrans_low,
+        };
     }
 
     /// The last transmission recorded did not leave the host. New data is unsent again
@@ -50,9 +63,12 @@ impl Scoreboard {
     /// the skb before handing it down). Call before anything else changes the
     /// scoreboard; returns false when there is nothing to take back.
     pub fn undo_last_send(&mut self) -> bool {
-        let Some(l) = self.last_send.take() else {
+        let Some(l) = self.last_send.as_deref_mut().map(core::mem::take) else {
             return false;
         };
+        if !l.valid {
+            return false;
+        }
         match l.before {
             None => {
                 let Some(i) = self.segs.len().checked_sub(1) else {

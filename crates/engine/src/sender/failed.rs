@@ -22,6 +22,10 @@
 //!   backoff.
 //! - SYN, SYN-ACK and the handshake ACK: nothing to take back (the SYN's timer resends).
 //!
+//! The sender keeps what taking back needs only after
+//! [`allow_transmit_failures`](Sender::allow_transmit_failures) (one allocation), so a
+//! connection whose sends cannot fail pays nothing for it.
+//!
 //! Sending resumes at the next input (`on_ack`, `on_timeout`, `write`), as Linux tries
 //! again on the next ACK or timer. Not modelled: Linux also enters CWR when a qdisc
 //! drops (`__tcp_transmit_skb`: `net_xmit_eval` > 0 → `tcp_enter_cwr`; no effect in
@@ -40,6 +44,9 @@ pub const RESOURCE_PROBE_INTERVAL: Duration = Duration::from_millis(500);
 /// Why [`Sender::transmit_failed`] changed nothing.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum TransmitFailedError {
+    /// [`Sender::allow_transmit_failures`] was not called: the sender kept no record of
+    /// its transmissions.
+    NotAllowed,
     /// Not the transmission `poll_transmit` returned last, or an input (ACK, timeout,
     /// write) or another report came after it: only the last one can be taken back.
     NotLastPolled,
@@ -47,7 +54,14 @@ pub enum TransmitFailedError {
 
 impl core::fmt::Display for TransmitFailedError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("only the transmission poll_transmit returned last can be reported failed")
+        f.write_str(match self {
+            TransmitFailedError::NotAllowed => {
+                "transmit failures were not allowed (Sender::allow_transmit_failures)"
+            }
+            TransmitFailedError::NotLastPolled => {
+                "only the transmission poll_transmit returned last can be reported failed"
+            }
+        })
     }
 }
 
@@ -59,7 +73,7 @@ pub(super) struct XmitUndo {
     /// The last transmission polled, while it can still be reported failed.
     last: Option<Transmit>,
     /// A transmission failed: nothing more goes out until the next input.
-    pub(super) blocked: bool,
+    blocked: bool,
     /// What the reducer counted of it: bytes, forced, and the quota before.
     reducer: Option<(u64, bool, u64)>,
     timer: Timer,
@@ -71,11 +85,28 @@ pub(super) struct XmitUndo {
 }
 
 impl Sender {
-    /// Before choosing a transmission: keep what taking it back restores (small and
-    /// inline: the push queue and the scoreboard keep their own record of the last
-    /// segment, and counters are taken back by kind).
+    /// The caller's transmissions can fail to leave the host: from now on the sender keeps
+    /// what [`transmit_failed`](Sender::transmit_failed) needs to take the last one back
+    /// (a few hundred bytes, allocated once here; a connection that never calls this
+    /// pays nothing).
+    pub fn allow_transmit_failures(&mut self) {
+        self.xmit_undo.get_or_insert_with(Box::default);
+        self.push.record();
+        self.sb.record_sends();
+    }
+
+    /// A transmission failed and no input came since: nothing goes out.
+    pub(super) fn xmit_blocked(&self) -> bool {
+        self.xmit_undo.as_ref().is_some_and(|u| u.blocked)
+    }
+
+    /// Before choosing a transmission: keep what taking it back restores (the push
+    /// queue and the scoreboard keep their own record of the last segment, and counters
+    /// are taken back by kind).
     pub(super) fn xmit_snapshot(&mut self) {
-        let u = &mut self.xmit_undo;
+        let Some(u) = self.xmit_undo.as_deref_mut() else {
+            return;
+        };
         u.last = None;
         self.push.undo_begin();
         u.reducer = None;
@@ -90,55 +121,65 @@ impl Sender {
     /// The reducer is about to count `bytes` sent in recovery.
     pub(super) fn xmit_on_reducer(&mut self, bytes: u64, forced: bool) {
         let quota = self.reducer.prr().map_or(0, |p| p.quota());
-        self.xmit_undo.reducer = Some((bytes, forced, quota));
+        if let Some(u) = self.xmit_undo.as_deref_mut() {
+            u.reducer = Some((bytes, forced, quota));
+        }
     }
 
     /// `poll_transmit` returned `t` (or nothing).
     pub(super) fn xmit_polled(&mut self, t: Option<Transmit>) {
-        self.xmit_undo.last = t;
+        if let Some(u) = self.xmit_undo.as_deref_mut() {
+            u.last = t;
+        }
     }
 
     /// An input arrived: what was polled before it went out; sending may resume.
     pub(super) fn xmit_on_input(&mut self) {
-        self.xmit_undo.last = None;
-        self.xmit_undo.blocked = false;
+        if let Some(u) = self.xmit_undo.as_deref_mut() {
+            u.last = None;
+            u.blocked = false;
+        }
     }
 
     /// The transmission `t`, just returned by `poll_transmit`, did not leave the host
     /// (see the module documentation for what the sender does, as Linux). Report it
-    /// before any other call; nothing more is sent until the next input.
+    /// before any other call; nothing more is sent until the next input. Needs
+    /// [`allow_transmit_failures`](Sender::allow_transmit_failures) first.
     pub fn transmit_failed(
         &mut self,
         now: Instant,
         t: &Transmit,
     ) -> Result<(), TransmitFailedError> {
-        if self.xmit_undo.last != Some(*t) {
+        let Some(u) = self.xmit_undo.as_deref_mut() else {
+            return Err(TransmitFailedError::NotAllowed);
+        };
+        if u.last != Some(*t) {
             return Err(TransmitFailedError::NotLastPolled);
         }
-        self.xmit_undo.last = None;
-        self.xmit_undo.blocked = true;
+        u.last = None;
+        u.blocked = true;
+        let u = u.clone();
         match t.why {
             Why::Syn | Why::SynAck | Why::HandshakeAck => {}
             Why::WindowProbe => {
                 // `tcp_send_probe0`: no backoff for a local failure (the timer's probe
                 // had already counted one).
-                let timer_probe = self.xmit_undo.pending == Pending::WindowProbe;
-                self.persist_backoff = self.xmit_undo.persist_backoff;
+                let timer_probe = u.pending == Pending::WindowProbe;
+                self.persist_backoff = u.persist_backoff;
                 if timer_probe {
                     self.persist_backoff = self.persist_backoff.saturating_sub(1);
                 }
                 self.timer
                     .arm(TimerKind::Persist, now + RESOURCE_PROBE_INTERVAL);
             }
-            _ => self.take_back(now, t),
+            _ => self.take_back(now, t, u),
         }
         self.check_invariants();
         Ok(())
     }
 
     /// Data, new or retransmitted, that did not leave.
-    fn take_back(&mut self, now: Instant, t: &Transmit) {
-        let u = &mut self.xmit_undo;
+    fn take_back(&mut self, now: Instant, t: &Transmit, mut u: XmitUndo) {
         let timeout_rexmit = u.pending == Pending::Head(Why::RtoRetransmit);
         self.sb.undo_last_send();
         self.push.undo_last();

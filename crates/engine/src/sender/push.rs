@@ -49,8 +49,8 @@ pub(super) struct Push {
     /// join it: the earlier one's end would be marked only if an skb happened to end
     /// there, which `size_goal` rarely allows.
     uncut_front: Option<Uncut>,
-    /// What the last segment handed out changed (`undo`).
-    undo: undo::PushUndo,
+    /// What the last segment handed out changed (`undo`), once `record` asked.
+    undo: Option<Box<undo::PushUndo>>,
 }
 
 /// An unsent skb: its end offset, and in the top bit whether it carries the push mark

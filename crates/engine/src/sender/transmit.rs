@@ -25,7 +25,7 @@ impl Sender {
     /// The next segment to send now, if any; call until `None` after every input.
     /// A transmission that could not leave the host is reported with `transmit_failed`.
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
-        if self.xmit_undo.blocked || (self.is_established() && self.paced_out(now)) {
+        if self.xmit_blocked() || (self.is_established() && self.paced_out(now)) {
             return None;
         }
         self.xmit_snapshot();

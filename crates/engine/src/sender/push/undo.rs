@@ -1,9 +1,9 @@
 //! Taking back the last segment [`Push`] handed out, when its transmission never left the
 //! host (`sender::failed`): the skbs it used up return to the front of the unsent queue
-//! and the packet under way is as before it. Kept inline (no allocation): a segment uses
-//! up at most a few skbs, and beyond `KEPT` (RFC flavour, many writes shorter than a
-//! segment) only the last ones are restored — the ones whose ends can fall at a segment's
-//! end when it is cut again from the same place.
+//! and the packet under way is as before it. Recorded only once `record` asked (one small
+//! allocation); a segment uses up at most a few skbs, and beyond `KEPT` (RFC flavour, many
+//! writes shorter than a segment) only the last ones are restored — the ones whose ends
+//! can fall at a segment's end when it is cut again from the same place.
 
 use super::{Packet, Push, Skb};
 
@@ -19,17 +19,27 @@ pub(in crate::sender) struct PushUndo {
 }
 
 impl Push {
+    /// From now on, keep what taking back the last segment needs.
+    pub(in crate::sender) fn record(&mut self) {
+        self.undo.get_or_insert_with(Box::default);
+    }
+
     /// A segment is about to be handed out.
     pub(in crate::sender) fn undo_begin(&mut self) {
-        self.undo = PushUndo {
-            packet: self.packet,
-            ..PushUndo::default()
-        };
+        let packet = self.packet;
+        if let Some(u) = self.undo.as_deref_mut() {
+            *u = PushUndo {
+                packet,
+                ..PushUndo::default()
+            };
+        }
     }
 
     /// The segment used up `skb`.
     pub(super) fn undo_popped(&mut self, skb: Skb) {
-        let u = &mut self.undo;
+        let Some(u) = self.undo.as_deref_mut() else {
+            return;
+        };
         if usize::from(u.n) == KEPT {
             u.popped.rotate_left(1);
             u.n -= 1;
@@ -40,7 +50,9 @@ impl Push {
 
     /// The last segment handed out did not leave.
     pub(in crate::sender) fn undo_last(&mut self) {
-        let u = core::mem::take(&mut self.undo);
+        let Some(u) = self.undo.as_deref_mut().map(core::mem::take) else {
+            return;
+        };
         for &raw in u.popped[..usize::from(u.n)].iter().rev() {
             self.skbs.push_front(Skb(raw));
         }
