@@ -27,6 +27,7 @@ def _sibling(name: str) -> Any:
 tables = _sibling("tables")
 examples = _sibling("examples")
 stats = _sibling("stats")
+intervals = _sibling("intervals")
 figures = _sibling("figures")
 verdicts = _sibling("verdicts")
 retxstats = _sibling("retxstats")
