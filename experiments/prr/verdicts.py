@@ -215,6 +215,7 @@ def stats_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: An
                                     f"RFC 3517 {pct(dr)}, PRR {pct(dp)} (Linux {L['retransmits']:.0f})",
                                     "a few percent more, as in the seed" if ok else "not a small excess over Linux",
                                     signs=[(ir, ">"), (ip, ">")], events=_n(L["retransmits"]),
+                                    expect=[(ir, 0, c["max_pct"]), (ip, 0, c["max_pct"])],
                                     min_events=c["min_events"], unit="%"))
 
         c = published["web_fast_retransmissions"]
@@ -231,6 +232,7 @@ def stats_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: An
                                     f"RFC 3517 {pct(dr)}, PRR {pct(dp)} (Linux {L['fast_retransmits']:.0f})", why,
                                     signs=[(ir, ">"), (ip, ">"),
                                            (iv.rel_totals(df, "web", "fast_retransmits", "prr", "rfc3517"), "<")],
+                                    expect=[(ir, 0, c["max_pct"]), (ip, 0, c["max_pct"])],
                                     events=_n(L["fast_retransmits"]), min_events=c["min_events"], unit="%"))
 
         c = published["web_timeouts_on_recovery"]
@@ -376,9 +378,10 @@ def stats_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: An
         c = published["er_fast_retransmits"]
         d = rel(float(E["fast_retransmits"]), float(B["fast_retransmits"]))
         ok = c["min_pct"] <= d <= c["max_pct"]
+        ef = iv.rel_totals(df, "er", "fast_retransmits", "ER", "Linux")
         out.append(judge_difference("er_fast_retransmits", ok, f"{pct(d)} ({E['early_retransmits']:.0f} early retransmits)",
                                     "ER turns tail losses into fast retransmits" if ok else "size differs",
-                                    signs=[(iv.rel_totals(df, "er", "fast_retransmits", "ER", "Linux"), ">")],
+                                    signs=[(ef, ">")], expect=[(ef, c["min_pct"], c["max_pct"])],
                                     events=_n(E["early_retransmits"]), min_events=c["min_events"], unit="%"))
         c = published["er_timeouts"]
         d = rel(float(E["rtos"]), float(B["rtos"]))

@@ -72,4 +72,14 @@ def claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]]) -> List[Verdi
     if without < ARMS[1][2] / c["factor"]:
         why += ("; our arm without RACK loses more than the seed's: each of its timeouts "
                 "idles the 10 Gb/s path for the RTO and the ramp back")
-    return [Verdict.judge("slide6_bbr_throughput", ok, ours, why)]
+    from lossrec.lab.significance import difference, judge_difference
+
+    d = df[df["arm"] == LABEL]
+    w = d.assign(gbps=d["bytes"] * 8 / d["workload.duration_s"] / 1e9).pivot_table(
+        index="rep", columns="sender.preset", values="gbps", aggfunc="mean")
+    a, b = ARMS[0][0], ARMS[1][0]
+    w = w.dropna(subset=[x for x in (a, b) if x in w.columns]) if {a, b} <= set(w.columns) else w.iloc[0:0]
+    diff = difference(w[a].to_numpy() if a in w else [], w[b].to_numpy() if b in w else [], paired=True)
+    return [judge_difference("slide6_bbr_throughput", ok, ours + "; with − without RACK per repetition",
+                             why, signs=[(diff, ">")], events=rtos[b], min_events=c["min_events"],
+                             unit="Gb/s")]

@@ -115,4 +115,14 @@ def claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]]) -> List[Verdi
                 "), so reo_wnd stays 0 once three segments are SACKed; RACK without that "
                 "zeroing (tcp_recovery bit 0x4) retransmits "
                 f"{int(t.loc[RACK_ND, 'retransmits'])}")
-    return [Verdict.judge("reordering_robust", bool(ok), ours, why)]
+    from lossrec.lab.significance import difference, judge_difference
+
+    runs = per_run(df)
+
+    def diff(col: str) -> Any:
+        w = runs.pivot_table(index="rep", columns="detector", values=col, aggfunc="sum").dropna(subset=[RACK, DUP])
+        return difference(w[RACK].to_numpy(), w[DUP].to_numpy(), paired=True)
+    return [judge_difference("reordering_robust", bool(ok), ours + " (differences: RACK − DupThresh per "
+                             "repetition, retransmissions, Mb/s)", why,
+                             signs=[(diff("retransmits"), "<"), (diff("mbps"), ">=")],
+                             events=int(d["retransmits"]), min_events=c["min_events"])]

@@ -108,8 +108,14 @@ def claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) -> 
             f"eifel: {int(eif['spurious'].sum())} spurious RTOs, "
             f"{eif['dup_bytes'].sum() / 1448:.0f} twice, {eif['fct_ms'].mean() / 1000:.1f} s, "
             f"{eif['data_packets_sent'].mean():.0f} segments ({len(std)} runs per arm)")
-    return [Verdict.judge(
-        "gprs_variable_spikes", ok, ours,
+    from lossrec.lab.significance import difference, judge_difference
+
+    common = std.index.intersection(eif.index)
+    signs = [(difference(eif.loc[common, col].to_numpy(), std.loc[common, col].to_numpy(), paired=True), "<")
+             for col in ("fct_ms", "data_packets_sent")]
+    return [judge_difference(
+        "gprs_variable_spikes", ok, ours + " (differences: Eifel − std per run, download time ms, segments)",
         "a stall longer than the RTO fires the timer with nothing lost; the standard sender "
         "then resends the whole window in slow start (go-back-N) as the held ACKs return; "
-        "Eifel sees the original's timestamp echoed and undoes")]
+        "Eifel sees the original's timestamp echoed and undoes", signs=signs,
+        events=int(std["spurious"].sum()), min_events=published["gprs_variable_spikes"]["min_events"])]

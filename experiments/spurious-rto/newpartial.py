@@ -59,7 +59,14 @@ def claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]]) -> List[Verdi
             f"partial no slower in {wins} of {len(d)}")
     if "full-undo" in p:
         ours += f"; Full {p['full-undo'].mean() / 1000:.2f} s"
-    return [Verdict.judge(
-        "c_new_partial_vs_partial", ok, ours,
+    from lossrec.lab.significance import difference, judge_difference
+
+    c = published["c_new_partial_vs_partial"]
+    diff = difference(p["new-partial"].to_numpy(), p["partial"].to_numpy(), paired=True)
+    sp = df[(df["part"] == "c")] if "part" in df else df.iloc[0:0]
+    return [judge_difference(
+        "c_new_partial_vs_partial", ok, ours + "; New partial − Partial by spike phase",
         "Partial leaves cwnd below the flight, so the sender waits for the flight to drain; "
-        "New partial keeps sending on each ACK from ssthresh = cwnd in congestion avoidance")]
+        "New partial keeps sending on each ACK from ssthresh = cwnd in congestion avoidance",
+        signs=[(diff, "<")], unit="ms", events=int(sp["spurious"].sum()) if "spurious" in sp else 0,
+        min_events=c["min_events"])]

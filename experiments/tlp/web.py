@@ -7,7 +7,7 @@ responses and arrivals). The TLP arm is also run traced, for what its probes did
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 import pandas as pd
@@ -133,6 +133,37 @@ def unit_diff(df: pd.DataFrame, col: str, arm: str = TLP) -> Any:
     if arm not in t or BASELINE not in t:
         return difference([], [], paired=True)
     return difference(t[arm].to_numpy(), t[BASELINE].to_numpy(), paired=True)
+
+
+def unit_values(df: pd.DataFrame, fn: Callable[[pd.DataFrame], float], arm: str,
+                app: Optional[str] = None) -> pd.Series:
+    """``fn`` of ``arm``'s responses per (application, receiver, RTT, repetition): the
+    units the arms share seeds in."""
+    keys = ["app", "receiver", "path.rtt_ms", "rep"]
+    d = df[df["arm"] == arm]
+    if app is not None:
+        d = d[d["app"] == app]
+    return pd.Series({k: fn(g) for k, g in d.groupby(keys, observed=True)}, dtype=float)
+
+
+def unit_stat_diff(df: pd.DataFrame, fn: Callable[[pd.DataFrame], float], a: str, b: str,
+                   app: Optional[str] = None, relative: bool = False) -> Any:
+    """``fn(a) − fn(b)`` per unit (``relative``: in percent of ``fn(b)``), paired, the
+    mean's 95 % interval (:func:`lossrec.lab.significance.difference`)."""
+    from lossrec.lab.significance import difference
+
+    x, y = unit_values(df, fn, a, app), unit_values(df, fn, b, app)
+    common = x.index.intersection(y.index)
+    x, y = x.loc[common].to_numpy(float), y.loc[common].to_numpy(float)
+    if relative:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where(y != 0, (x - y) / y * 100, np.nan)
+        return difference(r, np.zeros(len(r)), paired=True)
+    return difference(x, y, paired=True)
+
+
+def latency_stat(stat: Any) -> Callable[[pd.DataFrame], float]:
+    return lambda g: _stat(g["fct_ms"].to_numpy(dtype=float), stat)
 
 
 #: The population cells: each (application, receiver, RTT) is one kind of client.

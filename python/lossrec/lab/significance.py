@@ -198,7 +198,8 @@ def paired_reps(df: pd.DataFrame, arm_col: str, a: str, b: str, value: str,
 def judge_difference(claim: str, ok: bool, ours: str, why: str,
                      signs: Sequence[Tuple[Diff, str]] = (), events: Optional[int] = None,
                      min_events: int = 0, show: Optional[Sequence[Diff]] = None,
-                     unit: str = "", same: Sequence[Tuple[Diff, float]] = ()) -> Verdict:
+                     unit: str = "", same: Sequence[Tuple[Diff, float]] = (),
+                     expect: Sequence[Tuple[Diff, float, float]] = ()) -> Verdict:
     """The verdict of a claim that compares arms. ``signs`` are the differences ``a − b``
     the claim depends on with the relation it needs: ``">"`` or ``"<"`` (a strict order:
     the interval must exclude zero on that side) or ``">="`` / ``"<="`` (no worse: only a
@@ -207,11 +208,14 @@ def judge_difference(claim: str, ok: bool, ours: str, why: str,
     a difference significantly the wrong way: does not hold; otherwise holds / does not
     hold by ``ok`` (the rule's magnitudes). ``same`` are differences a claim of *no*
     effect needs within ``±tol``: one whose point is inside but whose interval is not is
-    :data:`NOT_SIGNIFICANT` (no effect cannot be told from the noise). The intervals of
+    :data:`NOT_SIGNIFICANT` (no effect cannot be told from the noise). ``expect`` are
+    differences the rule wants in ``[lo, hi]`` (the seed's magnitude): one whose whole
+    interval lies outside refutes the claim beyond the noise (does not hold, before any
+    *not significant*). The intervals of
     ``show`` (default: every difference) are added to ``ours``; all of them and the event
     count go on the verdict (:attr:`Verdict.intervals`)."""
     shown = list(show) if show is not None else [d for d, _ in signs] + [d for d, _ in same]
-    v = _judge(claim, ok, ours, why, signs, events, min_events, shown, unit)
+    v = _judge(claim, ok, ours, why, signs, events, min_events, shown, unit, expect)
     if v.verdict == HOLDS:
         loose = [(d, t) for d, t in same if not (d.n >= 2 and -t <= d.low and d.high <= t)]
         if loose:
@@ -221,13 +225,15 @@ def judge_difference(claim: str, ok: bool, ours: str, why: str,
                         f"needs within ±{t:g}{(' ' + unit) if unit else ''} reaches beyond it "
                         f"({d.text(unit)}): no effect cannot be told from the noise")
     seen = {id(d) for d in shown}
-    v.intervals = [d.to_dict() for d in shown + [d for d, _ in [*signs, *same] if id(d) not in seen]]
+    rest = [d for d, _ in [*signs, *same]] + [d for d, _, _ in expect]
+    v.intervals = [d.to_dict() for d in shown + [d for d in rest if id(d) not in seen]]
     v.events, v.min_events = events, min_events
     return v
 
 
 def _judge(claim: str, ok: bool, ours: str, why: str, signs: Sequence[Tuple[Diff, str]],
-           events: Optional[int], min_events: int, shown: Sequence[Diff], unit: str) -> Verdict:
+           events: Optional[int], min_events: int, shown: Sequence[Diff], unit: str,
+           expect: Sequence[Tuple[Diff, float, float]]) -> Verdict:
     if shown:
         ours = ours + "; difference " + "; ".join(d.text(unit) for d in shown)
     if len(signs) > len(shown):
@@ -244,8 +250,20 @@ def _judge(claim: str, ok: bool, ours: str, why: str, signs: Sequence[Tuple[Diff
     if wrong:
         return Verdict.judge(claim, False, ours,
                              f"{why}; a difference is significantly the other way ({wrong[0].text(unit)})")
+    off = [(d, lo, hi) for d, lo, hi in expect if d.n >= 2 and (d.low > hi or d.high < lo)]
+    if off:
+        d, lo, hi = off[0]
+        return Verdict.judge(claim, False, ours,
+                             f"{why}; the {d.confidence * 100:g} % interval of a difference lies wholly "
+                             f"outside the rule's [{lo:g}, {hi:g}]{(' ' + unit) if unit else ''} "
+                             f"({d.text(unit)}): refuted beyond the noise")
+    # exactly zero in every resample is no effect, not noise: a strict order fails on it
+    flat = [d for d, rel in signs if len(rel) == 1 and d.n >= 2 and d.low == d.high == 0]
+    if flat:
+        return Verdict.judge(claim, False, ours,
+                             f"{why}; a difference the claim needs is exactly zero in every repetition")
     weak = [d for d, rel in signs if not d.significant
-            and (len(rel) == 1 or (d.mean > 0) != (rel[0] == ">"))]
+            and (len(rel) == 1 or (d.mean < 0 if rel[0] == ">" else d.mean > 0))]
     if weak:
         return Verdict(claim, ours, NOT_SIGNIFICANT,
                        f"the {weak[0].confidence * 100:g} % interval of a difference the claim "
