@@ -379,7 +379,8 @@ def stats_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: An
         d = rel(float(E["fast_retransmits"]), float(B["fast_retransmits"]))
         ok = c["min_pct"] <= d <= c["max_pct"]
         ef = iv.rel_totals(df, "er", "fast_retransmits", "ER", "Linux")
-        out.append(judge_difference("er_fast_retransmits", ok, f"{pct(d)} ({E['early_retransmits']:.0f} early retransmits)",
+        out.append(judge_difference("er_fast_retransmits", ok,
+                                    f"{pct(d)} ({E['early_retransmits']:.0f} early retransmits)",
                                     "ER turns tail losses into fast retransmits" if ok else "size differs",
                                     signs=[(ef, ">")], expect=[(ef, c["min_pct"], c["max_pct"])],
                                     events=_n(E["early_retransmits"]), min_events=c["min_events"], unit="%"))
