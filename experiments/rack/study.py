@@ -139,9 +139,16 @@ def throughput_figure(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     t = random_loss(df)
     fig, ax = style.figure((6.4, 3.6))
     x = np.arange(len(CCS))
+    from lossrec.lab.significance import error_bars, mean_interval
+
+    d = df[df["arm"] == "slide 6"]
+    d = d.assign(mbps=d["bytes"] * 8 / d["workload.duration_s"] / 1e6)
     for i, (ld, label) in enumerate(RANDOM_ARMS):
         vals = [t.loc[(ld, cc), "mbps"] for cc in CCS]
-        ax.bar(x + (i - 0.5) * 0.38, vals, 0.38, label=label, color=style.arm_style(i)["color"])
+        cis = [mean_interval(d[(d["sender.loss_detection"] == ld) & (d["sender.cc"] == cc)]["mbps"])
+               for cc in CCS]
+        ax.bar(x + (i - 0.5) * 0.38, vals, 0.38, label=label, color=style.arm_style(i)["color"],
+               yerr=error_bars(vals, cis), capsize=3, error_kw={"elinewidth": 0.8})
         for xi, v in zip(x, vals):
             ax.annotate(f"{v:.2f}", (xi + (i - 0.5) * 0.38, v), ha="center", va="bottom", fontsize=8)
     ax.set_xticks(x)
@@ -150,7 +157,8 @@ def throughput_figure(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     ax.set_title("Slide 6: 20 ms RTT, 1 Gb/s, 1 % random loss (seed: BBR, 9.6 vs 5.4 Gb/s)")
     style.legend(ax, loc="lower right", fontsize=8)
     return fig, ("Throughput of one long transfer under 1 % random loss with RACK (rack-linux) and "
-                 "without (FACK), for CUBIC and Reno; the seed's BBR figures are 9.6 and 5.4 Gb/s")
+                 "without (FACK), for CUBIC and Reno; the seed's BBR figures are 9.6 and 5.4 Gb/s; "
+                 "error bars: 95 % interval of the mean over the repetitions (Student t)")
 
 
 FIGURES = {

@@ -178,6 +178,44 @@ def relative_mean(x: np.ndarray, y: np.ndarray) -> float:
     return _rel(float(x.mean()), float(y.mean())) if len(x) and len(y) else math.nan
 
 
+def quantile_band(by_rep: Sequence[np.ndarray], levels: Sequence[float],
+                  confidence: float = CONFIDENCE, resamples: int = 400,
+                  seed: int = 0) -> Tuple[np.ndarray, np.ndarray]:
+    """A pointwise band for a figure's quantile curve (``levels`` in percent) of values
+    pooled over repetitions (``by_rep[i]``: repetition *i*'s values): the percentile
+    bootstrap over repetitions at each level. NaN where there are fewer than
+    :data:`MIN_BOOTSTRAP_REPS` repetitions or no values."""
+    qs = np.asarray(levels, dtype=float) / 100.0
+    nan = np.full(len(qs), np.nan)
+    reps = [np.asarray(v, dtype=float) for v in by_rep]
+    if len(reps) < MIN_BOOTSTRAP_REPS or not sum(len(v) for v in reps):
+        return nan, nan.copy()
+    rng = np.random.default_rng(seed)
+    curves = []
+    for _ in range(resamples):
+        pool = np.concatenate([reps[k] for k in rng.integers(0, len(reps), len(reps))])
+        if len(pool):
+            curves.append(np.quantile(pool, qs))
+    c = np.asarray(curves)
+    a = (1 - confidence) / 2 * 100
+    return np.percentile(c, a, axis=0), np.percentile(c, 100 - a, axis=0)
+
+
+def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> Diff:
+    """The mean of per-repetition values and its Student t interval (a figure's bar for one
+    arm; the arms' *difference* is :func:`difference`)."""
+    x = np.asarray(values, dtype=float)
+    return difference(x, np.zeros(len(x)), paired=True, confidence=confidence)
+
+
+def error_bars(values: Sequence[float], diffs: Sequence[Diff]) -> np.ndarray:
+    """matplotlib's asymmetric ``yerr`` (2 × n) for bars at ``values`` from their intervals
+    (0 where a bar has none)."""
+    lo = [v - d.low if math.isfinite(d.low) else 0.0 for v, d in zip(values, diffs)]
+    hi = [d.high - v if math.isfinite(d.high) else 0.0 for v, d in zip(values, diffs)]
+    return np.clip(np.nan_to_num(np.array([lo, hi], dtype=float)), 0, None)
+
+
 def per_rep(df: pd.DataFrame, arm_col: str, arm: str, value: str, how: str = "mean",
             rep_col: str = "rep") -> pd.Series:
     """One value per repetition of ``arm``: ``how`` (``mean``, ``sum``, ``median`` …) of
