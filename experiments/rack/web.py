@@ -35,7 +35,7 @@ RECEIVERS = {"windows": {"receiver.delayed_ack_ms": [200], "receiver.quickack": 
 
 
 def reps(quick: bool) -> int:
-    return 1 if quick else 4
+    return 5 if quick else 4
 
 
 def _params(overrides: Dict[str, Any], receiver: str, quick: bool) -> Dict[str, List[Any]]:
@@ -43,7 +43,7 @@ def _params(overrides: Dict[str, Any], receiver: str, quick: bool) -> Dict[str, 
     p.update(RECEIVERS[receiver])
     p["path.rtt_ms"] = [50] if quick else RTTS
     if quick:
-        p["workload.connections"] = [150]
+        p["workload.connections"] = [40]
     return p
 
 

@@ -33,7 +33,7 @@ def _population(quick: bool) -> Dict[str, List[Any]]:
 
 
 def reps(quick: bool) -> int:
-    return 1 if quick else 3
+    return 2 if quick else 3
 
 
 def sweeps(quick: bool) -> List[Sweep]:

@@ -111,6 +111,12 @@ def test_no_effect_must_be_inside_the_tolerance_with_its_interval():
     assert judge_difference("c", False, "x", "y", same=[(tight, 5)]).verdict == FAILS
 
 
+def test_a_difference_without_an_interval_is_not_significant_and_says_why():
+    one = difference([5.0], [1.0], paired=True)
+    v = judge_difference("c", True, "x", "y", signs=[(one, ">")])
+    assert v.verdict == NOT_SIGNIFICANT and "has no interval" in v.why and "n = 1" in v.why
+
+
 def test_verdict_carries_its_intervals_and_events():
     d = difference([10, 11, 12, 11], [1, 2, 1, 2], paired=True)
     v = judge_difference("c", True, "x", "y", signs=[(d, ">")], events=40, min_events=30)

@@ -303,8 +303,14 @@ def _judge(claim: str, ok: bool, ours: str, why: str, signs: Sequence[Tuple[Diff
     weak = [d for d, rel in signs if not d.significant
             and (len(rel) == 1 or (d.mean < 0 if rel[0] == ">" else d.mean > 0))]
     if weak:
+        w = weak[0]
+        if w.n < 2 or not math.isfinite(w.low):
+            return Verdict(claim, ours, NOT_SIGNIFICANT,
+                           f"a difference the claim needs has no interval ({w.text(unit)}): too few "
+                           f"repetitions to tell it from the noise (2 for a paired interval, "
+                           f"{MIN_BOOTSTRAP_REPS} for a bootstrap)")
         return Verdict(claim, ours, NOT_SIGNIFICANT,
-                       f"the {weak[0].confidence * 100:g} % interval of a difference the claim "
-                       f"needs contains zero ({weak[0].text(unit)}): inside the noise of the "
+                       f"the {w.confidence * 100:g} % interval of a difference the claim "
+                       f"needs contains zero ({w.text(unit)}): inside the noise of the "
                        f"repetitions ({len(weak)} of {len(signs)} such differences)")
     return Verdict.judge(claim, ok, ours, why)
