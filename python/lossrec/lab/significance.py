@@ -205,7 +205,7 @@ def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> Di
     """The mean of per-repetition values and its Student t interval (a figure's bar for one
     arm; the arms' *difference* is :func:`difference`)."""
     x = np.asarray(values, dtype=float)
-    return difference(x, np.zeros(len(x)), paired=True, confidence=confidence)
+    return difference(x.tolist(), [0.0] * len(x), paired=True, confidence=confidence)
 
 
 def error_bars(values: Sequence[float], diffs: Sequence[Diff]) -> np.ndarray:
