@@ -133,7 +133,7 @@ def fct_vs_rtt(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     ax.set_title("10-segment flow, last segment dropped")
     style.legend(ax, loc="upper left")
     return fig, ("FCT against RTT when the last of 10 segments is dropped (K = 1), per arm; "
-                 "(d) = 40 ms delayed ACKs; dotted: the same flow without loss")
+                 "(d) = 40 ms delayed ACKs; dotted: the same flow without loss; controlled drops, nothing random: every repetition is identical, so no error bars")
 
 
 def fct_vs_k(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
@@ -148,7 +148,8 @@ def fct_vs_k(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     ax.set_ylabel("flow completion time (ms)")
     ax.set_title(f"10-segment flow, RTT {K_FIGURE_RTT} ms")
     style.legend(ax, loc="lower right")
-    return fig, f"FCT against the number of segments dropped at the tail, RTT {K_FIGURE_RTT} ms"
+    return fig, (f"FCT against the number of segments dropped at the tail, RTT {K_FIGURE_RTT} ms"
+                 "; controlled drops, nothing random: every repetition is identical, so no error bars")
 
 
 def recovery_cost(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
@@ -167,7 +168,7 @@ def recovery_cost(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     ax.set_title("Recovery cost of a last-segment drop vs the seed's RTO + RTT")
     style.legend(ax, loc="upper left", fontsize=8)
     return fig, ("Measured recovery cost (lines) against RTO + RTT (broad pale lines, RTO from the "
-                 "engine at each point)")
+                 "engine at each point); controlled drops, nothing random: every repetition is identical, so no error bars")
 
 
 def ns3_bar(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
@@ -185,7 +186,8 @@ def ns3_bar(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
         ax.annotate(f"{v:.0f}", (x, v), ha="center", va="bottom", fontsize=9)
     ax.set_ylabel("mean FCT (ms)")
     ax.set_title("Last-segment drop, 40 ms RTT, 1 s min RTO")
-    return fig, "The ns-3.37 reference beside ours (rfc preset, 40 ms RTT, K = 1)"
+    return fig, ("The ns-3.37 reference beside ours (rfc preset, 40 ms RTT, K = 1)"
+                 "; controlled drops, nothing random: every repetition is identical, so no error bars")
 
 
 FIGURES = {"fct-vs-rtt": fct_vs_rtt, "fct-vs-k": fct_vs_k, "recovery-cost": recovery_cost,

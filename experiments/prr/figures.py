@@ -4,7 +4,7 @@ against the seed's tables) and the markdown table of the traced examples."""
 from __future__ import annotations
 
 import sys
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -12,6 +12,7 @@ import pandas as pd
 
 import lossrec
 from lossrec.lab import style
+from lossrec.lab.significance import error_bars, quantile_band
 from lossrec.plot import draw_flow
 
 SEED_RETX = {"total": (3.7, 2.5), "fast": (17, 13), "timeout in recovery": (-2.5, -5.0),
@@ -24,6 +25,9 @@ SEED_VIDEO = {"time in loss recovery (%)": (42.7, 46.3, 44.9),
               "fast retransmits lost (%)": (2.4, 16.4, 4.8),
               "slow start after recovery (%)": (56, 1, 0)}
 COLORS = {"linux-rh": "tab:green", "rfc3517": "tab:red", "prr": "tab:blue"}
+#: What the error bars of the arm comparisons are (their captions say it).
+BARS = ("95 % bootstrap interval over the repetitions (the arms paired by repetition; none with "
+        "fewer than 5 repetitions)")
 
 
 def _mod(name: str) -> Any:
@@ -139,12 +143,16 @@ def cwnd_after_recovery(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     st = _mod("stats")
     w = st.tables(df, ctx)["web"]
     c = ctx.study.claims_published["web_cwnd_after_recovery"]
+    iv = _mod("intervals")
+    reps = iv.reps(df, "web")
     fig, ax = style.figure()
     for i, arm in enumerate(st.ARMS):
         key = {"linux-rh": "linux"}.get(arm, arm)
         if arm in w.index:
             ax.plot(st.CWND_Q, [w.loc[arm, f"cwnd_after_p{q}"] for q in st.CWND_Q],
                     color=COLORS[arm], marker="o", label=f"{st.NAME[arm]} (ours)")
+            lo, hi = quantile_band(iv.episode_values(ctx, "web", arm, "cwnd_after", reps, True), st.CWND_Q)
+            ax.fill_between(st.CWND_Q, lo, hi, color=COLORS[arm], alpha=0.15, linewidth=0)
         ax.plot(c["quantiles"], c[key], color=COLORS[arm], marker="s", linestyle="--",
                 markerfacecolor="white", label=f"{st.NAME[arm]} (seed)")
     ax.set_yscale("log")
@@ -152,18 +160,22 @@ def cwnd_after_recovery(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     ax.set_ylabel("cwnd after recovery (segments)")
     ax.set_title("Short web flows: cwnd after fast recovery")
     style.legend(ax, loc="upper left", fontsize=8)
-    return fig, "Quantiles of cwnd after recovery (completed recoveries), ours and the seed's table"
+    return fig, ("Quantiles of cwnd after recovery (completed recoveries), ours and the seed's table; "
+                 "bands: 95 % bootstrap interval over the repetitions (none with fewer than 5)")
 
 
 def _bars(ax: Any, labels: List[str], series: Dict[str, List[float]], colors: Dict[str, str],
-          hatch: Dict[str, str]) -> None:
+          hatch: Dict[str, str], cis: Optional[Dict[str, List[Any]]] = None) -> None:
+    """Grouped bars; ``cis``: a series' intervals (:class:`Diff`), drawn as error bars."""
     x = np.arange(len(labels))
     n = len(series)
     wdt = 0.8 / max(n, 1)
     for i, (name, vals) in enumerate(series.items()):
+        err = error_bars(vals, cis[name]) if cis and name in cis else None
         ax.bar(x + (i - (n - 1) / 2) * wdt, vals, wdt, label=name, color=colors[name],
                hatch=hatch.get(name, ""), edgecolor="white" if not hatch.get(name) else "black",
-               linewidth=0.3)
+               linewidth=0.3, yerr=err, capsize=2 if err is not None else 0,
+               error_kw={"elinewidth": 0.8})
     ax.set_xticks(x)
     ax.set_xticklabels(labels)
     ax.axhline(0, color="black", linewidth=0.6)
@@ -174,42 +186,47 @@ def retransmissions(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     w = st.tables(df, ctx)["web"]
     cols = {"total": "retransmits", "fast": "fast_retransmits",
             "timeout in recovery": "rtos_in_recovery", "lost": "lost_retransmits"}
+    iv = _mod("intervals")
     fig, ax = style.figure((7.5, 4.2))
-    series, colors, hatch = {}, {}, {}
+    series, colors, hatch, cis = {}, {}, {}, {}
     for k, arm in enumerate(("rfc3517", "prr")):
         ours = [st.rel(float(w.loc[arm, c]), float(w.loc["linux-rh", c])) if len(w) else np.nan
                 for c in cols.values()]
         series[f"{st.NAME[arm]} (ours)"] = ours
+        cis[f"{st.NAME[arm]} (ours)"] = [iv.rel_totals(df, "web", c, arm, "linux-rh") for c in cols.values()]
         series[f"{st.NAME[arm]} (seed)"] = [SEED_RETX[m][k] for m in cols]
         colors[f"{st.NAME[arm]} (ours)"] = colors[f"{st.NAME[arm]} (seed)"] = COLORS[arm]
         hatch[f"{st.NAME[arm]} (seed)"] = "//"
-    _bars(ax, list(cols), series, colors, hatch)
+    _bars(ax, list(cols), series, colors, hatch, cis)
     ax.set_ylabel("difference from Linux (%)")
     ax.set_title("Short web flows: retransmissions relative to Linux")
     style.legend(ax, loc="upper left", fontsize=8)
-    return fig, "Retransmissions by type, relative to Linux (rate-halving): ours (solid) and the seed's (hatched)"
+    return fig, ("Retransmissions by type, relative to Linux (rate-halving): ours (solid) and the seed's "
+                 f"(hatched); error bars: {BARS}")
 
 
 def latency(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     st = _mod("stats")
     w = st.tables(df, ctx)["web"]
     keys = ["p25", "p50", "p90", "p99", "mean"]
-    col = {"p25": "latency_p25_ms", "p50": "latency_p50_ms", "p90": "latency_p90_ms",
-           "p99": "latency_p99_ms", "mean": "latency_mean_ms"}
+    iv = _mod("intervals")
     fig, ax = style.figure((7.5, 4.2))
-    series, colors, hatch = {}, {}, {}
+    series, colors, hatch, cis = {}, {}, {}, {}
     for k, arm in enumerate(("rfc3517", "prr")):
-        series[f"{st.NAME[arm]} (ours)"] = [
-            st.rel(float(w.loc[arm, col[q]]), float(w.loc["linux-rh", col[q]])) if len(w) else np.nan
-            for q in keys]
+        # the seed's metric: responses that had a retransmission
+        d = iv.latency_diffs(df, "web", arm, "linux-rh", st.LATENCY_Q) if len(w) else {}
+        cis[f"{st.NAME[arm]} (ours)"] = [d[q] for q in keys] if d else []
+        series[f"{st.NAME[arm]} (ours)"] = [d[q].mean if d else np.nan for q in keys]
         series[f"{st.NAME[arm]} (seed, Search)"] = [SEED_LAT_SEARCH[q][k] for q in keys]
         colors[f"{st.NAME[arm]} (ours)"] = colors[f"{st.NAME[arm]} (seed, Search)"] = COLORS[arm]
         hatch[f"{st.NAME[arm]} (seed, Search)"] = "//"
-    _bars(ax, keys, series, colors, hatch)
+    _bars(ax, keys, series, colors, hatch, cis)
     ax.set_ylabel("difference from Linux (%)")
-    ax.set_title("Short web flows: response latency relative to Linux")
+    ax.set_title("Short web flows with a retransmission: response latency relative to Linux")
     style.legend(ax, loc="lower left", fontsize=8)
-    return fig, "Response-latency quantiles and mean relative to Linux: ours and the seed's Google Search column"
+    return fig, ("Response-latency quantiles and mean relative to Linux over the responses that had a "
+                 "retransmission (the seed's metric): ours and the seed's Google Search column; "
+                 f"error bars: {BARS}")
 
 
 def video(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
@@ -251,22 +268,28 @@ def early_retransmit(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
             "latency p50": "latency_q50_ms"}
     seed = {"ER": [31, -2, np.nan, np.nan, np.nan],
             "ER+m1+m2": [np.nan, np.nan, -34, -8.5, -8.0]}
+    iv = _mod("intervals")
     fig, ax = style.figure((8, 4.2))
-    series, colors, hatch = {}, {}, {}
+    series, colors, hatch, cis = {}, {}, {}, {}
     pal = {"ER": "tab:orange", "ER+m1": "tab:purple", "ER+m1+m2": "tab:blue"}
     for arm in ("ER", "ER+m1", "ER+m1+m2"):
-        series[f"{arm} (ours)"] = [st.rel(float(e.loc[arm, c]), float(e.loc["Linux", c])) if len(e)
-                                   else np.nan for c in cols.values()]
+        lat = iv.latency_diffs(df, "er", arm, "Linux", [5, 50]) if len(e) else {}
+        ds = [iv.rel_totals(df, "er", c, arm, "Linux") for c in list(cols.values())[:3]]
+        ds += [lat[q] for q in ("p5", "p50")] if lat else []
+        cis[f"{arm} (ours)"] = ds
+        series[f"{arm} (ours)"] = [d.mean for d in ds] if len(e) else [np.nan] * len(cols)
         colors[f"{arm} (ours)"] = pal[arm]
         if arm in seed:
             series[f"{arm} (seed)"] = seed[arm]
             colors[f"{arm} (seed)"] = pal[arm]
             hatch[f"{arm} (seed)"] = "//"
-    _bars(ax, list(cols), series, colors, hatch)
+    _bars(ax, list(cols), series, colors, hatch, cis)
     ax.set_ylabel("difference from Linux (%)")
     ax.set_title("Early Retransmit on short flows with reordering")
     style.legend(ax, loc="lower left", fontsize=8)
-    return fig, "Early Retransmit arms relative to the Linux baseline: ours (solid) and the seed's (hatched)"
+    return fig, ("Early Retransmit arms relative to the Linux baseline: ours (solid) and the seed's "
+                 "(hatched); latency over the responses with a retransmission (the seed's metric); "
+                 f"error bars: {BARS}")
 
 
 def examples_table(ctx: Any) -> str:

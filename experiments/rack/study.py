@@ -139,9 +139,16 @@ def throughput_figure(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     t = random_loss(df)
     fig, ax = style.figure((6.4, 3.6))
     x = np.arange(len(CCS))
+    from lossrec.lab.significance import error_bars, mean_interval
+
+    d = df[df["arm"] == "slide 6"]
+    d = d.assign(mbps=d["bytes"] * 8 / d["workload.duration_s"] / 1e6)
     for i, (ld, label) in enumerate(RANDOM_ARMS):
         vals = [t.loc[(ld, cc), "mbps"] for cc in CCS]
-        ax.bar(x + (i - 0.5) * 0.38, vals, 0.38, label=label, color=style.arm_style(i)["color"])
+        cis = [mean_interval(d[(d["sender.loss_detection"] == ld) & (d["sender.cc"] == cc)]["mbps"])
+               for cc in CCS]
+        ax.bar(x + (i - 0.5) * 0.38, vals, 0.38, label=label, color=style.arm_style(i)["color"],
+               yerr=error_bars(vals, cis), capsize=3, error_kw={"elinewidth": 0.8})
         for xi, v in zip(x, vals):
             ax.annotate(f"{v:.2f}", (xi + (i - 0.5) * 0.38, v), ha="center", va="bottom", fontsize=8)
     ax.set_xticks(x)
@@ -150,7 +157,8 @@ def throughput_figure(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     ax.set_title("Slide 6: 20 ms RTT, 1 Gb/s, 1 % random loss (seed: BBR, 9.6 vs 5.4 Gb/s)")
     style.legend(ax, loc="lower right", fontsize=8)
     return fig, ("Throughput of one long transfer under 1 % random loss with RACK (rack-linux) and "
-                 "without (FACK), for CUBIC and Reno; the seed's BBR figures are 9.6 and 5.4 Gb/s")
+                 "without (FACK), for CUBIC and Reno; the seed's BBR figures are 9.6 and 5.4 Gb/s; "
+                 "error bars: 95 % interval of the mean over the repetitions (Student t)")
 
 
 FIGURES = {
@@ -193,7 +201,7 @@ def _web_claims(published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]
         "TLP turns tail losses into RACK recoveries; the timeouts left are those where the probe "
         "or its ACK is lost too, or a whole flight and its probe die in one loss burst",
         signs=[(web.rep_diff(ctx, "rto_episodes"), "<")], events=int(tot.loc[A, "rto_episodes"]),
-        min_events=c.get("min_events", 0)))
+        min_events=c["min_events"]))
 
     c = published["time_in_recovery"]
     ch, lo, hi = web.change(ctx, "recovery_ms")
@@ -205,7 +213,8 @@ def _web_claims(published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]
         "RTO recoveries last an RTO plus slow start, RACK/TLP recoveries about two RTTs; "
         + ("most of the reduction goes when TLP is turned off" if mostly_tlp else
            "RACK alone already gives most of the reduction here"),
-        signs=[(web.rep_diff(ctx, "recovery_ms"), "<")], unit="ms"))
+        signs=[(web.rep_diff(ctx, "recovery_ms"), "<")], unit="ms",
+        events=int(tot.loc[A, "rto_episodes"] + tot.loc[A, "fast_episodes"]), min_events=c["min_events"]))
 
     c = published["data_packets"]
     ch, lo, hi = web.change(ctx, "data_segments")
@@ -220,7 +229,8 @@ def _web_claims(published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]
         "each probe replaces the timeout retransmission(s) it saves, so the net change is the "
         "probes that were not needed; ours are far fewer than the seed's ~2.6 % of packets "
         "(its clients' RTT variance, which fires probes early, is not in our model)",
-        signs=[(web.rep_diff(ctx, "data_segments"), ">")]))
+        signs=[(web.rep_diff(ctx, "data_segments"), ">")], events=int(probes),
+        min_events=c["min_events"]))
 
     c = published["spurious_probes"]
     n = tot.loc[B, "probes_retransmit"]
@@ -243,6 +253,19 @@ def _sigma(sd: pd.Series, cc: str) -> str:
     return f" (run-to-run σ ≤ {max(v):.2f})" if v else ""
 
 
+def _rep_diff(d: pd.DataFrame, cc: str, col: str) -> Any:
+    """RACK − FACK of ``col`` (``mbps``: throughput) per repetition under ``cc``, paired
+    (common seeds), with its interval."""
+    from lossrec.lab.significance import difference
+
+    d = d[d["sender.cc"] == cc].assign(mbps=d["bytes"] * 8 / d["workload.duration_s"] / 1e6)
+    w = d.pivot_table(index="rep", columns="sender.loss_detection", values=col, aggfunc="sum")
+    if not {"rack-linux", "fack"} <= set(w.columns):
+        return difference([], [], paired=True)
+    w = w.dropna(subset=["rack-linux", "fack"])
+    return difference(w["rack-linux"].to_numpy(), w["fack"].to_numpy(), paired=True)
+
+
 def _random_loss_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]]) -> List[Verdict]:
     t = random_loss(df)
     d = df[df["arm"] == "slide 6"]
@@ -253,15 +276,19 @@ def _random_loss_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]]) 
     rates = "; ".join(f"{cc}: {t.loc[('rack-linux', cc), 'mbps']:.2f} vs "
                       f"{t.loc[('fack', cc), 'mbps']:.2f} Mb/s{_sigma(sd, cc)}, "
                       f"ratio {ratios[cc]:.3f}" for cc in CCS)
-    out.append(Verdict.judge(
-        "slide6_throughput", all(r > 1 for r in ratios.values()), rates,
+    c = published["slide6_throughput"]
+    out.append(judge_difference(
+        "slide6_throughput", all(r > 1 for r in ratios.values()), rates
+        + " (differences: with − without RACK per repetition, Mb/s, " + ", ".join(CCS) + ")",
         "1 % random loss holds loss-based CC to ~8 Mb/s (Mathis: 1.22·MSS/(RTT·√p) ≈ 7 Mb/s) on "
         "any link, so the timeouts without RACK (one per lost retransmission, ~1 per 10,000 "
         "packets, each ~220 ms) cost ~1-2 % of the time; with BBR at 10 Gb/s each one stalls the "
         "full rate (seed: ratio 1.78). "
         + ("The direction holds, the size cannot." if all(r > 1 for r in ratios.values()) else
            "Where the ratio is below 1, RACK's fast recoveries themselves end a little lower than "
-           "FACK's (the saved timeouts are worth less than that difference at this rate).")))
+           "FACK's (the saved timeouts are worth less than that difference at this rate)."),
+        signs=[(_rep_diff(d, cc, "mbps"), ">") for cc in CCS], events=int(t.xs("fack", level=0)["rtos"].sum()),
+        min_events=c["min_events"], unit="Mb/s"))
 
     c = published["slide6_lost_retransmit_rto"]
     if "lost_retransmits" not in t:
@@ -279,10 +306,13 @@ def _random_loss_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]]) 
         f"{t.loc[('fack', cc), 'rtos']:.0f} RTOs / {t.loc[('fack', cc), 'lost_retransmits']:.0f} lost "
         f"retransmissions; with RACK {t.loc[('rack-linux', cc), 'rtos']:.0f} / "
         f"{t.loc[('rack-linux', cc), 'lost_retransmits']:.0f}" for cc in CCS)
-    out.append(Verdict.judge(
-        "slide6_lost_retransmit_rto", without_ok and with_ok, ours,
+    out.append(judge_difference(
+        "slide6_lost_retransmit_rto", without_ok and with_ok, ours + " (differences: RTOs with − without "
+        "RACK per repetition, " + ", ".join(CCS) + ")",
         "1 % of the ~1 % retransmissions are lost again: one per ~10,000 packets; without RACK "
-        "nothing but the timer finds it, RACK sees a later-sent segment delivered"))
+        "nothing but the timer finds it, RACK sees a later-sent segment delivered",
+        signs=[(_rep_diff(d, cc, "rtos"), "<") for cc in CCS],
+        events=int(t.xs("fack", level=0)["lost_retransmits"].sum()), min_events=c["min_events"]))
     return out
 
 

@@ -35,7 +35,7 @@ RECEIVERS = {"windows": {"receiver.delayed_ack_ms": [200], "receiver.quickack": 
 
 
 def reps(quick: bool) -> int:
-    return 1 if quick else 4
+    return 5 if quick else 4
 
 
 def _params(overrides: Dict[str, Any], receiver: str, quick: bool) -> Dict[str, List[Any]]:
@@ -43,7 +43,7 @@ def _params(overrides: Dict[str, Any], receiver: str, quick: bool) -> Dict[str, 
     p.update(RECEIVERS[receiver])
     p["path.rtt_ms"] = [50] if quick else RTTS
     if quick:
-        p["workload.connections"] = [150]
+        p["workload.connections"] = [40]
     return p
 
 
@@ -103,7 +103,20 @@ def rep_diff(ctx: Any, col: str, arm: str = ARM_B) -> Any:
     return difference(b.loc[common].to_numpy(), a.loc[common].to_numpy(), paired=True)
 
 
+def rel_ci(ctx: Any, col: str, arm: str = ARM_B) -> Any:
+    """(Σ arm / Σ A − 1) · 100 of ``col``, bootstrapped over repetitions (paired)."""
+    from lossrec.lab.significance import relative_totals
+
+    t = traced(ctx)
+    a = t[t["arm"] == ARM_A].groupby("rep")[col].sum()
+    b = t[t["arm"] == arm].groupby("rep")[col].sum()
+    common = a.index.intersection(b.index)
+    return relative_totals(b.loc[common].to_numpy(), a.loc[common].to_numpy())
+
+
 def ab_figure(df: Any, ctx: Any) -> Tuple[Any, str]:
+    from lossrec.lab.significance import error_bars
+
     tot = totals(ctx)
     metrics = [("rto_episodes", "RTO-triggered\nrecoveries", -41.0),
                ("recovery_ms", "time in\nrecovery", -23.0),
@@ -114,7 +127,9 @@ def ab_figure(df: Any, ctx: Any) -> Tuple[Any, str]:
     for i, arm in enumerate((ARM_B, ARM_B_NO_TLP)):
         vals = [(tot.loc[arm, m] - tot.loc[ARM_A, m]) / tot.loc[ARM_A, m] * 100
                 if tot.loc[ARM_A, m] else np.nan for m, _, _ in metrics]
-        ax.bar(x + (i - 0.5) * w, vals, w, label=f"ours: {arm} vs A", color=style.arm_style(i)["color"])
+        err = error_bars(vals, [rel_ci(ctx, m, arm) for m, _, _ in metrics])
+        ax.bar(x + (i - 0.5) * w, vals, w, label=f"ours: {arm} vs A", color=style.arm_style(i)["color"],
+               yerr=err, capsize=3, error_kw={"elinewidth": 0.8})
         for xi, v in zip(x, vals):
             ax.annotate(f"{v:+.1f}%", (xi + (i - 0.5) * w, v), ha="center",
                         va="bottom" if v >= 0 else "top", fontsize=7)
@@ -127,7 +142,8 @@ def ab_figure(df: Any, ctx: Any) -> Tuple[Any, str]:
     ax.set_title("Slide 5: RACK + TLP (B) vs RFC 3517 + early retransmit (A)")
     style.legend(ax, loc="lower right", fontsize=7)
     return fig, ("Slide 5's impact list beside ours: relative change of B (and B without TLP) "
-                 "against A, summed over all responses of the synthetic web workload")
+                 "against A, summed over all responses of the synthetic web workload; error bars: "
+                 "95 % bootstrap interval over the repetitions (paired; none with fewer than 5)")
 
 
 def probe_figure(df: Any, ctx: Any) -> Tuple[Any, str]:
@@ -150,4 +166,5 @@ def probe_figure(df: Any, ctx: Any) -> Tuple[Any, str]:
     ax.invert_yaxis()
     style.legend(ax, loc="lower right", fontsize=7)
     return fig, ("What B's loss probes did, from the path's drops (ground truth), and the share a "
-                 "DSACK showed spurious (what the sender sees)")
+                 "DSACK showed spurious (what the sender sees); one arm's own probes, no arms "
+                 "compared, so no error bars")

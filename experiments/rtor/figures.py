@@ -12,6 +12,7 @@ import pandas as pd
 
 from lossrec.lab.studies import sibling
 from lossrec.lab import style
+from lossrec.lab.significance import error_bars, quantile_band
 
 
 
@@ -23,6 +24,11 @@ def _sibling(name: str) -> Any:
 arms = _sibling("arms")
 metrics = _sibling("metrics")
 WEB_RTT = 80
+#: The deterministic figures' note: there is no noise to draw.
+EXACT = "; controlled drops, nothing random: every repetition is identical, so no error bars"
+BAND = ("; bands: 95 % bootstrap interval of each quantile over the repetitions (the flows of "
+        "one run resampled together; none with fewer than 5)")
+LEVELS = np.arange(1, 100)
 
 
 def _arm_lines(t: pd.DataFrame):
@@ -49,7 +55,7 @@ def fct_vs_rtt(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     ax.set_title("10-segment flow, last segment dropped")
     if ax.get_legend_handles_labels()[0]:
         style.legend(ax, loc="upper left")
-    return fig, "FCT against RTT, last of 10 segments dropped (seed 002's tail_loss_1deg_fct)"
+    return fig, "FCT against RTT, last of 10 segments dropped (seed 002's tail_loss_1deg_fct)" + EXACT
 
 
 def fct_vs_k(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
@@ -64,7 +70,7 @@ def fct_vs_k(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     ax.set_title("10-segment flow, RTT 80 ms")
     if ax.get_legend_handles_labels()[0]:
         style.legend(ax, loc="upper left")
-    return fig, "FCT against the number of tail segments lost, RTT 80 ms (tail_loss_ndeg_fct)"
+    return fig, "FCT against the number of tail segments lost, RTT 80 ms (tail_loss_ndeg_fct)" + EXACT
 
 
 def _cdf(ax: Any, values: np.ndarray, **kw: Any) -> None:
@@ -73,12 +79,15 @@ def _cdf(ax: Any, values: np.ndarray, **kw: Any) -> None:
         ax.step(v, np.arange(1, len(v) + 1) / len(v), where="post", **kw)
 
 
-def _cdf_figure(p: pd.DataFrame, title: str, xlabel: str) -> Any:
+def _cdf_figure(p: pd.DataFrame, title: str, xlabel: str, reps: Any = ()) -> Any:
     fig, ax = style.figure()
     for i, name in enumerate(arms.ORDER):
         if name in p:
             st = style.arm_style(i)
             _cdf(ax, p[name].to_numpy(float), color=st["color"], label=name)
+            by_rep = [p[p["rep"] == r][name].dropna().to_numpy(float) for r in reps]
+            lo, hi = quantile_band(by_rep, LEVELS)
+            ax.fill_betweenx(LEVELS / 100, lo, hi, color=st["color"], alpha=0.15, linewidth=0)
     ax.set_xscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("CDF")
@@ -91,24 +100,26 @@ def _cdf_figure(p: pd.DataFrame, title: str, xlabel: str) -> Any:
 def _realistic(segments: int, rtt: int):
     def fig(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
         p = metrics.paired(df, "realistic", **{"workload.segments": segments, "rtt_ms": rtt})
+        reps = sorted(p["rep"].unique()) if len(p) else []
         p = p[p["lossy"]] if len(p) else p
         f = _cdf_figure(p, f"{segments}-segment flows, base RTT {rtt} ms, with background",
-                        "flow completion time (ms)")
+                        "flow completion time (ms)", reps)
         return f, (f"FCT CDF per arm of the {segments}-segment flows that had a retransmission "
                    f"in some arm ({len(p)} flows), base RTT {rtt} ms, bursty Pareto background "
-                   f"(seed 002's cdf_elapsed_time_{segments}packets_{rtt}msRTT)")
+                   f"(seed 002's cdf_elapsed_time_{segments}packets_{rtt}msRTT)" + BAND)
     return fig
 
 
 def _web(page: str):
     def fig(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
         p = metrics.paired(df, "web", page=page, rtt_ms=WEB_RTT)
+        reps = sorted(p["rep"].unique()) if len(p) else []
         p = p[p["lossy"]] if len(p) else p
         f = _cdf_figure(p, f"{page} page, RTT {WEB_RTT} ms, delayed ACKs",
-                        "object completion time (ms)")
+                        "object completion time (ms)", reps)
         return f, (f"OCT CDF per arm of the {page} page's objects with a retransmission in "
                    f"some arm ({len(p)} objects), RTT {WEB_RTT} ms, GE loss ≈ 1.5 % "
-                   f"(seed 002's {'hitta' if page == 'light' else 'dn'}_delack_80ms)")
+                   f"(seed 002's {'hitta' if page == 'light' else 'dn'}_delack_80ms)" + BAND)
     return fig
 
 
@@ -120,14 +131,25 @@ def spurious_bars(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     x = np.arange(len(names))
     ax.bar(x - 0.2, [seed[n] for n in names], 0.4, color="tab:gray", label="seed 002")
     ours = [max(float(s.loc[n, "fraction"]), 1e-7) for n in names]
-    ax.bar(x + 0.2, ours, 0.4, color="tab:blue", label="lossrec (1e-7 = none)")
+    w = metrics.spurious_reps(df, "web")
+
+    def frac(n: str) -> Any:
+        cols = [f"dsacks_{n}", f"sent_{n}"]
+        return metrics.rep_bootstrap(w if set(cols) <= set(w.columns) else w.iloc[0:0], cols,
+                                     lambda v: v[cols[0]].sum() / v[cols[1]].sum() if v[cols[1]].sum() else np.nan)
+    cis = [frac(n) for n in names]
+    for d in cis:  # the log axis has no zero: an interval down to 0 ends at the 1e-7 floor
+        d.low, d.high = max(d.low, 1e-7), max(d.high, 1e-7)
+    ax.bar(x + 0.2, ours, 0.4, color="tab:blue", label="lossrec (1e-7 = none)",
+           yerr=error_bars(ours, cis), capsize=3, error_kw={"elinewidth": 0.8})
     ax.set_xticks(x, names)
     ax.set_yscale("log")
     ax.set_ylabel("spurious retransmissions / segments sent")
     ax.set_title("Web pages: spurious (DSACKed) retransmissions")
     if ax.get_legend_handles_labels()[0]:
         style.legend(ax, loc="upper left")
-    return fig, "Fraction of spurious retransmissions per arm over all web runs, seed vs ours"
+    return fig, ("Fraction of spurious retransmissions per arm over all web runs, seed vs ours; error "
+                 "bars: 95 % bootstrap interval over the repetitions")
 
 
 FIGURES = {

@@ -3,7 +3,7 @@ flows of the realistic and web runs, spurious-retransmission fractions."""
 
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 import pandas as pd
@@ -64,3 +64,34 @@ def quantile_share_best(p: pd.DataFrame, arm: str, others: List[str]) -> float:
     for o in others:
         best &= mine < np.nanquantile(p[o].to_numpy(float), qs) - 1e-9
     return float(best.mean())
+
+
+def rep_bootstrap(p: pd.DataFrame, cols: List[str], fn: Callable[[Dict[str, np.ndarray]], float],
+                  reps: Optional[Sequence[Any]] = None) -> Any:
+    """``fn`` of the pooled columns ``cols`` of the paired rows ``p`` with its 95 % interval,
+    bootstrapped over the repetitions (``reps``: every repetition run, also those ``p``
+    kept no row of; default: those in ``p``). The arms share a repetition's seeds, so a
+    resample keeps them paired (:func:`lossrec.lab.significance.bootstrap`)."""
+    from lossrec.lab.significance import bootstrap
+
+    ids = list(reps) if reps is not None else (sorted(p["rep"].unique()) if len(p) else [])
+    parts = {c: [p[p["rep"] == r][c].to_numpy(float) if len(p) else np.array([]) for r in ids]
+             for c in cols}
+
+    def stat(idx: np.ndarray) -> float:
+        pooled = {c: np.concatenate([parts[c][k] for k in idx]) if len(idx) else np.array([])
+                  for c in cols}
+        return fn(pooled) if all(len(v) for v in pooled.values()) else float("nan")
+    return bootstrap(stat, len(ids))
+
+
+def spurious_reps(df: pd.DataFrame, item: str) -> pd.DataFrame:
+    """Per repetition (and RTT, page) and arm: DSACKs and data segments sent, one column
+    each per arm (``dsacks_<arm>``, ``sent_<arm>``), with ``rep`` the bootstrap unit."""
+    d = df[df["item"] == item]
+    keys = ["rep"]
+    g = d.groupby(keys + ["base_arm"], observed=True).agg(
+        dsacks=("dsacks", "sum"), sent=("data_packets_sent", "sum")).reset_index()
+    w = g.pivot_table(index=keys, columns="base_arm", values=["dsacks", "sent"], aggfunc="sum")
+    w.columns = [f"{a}_{b}" for a, b in w.columns]
+    return w.reset_index()

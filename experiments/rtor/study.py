@@ -76,10 +76,10 @@ NOTES = """
   RTOR's at each level 1-99 %.
 """
 
-QUICK = {"rtts": [10, 80, 640], "ks": [1, 2, 4], "real_flows": 300, "real_reps": 1,
-         "long_flows": 40, "web_rtts": [80], "web_reps": 4, "heavy_reps": 1}
+QUICK = {"rtts": [10, 80, 640], "ks": [1, 2, 4], "real_flows": 200, "real_reps": 5,
+         "long_flows": 20, "web_rtts": [80], "web_reps": 5, "heavy_reps": 5}
 FULL = {"rtts": [10, 20, 40, 80, 160, 320, 640], "ks": [1, 2, 3, 4, 5], "real_flows": 2000,
-        "real_reps": 3, "long_flows": 150, "web_rtts": [10, 20, 40, 80, 160],
+        "real_reps": 10, "long_flows": 150, "web_rtts": [10, 20, 40, 80, 160],
         "web_reps": 300, "heavy_reps": 60}
 DELACK_MS = [0, 40]
 K_RTT = 80

@@ -11,6 +11,7 @@ import pandas as pd
 
 from lossrec.lab.studies import sibling
 from lossrec.lab import Verdict
+from lossrec.lab.significance import judge_difference
 
 
 
@@ -107,20 +108,28 @@ def _tail_claims(df: pd.DataFrame, pub: Dict[str, Any]) -> List[Verdict]:
     return out
 
 
+def _median_ratio(rtt: int) -> Any:
+    return lambda v: float(np.median(v["baseline"] - v["RTOR"])) / rtt
+
+
 def _realistic_claims(df: pd.DataFrame, pub: Dict[str, Any]) -> List[Verdict]:
     out = []
     c = pub["real_rtor_one_rtt"]
-    parts, ok = [], True
+    parts, ok, diffs, events = [], True, [], []
     for rtt in (10, 320):
         p = metrics.paired(df, "realistic", **{"workload.segments": 4, "rtt_ms": rtt})
         base = df[(df["item"] == "realistic") & (df["base_arm"] == "baseline")
                   & (df["rtt_ms"] == rtt) & (df["workload.segments"] == 4)]
         rto_ids = set(zip(base[base["rtos"] > 0]["rep"], base[base["rtos"] > 0]["id"]))
         sel = p[[(r, i) in rto_ids for r, i in zip(p["rep"], p["id"])]] if len(p) else p
+        events.append(len(sel))
         if sel.empty:
             parts.append(f"{rtt} ms: no flow with a baseline RTO")
             ok = False
             continue
+        # the median saving in RTTs, bootstrapped over repetitions (flows of one run together)
+        diffs.append(metrics.rep_bootstrap(sel, ["baseline", "RTOR"], _median_ratio(rtt),
+                                           reps=sorted(p["rep"].unique())))
         saved = sel["baseline"] - sel["RTOR"]
         s = float(np.median(saved)) / rtt
         won = saved[saved > 0.5]
@@ -128,11 +137,15 @@ def _realistic_claims(df: pd.DataFrame, pub: Dict[str, Any]) -> List[Verdict]:
                      f"in {len(won) / len(sel) * 100:.0f} % of them"
                      + (f", by a median {float(np.median(won)) / rtt:.2f} RTT" if len(won) else ""))
         ok &= c["lo"] <= s <= c["hi"]
-    out.append(Verdict.judge("real_rtor_one_rtt", ok, "; ".join(parts),
-                             "paired by flow (same seeds, same background); RTOR can only help "
-                             "when an ACK arrives after the lost segment was sent — when a "
-                             "background burst takes the whole short flight, no ACK restarts "
-                             "the timer in either arm and both wait the same RTO"))
+    out.append(judge_difference("real_rtor_one_rtt", ok, "; ".join(parts) + " (differences: median "
+                                "saving at 10 and 320 ms)",
+                                "paired by flow (same seeds, same background); RTOR can only help "
+                                "when an ACK arrives after the lost segment was sent — when a "
+                                "background burst takes the whole short flight, no ACK restarts "
+                                "the timer in either arm and both wait the same RTO",
+                                signs=[(d, ">") for d in diffs], expect=[(d, c["lo"], c["hi"]) for d in diffs],
+                                events=min(events) if events else 0,
+                                min_events=c["min_events"], unit="RTT"))
 
     c = pub["real_tlp_60pct"]
     p = metrics.paired(df, "realistic", **{"workload.segments": 4, "rtt_ms": 10})
@@ -143,74 +156,121 @@ def _realistic_claims(df: pd.DataFrame, pub: Dict[str, Any]) -> List[Verdict]:
         share = metrics.quantile_share_best(p, "TLP", ["baseline", "RTOR"]) * 100
         ok = abs(share - c["share_pct"]) <= c["tol_pct"]
         multi = float((p["retx_baseline"] >= 2).mean() * 100)
-        out.append(Verdict.judge(
+        d = metrics.rep_bootstrap(
+            p, ["TLP", "baseline", "RTOR"],
+            lambda v: metrics.quantile_share_best(pd.DataFrame(v), "TLP", ["baseline", "RTOR"]) * 100)
+        out.append(judge_difference(
             "real_tlp_60pct", ok, f"TLP best at {share:.0f} % of quantiles ({len(p)} lossy flows; "
-            f"{multi:.0f} % of them lost ≥ 2 segments in the baseline)",
+            f"{multi:.0f} % of them lost ≥ 2 segments in the baseline); share",
             "TLP's probe then FACK recovery beats one RTO per lost tail segment"
-            if share > 0 else "TLP's PTO does not fire before the RTO here"))
+            if share > 0 else "TLP's PTO does not fire before the RTO here",
+            signs=[(d, ">")], events=len(p), min_events=c["min_events"], unit="%"))
 
     c = pub["real_shrinks_long"]
-    rel = {}
+    rel, sel = {}, {}
     for seg in (4, 100):
         p = metrics.paired(df, "realistic", **{"workload.segments": seg, "rtt_ms": 320})
         p = p[p["lossy"]] if len(p) else p
+        sel[seg] = p
         rel[seg] = float(((p["baseline"] - p["RTOR"]) / p["baseline"]).mean() * 100) if len(p) else math.nan
     ok = not math.isnan(rel[4]) and not math.isnan(rel[100]) and rel[100] < rel[4]
-    out.append(Verdict.judge("real_shrinks_long", ok,
-                             f"mean relative saving: 4 segments {rel[4]:.1f} %, 100 segments {rel[100]:.1f} %",
-                             "in long flows most losses have later data and are repaired by fast "
-                             "retransmit, where RTOR does nothing"))
+    both = pd.concat([sel[s].assign(long=float(s == 100)) for s in sel if len(sel[s])]) \
+        if any(len(x) for x in sel.values()) else pd.DataFrame(columns=["rep"])
+
+    def gap(v: Dict[str, np.ndarray]) -> float:
+        r = (v["baseline"] - v["RTOR"]) / v["baseline"] * 100
+        lg = v["long"] > 0
+        return float(r[lg].mean() - r[~lg].mean()) if lg.any() and (~lg).any() else math.nan
+    d = metrics.rep_bootstrap(both, ["baseline", "RTOR", "long"], gap)
+    out.append(judge_difference("real_shrinks_long", ok,
+                                f"mean relative saving: 4 segments {rel[4]:.1f} %, 100 segments {rel[100]:.1f} %"
+                                " (difference: 100 − 4 segments, pp)",
+                                "in long flows most losses have later data and are repaired by fast "
+                                "retransmit, where RTOR does nothing", signs=[(d, "<")],
+                                events=min(len(x) for x in sel.values()), min_events=c["min_events"],
+                                unit="pp"))
 
     c = pub["real_spurious_delta"]
     s = metrics.spurious(df, "realistic").set_index("base_arm")
     d = (s.loc["RTOR", "fraction"] - s.loc["baseline", "fraction"]) * 100
     ok = c["lo_pp"] <= d <= c["hi_pp"]
-    out.append(Verdict.judge(
+    sd = _spurious_diff(df, "realistic", "RTOR", "baseline")
+    out.append(judge_difference(
         "real_spurious_delta", ok,
         f"RTOR − baseline = {d:+.4f} pp (DSACKs: baseline {int(s.loc['baseline', 'dsacks'])}, "
         f"RTOR {int(s.loc['RTOR', 'dsacks'])} of {int(s.loc['RTOR', 'sent'])} segments)",
         "RTOR's earlier timeouts were " + ("sometimes" if d > 0 else "never") +
         " spurious here: the path only delays by queueing, which a timeout RTO after the "
-        "segment was sent rarely undercuts"))
+        "segment was sent rarely undercuts", signs=[(sd, ">")], expect=[(sd, c["lo_pp"], c["hi_pp"])],
+        events=int(s.loc["RTOR", "dsacks"] + s.loc["baseline", "dsacks"]), min_events=c["min_events"],
+        unit="pp"))
     return out
 
 
-def _web_faster(df: pd.DataFrame, column: str) -> Tuple[bool, str]:
+def _spurious_diff(df: pd.DataFrame, item: str, a: str, b: str) -> Any:
+    """Arm a's spurious fraction minus arm b's, in percentage points, bootstrapped over
+    repetitions."""
+    w = metrics.spurious_reps(df, item)
+    cols = [f"{k}_{x}" for k in ("dsacks", "sent") for x in (a, b)]
+    if not set(cols) <= set(w.columns):
+        return metrics.rep_bootstrap(w.iloc[0:0], [], lambda v: math.nan)
+
+    def f(v: Dict[str, np.ndarray]) -> float:
+        sa, sb = v[f"sent_{a}"].sum(), v[f"sent_{b}"].sum()
+        return (v[f"dsacks_{a}"].sum() / sa - v[f"dsacks_{b}"].sum() / sb) * 100 if sa and sb else math.nan
+    return metrics.rep_bootstrap(w, cols, f)
+
+
+def _web_faster(df: pd.DataFrame, column: str) -> Tuple[bool, str, list, int]:
     """Median OCT of RTOR below the baseline's, on both pages, over the objects `column`
-    selects (RTT 80 ms)."""
-    parts, ok = [], True
+    selects (RTT 80 ms); with each page's RTOR − baseline median difference (bootstrapped
+    over repetitions) and the fewest objects of a page."""
+    parts, ok, diffs, n = [], True, [], []
     for page in ("light", "heavy"):
         p = metrics.paired(df, "web", page=page, rtt_ms=80)
+        every = sorted(p["rep"].unique()) if len(p) else []
         p = p[p[column]] if column in p else p.iloc[0:0]
+        n.append(len(p))
         if p.empty:
             parts.append(f"{page}: no such object")
             ok = False
             continue
+        diffs.append(metrics.rep_bootstrap(
+            p, ["baseline", "RTOR"], lambda v: float(np.median(v["RTOR"]) - np.median(v["baseline"])),
+            reps=every))
         mb, mr = float(p["baseline"].median()), float(p["RTOR"].median())
         parts.append(f"{page}: median OCT baseline {mb:.0f} ms, RTOR {mr:.0f} ms, TLP "
                      f"{float(p['TLP'].median()):.0f} ms ({len(p)} objects)")
         ok &= mr < mb
-    return ok, "; ".join(parts)
+    return ok, "; ".join(parts), diffs, min(n)
 
 
 def _web_claims(df: pd.DataFrame, pub: Dict[str, Any]) -> List[Verdict]:
     out = []
     # The seed's selection: objects with a loss in their last four segments; the original
     # rule (any retransmission) beside it.
-    ok, ours = _web_faster(df, "tail_lossy")
-    ok_any, ours_any = _web_faster(df, "lossy")
-    out.append(Verdict.judge("web_rtor_faster", ok, ours,
-                             "objects that lost one of their last four segments, the seed's "
-                             "selection: only there can RTO Restart's earlier timeout help")
+    ok, ours, diffs, n = _web_faster(df, "tail_lossy")
+    ok_any, ours_any, _, _ = _web_faster(df, "lossy")
+    out.append(judge_difference("web_rtor_faster", ok, ours + " (differences: RTOR − baseline median, "
+                                "light, heavy)",
+                                "objects that lost one of their last four segments, the seed's "
+                                "selection: only there can RTO Restart's earlier timeout help",
+                                signs=[(d, "<") for d in diffs], events=n,
+                                min_events=pub["web_rtor_faster"]["min_events"], unit="ms")
                .with_other(ok_any, ours_any))
     s = metrics.spurious(df, "web").set_index("base_arm")
     f = {a: float(s.loc[a, "fraction"]) for a in arms.ORDER}
     ours = ", ".join(f"{a} {f[a]:.1e} ({int(s.loc[a, 'dsacks'])} DSACKs)" for a in arms.ORDER)
     ok = f["baseline"] <= f["RTOR"] < f["TLP"]
-    out.append(Verdict.judge("web_spurious_order", ok, ours,
-                             "TLP's probes retransmit segments that were only delayed or whose "
-                             "ACK was held, and each comes back DSACKed" if ok else
-                             "the ordering differs"))
+    out.append(judge_difference("web_spurious_order", ok, ours + " (differences: RTOR − baseline, "
+                                "TLP − RTOR, pp)",
+                                "TLP's probes retransmit segments that were only delayed or whose "
+                                "ACK was held, and each comes back DSACKed" if ok else
+                                "the ordering differs",
+                                signs=[(_spurious_diff(df, "web", "RTOR", "baseline"), ">="),
+                                       (_spurious_diff(df, "web", "TLP", "RTOR"), ">")],
+                                events=int(s["dsacks"].sum()), min_events=pub["web_spurious_order"]["min_events"],
+                                unit="pp"))
     c = pub["web_spurious_magnitude"]
     pubv = {"baseline": c["baseline"], "RTOR": c["rtor"], "TLP": c["tlp"]}
     bad = [a for a in arms.ORDER

@@ -154,6 +154,14 @@ def _diff(df: pd.DataFrame, part: str, by: str, a: str, b: str, value: str,
     return difference(x.loc[common].to_numpy(), y.loc[common].to_numpy(), paired=True)
 
 
+def _events(df: pd.DataFrame, part: str, col: str, rows: Any = None) -> int:
+    """How many events (``spurious`` / ``genuine`` RTOs) part ``part``'s runs saw."""
+    d = df[df["part"] == part]
+    if rows is not None:
+        d = d[rows.reindex(d.index, fill_value=False)]
+    return int(d[col].sum()) if col in d else 0
+
+
 def _means(df: pd.DataFrame, part: str, by: str) -> pd.DataFrame:
     d = df[df["part"] == part]
     if d.empty or by not in d:
@@ -284,7 +292,8 @@ def _claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) ->
             "in flight and no halved ssthresh; our 1 MB download over few spikes gains less "
             "than the seed's longer high-BDP runs" if not ok else
             "Eifel avoids the go-back-N and the slow start after every spike",
-            signs=diffs, show=[diffs[list(gains).index(best)][0]], unit="ms"))
+            signs=diffs, show=[diffs[list(gains).index(best)][0]], unit="ms",
+            events=_events(df, "a", "spurious", d["arm"].isin(VARIANTS)), min_events=c["min_events"]))
         m = _means(df, "b", "arm")
         bad = [v for v in VARIANTS
                if m.loc[f"{v}-eifel", "genuine"] > m.loc[v, "genuine"]
@@ -298,7 +307,9 @@ def _claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) ->
         out.append(judge_difference("b_eifel_no_harm", not bad, ours,
                                     "Eifel changes only the response to timeouts it proves spurious"
                                     if not bad else f"worse for {', '.join(bad)}", signs=no_more,
-                                    show=[d for d, _ in no_more if d.mean > 0]))
+                                    show=[d for d, _ in no_more if d.mean > 0],
+                                    events=_events(df, "b", "genuine"),
+                                    min_events=published["b_eifel_no_harm"]["min_events"]))
         g = {v: m.loc[v, "genuine"] for v in VARIANTS}
         ok = g["newreno-sack"] <= g["reno-sack"] and g["fack"] <= g["reno-sack"]
         robust = [(_diff(df, "b", "arm", v, "reno-sack", "genuine"), "<=") for v in ("newreno-sack", "fack")]
@@ -306,7 +317,8 @@ def _claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) ->
                                     ", ".join(f"{LABEL[v]} {g[v]:.2f}" for v in VARIANTS) + " genuine RTOs",
                                     "SACK-based recovery repairs the CBR's congestion losses without "
                                     "timeouts in every variant" if ok else "Reno-SACK has fewer",
-                                    signs=robust))
+                                    signs=robust, events=_events(df, "b", "genuine"),
+                                    min_events=published["b_newreno_robust"]["min_events"]))
     c_ids, d_ids = ["c_full_ok", "c_partial_idle"], ["d_fewer_spurious", "d_slightly_slower"]
     if "fack-eifel" in missing or not _axes_ok():
         why = "engine value missing: " + ("preset fack-eifel" if "fack-eifel" in missing
@@ -316,13 +328,18 @@ def _claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) ->
     slack = published["c_full_ok"]["slack_pct"]
     others = min(m[k] for k in UNDO if k != "full-undo")
     ours = ", ".join(f"{UNDO[k]} {m[k] / 1000:.2f} s" for k in UNDO)
-    out.append(Verdict.judge("c_full_ok", m["full-undo"] <= others * (1 + slack / 100), ours,
-                             "download times with CBR per undo variant"))
+    n_c = _events(df, "c", "spurious")
+    out.append(judge_difference("c_full_ok", m["full-undo"] <= others * (1 + slack / 100), ours,
+                                "download times with CBR per undo variant",
+                                signs=[(_diff(df, "c", "sender.spurious_response", "full-undo", k, "fct_ms"), "<=")
+                                       for k in UNDO if k != "full-undo"], unit="ms", events=n_c,
+                                min_events=published["c_full_ok"]["min_events"]))
     dp = _diff(df, "c", "sender.spurious_response", "partial", "full-undo", "fct_ms")
     out.append(judge_difference("c_partial_idle", m["partial"] > m["full-undo"], ours,
                                 "Partial leaves cwnd below the flight after the undo: the sender "
                                 "waits" if m["partial"] > m["full-undo"] else
-                                "Partial is not slower than Full here", signs=[(dp, ">")], unit="ms"))
+                                "Partial is not slower than Full here", signs=[(dp, ">")], unit="ms",
+                                events=n_c, min_events=published["c_partial_idle"]["min_events"]))
     m = _means(df, "d", "sender.rto_adaptation")
     c = published["d_fewer_spurious"]
     cut = {k: (1 - m.loc[k, "spurious"] / m.loc["std", "spurious"]) * 100
@@ -339,9 +356,14 @@ def _claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) ->
     s = published["d_slightly_slower"]["slack_pct"]
     ratio = {k: m.loc[k, "fct_ms"] / m.loc["std", "fct_ms"] for k in ("backoff", "min-plus")}
     ok = all(0.98 <= x <= 1 + s / 100 for x in ratio.values())
-    out.append(Verdict.judge("d_slightly_slower", ok,
-                             ", ".join(f"{ADAPT[k]}/Std download time {v:.3f}" for k, v in ratio.items()),
-                             "a longer timer also delays the recovery of genuine losses"))
+    # "slightly": each arm's download time within slack_pct of Std's, beyond the noise
+    tol = s / 100 * float(m.loc["std", "fct_ms"])
+    out.append(judge_difference("d_slightly_slower", ok,
+                                ", ".join(f"{ADAPT[k]}/Std download time {v:.3f}" for k, v in ratio.items()),
+                                "a longer timer also delays the recovery of genuine losses",
+                                same=[(_diff(df, "d", "sender.rto_adaptation", k, "std", "fct_ms"), tol)
+                                      for k in ("backoff", "min-plus")], unit="ms", events=n_events,
+                                min_events=published["d_slightly_slower"]["min_events"]))
     return out
 
 

@@ -265,7 +265,7 @@ def _web_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any
         out.append(judge_difference(cid, within_factor(ch, c["value"], c["factor"]),
                                     f"{ch:+.1f} % ({int(pooled.loc[B, col])} → {int(pooled.loc[T, col])}; "
                                     f"{per})", why, signs=[(d, "<" if c["value"] < 0 else ">")],
-                                    events=int(pooled.loc[B, col]), min_events=c.get("min_events", 0)))
+                                    events=int(pooled.loc[B, col]), min_events=c["min_events"]))
 
     c = published["retrans_rate"]
     rr = pooled.loc[B, "retrans_pct"]
@@ -285,41 +285,62 @@ def _web_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any
         ok_po = all(within_factor(po[a], c[a], c["factor"]) for a in web.APPS)
         if cid == "latency_avg":
             ok_po = ok_po and po["images"] <= min(po.values())
-        out.append(Verdict.judge(
-            cid, ok, "; ".join(f"{a} {ch[a]:+.1f} % (seed {c[a]:+d})" for a in web.APPS),
+        # per application: the change per (receiver, RTT, repetition), paired, its interval
+        ds = {a: web.unit_stat_diff(df, web.latency_stat(stat), T, B, app=a, relative=True) for a in web.APPS}
+        band = {a: sorted((c[a] * c["factor"], c[a] / c["factor"])) for a in web.APPS}
+        out.append(judge_difference(
+            cid, ok, "; ".join(f"{a} {ch[a]:+.1f} % (seed {c[a]:+d})" for a in web.APPS)
+            + " (differences: per-unit change, search, maps, images)",
             "TLP shortens only responses that lost their tail: a timeout (≥ 200 ms plus backoff) "
             "becomes a probe at 2·SRTT and one recovery round; the share of such responses and the "
-            "RTO/RTT ratio of the path set the size").with_other(
+            "RTO/RTT ratio of the path set the size", signs=[(ds[a], "<") for a in web.APPS],
+            expect=[(ds[a], band[a][0], band[a][1]) for a in web.APPS],
+            events=int(pooled.loc[B, "responses"]) if "responses" in pooled else int((df["arm"] == B).sum()),
+            min_events=c["min_events"], unit="%").with_other(
             ok_po, "pooled: " + "; ".join(f"{a} {po[a]:+.1f} %" for a in web.APPS)))
 
     c = published["tail_only"]
     p50, p90, p99 = (web.latency_change(df, q)["all"] for q in (50, 90, 99))
     q50, q99 = (_pct(pooled.loc[T, f"p{q}_ms"], pooled.loc[B, f"p{q}_ms"]) for q in (50, 99))
-    out.append(Verdict.judge("tail_only", abs(p50) < c["max_median_pct"] and p99 < 0,
-                             f"median {p50:+.2f} %, 90th {p90:+.2f} %, 99th {p99:+.2f} %",
-                             "only responses that lost their tail change, a few percent of them"
-                             ).with_other(abs(q50) < c["max_median_pct"] and q99 < 0,
+    d50, d99 = (web.unit_stat_diff(df, web.latency_stat(q), T, B, relative=True) for q in (50, 99))
+    out.append(judge_difference("tail_only", abs(p50) < c["max_median_pct"] and p99 < 0,
+                                f"median {p50:+.2f} %, 90th {p90:+.2f} %, 99th {p99:+.2f} % (differences: "
+                                "per-unit change of the median, of the 99th)",
+                                "only responses that lost their tail change, a few percent of them",
+                                signs=[(d99, "<")], same=[(d50, c["max_median_pct"])], show=[d50, d99],
+                                events=int((df["arm"] == B).sum()), min_events=c["min_events"], unit="%",
+                                ).with_other(abs(q50) < c["max_median_pct"] and q99 < 0,
                                           f"pooled: median {q50:+.2f} %, 99th {q99:+.2f} %"))
 
     c = published["wcdelackt_overhead"]
     o = [pooled.loc[a, "overhead_pct"] for a in (web.D0, web.D50, T)]
     ok = o[0] > o[1] > o[2] and o[0] / o[2] >= c["min_ratio"]
-    out.append(Verdict.judge(
+    def ovh(g: pd.DataFrame) -> float:
+        n = float(g["data_packets_sent"].sum())
+        return float(g["tlp_probes"].sum()) / n * 100 if n else float("nan")
+    out.append(judge_difference(
         "wcdelackt_overhead", ok, f"0 ms: {o[0]:.2f} %, 50 ms: {o[1]:.2f} %, 200 ms: {o[2]:.2f} % "
-        f"(ratio 0/200 = {o[0] / o[2]:.1f})",
+        f"(ratio 0/200 = {o[0] / o[2]:.1f}; differences 0 − 50 ms, 50 − 200 ms, pp)",
         "with one segment out the ACK may wait for the receiver's delayed-ACK timer: a PTO of "
         "2·SRTT fires first whenever the timer (200 or 40 ms) exceeds SRTT; 1.5·SRTT + 50 ms "
-        "covers the 40 ms timers and 200 ms covers all"))
+        "covers the 40 ms timers and 200 ms covers all",
+        signs=[(web.unit_stat_diff(df, ovh, web.D0, web.D50), ">"), (web.unit_stat_diff(df, ovh, web.D50, T), ">")],
+        events=int(pooled.loc[T, "probes"]), min_events=c["min_events"], unit="pp"))
 
     c = published["one_probe_enough"]
     b1 = pooled.loc[B, "mean_ms"] - pooled.loc[T, "mean_ms"]
     b2 = pooled.loc[B, "mean_ms"] - pooled.loc[web.TWO, "mean_ms"]
     share = b1 / b2 * 100 if b2 > 0 else float("nan")
-    out.append(Verdict.judge(
+    mean = web.latency_stat("mean")
+    one, two = web.unit_stat_diff(df, mean, T, B), web.unit_stat_diff(df, mean, web.TWO, T)
+    out.append(judge_difference(
         "one_probe_enough", bool(np.isfinite(share) and share >= c["min_pct"]) or (b2 <= 0 < b1),
         f"one probe saves {b1:.2f} ms on average, two save {b2:.2f} ms"
-        + (f": {share:.0f} % of the benefit" if np.isfinite(share) else ""),
-        "a second probe helps only when the first is lost and the second is not, before the RTO"))
+        + (f": {share:.0f} % of the benefit" if np.isfinite(share) else "")
+        + " (differences: one probe − none, two − one, mean latency)",
+        "a second probe helps only when the first is lost and the second is not, before the RTO",
+        signs=[(one, "<")], show=[one, two], events=int(pooled.loc[T, "probes"]),
+        min_events=c["min_events"], unit="ms"))
 
     c = published["undo_events"]
     ub, ut = pooled.loc[B, "undos"], pooled.loc[T, "undos"]
@@ -327,10 +348,11 @@ def _web_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any
         out.append(Verdict.not_comparable("undo_events", "no undo events in the baseline"))
     else:
         ch = _pct(ut, ub)
-        out.append(Verdict.judge(
+        out.append(judge_difference(
             "undo_events", within_factor(ch, c["value"], c["factor"]), f"{ch:+.1f} % ({int(ub)} → {int(ut)})",
             "undos follow spurious timeouts and fast retransmits (F-RTO, DSACK, timestamps); TLP "
-            "replaces some timeouts, among them spurious ones, by a probe"))
+            "replaces some timeouts, among them spurious ones, by a probe",
+            signs=[(web.unit_diff(df, "undos"), "<")], events=int(ub), min_events=c["min_events"]))
     return out
 
 

@@ -7,7 +7,7 @@ responses and arrivals). The TLP arm is also run traced, for what its probes did
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 import pandas as pd
@@ -33,7 +33,7 @@ def _population(quick: bool) -> Dict[str, List[Any]]:
 
 
 def reps(quick: bool) -> int:
-    return 1 if quick else 3
+    return 2 if quick else 3
 
 
 def sweeps(quick: bool) -> List[Sweep]:
@@ -135,6 +135,37 @@ def unit_diff(df: pd.DataFrame, col: str, arm: str = TLP) -> Any:
     return difference(t[arm].to_numpy(), t[BASELINE].to_numpy(), paired=True)
 
 
+def unit_values(df: pd.DataFrame, fn: Callable[[pd.DataFrame], float], arm: str,
+                app: Optional[str] = None) -> pd.Series:
+    """``fn`` of ``arm``'s responses per (application, receiver, RTT, repetition): the
+    units the arms share seeds in."""
+    keys = ["app", "receiver", "path.rtt_ms", "rep"]
+    d = df[df["arm"] == arm]
+    if app is not None:
+        d = d[d["app"] == app]
+    return pd.Series({k: fn(g) for k, g in d.groupby(keys, observed=True)}, dtype=float)
+
+
+def unit_stat_diff(df: pd.DataFrame, fn: Callable[[pd.DataFrame], float], a: str, b: str,
+                   app: Optional[str] = None, relative: bool = False) -> Any:
+    """``fn(a) − fn(b)`` per unit (``relative``: in percent of ``fn(b)``), paired, the
+    mean's 95 % interval (:func:`lossrec.lab.significance.difference`)."""
+    from lossrec.lab.significance import difference
+
+    x, y = unit_values(df, fn, a, app), unit_values(df, fn, b, app)
+    common = x.index.intersection(y.index)
+    x, y = x.loc[common].to_numpy(float), y.loc[common].to_numpy(float)
+    if relative:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where(y != 0, (x - y) / y * 100, np.nan)
+        return difference(r, np.zeros(len(r)), paired=True)
+    return difference(x, y, paired=True)
+
+
+def latency_stat(stat: Any) -> Callable[[pd.DataFrame], float]:
+    return lambda g: _stat(g["fct_ms"].to_numpy(dtype=float), stat)
+
+
 #: The population cells: each (application, receiver, RTT) is one kind of client.
 CELL = ("app", "receiver", "path.rtt_ms")
 
@@ -173,12 +204,17 @@ def latency_figure(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     w = 0.2
     avg = latency_change(df, "mean")
     p99 = latency_change(df, 99)
-    series = [("ours: average", [avg[a] for a in APPS], "tab:blue"),
-              ("seed: average", [published[a][0] for a in APPS], "lightsteelblue"),
-              ("ours: 99th pct", [p99[a] for a in APPS], "tab:red"),
-              ("seed: 99th pct", [published[a][1] for a in APPS], "lightsalmon")]
-    for i, (label, vals, color) in enumerate(series):
-        ax.bar(x + (i - 1.5) * w, vals, w, label=label, color=color)
+    from lossrec.lab.significance import error_bars
+
+    ci = {s: [unit_stat_diff(df, latency_stat(s), TLP, BASELINE, app=a, relative=True) for a in APPS]
+          for s in ("mean", 99)}
+    series = [("ours: average", [avg[a] for a in APPS], "tab:blue", ci["mean"]),
+              ("seed: average", [published[a][0] for a in APPS], "lightsteelblue", None),
+              ("ours: 99th pct", [p99[a] for a in APPS], "tab:red", ci[99]),
+              ("seed: 99th pct", [published[a][1] for a in APPS], "lightsalmon", None)]
+    for i, (label, vals, color, cis) in enumerate(series):
+        ax.bar(x + (i - 1.5) * w, vals, w, label=label, color=color,
+               yerr=error_bars(vals, cis) if cis else None, capsize=2, error_kw={"elinewidth": 0.8})
         for xi, v in zip(x, vals):
             ax.annotate(f"{v:+.1f}", (xi + (i - 1.5) * w, v), ha="center",
                         va="top" if v < 0 else "bottom", fontsize=7)
@@ -190,7 +226,8 @@ def latency_figure(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     style.legend(ax, loc="lower left", fontsize=7)
     return fig, ("The seed's latency table beside ours: change of the mean and 99th-percentile "
                  "response latency with TLP, per synthetic application (the average over its "
-                 "paths and receivers of each one's change)")
+                 "paths and receivers of each one's change); error bars: 95 % interval (Student t) "
+                 "of the mean change per (receiver, RTT, repetition), the arms paired by seed")
 
 
 def percentile_figure(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
@@ -200,6 +237,10 @@ def percentile_figure(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     for i, app in enumerate(APPS + ["all"]):
         st = style.arm_style(i) if app != "all" else {"color": "black", "linewidth": 2.2}
         ax.plot(range(len(qs)), [c[app] for c in changes], label=app, **st)
+        band = [unit_stat_diff(df, latency_stat(q), TLP, BASELINE, app=None if app == "all" else app,
+                               relative=True) for q in qs]
+        ax.fill_between(range(len(qs)), [d.low for d in band], [d.high for d in band],
+                        color=st["color"], alpha=0.12, linewidth=0)
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(qs)))
     ax.set_xticklabels([f"{q:g}" for q in qs])
@@ -208,7 +249,8 @@ def percentile_figure(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     ax.set_title("Where TLP's improvement is (seed: 'post-90th percentile')")
     style.legend(ax, loc="lower left", fontsize=8)
     return fig, ("Change of each latency percentile with TLP, per application and over all "
-                 "(averaged over the population's paths and receivers)")
+                 "(averaged over the population's paths and receivers); bands: 95 % interval "
+                 "(Student t) of the mean change per (receiver, RTT, repetition)")
 
 
 def overhead_figure(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
@@ -218,7 +260,14 @@ def overhead_figure(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     fig, ax = style.figure((5.4, 3.6))
     xs = [0, 50, 200]
     vals = [float(t[t["arm"] == a]["overhead_pct"].iloc[0]) for a in (D0, D50, TLP)]
-    ax.plot(xs, vals, marker="o", label="ours (pooled)", color="tab:blue")
+    from lossrec.lab.significance import error_bars, mean_interval
+
+    def ovh(g: pd.DataFrame) -> float:
+        n = float(g["data_packets_sent"].sum())
+        return float(g["tlp_probes"].sum()) / n * 100 if n else float("nan")
+    cis = [mean_interval(unit_values(df, ovh, a).dropna()) for a in (D0, D50, TLP)]
+    ax.errorbar(xs, vals, yerr=error_bars(vals, cis), marker="o", capsize=3, label="ours (pooled)",
+                color="tab:blue")
     ax.plot(xs, [seed[x] for x in xs], marker="s", label="seed 000", color="tab:gray", linestyle="--")
     for x, v in zip(xs, vals):
         ax.annotate(f"{v:.2f} %", (x, v), textcoords="offset points", xytext=(4, 4), fontsize=8)
@@ -229,7 +278,9 @@ def overhead_figure(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     style.legend(ax, loc="upper right", fontsize=8)
     del ours
     return fig, ("Probe overhead (loss probes as a share of data segments) for WCDelAckT 0, 50 and "
-                 "200 ms, pooled over applications, paths and receivers, beside the seed's")
+                 "200 ms, pooled over applications, paths and receivers, beside the seed's; error "
+                 "bars: 95 % interval (Student t) of the mean overhead per (application, receiver, "
+                 "RTT, repetition)")
 
 
 def probe_figure(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
@@ -254,4 +305,5 @@ def probe_figure(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     ax.set_xlabel(f"share of the TLP arm's {n} probes (%)")
     style.legend(ax, loc="lower right", fontsize=7)
     return fig, ("What the TLP arm's probes did: ground truth from the path's drops (bars) and "
-                 "what the sender's counters say (dashed), beside the seed's 33 % and 37 %")
+                 "what the sender's counters say (dashed), beside the seed's 33 % and 37 %; one "
+                 "arm's own probes, no arms compared, so no error bars")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -54,6 +55,17 @@ def test_all_quick_writes_index(tmp_path):
     assert index == tmp_path / "index.md"
     assert "[classic-baseline](classic-baseline/report.md)" in text
     assert (tmp_path / "classic-baseline" / "report.md").exists()
+    # the registry at run time: every comparison claim of every study carries its intervals
+    # and its event count in run.json (the runner refuses a verdict without them)
+    from lossrec.lab.claims import COMPARISON, NOT_COMPARABLE, kind
+    from lossrec.lab.studies import find_studies, load_study
+
+    for name in find_studies(EXPERIMENTS):
+        published = load_study(name, EXPERIMENTS).claims_published
+        run = tmp_path / name / "run.json"
+        for v in json.loads(run.read_text())["verdicts"] if run.exists() else []:
+            if kind(published[v["claim"]]) == COMPARISON and v["verdict"] != NOT_COMPARABLE:
+                assert v.get("intervals") and "events" in v, f"{name}.{v['claim']}"
 
 
 def test_cli_needs_exactly_one_target(cli):
@@ -99,12 +111,16 @@ unit = "ms"
 where = "nowhere"
 agreement = "within 10 %"
 tolerance_pct = 10
+kind = "absolute"
+no_interval = "one arm against the seed's number"
 
 [claims.other]
 statement = "something the study does not look at"
 value = "x"
 where = "there"
 agreement = "n/a"
+kind = "absolute"
+no_interval = "not looked at"
 '''
 
 

@@ -39,6 +39,8 @@ value = 1
 where = "nowhere"
 agreement = "max FCT below limit_ms"
 limit_ms = 1
+kind = "absolute"
+no_interval = "one arm against a limit"
 
 [claims.fast.other_rule]
 label = "earlier rule"
@@ -50,6 +52,8 @@ statement = "a printed table"
 value = "x"
 where = "a slide"
 agreement = "exact"
+kind = "deterministic"
+no_interval = "a printed table"
 
 [claims.typo.seed_inconsistent]
 why = "the row has more values than its own header has ACKs"

@@ -177,7 +177,8 @@ def test_study_sections_and_recoveries(tmp_path):
     d = tmp_path / "exp" / "sec"
     d.mkdir(parents=True)
     (d / "study.py").write_text(SECTIONED)
-    (d / "published.toml").write_text('[claims.a]\nstatement = "s"\nvalue = 1\nwhere = "w"\nagreement = "g"\n')
+    (d / "published.toml").write_text('[claims.a]\nstatement = "s"\nvalue = 1\nwhere = "w"\nagreement = "g"\n'
+                                      'kind = "absolute"\nno_interval = "n"\n')
     (d / "s.toml").write_text(WEB)
     report = lossrec.reproduce("sec", out=tmp_path / "out", quick=True, root=tmp_path / "exp")
     text = report.read_text()

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import lossrec
-from lossrec.lab.claims import FAILS, HOLDS, NOT_COMPARABLE, VERDICTS
+from lossrec.lab.claims import DETERMINISTIC, FAILS, HOLDS, NOT_COMPARABLE, NOT_SIGNIFICANT, VERDICTS, kind
 from lossrec.lab.studies import load_study, run_study
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,8 +51,13 @@ def test_without_presets_every_claim_names_the_missing_value(quick):
 
 @pytest.mark.skipif(not HAVE, reason="the engine lacks the seed-002 presets")
 def test_controlled_tail_loss_verdicts(quick):
-    _, d, _, verdicts = quick
-    assert all(v.verdict in (HOLDS, FAILS) for v in verdicts.values())
+    study, d, _, verdicts = quick
+    # the controlled tail loss is deterministic: decided in the quick run too; the realistic
+    # and web comparisons rest on one repetition there, too few for an interval
+    exact = [c for c, p in study.claims_published.items() if kind(p) == DETERMINISTIC]
+    assert {"rtor_one_rtt", "tlp_not_low_rtt", "tlp_delack_10ms", "ndeg_rtor_vs_tlp"} <= set(exact)
+    assert all(verdicts[c].verdict in (HOLDS, FAILS) for c in exact)
+    assert all(v.verdict in (HOLDS, FAILS, NOT_SIGNIFICANT) for v in verdicts.values())
     # TLP's PTO is no earlier than the RTO at low RTTs with one segment outstanding, and
     # only at 10 ms does the delayed ACK of the 9th segment let the probe go out early.
     assert verdicts["tlp_not_low_rtt"].verdict == HOLDS

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lossrec.lab.claims import HOLDS
+from lossrec.lab.claims import HOLDS, NOT_SIGNIFICANT
 from lossrec.lab.studies import sibling
 
 EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
@@ -97,7 +97,15 @@ def test_rtor_vs_tlp_quantile_gap_and_new_partial_pairing():
     t = n.paired(df)
     assert list(t.index) == [1000, 3000]
     assert t.loc[1000, "new-partial"] == 8 and t.loc[3000, "partial"] == 12
-    pub = {"c_new_partial_vs_partial": {}}
+    pub = {"c_new_partial_vs_partial": {"min_events": 0}}
     (verdict,) = n.claims(df, pub)
-    # one phase each way, mean 10.5 (new partial) vs 11 (partial): holds
-    assert (verdict.claim, verdict.verdict) == ("c_new_partial_vs_partial", HOLDS)
+    # one phase each way, mean 10.5 (new partial) vs 11 (partial): the rule's order, but the
+    # paired difference (−2, +1) is inside the noise of two phases
+    assert (verdict.claim, verdict.verdict) == ("c_new_partial_vs_partial", NOT_SIGNIFICANT)
+    assert "contains zero" in verdict.why and verdict.intervals
+    phases = [1000, 3000, 5000, 7000]
+    clear = pd.DataFrame({"part": ["c"] * 8, "path.delay_spikes.start_ms": np.repeat(phases, 2),
+                          "sender.spurious_response": ["partial", "new-partial"] * 4,
+                          "fct_ms": [10.0, 8.0, 12.0, 9.5, 11.0, 8.5, 13.0, 10.0]})
+    (verdict,) = n.claims(clear, pub)
+    assert verdict.verdict == HOLDS and verdict.intervals[0]["high"] < 0

@@ -16,8 +16,8 @@ was revised carries, in :attr:`Verdict.other`, its verdict under the other rule.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Optional
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional
 
 HOLDS = "holds"
 FAILS = "does not hold"
@@ -25,6 +25,46 @@ NOT_COMPARABLE = "not comparable"
 NOT_SIGNIFICANT = "not significant"
 SEED_INCONSISTENT = "seed inconsistent"
 VERDICTS = (HOLDS, FAILS, NOT_SIGNIFICANT, NOT_COMPARABLE, SEED_INCONSISTENT)
+
+#: What a claim of ``published.toml`` is (its ``kind``; none = :data:`COMPARISON`). A
+#: comparison of arms is judged with an interval and a minimum event count (its
+#: ``min_events``; :func:`lossrec.lab.significance.judge_difference`); the others carry no
+#: interval and say why in ``no_interval``: one arm's number against the seed's
+#: (:data:`ABSOLUTE`), a traced example or regenerated table with no randomness in it
+#: (:data:`DETERMINISTIC`), and the workload checks reported apart (:data:`CALIBRATION`,
+#: which need no reason).
+COMPARISON = "comparison"
+ABSOLUTE = "absolute"
+DETERMINISTIC = "deterministic"
+CALIBRATION = "calibration"
+KINDS = (COMPARISON, ABSOLUTE, DETERMINISTIC, CALIBRATION)
+
+
+def kind(claim: Mapping[str, Any]) -> str:
+    """The claim's kind (:data:`KINDS`; a claim without one compares arms)."""
+    return str(claim.get("kind", COMPARISON))
+
+
+def check_kind(cid: str, claim: Mapping[str, Any]) -> Optional[str]:
+    """What is wrong with the claim's ``kind`` and the keys it requires, or None."""
+    k = kind(claim)
+    if k not in KINDS:
+        return f"claims.{cid}.kind: `{k}` is not one of {', '.join(KINDS)}"
+    if k == COMPARISON and not isinstance(claim.get("min_events"), int):
+        return (f"claims.{cid}: a claim that compares arms needs `min_events` (an integer: the "
+                f"fewest events its verdict may rest on), or a `kind` that says it compares none")
+    if k in (ABSOLUTE, DETERMINISTIC) and not str(claim.get("no_interval", "")).strip():
+        return f"claims.{cid}: kind `{k}` needs `no_interval`, why the claim carries no interval"
+    return None
+
+
+def missing_intervals(published: Mapping[str, Mapping[str, Any]],
+                      verdicts: "List[Verdict]") -> List[str]:
+    """The comparison claims whose verdict carries no interval or no event count (a claim
+    the run could not compare at all, *not comparable*, needs neither)."""
+    return [v.claim for v in verdicts
+            if kind(published.get(v.claim, {})) == COMPARISON and v.verdict != NOT_COMPARABLE
+            and (not v.intervals or v.events is None)]
 
 
 @dataclass
@@ -38,6 +78,12 @@ class Verdict:
     #: The verdict under the claim's other rule (``[claims.<id>.other_rule]`` of
     #: published.toml: the rule before a revision), shown beside this one.
     other: Optional["Verdict"] = None
+    #: The differences between arms the verdict rests on, each ``Diff.to_dict()`` (mean,
+    #: low, high, n, confidence); empty for a claim that compares no arms.
+    intervals: List[Dict[str, Any]] = field(default_factory=list)
+    #: How many events the comparison rests on, and the fewest the rule accepts.
+    events: Optional[int] = None
+    min_events: Optional[int] = None
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -52,13 +98,18 @@ class Verdict:
         d: Dict[str, Any] = {"claim": self.claim, "ours": self.ours, "verdict": self.verdict, "why": self.why}
         if self.other is not None:
             d["other"] = self.other.to_dict()
+        if self.intervals:
+            d["intervals"] = self.intervals
+        if self.events is not None:
+            d["events"], d["min_events"] = self.events, self.min_events
         return d
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Verdict":
         other = d.get("other")
         return cls(str(d["claim"]), str(d["ours"]), str(d["verdict"]), str(d["why"]),
-                   cls.from_dict(other) if other else None)
+                   cls.from_dict(other) if other else None, list(d.get("intervals", [])),
+                   d.get("events"), d.get("min_events"))
 
     @classmethod
     def judge(cls, claim: str, ok: bool, ours: str, why: str) -> "Verdict":

@@ -21,19 +21,19 @@ the verdict *seed inconsistent*, any other difference still fails.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence, Tuple
 
 from ..scenario import _toml_loads
-from .claims import FAILS, SEED_INCONSISTENT, VERDICTS, Verdict
+from .claims import CALIBRATION, FAILS, SEED_INCONSISTENT, VERDICTS, Verdict
 
 if TYPE_CHECKING:  # pragma: no cover
     from .studies import Study
 
 FILE = "expected.toml"
 MODES = ("full", "quick")
-CALIBRATION = "calibration"
 HEADER = """\
 # Expected verdicts of study `{name}`, frozen from a run of lossrec {version} (commit {commit}).
 # `lossrec reproduce {name}` prints every verdict that differs from `full`, `--quick` from
@@ -124,8 +124,8 @@ def apply_published(published: Mapping[str, Mapping[str, Any]],
     for v in verdicts:
         si = published.get(v.claim, {}).get("seed_inconsistent")
         if si and v.verdict == FAILS and v.why.strip() == str(si["differences"]).strip():
-            v = Verdict(v.claim, v.ours, SEED_INCONSISTENT,
-                        f"{si['why']} (differences, exactly the documented ones: {v.why})", v.other)
+            v = dataclasses.replace(v, verdict=SEED_INCONSISTENT,
+                                    why=f"{si['why']} (differences, exactly the documented ones: {v.why})")
         out.append(v)
     return out
 

@@ -7,24 +7,38 @@ runs the same random numbers) the differences are paired and their mean's interv
 difference whose interval contains zero, or that rests on fewer events than the claim's
 minimum, is :data:`~lossrec.lab.claims.NOT_SIGNIFICANT` — a verdict of its own, neither a
 hold nor a failure.
+
+A claim whose number is not a mean of per-repetition values — a relative difference of
+totals ("+3.7 % retransmissions over Linux"), a quantile of the pooled responses — gets
+its interval from :func:`bootstrap`: ``scipy.stats.bootstrap`` (BCa) over the repetitions,
+the claim's own statistic recomputed on each resample of repetitions (a cluster bootstrap:
+a repetition's flows stay together and the arms stay paired, so the interval carries the
+correlation inside a run). :func:`relative_totals` and :func:`pooled` are its two common
+statistics.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Sequence, Tuple
+import warnings
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
 
 from ..summary import summarize, t_quantile
-from .claims import NOT_SIGNIFICANT, Verdict
+from .claims import HOLDS, NOT_SIGNIFICANT, Verdict
 
 #: How a claim needs ``a − b`` to be (see :func:`judge_difference`).
 RELATIONS = (">", "<", ">=", "<=")
 #: Confidence level of every comparison in the reports.
 CONFIDENCE = 0.95
+#: Fewer repetitions than this and :func:`bootstrap` gives no interval: with 4 there are
+#: only 35 distinct resamples, too few for a 95 % percentile.
+MIN_BOOTSTRAP_REPS = 5
+#: Resamples per bootstrap interval (fixed seed: the same data give the same interval).
+RESAMPLES = 1999
 
 
 @dataclass
@@ -41,6 +55,10 @@ class Diff:
     @property
     def significant(self) -> bool:
         return self.n >= 2 and math.isfinite(self.low) and (self.low > 0 or self.high < 0)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"mean": self.mean, "low": self.low, "high": self.high, "n": self.n,
+                "confidence": self.confidence}
 
     def text(self, unit: str = "", fmt: str = "+.3g") -> str:
         u = f" {unit}" if unit else ""
@@ -79,6 +97,125 @@ def difference(a: Sequence[float], b: Sequence[float], paired: bool = False,
     return Diff(m, m - half, m + half, n, confidence)
 
 
+def bootstrap(statistic: Callable[[np.ndarray], float], n: int,
+              confidence: float = CONFIDENCE, resamples: int = RESAMPLES, seed: int = 0) -> Diff:
+    """The claim's number and its interval by bootstrap over ``n`` repetitions.
+    ``statistic(idx)`` computes the number from the repetitions ``idx`` (indices into
+    ``range(n)``, drawn with replacement, so one may appear twice): ``statistic(arange(n))``
+    is the estimate. BCa interval (``scipy.stats.bootstrap``), the percentile interval where
+    BCa is undefined (e.g. every jackknife value equal); fewer than
+    :data:`MIN_BOOTSTRAP_REPS` repetitions, or a statistic undefined on the data: no interval."""
+    from scipy import stats
+
+    idx = np.arange(n)
+    est = float(statistic(idx)) if n else math.nan
+    if n < MIN_BOOTSTRAP_REPS or not math.isfinite(est):
+        return Diff(est, math.nan, math.nan, n, confidence)
+
+    def stat(i: np.ndarray) -> float:
+        return float(statistic(np.asarray(i, dtype=int)))
+
+    for method in ("BCa", "percentile"):
+        with warnings.catch_warnings():
+            # degenerate resamples (a constant statistic) are handled by the fallback below
+            warnings.simplefilter("ignore")
+            try:
+                r = stats.bootstrap((idx,), stat, vectorized=False, n_resamples=resamples,
+                                    confidence_level=confidence, method=method,
+                                    random_state=np.random.default_rng(seed))
+            except ValueError:
+                continue
+        lo, hi = float(r.confidence_interval.low), float(r.confidence_interval.high)
+        if math.isfinite(lo) and math.isfinite(hi):
+            return Diff(est, min(lo, est), max(hi, est), n, confidence)
+    boot = [stat(np.random.default_rng(seed + k).choice(idx, n)) for k in range(64)]
+    if all(b == est for b in boot):  # a statistic every resample gives: no noise at all
+        return Diff(est, est, est, n, confidence)
+    return Diff(est, math.nan, math.nan, n, confidence)
+
+
+def _rel(a: float, b: float) -> float:
+    return (a / b - 1.0) * 100.0 if b else math.nan
+
+
+def relative_totals(a: Sequence[float], b: Sequence[float], **kw: Any) -> Diff:
+    """``(Σa / Σb − 1) · 100``: the relative difference in percent of arm a's total over arm
+    b's (``a[i]``, ``b[i]``: repetition *i*'s totals), bootstrapped over repetitions."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if len(x) != len(y):
+        raise ValueError(f"relative_totals needs one total per repetition in both arms, got {len(x)} and {len(y)}")
+    return bootstrap(lambda i: _rel(float(x[i].sum()), float(y[i].sum())), len(x), **kw)
+
+
+def pooled(a: Sequence[np.ndarray], b: Sequence[np.ndarray],
+           fn: Callable[[np.ndarray, np.ndarray], float], **kw: Any) -> Diff:
+    """``fn(A, B)`` of the arms' pooled values (``a[i]``: repetition *i*'s values of arm a,
+    e.g. the latencies of its responses), bootstrapped by resampling whole repetitions."""
+    if len(a) != len(b):
+        raise ValueError(f"pooled needs the same repetitions in both arms, got {len(a)} and {len(b)}")
+    xs = [np.asarray(v, dtype=float) for v in a]
+    ys = [np.asarray(v, dtype=float) for v in b]
+
+    def stat(i: np.ndarray) -> float:
+        if not len(i):
+            return math.nan
+        return fn(np.concatenate([xs[k] for k in i]), np.concatenate([ys[k] for k in i]))
+    return bootstrap(stat, len(xs), **kw)
+
+
+def relative_quantile(q: float) -> Callable[[np.ndarray, np.ndarray], float]:
+    """For :func:`pooled`: the relative difference (percent) of the arms' ``q``-th
+    percentiles (``q = "mean"``… is not a quantile: use :func:`relative_mean`)."""
+    def fn(x: np.ndarray, y: np.ndarray) -> float:
+        if not len(x) or not len(y):
+            return math.nan
+        return _rel(float(np.quantile(x, q / 100.0)), float(np.quantile(y, q / 100.0)))
+    return fn
+
+
+def relative_mean(x: np.ndarray, y: np.ndarray) -> float:
+    """For :func:`pooled`: the relative difference (percent) of the arms' means."""
+    return _rel(float(x.mean()), float(y.mean())) if len(x) and len(y) else math.nan
+
+
+def quantile_band(by_rep: Sequence[np.ndarray], levels: Sequence[float],
+                  confidence: float = CONFIDENCE, resamples: int = 400,
+                  seed: int = 0) -> Tuple[np.ndarray, np.ndarray]:
+    """A pointwise band for a figure's quantile curve (``levels`` in percent) of values
+    pooled over repetitions (``by_rep[i]``: repetition *i*'s values): the percentile
+    bootstrap over repetitions at each level. NaN where there are fewer than
+    :data:`MIN_BOOTSTRAP_REPS` repetitions or no values."""
+    qs = np.asarray(levels, dtype=float) / 100.0
+    nan = np.full(len(qs), np.nan)
+    reps = [np.asarray(v, dtype=float) for v in by_rep]
+    if len(reps) < MIN_BOOTSTRAP_REPS or not sum(len(v) for v in reps):
+        return nan, nan.copy()
+    rng = np.random.default_rng(seed)
+    curves = []
+    for _ in range(resamples):
+        pool = np.concatenate([reps[k] for k in rng.integers(0, len(reps), len(reps))])
+        if len(pool):
+            curves.append(np.quantile(pool, qs))
+    c = np.asarray(curves)
+    a = (1 - confidence) / 2 * 100
+    return np.percentile(c, a, axis=0), np.percentile(c, 100 - a, axis=0)
+
+
+def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> Diff:
+    """The mean of per-repetition values and its Student t interval (a figure's bar for one
+    arm; the arms' *difference* is :func:`difference`)."""
+    x = np.asarray(values, dtype=float)
+    return difference(x.tolist(), [0.0] * len(x), paired=True, confidence=confidence)
+
+
+def error_bars(values: Sequence[float], diffs: Sequence[Diff]) -> np.ndarray:
+    """matplotlib's asymmetric ``yerr`` (2 × n) for bars at ``values`` from their intervals
+    (0 where a bar has none)."""
+    lo = [v - d.low if math.isfinite(d.low) else 0.0 for v, d in zip(values, diffs)]
+    hi = [d.high - v if math.isfinite(d.high) else 0.0 for v, d in zip(values, diffs)]
+    return np.clip(np.nan_to_num(np.array([lo, hi], dtype=float)), 0, None)
+
+
 def per_rep(df: pd.DataFrame, arm_col: str, arm: str, value: str, how: str = "mean",
             rep_col: str = "rep") -> pd.Series:
     """One value per repetition of ``arm``: ``how`` (``mean``, ``sum``, ``median`` …) of
@@ -99,16 +236,42 @@ def paired_reps(df: pd.DataFrame, arm_col: str, a: str, b: str, value: str,
 def judge_difference(claim: str, ok: bool, ours: str, why: str,
                      signs: Sequence[Tuple[Diff, str]] = (), events: Optional[int] = None,
                      min_events: int = 0, show: Optional[Sequence[Diff]] = None,
-                     unit: str = "") -> Verdict:
+                     unit: str = "", same: Sequence[Tuple[Diff, float]] = (),
+                     expect: Sequence[Tuple[Diff, float, float]] = ()) -> Verdict:
     """The verdict of a claim that compares arms. ``signs`` are the differences ``a − b``
     the claim depends on with the relation it needs: ``">"`` or ``"<"`` (a strict order:
     the interval must exclude zero on that side) or ``">="`` / ``"<="`` (no worse: only a
     difference the wrong way counts, and it fails only when significant). Fewer than
     ``min_events`` events, or a needed difference inside the noise: :data:`NOT_SIGNIFICANT`;
     a difference significantly the wrong way: does not hold; otherwise holds / does not
-    hold by ``ok`` (the rule's magnitudes). The intervals of ``show`` (default: every
-    difference) are added to ``ours``."""
-    shown = list(show) if show is not None else [d for d, _ in signs]
+    hold by ``ok`` (the rule's magnitudes). ``same`` are differences a claim of *no*
+    effect needs within ``±tol``: one whose point is inside but whose interval is not is
+    :data:`NOT_SIGNIFICANT` (no effect cannot be told from the noise). ``expect`` are
+    differences the rule wants in ``[lo, hi]`` (the seed's magnitude): one whose whole
+    interval lies outside refutes the claim beyond the noise (does not hold, before any
+    *not significant*). The intervals of
+    ``show`` (default: every difference) are added to ``ours``; all of them and the event
+    count go on the verdict (:attr:`Verdict.intervals`)."""
+    shown = list(show) if show is not None else [d for d, _ in signs] + [d for d, _ in same]
+    v = _judge(claim, ok, ours, why, signs, events, min_events, shown, unit, expect)
+    if v.verdict == HOLDS:
+        loose = [(d, t) for d, t in same if not (d.n >= 2 and -t <= d.low and d.high <= t)]
+        if loose:
+            d, t = loose[0]
+            v = Verdict(claim, v.ours, NOT_SIGNIFICANT,
+                        f"{why}; but the {d.confidence * 100:g} % interval of a difference the claim "
+                        f"needs within ±{t:g}{(' ' + unit) if unit else ''} reaches beyond it "
+                        f"({d.text(unit)}): no effect cannot be told from the noise")
+    seen = {id(d) for d in shown}
+    rest = [d for d, _ in [*signs, *same]] + [d for d, _, _ in expect]
+    v.intervals = [d.to_dict() for d in shown + [d for d in rest if id(d) not in seen]]
+    v.events, v.min_events = events, min_events
+    return v
+
+
+def _judge(claim: str, ok: bool, ours: str, why: str, signs: Sequence[Tuple[Diff, str]],
+           events: Optional[int], min_events: int, shown: Sequence[Diff], unit: str,
+           expect: Sequence[Tuple[Diff, float, float]]) -> Verdict:
     if shown:
         ours = ours + "; difference " + "; ".join(d.text(unit) for d in shown)
     if len(signs) > len(shown):
@@ -125,11 +288,29 @@ def judge_difference(claim: str, ok: bool, ours: str, why: str,
     if wrong:
         return Verdict.judge(claim, False, ours,
                              f"{why}; a difference is significantly the other way ({wrong[0].text(unit)})")
+    off = [(d, lo, hi) for d, lo, hi in expect if d.n >= 2 and (d.low > hi or d.high < lo)]
+    if off:
+        d, lo, hi = off[0]
+        return Verdict.judge(claim, False, ours,
+                             f"{why}; the {d.confidence * 100:g} % interval of a difference lies wholly "
+                             f"outside the rule's [{lo:g}, {hi:g}]{(' ' + unit) if unit else ''} "
+                             f"({d.text(unit)}): refuted beyond the noise")
+    # exactly zero in every resample is no effect, not noise: a strict order fails on it
+    flat = [d for d, rel in signs if len(rel) == 1 and d.n >= 2 and d.low == d.high == 0]
+    if flat:
+        return Verdict.judge(claim, False, ours,
+                             f"{why}; a difference the claim needs is exactly zero in every repetition")
     weak = [d for d, rel in signs if not d.significant
-            and (len(rel) == 1 or (d.mean > 0) != (rel[0] == ">"))]
+            and (len(rel) == 1 or (d.mean < 0 if rel[0] == ">" else d.mean > 0))]
     if weak:
+        w = weak[0]
+        if w.n < 2 or not math.isfinite(w.low):
+            return Verdict(claim, ours, NOT_SIGNIFICANT,
+                           f"a difference the claim needs has no interval ({w.text(unit)}): too few "
+                           f"repetitions to tell it from the noise (2 for a paired interval, "
+                           f"{MIN_BOOTSTRAP_REPS} for a bootstrap)")
         return Verdict(claim, ours, NOT_SIGNIFICANT,
-                       f"the {weak[0].confidence * 100:g} % interval of a difference the claim "
-                       f"needs contains zero ({weak[0].text(unit)}): inside the noise of the "
+                       f"the {w.confidence * 100:g} % interval of a difference the claim "
+                       f"needs contains zero ({w.text(unit)}): inside the noise of the "
                        f"repetitions ({len(weak)} of {len(signs)} such differences)")
     return Verdict.judge(claim, ok, ours, why)

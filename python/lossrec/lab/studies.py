@@ -28,7 +28,7 @@ from .. import _core
 from ..scenario import _toml_loads
 from . import frozen
 from . import jobs as jobs_mod
-from .claims import NOT_COMPARABLE, Verdict
+from .claims import NOT_COMPARABLE, Verdict, check_kind, missing_intervals
 from .jobs import Progress, StudyJob
 from .report import write_index, write_report
 from .details import detailed_sweep
@@ -167,9 +167,9 @@ def load_study(name: str, root: Optional[PathLike] = None) -> Study:
             for k in keys if sub in c else ():
                 if k not in c[sub]:
                     raise ValueError(f"{pub_path}: claims.{cid}.{sub}: missing `{k}`")
-        if c.get("kind", frozen.CALIBRATION) != frozen.CALIBRATION:
-            raise ValueError(f"{pub_path}: claims.{cid}.kind: `{c['kind']}` (the only kind is "
-                             f"`{frozen.CALIBRATION}`; a claim has none)")
+        bad = check_kind(cid, c)
+        if bad:
+            raise ValueError(f"{pub_path}: {bad}")
     return Study(name, d, module, published)
 
 
@@ -311,6 +311,11 @@ def _write_study(study: Study, d: Path, quick: bool, df: pd.DataFrame, runs: Lis
         figures.append((fname, caption))
     verdicts = list(study.module.claims(df, study.claims_published, ctx))
     verdicts = frozen.apply_published(study.claims_published, _complete(study, verdicts))
+    bare = missing_intervals(study.claims_published, verdicts)
+    if bare:
+        raise ValueError(f"{study.dir / 'study.py'}: claims {', '.join(bare)} compare arms (no `kind` "
+                         f"in published.toml) but their verdicts carry no interval or event count: "
+                         f"judge them with lossrec.lab.significance.judge_difference")
     if freeze:
         frozen.freeze(study, verdicts, quick)
     sections_fn = getattr(study.module, "sections", None)
