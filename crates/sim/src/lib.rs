@@ -27,6 +27,7 @@ pub mod background;
 pub mod bench;
 pub mod episodes;
 mod flow;
+pub mod jitter;
 pub mod link;
 pub mod loss;
 mod outputs;
