@@ -58,9 +58,12 @@ def _ratio(num: float, den: float, scale: float = 1.0) -> Tuple[float, float]:
 
 
 def _timeout_retx(t: Totals) -> float:
-    """Retransmissions sent after a retransmission timeout: the timeout's own (one per
-    timeout) and those of the slow start that follows (Linux TCPSlowStartRetrans)."""
-    return t.get("rtos", 0.0) + t.get("slow_start_retransmits", 0.0)
+    """Retransmissions sent after a retransmission timeout: the timeout's own and those of
+    the slow start that follows. The engine counts both in ``slow_start_retransmits``
+    (every ``RtoRetransmit``; Linux's TCPSlowStartRetrans leaves out the timer's own, which
+    only TCPTimeouts counts), so that counter alone is the total; never fewer than one per
+    timeout."""
+    return max(t.get("slow_start_retransmits", 0.0), t.get("rtos", 0.0))
 
 
 def _first_timeouts(t: Totals) -> float:
@@ -75,8 +78,8 @@ METRICS: Dict[str, Tuple[str, str, Callable[[Totals], Tuple[float, float]]]] = {
         "recoveries", "×",
         lambda t: _ratio(_first_timeouts(t), t.get("fast_recoveries", 0.0))),
     "timeout_retransmit_share": (
-        "retransmissions sent after a timeout (the timeout's own + slow-start "
-        "retransmissions) / those + fast retransmissions", "%",
+        "retransmissions sent after a timeout (the timeout's own and the slow start's that "
+        "follow) / those + fast retransmissions", "%",
         lambda t: _ratio(_timeout_retx(t), _timeout_retx(t) + t.get("fast_retransmits", 0.0), 100)),
     "timeouts_in_open": (
         "timeouts in Open / timeouts in Open, Disorder or Recovery (timeout episodes: "
@@ -256,7 +259,7 @@ def evaluate(study: "Study", df: pd.DataFrame, ctx: "Context") -> Optional[Dict[
                             (float(c["band"][0]), float(c["band"][1])), float(ours), events,
                             st, str(c["where"]), str(c["quote"])))
     return {"baseline": cfg["baseline"]["arm"], "traced": dict(cfg.get("traced", {})).get("what"),
-            "rows": int(len(base)), "checks": checks}
+            "rows": int(len(base)), "checks": checks, "quick": bool(ctx.quick)}
 
 
 def counts(cal: Optional[Mapping[str, Any]]) -> Dict[str, int]:
@@ -291,6 +294,10 @@ def section(cal: Optional[Mapping[str, Any]]) -> List[str]:
              "**ok** inside its band, **off** outside it, **not measured** with too few events. "
              "These are not claims: they are never counted as holding, and an *off* check says "
              "the claims below rest on a workload unlike the seed's in that respect.", ""]
+    if cal.get("quick"):
+        lines += ["*A quick run:* a few hundred responses per cell hold few loss events, so these "
+                  "checks are indicative only; the full run's are the ones the workload was tuned "
+                  "to.", ""]
     if cal.get("traced"):
         lines += [f"Percentiles come from a traced run: {cal['traced']}.", ""]
     lines += [f"**Calibration:** {counts_text(c)}.", "",
