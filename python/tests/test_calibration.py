@@ -11,7 +11,6 @@ import pytest
 
 import lossrec
 from lossrec.lab import calibration as cal
-from lossrec.lab import studies
 
 TOY = '''
 from lossrec.lab import Sweep, Verdict

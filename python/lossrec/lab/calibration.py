@@ -251,7 +251,7 @@ def evaluate(study: "Study", df: pd.DataFrame, ctx: "Context") -> Optional[Dict[
             sample, q = m.rsplit("_p", 1)
             definition, unit = TRACED[sample]
             xs = samples.get(sample, [])
-            definition = f"{q}th percentile of {definition[0].lower()}{definition[1:]}"
+            definition = f"{q}th percentile of: {definition}"
             ours = float(np.percentile(xs, float(q))) if xs else float("nan")
             events = float(len(xs))
         st = status(ours, c["band"], events, float(c.get("min_events", DEFAULT_MIN_EVENTS)))
