@@ -97,6 +97,10 @@ METRICS: Dict[str, Tuple[str, str, Callable[[Totals], Tuple[float, float]]]] = {
     "timeouts_in_open_of_retransmits": (
         "timeouts in Open / all retransmissions", "%",
         lambda t: _ratio(t.get("rtos_in_open", 0.0), t.get("retransmits", 0.0), 100)),
+    "dsacks_of_retransmits": (
+        "DSACKs received / all retransmissions (spurious retransmissions the receiver "
+        "reported)", "%",
+        lambda t: _ratio(t.get("dsacks", 0.0), t.get("retransmits", 0.0), 100)),
     "fast_retransmits_per_fast_recovery": (
         "retransmissions in fast recovery / fast recoveries", "",
         lambda t: _ratio(t.get("fast_retransmits", 0.0), t.get("fast_recoveries", 0.0))),
@@ -105,7 +109,7 @@ METRICS: Dict[str, Tuple[str, str, Callable[[Totals], Tuple[float, float]]]] = {
 #: Counters the metrics read (summed over the baseline's rows).
 COUNTERS = ["rtos", "rtos_in_open", "rtos_in_disorder", "rtos_in_recovery", "rtos_in_loss",
             "fast_recoveries", "fast_retransmits", "slow_start_retransmits", "retransmits",
-            "data_packets_sent"]
+            "data_packets_sent", "dsacks"]
 
 #: Percentile metrics from a traced run: ``<sample>_p<q>`` for these samples.
 TRACED = {
