@@ -125,7 +125,7 @@ impl SourceSpec {
 /// Per-source counters (the background is not reported as flows; tests read these).
 /// `packets`, `bytes` and `dropped` count what the source offered to the forward
 /// bottleneck queue and what that queue dropped (for `tcp`: data segments, wire bytes).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct SourceStats {
     pub packets: u64,
     pub bytes: u64,

@@ -203,3 +203,16 @@ fn max_open_turns_arrivals_away() {
         "{st:?}"
     );
 }
+
+#[test]
+fn the_json_reports_background_sources_apart() {
+    let out = plain(&idle(3.0, TCP));
+    let v: serde_json::Value = serde_json::from_str(&out.to_json(0.0)).unwrap();
+    assert_eq!(v["flows"].as_array().unwrap().len(), 1);
+    let bg = &v["background"][0];
+    assert_eq!(bg["connections"], out.background[0].connections);
+    assert!(bg["delivered_bytes"].as_u64().unwrap() > 0);
+    // No source, no key: the output of scenarios without background is unchanged.
+    let none = plain("[workload]\nsegments = 3\n");
+    assert!(!none.to_json(0.0).contains("background"));
+}
