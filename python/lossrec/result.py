@@ -63,6 +63,13 @@ class Result:
         return dict(self.json.get("sim") or {})
 
     @property
+    def background(self) -> List[Dict[str, Any]]:
+        """Per ``[[background]]`` source, apart from the measured flows: packets offered to
+        the forward bottleneck, bytes, drops, bursts, and for ``tcp`` sources connections
+        (started, finished, rejected), delivered bytes, retransmissions and timeouts."""
+        return [dict(b) for b in self.json.get("background") or []]
+
+    @property
     def provenance(self) -> Dict[str, Any]:
         return dict(self.json.get("provenance") or {})
 

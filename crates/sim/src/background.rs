@@ -13,6 +13,15 @@
 //!   Overlapping bursts add up: an on/off aggregate whose heavy-tailed burst sizes make the
 //!   load self-similar, the property Tmix-like web background traffic is used for.
 //!
+//! - `tcp`: responsive background — short TCP connections, each a real lossrec
+//!   `Sender`/`Receiver` pair with the source's preset, arriving as a Poisson process
+//!   (`rate_per_s`, or `load` × the forward rate ÷ the mean size) with sizes drawn like
+//!   the bursts'. Unlike `bursts`, which send at line rate whatever the queue does, they
+//!   slow down when the bottleneck drops their packets (the reason web background traffic
+//!   is generated as TCP connections: ns-2's PackMime and Tmix replay connections, not
+//!   packets). They share both bottleneck queues with the measured flows but are reported
+//!   only in their source's counters, never among the measured flows.
+//!
 //! Each source draws from its own seeded stream ([`BACKGROUND`] + its index), so the same
 //! seed gives the same background whatever the measured senders do; the queue they meet
 //! does depend on the senders, as in a real shared link.
@@ -73,6 +82,17 @@ pub enum SourceKind {
         dist: BurstDist,
         max_bytes: u64,
     },
+    /// Short TCP connections (see the module doc).
+    Tcp {
+        rate_per_s: f64,
+        mean_bytes: f64,
+        dist: BurstDist,
+        max_bytes: u64,
+        /// The senders' preset (a name of `lossrec::PRESETS`).
+        preset: &'static str,
+        /// Arrivals while this many of the source's connections are open are turned away.
+        max_open: u32,
+    },
 }
 
 /// One `[[background]]` source.
@@ -103,12 +123,23 @@ impl SourceSpec {
 }
 
 /// Per-source counters (the background is not reported as flows; tests read these).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+/// `packets`, `bytes` and `dropped` count what the source offered to the forward
+/// bottleneck queue and what that queue dropped (for `tcp`: data segments, wire bytes).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct SourceStats {
     pub packets: u64,
     pub bytes: u64,
     pub dropped: u64,
     pub bursts: u64,
+    /// `tcp`: connections started, finished, and turned away at `max_open`.
+    pub connections: u64,
+    pub finished: u64,
+    pub rejected: u64,
+    /// `tcp`: bytes delivered in order to the receivers (finished and still open).
+    pub delivered_bytes: u64,
+    /// `tcp`: retransmissions and timeouts of its senders.
+    pub retransmits: u64,
+    pub rtos: u64,
 }
 
 #[cfg(test)]

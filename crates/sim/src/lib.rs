@@ -27,6 +27,7 @@ pub mod background;
 pub mod bench;
 pub mod episodes;
 mod flow;
+pub mod jitter;
 pub mod link;
 pub mod loss;
 mod outputs;
@@ -246,6 +247,9 @@ struct JsonOut<'a> {
     flows: &'a [FlowResult],
     recoveries: &'a [Recovery],
     sim: JsonSim,
+    /// Per `[[background]]` source, apart from the measured flows (absent without any).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    background: &'a [background::SourceStats],
 }
 
 #[derive(Serialize)]
@@ -269,6 +273,7 @@ impl RunOutput {
                 sim_time_s: self.sim_time_s,
                 time_limit_hit: self.time_limit_hit,
             },
+            background: &self.background,
         };
         serde_json::to_string(&out).expect("plain data serialises")
     }

@@ -15,6 +15,8 @@ pub mod component {
     pub const WORKLOAD: u64 = 5;
     pub const ISN: u64 = 6;
     pub const SPIKES: u64 = 7;
+    pub const DATA_JITTER: u64 = 8;
+    pub const ACK_JITTER: u64 = 9;
 }
 
 pub use lossrec_testkit::rng::{mix64, Stream};

@@ -51,6 +51,14 @@
 //! #                        # drawn from the run's seed (< period_ms)
 //! # count = 3              # at most this many spikes
 //!
+//! [path.jitter]            # per-packet extra delay, data direction (ACKs: [path.ack_jitter])
+//! mean_ms = 5              # required (> 0)
+//! dist = "exponential"     # uniform (on [0, 2·mean]) | exponential (default) | pareto
+//! # shape = 2.5            # pareto: α > 1 (default 2.5)
+//! # max_ms = 50            # no packet delayed more (default 10·mean; uniform: 2·mean)
+//! # reorder = false        # default false: a packet never overtakes the one ahead of it
+//! #                        # (held behind it); true: each packet keeps its own draw
+//!
 //! [receiver]
 //! delayed_ack_ms = 0       # 0 (default) = ACK every segment, else 40..=500
 //! sack = true              # default true
@@ -89,8 +97,8 @@
 //! #                        # [time_ms after the connection starts, bytes], then closes
 //! # duration_s = 10        # bulk: measured duration (default 10)
 //!
-//! [[background]]           # non-TCP traffic sharing the forward bottleneck queue (any
-//! kind = "cbr"             # number of tables, at most 64): cbr | bursts
+//! [[background]]           # traffic sharing the forward bottleneck queue (any
+//! kind = "cbr"             # number of tables, at most 64): cbr | bursts | tcp
 //! rate_mbps = 0.5          # cbr: the stream's rate; bursts: each burst's sending rate
 //! packet_bytes = 1000      # wire bytes per packet (default 1500, 40..=65535)
 //! start_ms = 0             # default 0
@@ -99,13 +107,24 @@
 //! #   (required), size_dist = "pareto" (pareto (default) | lognormal | exponential |
 //! #   fixed), shape = 1.2 (pareto: α > 1, default 1.2; lognormal: σ, default 1),
 //! #   max_bytes = 10000000 (cap on a burst, default none)
+//! # tcp: responsive background: short TCP connections (each a lossrec Sender/Receiver
+//! #   pair, the [receiver] table's settings) arriving as a Poisson process, sizes drawn
+//! #   as for bursts (mean_bytes required, size_dist, shape, max_bytes); the arrival rate
+//! #   is rate_per_s, or load = 0.3 (the offered share of the forward rate_mbps);
+//! #   preset = "linux" (the sender preset, default "linux"); max_open = 1000 (arrivals
+//! #   while this many are open are turned away and counted; default 1000). They meet
+//! #   the measured flows in both bottleneck queues, the jitter and the delay spikes, not
+//! #   the loss or reordering models (those name the measured flows' packets).
 //! ```
 //!
-//! Background packets are not reported as flows; `RunOutput::background` counts them.
+//! Background packets and connections are not reported as flows; `RunOutput::background`
+//! counts them (for `tcp` sources also connections, delivered bytes, retransmissions
+//! and timeouts).
 //!
 //! The receiver announces the sender's MSS, so `segments` are exactly `mss`-byte segments.
 
 use crate::background::SourceSpec;
+use crate::jitter::JitterSpec;
 use crate::link::{LinkSpec, SpikeSpec};
 use crate::loss::LossSpec;
 use crate::reorder::ReorderSpec;
@@ -126,6 +145,8 @@ pub struct Scenario {
     pub(crate) reorder: Option<ReorderSpec>,
     pub(crate) ack_reorder: Option<ReorderSpec>,
     pub(crate) spikes: Option<SpikeSpec>,
+    pub(crate) jitter: Option<JitterSpec>,
+    pub(crate) ack_jitter: Option<JitterSpec>,
     pub(crate) receiver: ReceiverConfig,
     pub(crate) sender: Config,
     pub(crate) workload: Workload,
@@ -205,6 +226,16 @@ impl Scenario {
     /// another seed uses [`SpikeSpec::with_seed`]).
     pub fn spikes(&self) -> Option<SpikeSpec> {
         self.spikes
+    }
+
+    /// Data-direction jitter, if any.
+    pub fn jitter(&self) -> Option<&JitterSpec> {
+        self.jitter.as_ref()
+    }
+
+    /// ACK-direction jitter, if any.
+    pub fn ack_jitter(&self) -> Option<&JitterSpec> {
+        self.ack_jitter.as_ref()
     }
 
     /// The workload.

@@ -12,6 +12,7 @@
 
 use crate::episodes::Recovery;
 use crate::flow::Flow;
+use crate::jitter::Jitter;
 use crate::link::Link;
 use crate::loss::LossModel;
 use crate::pcap::Capture;
@@ -62,8 +63,13 @@ pub struct Sim<'a> {
     ack_loss: LossModel,
     data_reorder: Option<Reorder>,
     ack_reorder: Option<Reorder>,
+    /// Per-packet delay variation of each direction (see [`crate::jitter`]).
+    data_jitter: Option<Jitter>,
+    ack_jitter: Option<Jitter>,
     workload_rng: Stream,
     /// One slot per connection: the live flow, or None before it starts and after it ends.
+    /// The measured connections come first; background `tcp` connections are appended as
+    /// they start (slots are never reused: a late packet must not reach a newer flow).
     flows: Vec<Option<Box<Flow>>>,
     trace: Option<Trace>,
     pcap: Option<Capture>,
@@ -107,6 +113,12 @@ impl<'a> Sim<'a> {
                 .ack_reorder
                 .clone()
                 .map(|r| Reorder::new(r, Stream::new(seed, component::ACK_REORDER))),
+            data_jitter: sc
+                .jitter
+                .map(|j| Jitter::new(j, Stream::new(seed, component::DATA_JITTER))),
+            ack_jitter: sc
+                .ack_jitter
+                .map(|j| Jitter::new(j, Stream::new(seed, component::ACK_JITTER))),
             workload_rng: Stream::new(seed, component::WORKLOAD),
             flows: std::iter::repeat_with(|| None).take(n).collect(),
             trace: opts.trace.then(Trace::default),
@@ -119,7 +131,7 @@ impl<'a> Sim<'a> {
             events: 0,
             data_packets: 0,
             error: None,
-            bg: background::Sources::new(&sc.background, seed),
+            bg: background::Sources::new(&sc.background, seed, n as u32),
             open: 0,
             peak_open: 0,
         }
@@ -200,6 +212,12 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Whether flow `i` is one of the measured connections (not background).
+    #[inline]
+    fn measured(&self, i: u32) -> bool {
+        i < self.bg.first
+    }
+
     fn now(&self) -> Instant {
         Instant::from_nanos(self.now)
     }
@@ -209,11 +227,13 @@ impl<'a> Sim<'a> {
         let Some(f) = self.flows[i as usize].as_deref_mut() else {
             return;
         };
-        if let Some(t) = self.trace.as_mut() {
-            t.recv(self.now, i, &seg);
-        }
-        if let Some(p) = self.pcap_rx.as_mut() {
-            p.data(self.now, i, &seg); // disjoint from `f`: a field, not a method
+        if i < self.bg.first {
+            if let Some(t) = self.trace.as_mut() {
+                t.recv(self.now, i, &seg);
+            }
+            if let Some(p) = self.pcap_rx.as_mut() {
+                p.data(self.now, i, &seg); // disjoint from `f`: a field, not a method
+            }
         }
         f.receiver.on_segment(now, &seg);
         if f.completed_ns.is_none() && f.receiver.delivered() >= f.message.end {
@@ -236,12 +256,13 @@ impl<'a> Sim<'a> {
         let Some(f) = self.flows[i as usize].as_deref_mut() else {
             return;
         };
-        if let Some(p) = self.pcap.as_mut() {
+        let measured = i < self.bg.first;
+        if let Some(p) = self.pcap.as_mut().filter(|_| measured) {
             p.ack(self.now, i, &ack);
         }
         f.episodes.before_input(&f.sender);
         f.sender.on_ack(now, &ack);
-        if let Some(t) = self.trace.as_mut() {
+        if let Some(t) = self.trace.as_mut().filter(|_| measured) {
             // After processing, so that the line carries the window the ACK left.
             t.ack(self.now, i, &ack, Some(&f.sender));
         }
@@ -318,6 +339,13 @@ impl<'a> Sim<'a> {
     /// Moves the sender's pending events into the trace (dropping them when not tracing)
     /// and the recovery-episode tracker.
     fn drain_events(&mut self, i: u32) {
+        if !self.measured(i) {
+            // A background connection's decisions are not traced or counted as episodes.
+            if let Some(f) = self.flows[i as usize].as_deref_mut() {
+                while f.sender.poll_event().is_some() {}
+            }
+            return;
+        }
         let id = self.slot(i) as u64;
         let Some(f) = self.flows[i as usize].as_deref_mut() else {
             return;
@@ -375,6 +403,9 @@ impl<'a> Sim<'a> {
     /// The sender has every byte acknowledged: record results, free the flow, and start
     /// the next sequential flow.
     fn finish(&mut self, i: u32) {
+        if let Some(k) = self.bg.source(i) {
+            return self.bg_finish(i, k, true);
+        }
         let slot = self.slot(i);
         let Some(mut f) = self.flows[i as usize].take() else {
             return;
@@ -395,6 +426,10 @@ impl<'a> Sim<'a> {
         let preset = self.sc.sender.preset.to_string();
         // Flows still live at the end report what they have; flows never started report zeros.
         for i in 0..self.flows.len() {
+            if let Some(k) = self.bg.source(i as u32) {
+                self.bg_finish(i as u32, k, false);
+                continue;
+            }
             let slot = self.slot(i as u32);
             let Some(f) = self.flows[i].as_deref_mut() else {
                 continue;
@@ -403,7 +438,7 @@ impl<'a> Sim<'a> {
             f.episodes.close(&f.sender, &mut self.recoveries);
         }
         // Free the live flows before the results are collected.
-        let connections = self.flows.len() as u64;
+        let connections = u64::from(self.bg.first);
         self.flows = Vec::new();
         let unfinished = match self.sc.workload {
             Workload::Bulk { .. } => 0,

@@ -68,7 +68,7 @@ fn rejects_bad_sources_with_located_errors() {
         e.starts_with("background[0].shape") && e.contains("(1, 100]"),
         "{e}"
     );
-    let e = err(&with("[[background]]\nkind = \"tcp\"\nrate_mbps = 1\n"));
+    let e = err(&with("[[background]]\nkind = \"quic\"\nrate_mbps = 1\n"));
     assert!(e.starts_with("background[0].kind"), "{e}");
     let e = err(&with("[[background]]\nrate_mbps = 1\npacket_bytes = 10\n"));
     assert!(e.starts_with("background[0].packet_bytes"), "{e}");

@@ -10,7 +10,7 @@ from typing import List, Optional
 import click
 
 from ..lab import studies
-from ..lab import frozen
+from ..lab import calibration, frozen
 from ..lab.jobs import PARTIAL, Progress, StudyJob, scenarios
 from ..table import render
 from . import complete
@@ -101,6 +101,11 @@ def reproduce_cmd(name: Optional[str], run_all: bool, list_only: bool, out: Path
     _print_diffs([study], out, quick, freeze)
     n, cal = frozen.counts(study.claims_published, verdicts)
     extra = f"; calibration: {frozen.counts_text(cal)}" if sum(cal.values()) else ""
+    done = StudyJob(out, study, quick).finished()
+    checks = (done or {}).get("calibration") or []
+    if checks:
+        extra += "; workload calibration: " + calibration.counts_text(
+            {s: sum(c["status"] == s for c in checks) for s in calibration.STATUSES})
     click.echo(f"\nwrote {report} ({frozen.counts_text(n)}{extra}; {time.perf_counter() - t0:.1f} s)")
 
 

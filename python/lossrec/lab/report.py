@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Sequence, Tuple
 
 import pandas as pd
 
+from . import calibration as calibration_mod
 from . import frozen
 from .claims import FAILS, HOLDS, NOT_COMPARABLE, NOT_SIGNIFICANT, SEED_INCONSISTENT, Verdict
 
@@ -92,11 +93,12 @@ def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]
                  wall_s: float, version: str,
                  sections: Sequence[Tuple[str, str]] = (),
                  data_files: Sequence[Tuple[str, pd.DataFrame, str]] = (),
-                 provenance: Any = None, expected: Any = None) -> Path:
+                 provenance: Any = None, expected: Any = None, calibration: Any = None) -> Path:
     """``sections`` are extra (title, markdown) parts a study adds after its figures (its
     ``sections(df, ctx)``); ``data_files`` further data files (name, frame, what a row is);
     ``provenance`` the study's record (:func:`lossrec.lab.jobs.provenance`); ``expected``
-    its frozen verdicts (:func:`lossrec.lab.frozen.load`)."""
+    its frozen verdicts (:func:`lossrec.lab.frozen.load`); ``calibration`` the workload's
+    fingerprint checks (:func:`lossrec.lab.calibration.evaluate`), shown before the claims."""
     pub = study.claims_published
     claims = [v for v in verdicts if not frozen.is_calibration(pub, v.claim)]
     calib = [v for v in verdicts if frozen.is_calibration(pub, v.claim)]
@@ -109,8 +111,12 @@ def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]
     if summary:
         lines += [summary.strip(), ""]
     lines += [f"**Verdicts:** {frozen.counts_text(n_claims)}."
-              + (f" Calibration checks (not claims): {frozen.counts_text(n_cal)}." if calib else ""),
-              "", "## Published vs ours", "", table(HEAD, _claim_rows(claims, pub)), ""]
+              + (f" Calibration checks (not claims): {frozen.counts_text(n_cal)}." if calib else "")
+              + (f" Workload calibration (not claims): "
+                 f"{calibration_mod.counts_text(calibration_mod.counts(calibration))}."
+                 if calibration else ""), ""]
+    lines += calibration_mod.section(calibration)
+    lines += ["## Published vs ours", "", table(HEAD, _claim_rows(claims, pub)), ""]
     if calib:
         lines += ["## Calibration", "",
                   "Checks of our workload against the seed's own fingerprints, made before the "

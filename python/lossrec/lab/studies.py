@@ -26,7 +26,7 @@ import pandas as pd
 
 from .. import _core
 from ..scenario import _toml_loads
-from . import frozen
+from . import calibration, frozen
 from . import jobs as jobs_mod
 from .claims import NOT_COMPARABLE, Verdict, check_kind, missing_intervals
 from .jobs import Progress, StudyJob
@@ -320,12 +320,15 @@ def _write_study(study: Study, d: Path, quick: bool, df: pd.DataFrame, runs: Lis
         frozen.freeze(study, verdicts, quick)
     sections_fn = getattr(study.module, "sections", None)
     sections = list(sections_fn(df, ctx)) if callable(sections_fn) else []
+    cal = calibration.evaluate(study, df, ctx)
     report = write_report(study, d, quick, runs, df, figures, verdicts,
                           wall_s=time.perf_counter() - t0, version=_core.__version__,
                           sections=sections, data_files=data_files, provenance=prov,
-                          expected=frozen.load(study))
+                          expected=frozen.load(study), calibration=cal)
     run = {"provenance": prov, "sweeps": runs, "verdicts": [v.to_dict() for v in verdicts],
            "wall_s": time.perf_counter() - t0}
+    if cal is not None:
+        run["calibration"] = [c.to_dict() for c in cal["checks"]]
     (d / jobs_mod.RUN_FILE).write_text(json.dumps(run, indent=1, default=str), encoding="utf-8")
     return report, verdicts
 

@@ -17,6 +17,7 @@ use std::time::Duration;
 use toml::de::DeTable;
 
 mod background;
+mod jitter;
 mod models;
 mod raw;
 pub mod schema;
@@ -185,9 +186,21 @@ impl Cx<'_> {
             .as_ref()
             .map(|s| self.spikes(s, seed))
             .transpose()?;
+        let jitter = raw
+            .path
+            .jitter
+            .as_ref()
+            .map(|j| self.jitter("path.jitter", j))
+            .transpose()?;
+        let ack_jitter = raw
+            .path
+            .ack_jitter
+            .as_ref()
+            .map(|j| self.jitter("path.ack_jitter", j))
+            .transpose()?;
         let receiver = self.receiver(&raw.receiver, &sender)?;
         let workload = self.workload(&raw.workload)?;
-        let background = self.background(&raw.background)?;
+        let background = self.background(&raw.background, forward.rate_bps)?;
         Ok(Scenario {
             origin: self.origin.into(),
             seed,
@@ -199,6 +212,8 @@ impl Cx<'_> {
             reorder,
             ack_reorder,
             spikes,
+            jitter,
+            ack_jitter,
             receiver,
             sender,
             workload,

@@ -37,6 +37,9 @@ pub(super) struct RawBackground {
     pub(super) size_dist: Option<String>,
     pub(super) shape: Option<f64>,
     pub(super) max_bytes: Option<u64>,
+    pub(super) load: Option<f64>,
+    pub(super) preset: Option<String>,
+    pub(super) max_open: Option<u64>,
 }
 
 #[derive(Deserialize, Default, JsonSchema)]
@@ -55,6 +58,18 @@ pub(super) struct RawPath {
     pub(super) reorder: Option<RawReorder>,
     pub(super) ack_reorder: Option<RawReorder>,
     pub(super) delay_spikes: Option<RawSpikes>,
+    pub(super) jitter: Option<RawJitter>,
+    pub(super) ack_jitter: Option<RawJitter>,
+}
+
+#[derive(Deserialize, Default, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawJitter {
+    pub(super) dist: Option<String>,
+    pub(super) mean_ms: Option<f64>,
+    pub(super) max_ms: Option<f64>,
+    pub(super) shape: Option<f64>,
+    pub(super) reorder: Option<bool>,
 }
 
 #[derive(Deserialize, Default, JsonSchema)]

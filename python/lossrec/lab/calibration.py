@@ -1,0 +1,314 @@
+"""Calibration: the baseline arm's workload checked against the seed's own fingerprints
+before any claim is judged (issue 14, item 2).
+
+A reproduction compares arms on a workload of our own making; a claim about an algorithm
+only means something if that workload loses packets the way the seed's traffic did. Each
+study may hold a ``calibration.toml`` beside its ``published.toml``::
+
+    [baseline]
+    arm = "the baseline arm (probe = none)"   # what the rows are, for the report
+    where = { arm = "baseline" }              # the rows: column = value (or a list of values)
+
+    [traced]                                  # optional: a traced run for the percentiles
+    scenario = "search.toml"                  # of RTO/RTT and of FlightSize at the probes
+    params = { "sender.probe" = ["none"] }    # swept keys (lists), as a study's Sweep
+    quick = { "workload.connections" = [60] } # merged over params with --quick
+    what = "the baseline arm, one receiver"   # for the report
+
+    [checks.<id>]
+    metric = "rto_per_fast_recovery"          # a key of METRICS
+    seed = 3.6                                # the seed's value
+    band = [1.8, 7.2]                         # ours must lie in it (inclusive)
+    where = "seed 001 slide 5"
+    quote = "Short flows: timeout-driven repair is ~3.6x ack-driven repairs"
+    min_events = 20                           # optional (default 10): fewer → not measured
+
+Every check gets a status: **ok** (inside its band), **off** (outside), or **not
+measured** (too few events, or nothing to measure). These are not verdicts: they are
+reported in their own section, before the claims, and never counted as a claim that holds.
+The metric definitions (:data:`METRICS`) are the one place that says how each fingerprint
+is counted from the flow results' counters.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+import pandas as pd
+
+from ..scenario import _toml_loads
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .studies import Context, Study
+
+FILE = "calibration.toml"
+OK, OFF, NOT_MEASURED = "ok", "off", "not measured"
+STATUSES = (OK, OFF, NOT_MEASURED)
+DEFAULT_MIN_EVENTS = 10
+
+Totals = Mapping[str, float]
+
+
+def _ratio(num: float, den: float, scale: float = 1.0) -> Tuple[float, float]:
+    return (num / den * scale if den else float("nan")), den
+
+
+def _timeout_retx(t: Totals) -> float:
+    """Retransmissions sent after a retransmission timeout: the timeout's own and those of
+    the slow start that follows. The engine counts both in ``slow_start_retransmits``
+    (every ``RtoRetransmit``; Linux's TCPSlowStartRetrans leaves out the timer's own, which
+    only TCPTimeouts counts), so that counter alone is the total; never fewer than one per
+    timeout."""
+    return max(t.get("slow_start_retransmits", 0.0), t.get("rtos", 0.0))
+
+
+def _first_timeouts(t: Totals) -> float:
+    """Timeouts that start an RTO recovery (backoffs, i.e. timeouts in Loss, not counted)."""
+    return t.get("rtos", 0.0) - t.get("rtos_in_loss", 0.0)
+
+
+#: metric → (definition shown in the report, unit, f(totals) → (value, events behind it)).
+METRICS: Dict[str, Tuple[str, str, Callable[[Totals], Tuple[float, float]]]] = {
+    "rto_per_fast_recovery": (
+        "RTO-triggered recoveries (timeouts that start one; backoffs not counted) / fast "
+        "recoveries", "×",
+        lambda t: _ratio(_first_timeouts(t), t.get("fast_recoveries", 0.0))),
+    "timeout_retransmit_share": (
+        "retransmissions sent after a timeout (the timeout's own and the slow start's that "
+        "follow) / those + fast retransmissions", "%",
+        lambda t: _ratio(_timeout_retx(t), _timeout_retx(t) + t.get("fast_retransmits", 0.0), 100)),
+    "timeouts_in_open": (
+        "timeouts in Open / timeouts in Open, Disorder or Recovery (timeout episodes: "
+        "backoffs not counted)", "%",
+        lambda t: _ratio(t.get("rtos_in_open", 0.0), _first_timeouts(t), 100)),
+    "retrans_rate": (
+        "retransmissions / data segments sent", "%",
+        lambda t: _ratio(t.get("retransmits", 0.0), t.get("data_packets_sent", 0.0), 100)),
+    "timeouts_of_retransmits": (
+        "timeouts (one timeout retransmission each) / all retransmissions", "%",
+        lambda t: _ratio(t.get("rtos", 0.0), t.get("retransmits", 0.0), 100)),
+    "fast_retransmits_of_retransmits": (
+        "retransmissions in fast recovery / all retransmissions", "%",
+        lambda t: _ratio(t.get("fast_retransmits", 0.0), t.get("retransmits", 0.0), 100)),
+    "timeouts_in_open_of_retransmits": (
+        "timeouts in Open / all retransmissions", "%",
+        lambda t: _ratio(t.get("rtos_in_open", 0.0), t.get("retransmits", 0.0), 100)),
+    "dsacks_of_retransmits": (
+        "DSACKs received / all retransmissions (spurious retransmissions the receiver "
+        "reported)", "%",
+        lambda t: _ratio(t.get("dsacks", 0.0), t.get("retransmits", 0.0), 100)),
+    "fast_retransmits_per_fast_recovery": (
+        "retransmissions in fast recovery / fast recoveries", "",
+        lambda t: _ratio(t.get("fast_retransmits", 0.0), t.get("fast_recoveries", 0.0))),
+}
+
+#: Counters the metrics read (summed over the baseline's rows).
+COUNTERS = ["rtos", "rtos_in_open", "rtos_in_disorder", "rtos_in_recovery", "rtos_in_loss",
+            "fast_recoveries", "fast_retransmits", "slow_start_retransmits", "retransmits",
+            "data_packets_sent", "dsacks"]
+
+#: Percentile metrics from a traced run: ``<sample>_p<q>`` for these samples.
+TRACED = {
+    "rto_rtt": ("RTO / SRTT per connection, at its last ACK (the RFC 6298 estimator's state)",
+                ""),
+    "flight_at_pto": ("FlightSize (segments, RFC 5681) when a loss probe is sent", "segments"),
+}
+
+
+@dataclass
+class Check:
+    """One fingerprint: the seed's value, our band, our value and the status."""
+
+    id: str
+    metric: str
+    definition: str
+    unit: str
+    seed: float
+    band: Tuple[float, float]
+    ours: float
+    events: float
+    status: str
+    where: str
+    quote: str
+
+    def to_dict(self) -> Dict[str, Any]:
+        d = asdict(self)
+        d["band"] = list(self.band)
+        return d
+
+
+def status(ours: float, band: Sequence[float], events: float, min_events: float) -> str:
+    """``ok`` inside the band (inclusive), ``off`` outside, ``not measured`` when the value
+    is undefined or rests on fewer than ``min_events`` events."""
+    if ours is None or not math.isfinite(ours) or events < min_events:
+        return NOT_MEASURED
+    lo, hi = band
+    return OK if lo <= ours <= hi else OFF
+
+
+def load(study_dir: Path) -> Optional[Dict[str, Any]]:
+    """The study's calibration file, validated (None when it has none)."""
+    path = Path(study_dir) / FILE
+    if not path.exists():
+        return None
+    try:
+        data = _toml_loads(path.read_text(encoding="utf-8"))
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+    for k in data:
+        if k not in ("baseline", "traced", "checks"):
+            raise ValueError(f"{path}: {k}: unknown table (baseline, traced, checks)")
+    base = data.get("baseline")
+    if not isinstance(base, dict) or not isinstance(base.get("where"), dict) or "arm" not in base:
+        raise ValueError(f"{path}: baseline: needs `arm` (text) and `where` (column = value)")
+    known = set(METRICS) | {f"{s}_p{q}" for s in TRACED for q in range(1, 100)}
+    for cid, c in dict(data.get("checks", {})).items():
+        for k in ("metric", "seed", "band", "where", "quote"):
+            if k not in c:
+                raise ValueError(f"{path}: checks.{cid}: missing `{k}`")
+        if c["metric"] not in known:
+            raise ValueError(f"{path}: checks.{cid}.metric: unknown metric `{c['metric']}` "
+                             f"(one of {', '.join(METRICS)}, or {', '.join(TRACED)}_pNN)")
+        b = c["band"]
+        if not (isinstance(b, list) and len(b) == 2 and b[0] <= b[1]):
+            raise ValueError(f"{path}: checks.{cid}.band: expected [low, high] with low <= high")
+        if c["metric"] not in METRICS and "traced" not in data:
+            raise ValueError(f"{path}: checks.{cid}.metric: `{c['metric']}` needs a "
+                             "[traced] table")
+    return data
+
+
+def rows(df: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
+    """The rows whose columns equal ``where``'s values (a list: any of them)."""
+    mask = pd.Series(True, index=df.index)
+    for col, want in where.items():
+        if col not in df:
+            return df.iloc[0:0]
+        vals = want if isinstance(want, list) else [want]
+        mask &= df[col].astype(object).isin(vals)
+    return df[mask]
+
+
+def totals(df: pd.DataFrame) -> Dict[str, float]:
+    """The counters of :data:`COUNTERS` summed over ``df`` (absent columns: NaN)."""
+    return {c: float(df[c].sum()) if c in df else float("nan") for c in COUNTERS}
+
+
+def trace_samples(records: Sequence[Mapping[str, Any]], obj: Any = None) -> Dict[str, Any]:
+    """One traced run's samples: RTO/SRTT per connection at its last ACK, and FlightSize
+    (segments, rounded up) at each loss probe."""
+    last: Dict[int, Tuple[float, float]] = {}
+    high: Dict[int, int] = {}
+    una: Dict[int, int] = {}
+    mss: Dict[int, int] = {}
+    flight: List[int] = []
+    for r in records:
+        f = int(r.get("flow", 0))
+        kind = r.get("kind")
+        if kind == "ack":
+            if r.get("srtt_us"):
+                last[f] = (float(r["rto_us"]), float(r["srtt_us"]))
+            una[f] = max(una.get(f, 0), int(r.get("ack", 0)))
+        elif kind == "send" and r.get("seq") and r["seq"][1] > r["seq"][0]:
+            s, e = r["seq"]
+            high[f] = max(high.get(f, 0), e)
+            mss[f] = max(mss.get(f, 0), e - s)
+        elif kind == "event" and r.get("name") == "loss_probe" and mss.get(f):
+            fl = max(high.get(f, 0) - una.get(f, 0), 0)
+            flight.append(-(-fl // mss[f]))
+    return {"rto_rtt": [rto / srtt for rto, srtt in last.values()], "flight_at_pto": flight}
+
+
+def _traced(study: "Study", cfg: Mapping[str, Any], ctx: "Context") -> Dict[str, List[float]]:
+    from .tail import traced_sweep
+
+    params = {k: list(v) for k, v in dict(cfg.get("params", {})).items()}
+    if ctx.quick:
+        params.update({k: list(v) for k, v in dict(cfg.get("quick", {})).items()})
+    d = traced_sweep(study.dir / cfg["scenario"], params, reps=int(cfg.get("reps", 1)),
+                     summarize_run=trace_samples, common_seeds=True)
+    return {s: [x for run in d[s] for x in run] if s in d else [] for s in TRACED}
+
+
+def evaluate(study: "Study", df: pd.DataFrame, ctx: "Context") -> Optional[Dict[str, Any]]:
+    """The study's calibration: ``{"baseline", "traced", "rows", "checks": [Check]}``, or
+    None when the study has no calibration file."""
+    cfg = load(study.dir)
+    if cfg is None:
+        return None
+    base = rows(df, cfg["baseline"]["where"])
+    t = totals(base)
+    samples: Dict[str, List[float]] = {}
+    if "traced" in cfg and any(c["metric"] not in METRICS for c in cfg.get("checks", {}).values()):
+        samples = _traced(study, cfg["traced"], ctx)
+    checks = []
+    for cid, c in dict(cfg.get("checks", {})).items():
+        m = c["metric"]
+        if m in METRICS:
+            definition, unit, fn = METRICS[m]
+            ours, events = fn(t)
+        else:
+            sample, q = m.rsplit("_p", 1)
+            definition, unit = TRACED[sample]
+            xs = samples.get(sample, [])
+            definition = f"{q}th percentile of: {definition}"
+            ours = float(np.percentile(xs, float(q))) if xs else float("nan")
+            events = float(len(xs))
+        st = status(ours, c["band"], events, float(c.get("min_events", DEFAULT_MIN_EVENTS)))
+        checks.append(Check(cid, m, definition, unit, float(c["seed"]),
+                            (float(c["band"][0]), float(c["band"][1])), float(ours), events,
+                            st, str(c["where"]), str(c["quote"])))
+    return {"baseline": cfg["baseline"]["arm"], "traced": dict(cfg.get("traced", {})).get("what"),
+            "rows": int(len(base)), "checks": checks, "quick": bool(ctx.quick)}
+
+
+def counts(cal: Optional[Mapping[str, Any]]) -> Dict[str, int]:
+    """How many checks are ok, off and not measured."""
+    out = {s: 0 for s in STATUSES}
+    for c in (cal or {}).get("checks", []):
+        out[c.status] += 1
+    return out
+
+
+def counts_text(c: Mapping[str, int]) -> str:
+    return ", ".join(f"{c[s]} {s}" for s in STATUSES if c.get(s) or s != NOT_MEASURED)
+
+
+def _num(x: float, unit: str) -> str:
+    if x is None or not math.isfinite(x):
+        return "—"
+    s = f"{x:.3g}" if abs(x) < 100 else f"{x:.0f}"
+    return f"{s} %" if unit == "%" else (f"{s}×" if unit == "×" else s)
+
+
+def section(cal: Optional[Mapping[str, Any]]) -> List[str]:
+    """The report's calibration section (markdown lines), placed before the claims."""
+    if not cal:
+        return []
+    from .report import table
+
+    c = counts(cal)
+    lines = ["## Calibration of the workload (before the claims)", "",
+             f"The baseline arm — {cal['baseline']} ({cal['rows']} rows) — checked against the "
+             "seed's own fingerprints of its traffic before any arm is compared. A check is "
+             "**ok** inside its band, **off** outside it, **not measured** with too few events. "
+             "These are not claims: they are never counted as holding, and an *off* check says "
+             "the claims below rest on a workload unlike the seed's in that respect.", ""]
+    if cal.get("quick"):
+        lines += ["*A quick run:* a few hundred responses per cell hold few loss events, so these "
+                  "checks are indicative only; the full run's are the ones the workload was tuned "
+                  "to.", ""]
+    if cal.get("traced"):
+        lines += [f"Percentiles come from a traced run: {cal['traced']}.", ""]
+    lines += [f"**Calibration:** {counts_text(c)}.", "",
+              table(["fingerprint", "the seed", "where", "seed's value", "band", "ours",
+                     "events", "status", "how we count it"],
+                    [[f"**{k.id}**", f"“{k.quote}”", k.where, _num(k.seed, k.unit),
+                      f"{_num(k.band[0], k.unit)} – {_num(k.band[1], k.unit)}",
+                      _num(k.ours, k.unit), f"{k.events:.0f}", f"**{k.status}**", k.definition]
+                     for k in cal["checks"]]), ""]
+    return lines

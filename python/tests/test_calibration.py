@@ -1,0 +1,157 @@
+"""The calibration section (issue 14 item 2): the baseline arm's workload checked against
+the seed's fingerprints, reported apart from the claims and never counted as a hold."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pytest
+
+import lossrec
+from lossrec.lab import calibration as cal
+
+TOY = '''
+from lossrec.lab import Sweep, Verdict
+
+TITLE = "Toy"
+
+def sweeps(quick):
+    return [Sweep("s.toml", {"sender.preset": ["rfc", "linux"]}, reps=2)]
+
+def prepare(df):
+    df["arm"] = df["sender.preset"].astype(object)
+    return df
+
+def claims(df, published, ctx):
+    return [Verdict.judge("one", False, "x", "it fails")]
+'''
+PUBLISHED = '''
+[claims.one]
+statement = "a claim"
+value = 1
+where = "nowhere"
+agreement = "never"
+'''
+CALIBRATION = '''
+[baseline]
+arm = "the rfc arm"
+where = { arm = "rfc" }
+
+[checks.rate]
+metric = "retrans_rate"
+seed = 3.2
+band = [1.6, 6.4]
+where = "seed 000 §5"
+quote = "the overall retransmission rate of 3.2%"
+min_events = 1
+
+[checks.ratio]
+metric = "rto_per_fast_recovery"
+seed = 3.6
+band = [1000, 2000]
+where = "seed 001 slide 5"
+quote = "timeout-driven repair is ~3.6x ack-driven repairs"
+min_events = 1
+
+[checks.rare]
+metric = "timeouts_in_open"
+seed = 96
+band = [48, 100]
+where = "seed 000 §1"
+quote = "96% of the timeout episodes occur without any preceding duplicate ACKs"
+min_events = 1000000
+'''
+
+
+def test_status_bands():
+    assert cal.status(3.0, [1.6, 6.4], 50, 10) == cal.OK
+    assert cal.status(1.6, [1.6, 6.4], 50, 10) == cal.OK  # inclusive
+    assert cal.status(0.38, [1.8, 7.2], 50, 10) == cal.OFF
+    assert cal.status(9.0, [1.8, 7.2], 50, 10) == cal.OFF
+    assert cal.status(3.0, [1.8, 7.2], 5, 10) == cal.NOT_MEASURED
+    assert cal.status(float("nan"), [1.8, 7.2], 50, 10) == cal.NOT_MEASURED
+
+
+def test_metric_definitions_count_from_the_flow_counters():
+    t = {"rtos": 30, "rtos_in_open": 18, "rtos_in_disorder": 1, "rtos_in_recovery": 1,
+         "rtos_in_loss": 10, "fast_recoveries": 10, "fast_retransmits": 25,
+         "slow_start_retransmits": 45, "retransmits": 100, "data_packets_sent": 2000}
+    f = {m: cal.METRICS[m][2](t) for m in cal.METRICS}
+    assert f["rto_per_fast_recovery"] == (2.0, 10)         # (30 − 10 backoffs) / 10
+    # the engine's slow-start count holds every retransmission after a timeout, the
+    # timeout's own included: 45 / (45 + 25)
+    assert f["timeout_retransmit_share"] == (45 / 70 * 100, 70)
+    assert f["timeouts_in_open"] == (90.0, 20)             # 18 / 20 first timeouts
+    assert f["retrans_rate"] == (5.0, 2000)
+    assert f["timeouts_of_retransmits"] == (30.0, 100)
+    assert math.isnan(cal.METRICS["retrans_rate"][2]({"retransmits": 1})[0])
+
+
+def test_trace_samples_rto_rtt_and_flight_at_probes():
+    recs = [{"flow": 0, "kind": "send", "seq": [0, 1000]},
+            {"flow": 0, "kind": "send", "seq": [1000, 2000]},
+            {"flow": 0, "kind": "send", "seq": [2000, 2500]},
+            {"flow": 0, "kind": "ack", "ack": 1000, "srtt_us": 100, "rto_us": 400},
+            {"flow": 0, "kind": "event", "name": "loss_probe"},
+            {"flow": 1, "kind": "ack", "ack": 0, "srtt_us": None, "rto_us": 1000000}]
+    s = cal.trace_samples(recs)
+    assert s == {"rto_rtt": [4.0], "flight_at_pto": [2]}
+
+
+@pytest.fixture
+def toy(tmp_path):
+    d = tmp_path / "exp" / "toy"
+    d.mkdir(parents=True)
+    (d / "study.py").write_text(TOY)
+    (d / "published.toml").write_text(PUBLISHED)
+    (d / "calibration.toml").write_text(CALIBRATION)
+    (d / "s.toml").write_text("seed = 5\n[path.loss]\nmodel = \"bernoulli\"\np = 0.05\n"
+                              "[workload]\nsegments = 200\nflows = 5\n")
+    return tmp_path / "exp"
+
+
+def test_report_has_a_calibration_section_before_the_claims_never_counted(toy, tmp_path):
+    out = tmp_path / "out"
+    report = lossrec.reproduce("toy", out=out, root=toy).read_text()
+    df = pd.read_parquet(out / "toy" / "results.parquet")
+    base = df[df["sender.preset"] == "rfc"]
+    rate = base["retransmits"].sum() / base["data_packets_sent"].sum() * 100
+    assert 1.6 <= rate <= 6.4  # 5 % random loss: the check must come out ok
+    head, rest = report.split("## Calibration of the workload (before the claims)")
+    assert "## Published vs ours" in rest and "## Published vs ours" not in head
+    assert "Workload calibration (not claims): 1 ok, 1 off, 1 not measured." in head
+    # the claims' count is the claims' alone: the ok check is not a hold
+    assert "**Verdicts:** 0 hold, 1 do not hold" in head
+    part = rest.split("## Published vs ours")[0]
+    assert "**ratio**" in part and "**off**" in part and "**not measured**" in part
+    assert "“the overall retransmission rate of 3.2%”" in part
+    run = json.loads((out / "toy" / "run.json").read_text())
+    by_id = {c["id"]: c for c in run["calibration"]}
+    assert by_id["rate"]["status"] == "ok" and by_id["ratio"]["status"] == "off"
+    assert by_id["rate"]["ours"] == pytest.approx(rate)
+    assert all(v["verdict"] != "holds" for v in run["verdicts"])
+
+
+def test_bad_calibration_files_name_the_field(tmp_path):
+    def err(text):
+        (tmp_path / "calibration.toml").write_text(text)
+        with pytest.raises(ValueError) as e:
+            cal.load(tmp_path)
+        return str(e.value)
+
+    assert "baseline" in err("[checks.x]\nmetric = \"retrans_rate\"\n")
+    good = "[baseline]\narm = \"a\"\nwhere = { arm = \"a\" }\n"
+    assert "checks.x: missing `band`" in err(good + "[checks.x]\nmetric = \"retrans_rate\"\n"
+                                             "seed = 1\nwhere = \"w\"\nquote = \"q\"\n")
+    e = err(good + "[checks.x]\nmetric = \"speed\"\nseed = 1\nband = [0, 1]\nwhere = \"w\"\n"
+            "quote = \"q\"\n")
+    assert "checks.x.metric" in e and "speed" in e
+    e = err(good + "[checks.x]\nmetric = \"rto_rtt_p50\"\nseed = 1\nband = [0, 1]\n"
+            "where = \"w\"\nquote = \"q\"\n")
+    assert "[traced]" in e
+    e = err(good + "[checks.x]\nmetric = \"retrans_rate\"\nseed = 1\nband = [2, 1]\n"
+            "where = \"w\"\nquote = \"q\"\n")
+    assert "checks.x.band" in e
+    assert cal.load(tmp_path / "nothing") is None
