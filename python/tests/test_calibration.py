@@ -80,9 +80,9 @@ def test_metric_definitions_count_from_the_flow_counters():
          "slow_start_retransmits": 45, "retransmits": 100, "data_packets_sent": 2000}
     f = {m: cal.METRICS[m][2](t) for m in cal.METRICS}
     assert f["rto_per_fast_recovery"] == (2.0, 10)         # (30 − 10 backoffs) / 10
-    # the engine's slow-start count holds every retransmission after a timeout, the
-    # timeout's own included: 45 / (45 + 25)
-    assert f["timeout_retransmit_share"] == (45 / 70 * 100, 70)
+    # after a timeout: each timeout's own retransmission (30, TCPTimeouts) and the slow
+    # start's (45, TCPSlowStartRetrans): 75 / (75 + 25)
+    assert f["timeout_retransmit_share"] == (75.0, 100)
     assert f["timeouts_in_open"] == (90.0, 20)             # 18 / 20 first timeouts
     assert f["retrans_rate"] == (5.0, 2000)
     assert f["timeouts_of_retransmits"] == (30.0, 100)

@@ -58,12 +58,10 @@ def _ratio(num: float, den: float, scale: float = 1.0) -> Tuple[float, float]:
 
 
 def _timeout_retx(t: Totals) -> float:
-    """Retransmissions sent after a retransmission timeout: the timeout's own and those of
-    the slow start that follows. The engine counts both in ``slow_start_retransmits``
-    (every ``RtoRetransmit``; Linux's TCPSlowStartRetrans leaves out the timer's own, which
-    only TCPTimeouts counts), so that counter alone is the total; never fewer than one per
-    timeout."""
-    return max(t.get("slow_start_retransmits", 0.0), t.get("rtos", 0.0))
+    """Retransmissions sent after a retransmission timeout: the timeout's own (one per
+    timeout, backoffs included; Linux counts it only under TCPTimeouts) and those of the
+    slow start that follows (``slow_start_retransmits``, Linux's TCPSlowStartRetrans)."""
+    return t.get("slow_start_retransmits", 0.0) + t.get("rtos", 0.0)
 
 
 def _first_timeouts(t: Totals) -> float:

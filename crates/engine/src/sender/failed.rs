@@ -197,7 +197,7 @@ impl Sender {
                 undo(&mut s.fast_retrans);
                 undo(&mut s.early_retrans);
             }
-            Why::RtoRetransmit => undo(&mut s.slow_start_retrans),
+            Why::RtoRetransmit if !timeout_rexmit => undo(&mut s.slow_start_retrans),
             Why::LimitedTransmit => undo(&mut s.limited_transmit),
             Why::Probe(_) => undo(&mut s.loss_probes),
             _ => {}

@@ -416,7 +416,9 @@ impl Sender {
                 self.stats.early_retrans += 1;
                 self.er_last = Some((t.range, false));
             }
-            Why::RtoRetransmit => self.stats.slow_start_retrans += 1,
+            // `TCPSlowStartRetrans` is counted by `tcp_xmit_retransmit_queue` in Loss; the
+            // timer's own retransmission of the head (forced) only under `TCPTimeouts`.
+            Why::RtoRetransmit if !forced => self.stats.slow_start_retrans += 1,
             Why::LimitedTransmit => self.stats.limited_transmit += 1,
             _ => {}
         }
