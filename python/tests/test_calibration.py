@@ -33,6 +33,8 @@ statement = "a claim"
 value = 1
 where = "nowhere"
 agreement = "never"
+kind = "absolute"
+no_interval = "one arm against a fixed value"
 '''
 CALIBRATION = '''
 [baseline]
