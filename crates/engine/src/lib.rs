@@ -75,6 +75,7 @@ pub mod config;
 pub mod detect;
 pub mod event;
 pub mod info;
+pub mod pacing;
 pub mod packet;
 pub mod probe;
 pub mod receiver;

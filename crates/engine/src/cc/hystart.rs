@@ -11,8 +11,9 @@
 //!
 //! Ending slow start sets ssthresh = cwnd (the sender applies it). Samples within 1 s of
 //! the start of a congestion-avoidance epoch are ignored ("right after fast recovery").
-//! Pacing is not modelled, so the ACK-train threshold is always halved (Linux halves it
-//! without `fq` or internal pacing).
+//! The ACK-train threshold is halved only when nothing paces the flow (Linux 5.6+:
+//! `sk_pacing_status == SK_PACING_NONE`, "Pacing might have delayed packets up to RTT/2
+//! during slow start"); with `fq` or internal pacing it is delay_min + ack delay.
 
 use crate::time::{Duration, Instant};
 
@@ -67,6 +68,8 @@ pub struct Sample {
     pub in_slow_start: bool,
     /// `hystart_ack_delay`: min(1 ms, 4 GSO packets at the pacing rate).
     pub ack_delay: Duration,
+    /// Something paces the flow (`sk_pacing_status` is not `SK_PACING_NONE`).
+    pub paced: bool,
 }
 
 impl HyStart {
@@ -128,7 +131,8 @@ impl HyStart {
         if self.ack_train && us(now.wrapping_sub(self.last_ack)) <= ACK_DELTA {
             self.last_ack = now;
             // Without pacing Linux halves the threshold.
-            let threshold = (delay_min + s.ack_delay) / 2;
+            let threshold = delay_min + s.ack_delay;
+            let threshold = if s.paced { threshold } else { threshold / 2 };
             if us(now.wrapping_sub(self.round_start)) > threshold {
                 self.found = true;
             }
@@ -163,6 +167,7 @@ mod tests {
             cwnd_segs: cwnd,
             in_slow_start: true,
             ack_delay: Duration::from_millis(1),
+            paced: false,
         }
     }
 
@@ -200,5 +205,22 @@ mod tests {
         let exited = (200..280).find(|&now| h.on_sample(&sample(now, 100, 20_000 + now, 20)));
         // The threshold is (100 + 1) / 2 = 50.5 ms after the round began.
         assert_eq!(exited, Some(250));
+    }
+
+    /// With pacing the threshold is the whole delay_min + ack delay (Linux 5.6+): the
+    /// same train ends slow start only 101 ms after the round began.
+    #[test]
+    fn ack_train_exit_when_paced() {
+        let mut h = HyStart::new(true, false);
+        let paced = |now: u64, una: u64| Sample {
+            paced: true,
+            ..sample(now, 100, una, 20)
+        };
+        h.on_sample(&Sample {
+            cwnd_segs: 10,
+            ..paced(199, 1_000)
+        });
+        let exited = (200..400).find(|&now| h.on_sample(&paced(now, 20_000 + now)));
+        assert_eq!(exited, Some(301));
     }
 }

@@ -288,3 +288,19 @@ axis!(
         On = "on",
     }
 );
+
+axis!(
+    /// Who paces data segments (Linux `sk_pacing_status`; [`crate::pacing`]). Packetdrill's
+    /// tun device has no pacing qdisc, so the `linux` preset leaves it off; a script's
+    /// `tc qdisc … fq` turns `fq` on. BBR paces whatever this says (`internal` unless `fq`).
+    Pacing {
+        /// Every segment leaves when the window allows (`SK_PACING_NONE`).
+        Off = "off",
+        /// The `fq` qdisc holds each packet until its departure time; TCP Small Queues
+        /// lets TCP run about two packets ahead of it (`SK_PACING_FQ`).
+        Fq = "fq",
+        /// TCP's own pacing timer: nothing is sent before its departure time
+        /// (`SK_PACING_NEEDED`, `tcp_pacing_check`).
+        Internal = "internal",
+    }
+);

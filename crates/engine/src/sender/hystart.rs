@@ -39,6 +39,7 @@ impl Sender {
             cwnd_segs: self.cwnd / mss,
             in_slow_start: self.cwnd < self.ssthresh,
             ack_delay: self.hystart_ack_delay(),
+            paced: self.paced(),
         };
         if self.cc.on_rtt_sample(&s) {
             self.ssthresh = self.cwnd;
@@ -54,7 +55,7 @@ impl Sender {
 
     /// Linux `hystart_ack_delay`: min(1 ms, four 64 KB GSO packets at the pacing rate).
     fn hystart_ack_delay(&self) -> Duration {
-        let rate = self.pacing_rate();
+        let rate = self.sk_pacing_rate();
         if rate == 0 {
             return Duration::ZERO;
         }
