@@ -66,15 +66,18 @@ pub fn tcp_pacing_rate(i: &RateInputs) -> u64 {
     } else {
         i.ca_ratio
     };
-    // (USEC_PER_SEC / 100) << 3: percent, and srtt_us's factor of 8.
-    let rate =
-        u128::from(i.mss) * 80_000 * u128::from(ratio) * u128::from(i.cwnd.max(i.packets_out));
-    let rate = if i.srtt_us > 0 {
-        rate / u128::from(i.srtt_us)
+    // (USEC_PER_SEC / 100) << 3: percent, and srtt_us's factor of 8. Linux's u64; a
+    // product beyond it (a window of millions of segments) saturates.
+    let rate = i
+        .mss
+        .saturating_mul(80_000)
+        .saturating_mul(u64::from(ratio))
+        .saturating_mul(i.cwnd.max(i.packets_out));
+    if i.srtt_us > 0 {
+        rate / i.srtt_us
     } else {
         rate
-    };
-    u64::try_from(rate).unwrap_or(UNLIMITED)
+    }
 }
 
 /// Linux `tcp_small_queue_check`: TCP must not queue another packet of `next_truesize`

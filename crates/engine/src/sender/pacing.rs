@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 
 use super::pending::Pending;
 use super::Sender;
-use crate::config::{Config, CongestionControl, Pacing};
+use crate::config::{Config, CongestionControl, Flavour, Pacing};
 use crate::pacing::{self, Edt, RateInputs};
 use crate::packet::{Transmit, Why};
 use crate::time::Instant;
@@ -72,12 +72,19 @@ impl Sender {
     }
 
     /// Linux `tcp_update_pacing_rate` (after `tcp_cong_control`, and when the handshake
-    /// completes).
+    /// completes). Only what reads the rate pays for it: the Linux flavour (TSO sizing,
+    /// HyStart) and a pacer.
     pub(super) fn update_pacing_rate(&mut self) {
+        if self.cfg.flavour != Flavour::Linux && self.pacer.is_none() {
+            return;
+        }
         let mss = self.mss.max(1);
         // Linux's srtt_us is 8 × SRTT in µs: SRTT in units of 125 ns.
         let srtt_us = self.rtt.srtt().map_or(0, |s| {
-            u64::try_from(s.as_nanos() / 125).unwrap_or(u64::MAX).max(1)
+            s.as_secs()
+                .saturating_mul(8_000_000)
+                .saturating_add(u64::from(s.subsec_nanos() / 125))
+                .max(1)
         });
         self.pacing_rate = pacing::tcp_pacing_rate(&RateInputs {
             mss,
