@@ -73,11 +73,7 @@ pub fn tcp_pacing_rate(i: &RateInputs) -> u64 {
         .saturating_mul(80_000)
         .saturating_mul(u64::from(ratio))
         .saturating_mul(i.cwnd.max(i.packets_out));
-    if i.srtt_us > 0 {
-        rate / i.srtt_us
-    } else {
-        rate
-    }
+    rate.checked_div(i.srtt_us).unwrap_or(rate)
 }
 
 /// Linux `tcp_small_queue_check`: TCP must not queue another packet of `next_truesize`
