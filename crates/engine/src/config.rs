@@ -131,6 +131,8 @@ settings! {
     slow_start_after_idle: bool = "slow_start_after_idle",
     /// CUBIC's HyStart (Linux flavour): where slow start ends before a loss.
     hystart: HyStart = "hystart",
+    /// When HyStart's rounds start: Linux 6.13+ or Linux 5.16–6.12.
+    hystart_rounds: HyStartRounds = "hystart_rounds",
     /// Linux `tcp_min_tso_segs`: the fewest segments one TSO packet may hold
     /// (`tcp_tso_autosize`); decides where PSH goes (see the sender's `push`).
     min_tso_segs: u32 = "min_tso_segs" in 1..=255,

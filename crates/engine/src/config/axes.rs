@@ -304,3 +304,18 @@ axis!(
         Internal = "internal",
     }
 );
+
+axis!(
+    /// When a HyStart round starts (Linux flavour; `hystart_update`): the first ACK past the
+    /// last round's SND.NXT, whatever cwnd is (Linux 6.13+, "tcp_cubic: fix incorrect HyStart
+    /// round start detection"), or only once cwnd reaches `hystart_low_window` (16), as
+    /// Linux 5.16–6.12 did (commit 4e1fddc98d25 moved the round reset into
+    /// `hystart_update`, which ran only from that cwnd on). google/packetdrill's
+    /// `cubic-bulk-166k*` scripts expect the latter.
+    HyStartRounds {
+        /// Linux 6.13 and later.
+        Always = "always",
+        /// Linux 5.16 to 6.12.
+        LowWindow = "low-window",
+    }
+);

@@ -182,6 +182,7 @@ impl Config {
             initial_cwnd: 10,
             slow_start_after_idle: false,
             hystart: HyStart::Off,
+            hystart_rounds: HyStartRounds::Always,
             min_tso_segs: 2,
             pacing: Pacing::Off,
             pacing_ss_ratio: crate::pacing::SS_RATIO,

@@ -5,7 +5,7 @@
 
 use super::Sender;
 use crate::cc::hystart::{HyStart, Sample};
-use crate::config::{Flavour, HyStart as Mode};
+use crate::config::{Flavour, HyStart as Mode, HyStartRounds};
 use crate::event::EventKind;
 use crate::scoreboard::Acked;
 use crate::time::{Duration, Instant};
@@ -20,6 +20,7 @@ impl Sender {
             (_, Mode::On) => (true, true),
         };
         HyStart::new(train, delay)
+            .with_low_window_rounds(self.cfg.hystart_rounds == HyStartRounds::LowWindow)
     }
 
     /// An ACK acknowledged `acked` cumulatively at `now`.
