@@ -128,7 +128,13 @@ impl Sender {
             if !self.may_hand_out(now) {
                 return None;
             }
-            let stamp = self.pacer.as_deref()?.edt.stamp_for(now, None);
+            // A pure ACK or window probe leaves now; anything else at its departure.
+            let unpaced = matches!(self.pending, Pending::HandshakeAck | Pending::WindowProbe);
+            let stamp = if unpaced {
+                now
+            } else {
+                self.pacer.as_deref()?.edt.stamp_for(now, None)
+            };
             let t = self.transmit_at(now, stamp)?;
             if !is_paced(&t) {
                 return Some(t);
