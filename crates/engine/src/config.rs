@@ -132,9 +132,20 @@ settings! {
     slow_start_after_idle: bool = "slow_start_after_idle",
     /// CUBIC's HyStart (Linux flavour): where slow start ends before a loss.
     hystart: HyStart = "hystart",
+    /// When HyStart's rounds start: Linux 6.13+ or Linux 5.16–6.12.
+    hystart_rounds: HyStartRounds = "hystart_rounds",
     /// Linux `tcp_min_tso_segs`: the fewest segments one TSO packet may hold
     /// (`tcp_tso_autosize`); decides where PSH goes (see the sender's `push`).
     min_tso_segs: u32 = "min_tso_segs" in 1..=255,
+    /// Who paces data (Linux flavour's rules, [`crate::pacing`]): nobody, the `fq` qdisc
+    /// (TCP stamps departures and TCP Small Queues holds SND.NXT about two packets ahead),
+    /// or TCP's internal pacing timer. BBR always paces (internally unless `fq`).
+    pacing: Pacing = "pacing",
+    /// Linux `tcp_pacing_ss_ratio`: the pacing rate in the first half of slow start,
+    /// percent of cwnd · MSS / SRTT.
+    pacing_ss_ratio: u32 = "pacing_ss_ratio" in 0..=1000,
+    /// Linux `tcp_pacing_ca_ratio`: the same from then on.
+    pacing_ca_ratio: u32 = "pacing_ca_ratio" in 0..=1000,
     /// Run the three-way handshake; if false the connection starts established with
     /// the options below assumed agreed.
     handshake: bool = "handshake",

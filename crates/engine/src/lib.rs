@@ -64,6 +64,8 @@
 //! | `pushed_seq`, the unsent skbs and their PSH marks (Linux `tcp_sendmsg_locked`) | `sender::push::Push` |
 //! | `lsndtime` (Linux) | `Sender::last_data_sent` (`sender::idle`) |
 //! | `round_start`, `end_seq`, `curr_rtt`, `sample_cnt`, `delay_min` (Linux HyStart) | [`cc::hystart::HyStart`] |
+//! | `sk_pacing_rate` (Linux `tcp_update_pacing_rate`), bytes/s | [`Sender::pacing_rate`]; the formula [`pacing::tcp_pacing_rate`] |
+//! | `tcp_wstamp_ns`, a packet's departure stamp (`skb_mstamp_ns`), `sk_pacing_status` | [`pacing::Edt`], `sender::pacing::Pacer` (present when something paces) |
 //! | `cnt`, `last_max_cwnd`, `bic_K`, `bic_origin_point`, `tcp_cwnd`, `snd_cwnd_cnt` (Linux CUBIC) | [`cc::bictcp::Bictcp`] |
 //! | `sacked_out` of a non-SACK flow (Linux `tcp_add_reno_sack`, `tcp_limit_reno_sacked`) | `Sender::reno_sacked`; the episode's cap at RecoverFS (RFC 9937 §6) `Sender::reno_budget` |
 //! | ACKs a receiver can have sent (one per segment, RFC 9293 §3.10.7.4) | [`detect::ack_budget::AckBudget`], `Sender::ack_budget` |
@@ -85,6 +87,7 @@ pub mod config;
 pub mod detect;
 pub mod event;
 pub mod info;
+pub mod pacing;
 pub mod packet;
 pub mod probe;
 pub mod receiver;

@@ -26,6 +26,7 @@ mod hystart;
 mod idle;
 mod invariants;
 mod observe;
+mod pacing;
 mod pending;
 mod persist;
 mod probe;
@@ -118,8 +119,12 @@ pub struct Sender {
     cfg: Arc<Config>,
     /// The axes as this connection runs them, resolved from `cfg` after negotiation.
     alg: Algorithms,
-    /// BBR's model, delivery-rate counters and pacer (`cc = bbr` only).
+    /// BBR's model and delivery-rate counters (`cc = bbr` only).
     bbr: Option<Box<bbr::Model>>,
+    /// Linux `sk_pacing_rate` as `tcp_update_pacing_rate` last set it, bytes/s.
+    pacing_rate: u64,
+    /// The departure clock and the packets waiting for it (pacing on or BBR only).
+    pacer: Option<Box<pacing::Pacer>>,
     conn: Conn,
     /// What goes out next whatever the window says.
     pending: Pending,
@@ -300,6 +305,8 @@ impl Sender {
             events: VecDeque::new(),
             events_dropped: 0,
             stats: Stats::default(),
+            pacing_rate: crate::pacing::UNLIMITED,
+            pacer: pacing::Pacer::for_config(&config),
             bbr: (config.cc == CongestionControl::Bbr)
                 .then(|| Box::new(bbr::Model::new(now, mss, u64::from(config.initial_cwnd)))),
             alg,

@@ -17,28 +17,30 @@ fn bbr() -> Config {
 }
 
 /// `bbr_init_pacing_rate_from_rtt` before any RTT sample: 2.885 · 10 segments per 1 ms
-/// (28,867,159 B/s in Linux's fixed point with 1000-byte segments); each 1032-byte
-/// segment (payload + TCP header and timestamps) then holds the next back 35.75 µs, on
-/// the deadline.
+/// (28,867,159 B/s in Linux's fixed point with 1000-byte segments). Linux paces BBR as
+/// any flow (`tcp_update_skb_after_send`): the first 10 segments leave at once; after
+/// them each packet holds the next back by its payload at the pacing rate, on the
+/// deadline.
 #[test]
 fn transmissions_are_paced_on_the_deadline() {
-    let mut s = sender_with(bbr(), 20);
-    let first = s
-        .poll_transmit(ms(0))
-        .expect("the first segment leaves at once");
-    assert_eq!(first.range, seg(0));
-    assert!(
-        s.poll_transmit(ms(0)).is_none(),
-        "the second waits for the pacer"
+    let mut s = sender_with(bbr(), 40);
+    assert_eq!(s.pacing_rate(), 28_867_159);
+    assert_eq!(
+        drain(&mut s, ms(0)).len(),
+        10,
+        "the initial window is not paced"
     );
+    // The last packet of the window brought data_segs_out to 10: it holds the next one
+    // back by its length (5 segments: half the window, `tcp_cwnd_test`) at the rate.
+    s.on_ack(ms(0), &ack(2 * MSS));
+    assert!(s.poll_transmit(ms(0)).is_none(), "the next packet waits");
     let at = s.poll_timeout().expect("the pacing deadline");
-    let gap = at - ms(0);
-    assert!(
-        gap > Duration::from_micros(35) && gap < Duration::from_micros(37),
-        "{gap:?}"
+    assert_eq!(
+        at - ms(0),
+        Duration::from_nanos(5_000 * 1_000_000_000 / 28_867_159)
     );
     s.on_timeout(at);
-    assert_eq!(s.poll_transmit(at).map(|t| t.range), Some(seg(1)));
+    assert_eq!(s.poll_transmit(at).map(|t| t.range), Some(seg(10)));
 }
 
 /// Without BBR nothing is paced: the initial window leaves at once.

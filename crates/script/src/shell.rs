@@ -1,8 +1,9 @@
 //! Untimed command lines (`` `…` ``) as a Linux packetdrill host runs them: what each
 //! command does to this engine. `sysctl`, `set_sysctls.py` and `echo V > /proc/sys/…`
 //! assign knobs (mapped onto axes by [`crate::sysctl`]); `defaults.sh` applies
-//! packetdrill's production defaults; `tc qdisc` picks the tun device's queueing (the engine
-//! never paces, so only a qdisc that drops everything matters); housekeeping commands
+//! packetdrill's production defaults; `tc qdisc` picks the tun device's queueing (`fq`
+//! turns the engine's pacing on, `pacing=fq`; a FIFO qdisc changes nothing, the presets
+//! do not pace; a qdisc that drops everything is unsupported); housekeeping commands
 //! (`ip tcp_metrics flush`, the sysctl restore script) change nothing here.
 
 /// What one command does.
@@ -86,6 +87,9 @@ fn proc_key(path: &str) -> String {
 
 /// The key `echo N > /sys/module/tcp_cubic/parameters/hystart_detect` assigns.
 pub const HYSTART_DETECT: &str = "module.tcp_cubic.hystart_detect";
+
+/// The key a `tc qdisc … fq` line assigns: who paces (`fq`, or `off` with `nopacing`).
+pub const QDISC_PACING: &str = "tc.qdisc.pacing";
 
 fn command(w: &[String], text: &str) -> Vec<Action> {
     let none = |why: &str| vec![Action::NoEffect(text.to_string(), why.to_string())];
@@ -171,10 +175,30 @@ fn qdisc(w: &[String], text: &str) -> Vec<Action> {
         _ if limit.is_some_and(|l| l == "0") => vec![Action::Unsupported(
             "a qdisc that drops every packet the stack sends (tc … limit 0)".into(),
         )],
-        "fq" => none("fq paces; the engine does not pace (every segment leaves at once)"),
+        "fq" => fq(w, root + 2, text),
         "pfifo" | "pfifo_fast" | "fq_codel" | "noqueue" => none("no pacing, as in the engine"),
         _ => vec![Action::Unsupported(format!("qdisc `{kind}`"))],
     }
+}
+
+/// `tc qdisc … root fq [OPTIONS]` (`w[opts..]` are the options): TCP's packets wait in
+/// fq until their departure time (`pacing=fq`). `nopacing` turns fq's rate enforcement
+/// off; options that change fq's own pacing (`maxrate`, `low_rate_threshold`) or mark
+/// ECN (`ce_threshold`) have no engine model; DRR and queue-size options do not affect
+/// one TCP flow's departures (its packets carry their own stamps).
+fn fq(w: &[String], opts: usize, text: &str) -> Vec<Action> {
+    let mut pacing = "fq";
+    for o in w.iter().skip(opts) {
+        match o.as_str() {
+            "nopacing" => pacing = "off",
+            "pacing" => pacing = "fq",
+            "maxrate" | "flow_max_rate" | "low_rate_threshold" | "ce_threshold" => {
+                return vec![Action::Unsupported(format!("fq option `{o}` (`{text}`)"))]
+            }
+            _ => {}
+        }
+    }
+    vec![Action::Set(QDISC_PACING.into(), pacing.into())]
 }
 
 #[cfg(test)]
@@ -217,9 +241,21 @@ mod tests {
 
     #[test]
     fn qdiscs() {
-        assert!(matches!(
+        assert_eq!(
             parse("tc qdisc replace dev tun0 root fq")[0],
-            Action::NoEffect(..)
+            set(QDISC_PACING, "fq")
+        );
+        assert_eq!(
+            parse("tc qdisc replace dev tun0 root fq quantum 3028 initial_quantum 15140")[0],
+            set(QDISC_PACING, "fq")
+        );
+        assert_eq!(
+            parse("tc qdisc replace dev tun0 root fq nopacing")[0],
+            set(QDISC_PACING, "off")
+        );
+        assert!(matches!(
+            &parse("tc qdisc replace dev tun0 root fq maxrate 1mbit")[0],
+            Action::Unsupported(f) if f.contains("maxrate")
         ));
         assert!(matches!(
             parse("tc qdisc add dev tun0 root pfifo")[0],

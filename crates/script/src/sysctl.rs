@@ -41,8 +41,10 @@ pub enum Effect {
 /// | `tcp_slow_start_after_idle` | `slow_start_after_idle` |
 /// | `tcp_min_tso_segs` | `min_tso_segs` (where PSH goes) |
 /// | `tcp_ecn` | `ecn`: 0 `off`, 1 `on`, 2 `accept` (RFC 3168; Accurate ECN's 3-5 are unsupported) |
+/// | `tcp_pacing_ss_ratio`, `tcp_pacing_ca_ratio` | `pacing_ss_ratio`, `pacing_ca_ratio` |
+/// | `tc qdisc … root fq` (with `nopacing`: off) | `pacing`: `fq` |
 /// | tcp_cubic's `hystart_detect` (`echo N > /sys/module/…`) | `hystart`: 0 `off`, 1 `ack-train`, 2 `delay`, 3 `on` |
-/// | any other knob (`tcp_tso_win_divisor`, `tcp_pacing_*`, `tcp_rmem`, `tcp_ecn_option`, …) | no effect here (logged with the reason) |
+/// | any other knob (`tcp_tso_win_divisor`, `tcp_rmem`, `tcp_ecn_option`, …) | no effect here (logged with the reason) |
 pub fn sysctl(key: &str, value: &str) -> Result<Effect, String> {
     let name = key.strip_prefix("net.ipv4.").unwrap_or(key);
     let num = || {
@@ -97,6 +99,9 @@ pub fn sysctl(key: &str, value: &str) -> Result<Effect, String> {
                 ))
             }
         },
+        "tcp_pacing_ss_ratio" => vec![("pacing_ss_ratio", num()?.to_string())],
+        "tcp_pacing_ca_ratio" => vec![("pacing_ca_ratio", num()?.to_string())],
+        crate::shell::QDISC_PACING => vec![("pacing", value.to_string())],
         crate::shell::HYSTART_DETECT => {
             let mode = match num()? {
                 0 => "off",
@@ -208,7 +213,6 @@ fn no_effect(name: &str, value: &str) -> String {
         }
         "tcp_tso_win_divisor" => "the engine does not defer sending to build larger TSO packets",
         "tcp_tso_rtt_log" => "the engine sizes TSO packets with the default (9)",
-        "tcp_pacing_ss_ratio" | "tcp_pacing_ca_ratio" => "the engine does not pace",
         "tcp_ecn_option" => "the AccECN option needs Accurate ECN, which the engine lacks",
         "tcp_notsent_lowat" => "the engine's send buffer is unbounded",
         _ => "no engine axis for this knob",

@@ -3,7 +3,8 @@
 //!
 //! Each RTT sample of an ACK (the newest segment it acknowledged, never retransmitted)
 //! lowers `delay_min`; while in slow start with cwnd ≥ 16 segments (`hystart_low_window`):
-//! - a round is the time until SND.UNA passes the SND.NXT of its start;
+//! - a round is the time until SND.UNA passes the SND.NXT of its start (Linux 6.13+: checked
+//!   on every sample; Linux 5.16–6.12: only once cwnd ≥ 16, `low_window_rounds`);
 //! - ACK train: ACKs at most 2 ms apart (`hystart_ack_delta_us`) that still arrive more
 //!   than (delay_min + ack delay) / 2 after the round began end slow start;
 //! - delay: after 8 samples in a round (`HYSTART_MIN_SAMPLES`), the round's smallest RTT
@@ -11,8 +12,9 @@
 //!
 //! Ending slow start sets ssthresh = cwnd (the sender applies it). Samples within 1 s of
 //! the start of a congestion-avoidance epoch are ignored ("right after fast recovery").
-//! Pacing is not modelled, so the ACK-train threshold is always halved (Linux halves it
-//! without `fq` or internal pacing).
+//! The ACK-train threshold is halved only when nothing paces the flow (Linux 5.6+:
+//! `sk_pacing_status == SK_PACING_NONE`, "Pacing might have delayed packets up to RTT/2
+//! during slow start"); with `fq` or internal pacing it is delay_min + ack delay.
 
 use crate::time::{Duration, Instant};
 
@@ -31,6 +33,8 @@ const DELAY_MAX: Duration = Duration::from_millis(16);
 pub struct HyStart {
     ack_train: bool,
     delay: bool,
+    /// Rounds start only once cwnd ≥ `hystart_low_window` (Linux 5.16–6.12).
+    low_window_rounds: bool,
     found: bool,
     sample_cnt: u8,
     /// The round's smallest RTT (`curr_rtt`), µs; `u32::MAX` before its first sample.
@@ -67,6 +71,8 @@ pub struct Sample {
     pub in_slow_start: bool,
     /// `hystart_ack_delay`: min(1 ms, 4 GSO packets at the pacing rate).
     pub ack_delay: Duration,
+    /// Something paces the flow (`sk_pacing_status` is not `SK_PACING_NONE`).
+    pub paced: bool,
 }
 
 impl HyStart {
@@ -92,9 +98,18 @@ impl HyStart {
         self.found
     }
 
+    /// Rounds start only once cwnd ≥ 16 segments, as in Linux 5.16–6.12.
+    pub fn with_low_window_rounds(self, on: bool) -> HyStart {
+        HyStart {
+            low_window_rounds: on,
+            ..self
+        }
+    }
+
     /// `bictcp_reset` on entering Loss: a fresh search; the next sample starts a round.
     pub fn reset(&mut self) {
-        *self = HyStart::new(self.ack_train, self.delay);
+        *self =
+            HyStart::new(self.ack_train, self.delay).with_low_window_rounds(self.low_window_rounds);
     }
 
     /// `bictcp_hystart_reset`: a new round.
@@ -117,18 +132,23 @@ impl HyStart {
         if self.found || !s.in_slow_start || !self.enabled() {
             return false;
         }
+        let below_low_window = s.cwnd_segs < LOW_WINDOW;
+        if below_low_window && self.low_window_rounds {
+            return false;
+        }
         // after(snd_una, end_seq), in 32-bit sequence space.
         if ((s.snd_una as u32).wrapping_sub(self.end_seq) as i32) > 0 {
             self.new_round(s.now, s.snd_nxt);
         }
         let now = clock(s.now);
-        if s.cwnd_segs < LOW_WINDOW {
+        if below_low_window {
             return false;
         }
         if self.ack_train && us(now.wrapping_sub(self.last_ack)) <= ACK_DELTA {
             self.last_ack = now;
             // Without pacing Linux halves the threshold.
-            let threshold = (delay_min + s.ack_delay) / 2;
+            let threshold = delay_min + s.ack_delay;
+            let threshold = if s.paced { threshold } else { threshold / 2 };
             if us(now.wrapping_sub(self.round_start)) > threshold {
                 self.found = true;
             }
@@ -163,6 +183,7 @@ mod tests {
             cwnd_segs: cwnd,
             in_slow_start: true,
             ack_delay: Duration::from_millis(1),
+            paced: false,
         }
     }
 
@@ -178,6 +199,24 @@ mod tests {
         }
         assert!(h.on_sample(&sample(648, 248, 28_000, 36)));
         assert!(h.found());
+    }
+
+    /// Linux 5.16–6.12: a round does not start below cwnd 16, so a round that began while
+    /// cwnd was small goes on (and its samples count) until cwnd reaches 16 and SND.UNA
+    /// passes its end; Linux 6.13+ starts one at the first ACK past the end.
+    #[test]
+    fn rounds_below_the_low_window() {
+        let run = |low_window_rounds: bool| {
+            let mut h = HyStart::new(false, true).with_low_window_rounds(low_window_rounds);
+            // Init: a round that ends at SND.NXT 0; the first ACK (cwnd 10) is past it.
+            h.on_sample(&Sample {
+                snd_nxt: 10_000,
+                ..sample(100, 100, 2_000, 10)
+            });
+            h.end_seq
+        };
+        assert_eq!(run(false), 10_000, "6.13+: a new round at cwnd 10");
+        assert_eq!(run(true), 0, "5.16-6.12: none below cwnd 16");
     }
 
     /// RTTs within delay_min + delay_min/8 (clamped to 16 ms) never end it.
@@ -200,5 +239,22 @@ mod tests {
         let exited = (200..280).find(|&now| h.on_sample(&sample(now, 100, 20_000 + now, 20)));
         // The threshold is (100 + 1) / 2 = 50.5 ms after the round began.
         assert_eq!(exited, Some(250));
+    }
+
+    /// With pacing the threshold is the whole delay_min + ack delay (Linux 5.6+): the
+    /// same train ends slow start only 101 ms after the round began.
+    #[test]
+    fn ack_train_exit_when_paced() {
+        let mut h = HyStart::new(true, false);
+        let paced = |now: u64, una: u64| Sample {
+            paced: true,
+            ..sample(now, 100, una, 20)
+        };
+        h.on_sample(&Sample {
+            cwnd_segs: 10,
+            ..paced(199, 1_000)
+        });
+        let exited = (200..400).find(|&now| h.on_sample(&paced(now, 20_000 + now)));
+        assert_eq!(exited, Some(301));
     }
 }

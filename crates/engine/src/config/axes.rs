@@ -302,3 +302,34 @@ axis!(
         On = "on",
     }
 );
+
+axis!(
+    /// Who paces data segments (Linux `sk_pacing_status`; [`crate::pacing`]). Packetdrill's
+    /// tun device has no pacing qdisc, so the `linux` preset leaves it off; a script's
+    /// `tc qdisc … fq` turns `fq` on. BBR paces whatever this says (`internal` unless `fq`).
+    Pacing {
+        /// Every segment leaves when the window allows (`SK_PACING_NONE`).
+        Off = "off",
+        /// The `fq` qdisc holds each packet until its departure time; TCP Small Queues
+        /// lets TCP run about two packets ahead of it (`SK_PACING_FQ`).
+        Fq = "fq",
+        /// TCP's own pacing timer: nothing is sent before its departure time
+        /// (`SK_PACING_NEEDED`, `tcp_pacing_check`).
+        Internal = "internal",
+    }
+);
+
+axis!(
+    /// When a HyStart round starts (Linux flavour; `hystart_update`): the first ACK past the
+    /// last round's SND.NXT, whatever cwnd is (Linux 6.13+, "tcp_cubic: fix incorrect HyStart
+    /// round start detection"), or only once cwnd reaches `hystart_low_window` (16), as
+    /// Linux 5.16–6.12 did (commit 4e1fddc98d25 moved the round reset into
+    /// `hystart_update`, which ran only from that cwnd on). google/packetdrill's
+    /// `cubic-bulk-166k*` scripts expect the latter.
+    HyStartRounds {
+        /// Linux 6.13 and later.
+        Always = "always",
+        /// Linux 5.16 to 6.12.
+        LowWindow = "low-window",
+    }
+);

@@ -102,6 +102,10 @@ impl Sender {
         self.run_state_machine(now, &summary);
         if self.bbr.is_some() {
             self.bbr_on_ack(now, &summary, &sb);
+        } else if summary.cong_control && prior.flight > 0 {
+            // The end of `tcp_cong_control` (an ACK with nothing outstanding takes
+            // `tcp_ack`'s no_queue path, which skips it).
+            self.update_pacing_rate();
         }
         self.after_ack(now, advanced, sb.newly_sacked > 0);
         self.persist_on_ack(now, prior.flight == 0);

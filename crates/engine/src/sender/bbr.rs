@@ -1,8 +1,8 @@
 //! BBR on the sender (`cc = bbr`; model in [`crate::cc::bbr`]): the rate sample of each
 //! ACK (Linux `tcp_rate_gen` before `tcp_cong_control`), the model's cwnd in place of
-//! growth and of the reducer's cwnd, and pacing: each transmission waits until the
-//! previous one's length has left at the pacing rate (Linux's internal pacing,
-//! `tcp_internal_pacing`, as fq would pace it), on the sender's deadline.
+//! growth and of the reducer's cwnd, and the pacing rate (`sk_pacing_rate`), which
+//! `sender::pacing` applies as for every paced flow (BBR asks for internal pacing,
+//! `SK_PACING_NEEDED`).
 
 use super::ack::AckSummary;
 use super::{RecoveryState, Sender};
@@ -12,10 +12,7 @@ use crate::packet::Range;
 use crate::scoreboard::AckSummary as ScoreboardAck;
 use crate::time::{Duration, Instant};
 
-/// TCP header with the timestamp option: what a paced segment occupies besides payload.
-const HEADER_BYTES: u64 = 32;
-
-/// BBR's state on a connection: the model, the delivery counters and the pacer.
+/// BBR's state on a connection: the model and the delivery counters.
 #[derive(Clone, Debug)]
 pub struct Model {
     pub bbr: Bbr,
@@ -26,10 +23,6 @@ pub struct Model {
     pub(super) ack_rtt: Option<Duration>,
     /// What the transmission being made records (`tcp_rate_skb_sent`).
     tx: TxState,
-    /// The earliest time the next segment may leave.
-    next_send: Instant,
-    /// A transmission is waiting for `next_send`.
-    blocked: bool,
 }
 
 impl Model {
@@ -40,8 +33,6 @@ impl Model {
             lost: 0,
             ack_rtt: None,
             tx: TxState::default(),
-            next_send: Instant::ZERO,
-            blocked: false,
         }
     }
 }
@@ -72,23 +63,6 @@ impl Sender {
         }
     }
 
-    /// Pacing holds the next transmission back until its time has come.
-    pub(super) fn paced_out(&mut self, now: Instant) -> bool {
-        let Some(m) = self.bbr.as_deref_mut() else {
-            return false;
-        };
-        m.blocked = now < m.next_send;
-        m.blocked
-    }
-
-    /// When pacing releases a held transmission, if one is held.
-    pub(super) fn pacing_deadline(&self) -> Option<Instant> {
-        self.bbr
-            .as_deref()
-            .filter(|m| m.blocked)
-            .map(|m| m.next_send)
-    }
-
     /// Before a transmission: what it records for rate estimation (`tcp_rate_skb_sent`;
     /// `idle`: nothing in flight, the interval restarts).
     pub(super) fn bbr_before_send(&mut self, now: Instant, idle: bool) {
@@ -109,19 +83,11 @@ impl Sender {
         }
     }
 
-    /// After a data transmission of `range`: its segments keep their rate stamp, and the
-    /// next transmission waits len / pacing rate.
-    pub(super) fn bbr_after_send(&mut self, now: Instant, range: Range) {
-        let Some(m) = self.bbr.as_deref_mut() else {
-            return;
-        };
-        self.sb.stamp_tx(range, m.tx);
-        let len = range.len();
-        let rate = m.bbr.pacing_rate().max(1);
-        let ns = (u128::from(len + HEADER_BYTES) * 1_000_000_000 / u128::from(rate))
-            .min(u128::from(u64::MAX)) as u64;
-        m.next_send = now + Duration::from_nanos(ns);
-        m.blocked = false;
+    /// After a data transmission of `range`: its segments keep their rate stamp.
+    pub(super) fn bbr_after_send(&mut self, range: Range) {
+        if let Some(m) = self.bbr.as_deref() {
+            self.sb.stamp_tx(range, m.tx);
+        }
     }
 
     /// `tcp_rate_check_app_limited` when the application writes.

@@ -105,6 +105,9 @@ impl Sender {
         } else {
             u64::from(self.cfg.initial_cwnd) * self.mss
         };
+        // `tcp_update_pacing_rate` as the handshake completes (passive open: in
+        // `tcp_rcv_state_process`; active: the SYN-ACK's `tcp_ack`).
+        self.update_pacing_rate();
         self.conn = Conn::Established;
         if self.pending == Pending::Syn {
             self.pending = Pending::Nothing;

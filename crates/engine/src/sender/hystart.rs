@@ -5,7 +5,7 @@
 
 use super::Sender;
 use crate::cc::hystart::{HyStart, Sample};
-use crate::config::{Flavour, HyStart as Mode};
+use crate::config::{Flavour, HyStart as Mode, HyStartRounds};
 use crate::event::EventKind;
 use crate::scoreboard::Acked;
 use crate::time::{Duration, Instant};
@@ -20,6 +20,7 @@ impl Sender {
             (_, Mode::On) => (true, true),
         };
         HyStart::new(train, delay)
+            .with_low_window_rounds(self.cfg.hystart_rounds == HyStartRounds::LowWindow)
     }
 
     /// An ACK acknowledged `acked` cumulatively at `now`.
@@ -39,6 +40,7 @@ impl Sender {
             cwnd_segs: self.cwnd / mss,
             in_slow_start: self.cwnd < self.ssthresh,
             ack_delay: self.hystart_ack_delay(),
+            paced: self.paced(),
         };
         if self.cc.on_rtt_sample(&s) {
             self.ssthresh = self.cwnd;
@@ -54,7 +56,7 @@ impl Sender {
 
     /// Linux `hystart_ack_delay`: min(1 ms, four 64 KB GSO packets at the pacing rate).
     fn hystart_ack_delay(&self) -> Duration {
-        let rate = self.pacing_rate();
+        let rate = self.sk_pacing_rate();
         if rate == 0 {
             return Duration::ZERO;
         }

@@ -27,6 +27,11 @@ impl Sender {
     pub fn ssthresh(&self) -> u64 {
         self.ssthresh
     }
+    /// The pacing rate, bytes per second (Linux `sk_pacing_rate`, `tcpi_pacing_rate`):
+    /// BBR's, else `tcp_update_pacing_rate`'s as of the last ACK (`u64::MAX` before).
+    pub fn pacing_rate(&self) -> u64 {
+        self.sk_pacing_rate()
+    }
     /// RFC 6675 pipe with SACK; FlightSize without.
     pub fn pipe(&self) -> u64 {
         if self.sack_ok {

@@ -33,7 +33,7 @@ use super::{RecoveryState, Sender};
 use crate::config::Flavour;
 use crate::scoreboard::SentSeg;
 use crate::time::Instant;
-use sizing::{pacing_rate, size_goal, tso_segs, PacingInputs};
+use sizing::{size_goal, tso_segs, PacingInputs};
 
 /// The unsent skbs (Linux flavour) or write ends (RFC flavour), and the packet being cut.
 #[derive(Clone, Debug, Default)]
@@ -388,24 +388,28 @@ impl Sender {
         }
     }
 
-    /// Linux `tcp_tso_segs` for the current window and RTT.
+    /// Linux `tcp_tso_segs` for the current pacing rate and RTT.
     fn tso_max_segs(&self) -> u64 {
         tso_segs(&self.pacing_inputs())
     }
 
-    /// Linux `sk_pacing_rate` for the current window and RTT, bytes per second.
-    pub(super) fn pacing_rate(&self) -> u64 {
-        pacing_rate(&self.pacing_inputs())
+    /// `tcp_tso_segs` now: the segments a full packet holds (for `sender::pacing`).
+    pub(super) fn tso_segs_now(&self) -> u64 {
+        self.tso_max_segs()
+    }
+
+    /// A packet handed out at `at` is under way and its next segment starts at `end`
+    /// (the segment that ended at `end` did not end the packet).
+    pub(super) fn push_packet_continues(&self, at: Instant, end: u64) -> bool {
+        self.push
+            .packet
+            .is_some_and(|p| p.at == at && p.next == end)
     }
 
     fn pacing_inputs(&self) -> PacingInputs {
-        let mss = self.mss.max(1);
         PacingInputs {
-            mss,
-            cwnd_segs: self.cwnd / mss,
-            ssthresh_segs: self.ssthresh / mss,
-            packets_out: self.sb.flight_size().div_ceil(mss),
-            srtt: self.rtt.srtt(),
+            mss: self.mss.max(1),
+            rate: self.sk_pacing_rate(),
             min_rtt: self.rtt.min_rtt(),
             min_tso_segs: u64::from(self.cfg.min_tso_segs),
         }

@@ -25,20 +25,30 @@ impl Sender {
     /// The next segment to send now, if any; call until `None` after every input.
     /// A transmission that could not leave the host is reported with `transmit_failed`.
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
-        if self.xmit_blocked() || (self.is_established() && self.paced_out(now)) {
+        if self.xmit_blocked() {
             return None;
         }
+        if self.pacer.is_some() && self.is_established() {
+            return self.poll_paced(now);
+        }
+        self.transmit_at(now, now)
+    }
+
+    /// The next transmission decided at `now` and stamped `at`, its departure time
+    /// (later than `now` only when a pacing qdisc will hold it): the scoreboard, RTT
+    /// samples, RACK and the timestamp option see `at`, as Linux's `skb_mstamp_ns`.
+    pub(super) fn transmit_at(&mut self, now: Instant, at: Instant) -> Option<Transmit> {
         self.xmit_snapshot();
         let idle = self.sb.flight_size() == 0;
         if self.bbr.is_some() {
-            self.bbr_before_send(now, idle);
+            self.bbr_before_send(at, idle);
         }
-        let t = self.next_transmit(now);
+        let t = self.next_transmit(at);
         match &t {
             Some((t, forced)) => {
                 self.account_transmit(now, t, *forced);
                 if !t.range.is_empty() {
-                    self.bbr_after_send(now, t.range);
+                    self.bbr_after_send(t.range);
                 }
             }
             None => self.persist_check(now),

@@ -113,22 +113,17 @@ fn rfc_flavour_pushes_every_write_end() {
 
 #[test]
 fn tso_segs_follow_the_pacing_rate() {
+    // 10 · 1000 B / 100 ms · 200 % = 200 kB/s: 195 B per ms → tcp_min_tso_segs.
     let base = PacingInputs {
         mss: MSS,
-        cwnd_segs: 10,
-        ssthresh_segs: u64::MAX / MSS,
-        packets_out: 0,
-        srtt: Some(Duration::from_millis(100)),
+        rate: 200_000,
         min_rtt: Some(Duration::from_millis(100)),
         min_tso_segs: 2,
     };
-    // 10 · 1000 B / 100 ms · 200 % = 200 kB/s: 195 B per ms → tcp_min_tso_segs.
     assert_eq!(tso_segs(&base), 2);
     // 100 · 1000 B / 1 ms · 120 %: 120 MB/s → 117 kB per ms, capped by GSO.
     let fast = PacingInputs {
-        cwnd_segs: 100,
-        ssthresh_segs: 100,
-        srtt: Some(Duration::from_millis(1)),
+        rate: 120_000_000,
         min_rtt: Some(Duration::from_millis(1)),
         ..base
     };
