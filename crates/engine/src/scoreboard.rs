@@ -152,7 +152,7 @@ pub struct Scoreboard {
     rescued: Option<Range>,
     /// The last few retransmitted segments a cumulative ACK removed, with how often each
     /// was retransmitted: what a DSACK for data already acknowledged can prove spurious.
-    acked_retrans: [(u64, u64, u32); ACKED_RETRANS],
+    acked_retrans: [(u64, u32, u32); ACKED_RETRANS],
     acked_retrans_next: usize,
     /// SACK tags whole segments only (Linux), not octets (RFC 6675).
     whole_segments: bool,

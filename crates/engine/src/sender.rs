@@ -208,7 +208,7 @@ pub struct Sender {
     /// F-RTO (RFC 5682 / Linux) state.
     frto: frto::Frto,
     /// RFC 4015 step 11 waits for the first RTT sample of data above this offset.
-    eifel_adapt: Option<(u64, eifel::Prev)>,
+    eifel_adapt: Option<Box<(u64, eifel::Prev)>>,
     /// A believable DSACK arrived on this connection (RFC 3522 step 5).
     dsack_seen: bool,
     /// The most cwnd may be after the ACK being processed: set by a response that fixed

@@ -193,8 +193,8 @@ impl Scoreboard {
             most = most.max(self.segs[i].xmit_count.saturating_sub(1));
             i += 1;
         }
-        for &(a, b, n) in &self.acked_retrans {
-            if overlaps(a, b) {
+        for &(a, len, n) in &self.acked_retrans {
+            if overlaps(a, a.saturating_add(u64::from(len))) {
                 most = most.max(n);
             }
         }

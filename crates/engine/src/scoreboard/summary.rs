@@ -90,7 +90,10 @@ impl Scoreboard {
             }
             if s.ever_retrans {
                 let k = self.acked_retrans_next % super::ACKED_RETRANS;
-                self.acked_retrans[k] = (s.start, s.end, s.xmit_count.saturating_sub(1));
+                // (start, length, retransmissions): 16 bytes an entry, a segment's length
+                // fits in 32 bits (a longer one is remembered by its first 4 GB).
+                let len = u32::try_from(s.len()).unwrap_or(u32::MAX);
+                self.acked_retrans[k] = (s.start, len, s.xmit_count.saturating_sub(1));
                 self.acked_retrans_next += 1;
                 out.oldest_retrans_sent = Some(
                     out.oldest_retrans_sent

@@ -119,7 +119,7 @@ impl Sender {
         }
         if response == SpuriousResponse::Rfc4015 {
             if let Some(p) = s.eifel.filter(|p| p.srtt_prev.is_some()) {
-                self.eifel_adapt = Some((s.high, p));
+                self.eifel_adapt = Some(Box::new((s.high, p)));
             }
         }
     }
@@ -128,8 +128,8 @@ impl Sender {
     /// after the spurious timeout (SND.UNA beyond what was outstanding then); every other
     /// sample goes to the estimator.
     pub(super) fn take_rtt_sample(&mut self, now: Instant, r: Duration) {
-        match self.eifel_adapt {
-            Some((high, p)) if self.sb.snd_una() > high => {
+        match self.eifel_adapt.as_deref() {
+            Some(&(high, p)) if self.sb.snd_una() > high => {
                 self.eifel_adapt = None;
                 let (srtt, rttvar) = eifel::adapt(&p, r);
                 self.rtt.update_min_rtt(now, r);
