@@ -85,3 +85,15 @@ fn linux_preset_undo() {
     assert_eq!(c.spurious_detection, SpuriousDetection::Linux);
     assert_eq!(c.spurious_response, SpuriousResponse::FullUndo);
 }
+
+/// The `linux` preset is Linux 6.12 LTS where kernels differ in a rule the upstream
+/// packetdrill suite checks: HyStart starts a round only once cwnd reaches
+/// `hystart_low_window` (5.16–6.12, commit 4e1fddc98d25; 6.13 starts one at any cwnd,
+/// `hystart_rounds = always`), and PRR's SafeACK bonus (`tcp_cwnd_reduction`, 5.19+).
+#[test]
+fn linux_preset_is_linux_6_12() {
+    use lossrec::config::HyStartRounds;
+    let l = Config::linux();
+    assert_eq!(l.hystart_rounds, HyStartRounds::LowWindow);
+    assert_eq!(l.reduction, lossrec::config::Reduction::PrrLinux);
+}

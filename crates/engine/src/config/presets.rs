@@ -290,7 +290,7 @@ impl Config {
         }
     }
 
-    /// Modern Linux (5.x/6.x): RACK and TLP as Linux runs them, its PRR, CUBIC, its RTT
+    /// Modern Linux, as 6.12 LTS runs it where kernels differ (HyStart's rounds): RACK and TLP as Linux runs them, its PRR, CUBIC, its RTT
     /// estimator and 200 ms minimum RTO, adaptive reordering; no early retransmit (removed
     /// in 4.11). The 40 ms minimum delayed ACK of a Linux receiver belongs to the scenario.
     pub fn linux() -> Config {
@@ -307,6 +307,8 @@ impl Config {
             // their reproductions stay as published.
             slow_start_after_idle: true,
             hystart: HyStart::On,
+            // Linux 6.12 LTS's round rule (5.16–6.12); 6.13+ is `Always`.
+            hystart_rounds: HyStartRounds::LowWindow,
             cc: CongestionControl::CubicLinux,
             // `tcp_ecn=2`: ECN when the peer asks for it.
             ecn: Ecn::Accept,
