@@ -98,4 +98,10 @@ counters! {
     dupacks_ignored = "TCPDupAckIgnored",
     /// Zero-window probes sent by the persist timer (`TCPWinProbe`).
     win_probes = "TCPWinProbe",
+    /// New segments held back by the optimistic-ACK defence (`detect::optack`; not in Linux).
+    optack_skips = "OptAckSkips",
+    /// Held segments covered by an ACK that never reported the hole.
+    optack_strikes = "OptAckStrikes",
+    /// Peers found acknowledging data they did not receive; the sender stopped.
+    optack_detected = "OptAckDetected",
 }

@@ -288,3 +288,22 @@ axis!(
         On = "on",
     }
 );
+
+axis!(
+    /// A defence against optimistic ACKs (Savage, Cardwell, Wetherall, Anderson, "TCP
+    /// congestion control with a misbehaving receiver", CCR 1999, §4.3; Sherwood,
+    /// Bhattacharjee, Braud, CCS 2005, §5): a receiver that acknowledges data before it
+    /// arrives makes the sender grow as if the path were shorter and lossless. Linux has
+    /// none. See `detect::optack`.
+    OptAckDefence {
+        Off = "off",
+        /// Every `optack_skip_interval` segments on average (positions drawn from the
+        /// seed the caller supplies, `Sender::set_seed`), one new segment is held back
+        /// while the next one or two go first. An honest receiver reports the hole before
+        /// the held segment fills it; a peer whose ACK covers the held segment without
+        /// having reported the hole, twice in a row (or covers it before it was sent at
+        /// all), is acknowledging data it did not receive: the sender stops
+        /// (`OptAckDetected`).
+        SkipSegment = "skip-segment",
+    }
+);

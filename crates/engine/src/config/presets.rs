@@ -186,6 +186,8 @@ impl Config {
             handshake: true,
             sack: true,
             timestamps: true,
+            optack_defence: OptAckDefence::Off,
+            optack_skip_interval: 64,
         }
     }
 

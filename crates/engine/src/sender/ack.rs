@@ -52,6 +52,9 @@ impl Sender {
             return;
         };
         let ack = &ack;
+        if self.optack_on_ack(now, ack) {
+            return;
+        }
         // Any ACK cancels a delayed early retransmit (Linux `tcp_ack` re-arms the RTO);
         // the checks below may arm a fresh one.
         self.cancel_delayed_early_retransmit();
@@ -184,7 +187,8 @@ impl Sender {
             self.check_timestamp_spurious(now, ack, &sb.acked, prior.una);
         }
         if self.sack_ok {
-            self.check_sack_reordering(now, sb.reorder_low);
+            let low = self.optack_reorder_filter(sb.reorder_low);
+            self.check_sack_reordering(now, low);
         }
         (sb, dsack)
     }

@@ -24,6 +24,9 @@ pub(crate) fn ts_clock(now: Instant) -> u64 {
 impl Sender {
     /// The next segment to send now, if any; call until `None` after every input.
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
+        if self.optack_detected() {
+            return None;
+        }
         if self.is_established() && self.paced_out(now) {
             return None;
         }
@@ -53,6 +56,10 @@ impl Sender {
         }
         if self.conn == Conn::Listen {
             return None;
+        }
+        // A held segment and the ones sent ahead of it finish their burst (`optack`).
+        if let Some(t) = self.optack_transmit(now) {
+            return Some((t, false));
         }
         match core::mem::take(&mut self.pending) {
             Pending::HandshakeAck => {
@@ -107,7 +114,7 @@ impl Sender {
     fn next_in_open(&mut self, now: Instant) -> Option<Transmit> {
         let room = self.cwnd.saturating_sub(self.sb.flight_size());
         if let Some(t) = self.new_data(now, room, Why::New) {
-            return Some(t);
+            return Some(self.optack_on_new(now, t));
         }
         let extra =
             dupthresh::limited_transmit_allowance(self.dupacks, self.reordering(), self.mss);
