@@ -109,10 +109,11 @@ fn optimistic_ack_defence_stops_the_attack_at_small_honest_cost() {
             bad.push(line);
         }
     }
-    // The attack works without the defence (the 1.93× at a fast bottleneck).
+    // The attack works without the defence (hundreds of times the data under the Linux
+    // presets with SACK, under loss and at the bottleneck).
     let gains = rows.iter().filter(|r| r.gain_off() > 1.5).count();
     assert!(
-        gains > rows.len() / 4,
+        gains >= 8,
         "the attack should gain without the defence:\n{table}"
     );
     assert!(

@@ -40,11 +40,11 @@
 use crate::packet::{Range, Transmit};
 
 /// Consecutive failed checks that count as a detection.
-pub const STRIKES: u8 = 2;
+pub const STRIKES: u8 = 3;
 
 /// Segments sent ahead of the held one, at most (each gives the honest receiver one more
 /// chance to report the hole; fewer than DupThresh so no loss is inferred).
-pub const AHEAD: u8 = 2;
+pub const AHEAD: u8 = 1;
 
 /// What an ACK told the defence.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -91,6 +91,9 @@ pub struct SkipSegment {
     /// The last held segment whose check was decided (its late delivery is decided on the
     /// same ACK, after the check).
     last_skipped: Option<Range>,
+    /// Bytes sent ahead of the held segment whose growth the passing ACK should still
+    /// credit ([`SkipSegment::take_credit`]).
+    credit: u64,
     strikes: u8,
     detected: bool,
 }
@@ -113,6 +116,7 @@ impl SkipSegment {
             held: None,
             check: None,
             last_skipped: None,
+            credit: 0,
             strikes: 0,
             detected: false,
         };
@@ -193,6 +197,16 @@ impl SkipSegment {
         Some(h.t)
     }
 
+    /// The growth the ACK that passed a check should add to its DeliveredData: what was
+    /// sent ahead and reported before the held segment arrived (a SACK, or a duplicate
+    /// without SACK) delivered nothing for growth then — Linux grows only on forward
+    /// progress (`tcp_may_raise_cwnd`) — and counts as delivered before now, so without it
+    /// every skip would cost one segment of growth. In order, this ACK would have
+    /// delivered it. At most the part of `acked` not already counted (`delivered`).
+    pub fn take_credit(&mut self, acked: u64, delivered: u64) -> u64 {
+        core::mem::take(&mut self.credit).min(acked.saturating_sub(delivered))
+    }
+
     /// A retransmission timeout: what was skipped may be resent, so nothing can be judged.
     pub fn void(&mut self) {
         self.check = None;
@@ -238,6 +252,7 @@ impl SkipSegment {
         self.last_skipped = Some(k);
         if c.proven {
             self.strikes = 0;
+            self.credit = c.ahead_end.saturating_sub(k.end);
             Verdict::Pass
         } else if !calm || !covers_ahead(cum, blocks, k.end, c.ahead_end) {
             Verdict::Void

@@ -68,6 +68,7 @@ impl Sender {
         let (sb, dsack) = self.update_scoreboard(now, ack, prior);
         let is_dup = self.count_dupack(ack, &sb, prior, prior_window);
         let delivered = self.delivered_data(now, &sb.acked, sb.newly_sacked, is_dup);
+        let delivered = self.optack_delivered(sb.acked.bytes, delivered);
         self.tail_on_ack(now, ack, &sb, dsack, prior, window_update);
         self.restart_rto_on_ack(now, sb.acked.bytes > 0);
         // Spurious timeouts and retransmissions (`rto`): may undo the reduction and

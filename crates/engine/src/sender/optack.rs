@@ -121,6 +121,16 @@ impl Sender {
         false
     }
 
+    /// DeliveredData of this ACK plus the growth a passed check gives back
+    /// (`SkipSegment::take_credit`), unless the congestion control sets cwnd itself.
+    pub(super) fn optack_delivered(&mut self, acked: u64, delivered: u64) -> u64 {
+        let controls = self.cc.controls_cwnd();
+        match self.optack.as_deref_mut() {
+            Some(o) if !controls => delivered + o.take_credit(acked, delivered),
+            _ => delivered,
+        }
+    }
+
     /// Linux's reordering evidence without the held segment's own late delivery.
     pub(super) fn optack_reorder_filter(&self, low: Option<u64>) -> Option<u64> {
         match self.optack.as_deref() {
