@@ -150,7 +150,7 @@ pub fn completion(cfg: &Config, sack: bool, phase: Phase, bytes: u64) -> Option<
     let step = RTT / 20;
     let mut t = Instant::ZERO;
     while t < Instant::ZERO + Duration::from_secs(60) {
-        t = t + step;
+        t += step;
         sim.run_until(t, Attack::Honest);
         if sim.r.delivered() >= bytes {
             return Some(t - Instant::ZERO);

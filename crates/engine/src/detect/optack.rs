@@ -5,33 +5,40 @@
 //! Linux has no defence (the ACK is only checked against SND.NXT, `tcp_ack`).
 //!
 //! A receiver that acknowledges data before it arrives (an optimistic ACK) makes the
-//! sender's ACK clock run as if the path were shorter and lossless. The defence plants
-//! evidence an honest receiver cannot fake: now and then (every `interval` new segments
-//! on average, at positions the attacker cannot predict) one new segment `k` is held back
-//! while the next one or two ("ahead") go first, and `k` follows them in the same burst.
-//! An honest receiver gets an ahead segment before `k` and answers it at once (RFC 5681
-//! §4.2: out-of-order data is acknowledged immediately) with an ACK that shows the hole:
-//! its cumulative ACK stops at `k` (`cum == k.start`), or a SACK block begins above `k`.
-//! A receiver that acknowledges by expectation covers `k` with no such report.
+//! sender's ACK clock run as if the path were shorter and lossless: Savage et al. measured
+//! its sender growing many times faster than the path allows. The defence plants evidence
+//! an honest receiver cannot fake: now and then (every `interval` new segments on average,
+//! at positions the attacker cannot predict) one new segment `k` is held back while the
+//! next one goes first, and `k` follows it in the same burst. An honest receiver gets
+//! `k + 1` before `k` and answers at once (RFC 5681 §4.2: out-of-order data is
+//! acknowledged immediately) with an ACK that shows the hole: its cumulative ACK stops at
+//! `k` (`cum == k.start`), or a SACK block begins above `k`. A receiver that acknowledges
+//! by expectation covers `k` with no such report.
 //!
-//! The verdict, taken on the first ACK that covers `k` and an ahead segment:
+//! The verdict, taken on the first ACK that covers `k`:
 //! - the hole was reported: **pass**;
 //! - `k` had not even been sent yet (the caller broke the burst): proof, **detected**;
 //! - evidence is missing but could be innocent: **void**. Without SACK a loss below `k`
 //!   hides the hole (the receiver's duplicates stop below it); that loss must be repaired
 //!   before an ACK can cover `k`, so the sender is in fast recovery or loss recovery, or a
-//!   retransmission is outstanding, when it arrives ("not calm"). Or the ACK covers no
-//!   ahead segment (the ahead data was lost, so `k` came first in order). A duplicate ACK
-//!   is no excuse: an attacker's stale ACKs are duplicates too.
-//! - otherwise a **strike**. [`STRIKES`] consecutive strikes are a detection: a lost ACK can
-//!   hide one honest report (both ahead segments' reports must be lost, p² per skip), so
-//!   one strike alone is not proof.
+//!   retransmission is outstanding, when it arrives ("not calm"). Or the ACK does not
+//!   cover `k + 1` (it was lost, so `k` came first in order). A duplicate ACK is no
+//!   excuse: an attacker's stale ACKs are duplicates too;
+//! - otherwise a **strike**. [`STRIKES`] consecutive strikes are a detection: a lost ACK
+//!   (or a path that swaps `k + 1` back behind `k`) can hide one honest report, so with ACK
+//!   loss p an honest connection is taken for a liar with probability p³ per three skips.
 //!
-//! What the hold costs an honest connection: one (or two) segments arrive one place out
-//! of order. Fewer than DupThresh duplicates follow, and the sender stamps `k` as sent
-//! after its ahead segments (RACK sees no reordering) and does not count `k`'s late
-//! delivery as reordering evidence ([`SkipSegment::reorder_filter`]), so no loss is
-//! inferred and no threshold moves.
+//! What the hold costs an honest connection: `k` arrives one place out of order. One
+//! duplicate follows (fewer than DupThresh; RFC 3042 may send one new segment on it); the
+//! sender stamps `k` as sent after `k + 1` (RACK sees no reordering), does not count `k`'s
+//! late delivery as reordering evidence ([`SkipSegment::reorder_filter`]), and gives back
+//! on the passing ACK the growth Linux withholds from the duplicate
+//! ([`SkipSegment::take_credit`]). No loss is inferred and no threshold moves.
+//!
+//! Only one check is open at a time, so at most one segment is held per round trip; the
+//! interval matters when it is longer than the window. It needs a receiver that
+//! acknowledges out-of-order data at once (RFC 5681 §4.2 SHOULD; Linux, BSD and Windows do)
+//! on a path that does not thin duplicate ACKs: that is why it is off by default.
 //!
 //! The engine has no RNG: the positions come from a seed the caller supplies
 //! (`Sender::set_seed`), mixed with a counter (SplitMix64's finaliser).
@@ -41,10 +48,6 @@ use crate::packet::{Range, Transmit};
 
 /// Consecutive failed checks that count as a detection.
 pub const STRIKES: u8 = 3;
-
-/// Segments sent ahead of the held one, at most (each gives the honest receiver one more
-/// chance to report the hole; fewer than DupThresh so no loss is inferred).
-pub const AHEAD: u8 = 1;
 
 /// What an ACK told the defence.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -61,18 +64,11 @@ pub enum Verdict {
     Detected,
 }
 
-/// A segment held back while its ahead segments go first.
-#[derive(Copy, Clone, Debug)]
-struct Held {
-    t: Transmit,
-    ahead_left: u8,
-}
-
 /// The open check of one skipped segment.
 #[derive(Copy, Clone, Debug)]
 struct Check {
     skipped: Range,
-    /// End of the last segment sent ahead of it.
+    /// End of the segment sent ahead of it.
     ahead_end: u64,
     sent: bool,
     proven: bool,
@@ -86,7 +82,8 @@ pub struct SkipSegment {
     draws: u64,
     /// New segments still to send before the next skip.
     countdown: u64,
-    held: Option<Held>,
+    /// The segment held back while the next one goes first.
+    held: Option<Transmit>,
     check: Option<Check>,
     /// The last held segment whose check was decided (its late delivery is decided on the
     /// same ACK, after the check).
@@ -158,12 +155,9 @@ impl SkipSegment {
         self.countdown = self.countdown.saturating_sub(1);
     }
 
-    /// `t` is held back; `ahead_end` ends the first segment sent in its place.
+    /// `t` is held back; `ahead_end` ends the segment sent in its place.
     pub fn hold(&mut self, t: Transmit, ahead_end: u64) {
-        self.held = Some(Held {
-            t,
-            ahead_left: AHEAD - 1,
-        });
+        self.held = Some(t);
         self.check = Some(Check {
             skipped: t.range,
             ahead_end,
@@ -173,28 +167,13 @@ impl SkipSegment {
         self.countdown = self.draw();
     }
 
-    /// Whether one more segment may go ahead of the held one.
-    pub fn wants_ahead(&self) -> bool {
-        self.held.is_some_and(|h| h.ahead_left > 0)
-    }
-
-    /// One more segment, ending at `end`, went ahead of the held one.
-    pub fn sent_ahead(&mut self, end: u64) {
-        if let Some(h) = self.held.as_mut() {
-            h.ahead_left = h.ahead_left.saturating_sub(1);
-        }
-        if let Some(c) = self.check.as_mut() {
-            c.ahead_end = c.ahead_end.max(end);
-        }
-    }
-
     /// The held segment goes out now.
     pub fn release(&mut self) -> Option<Transmit> {
-        let h = self.held.take()?;
+        let t = self.held.take()?;
         if let Some(c) = self.check.as_mut() {
             c.sent = true;
         }
-        Some(h.t)
+        Some(t)
     }
 
     /// The growth the ACK that passed a check should add to its DeliveredData: what was
@@ -306,13 +285,10 @@ mod tests {
         }
     }
 
-    /// Segment 5 held, 6 and 7 sent ahead, then 5.
+    /// Segment 5 held, 6 sent ahead, then 5.
     fn skipped() -> SkipSegment {
         let mut s = SkipSegment::new(64, 7);
         s.hold(tx(5), seg(6).end);
-        assert!(s.wants_ahead());
-        s.sent_ahead(seg(7).end);
-        assert!(!s.wants_ahead());
         assert_eq!(s.release().map(|t| t.range), Some(seg(5)));
         s
     }
@@ -333,15 +309,16 @@ mod tests {
 
     #[test]
     fn honest_reports_pass() {
-        // (ACKs before the one covering 5, what it must say)
+        // (ACKs before the one covering 5: cumulative, SACK blocks; the case)
+        type Acks<'a> = &'a [(u64, &'a [Range])];
         let sack = [Range::new(seg(6).start, seg(7).end)];
-        let cases: [(&[(u64, &[Range])], &str); 3] = [
+        let cases: [(Acks, &str); 3] = [
             // The cumulative ACK stops at the hole.
             (&[(seg(5).start, &[])], "cumulative"),
             // A SACK block above the hole, cumulative ACK below it (a loss below 5).
             (&[(seg(3).start, &sack)], "sack"),
-            // One of the two reports lost: the other suffices.
-            (&[(seg(5).start, &sack[..])], "one report"),
+            // Both, after an ACK that said nothing about it.
+            (&[(seg(4).start, &[]), (seg(5).start, &sack[..])], "both"),
         ];
         for (before, what) in cases {
             let mut s = skipped();
@@ -357,11 +334,34 @@ mod tests {
     fn covering_the_hole_unreported_strikes_then_detects() {
         let mut s = skipped();
         assert_eq!(s.on_ack(seg(8).end, &[], true), Verdict::Strike);
-        assert!(!s.detected());
-        s.hold(tx(20), seg(21).end);
-        s.release();
-        assert_eq!(s.on_ack(seg(22).end, &[], true), Verdict::Detected);
+        for k in 1..u64::from(STRIKES) {
+            assert!(!s.detected());
+            s.hold(tx(20 * k), seg(20 * k + 1).end);
+            s.release();
+            let v = s.on_ack(seg(20 * k + 2).end, &[], true);
+            let want = if k + 1 == u64::from(STRIKES) {
+                Verdict::Detected
+            } else {
+                Verdict::Strike
+            };
+            assert_eq!(v, want);
+        }
         assert!(s.detected() && !s.due());
+    }
+
+    #[test]
+    fn growth_withheld_by_the_report_is_given_back_once() {
+        let mut s = skipped();
+        s.on_ack(seg(5).start, &[seg(6)], true);
+        assert_eq!(s.on_ack(seg(7).end, &[], true), Verdict::Pass);
+        // Two segments acknowledged, one counted as delivered: the ahead one comes back.
+        assert_eq!(s.take_credit(2 * MSS, MSS), MSS);
+        assert_eq!(s.take_credit(2 * MSS, MSS), 0);
+        // Never more than this ACK acknowledged beyond what it delivered.
+        let mut s = skipped();
+        s.on_ack(seg(5).start, &[], true);
+        s.on_ack(seg(7).end, &[], true);
+        assert_eq!(s.take_credit(2 * MSS, 2 * MSS), 0);
     }
 
     #[test]

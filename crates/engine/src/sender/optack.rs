@@ -42,24 +42,16 @@ impl Sender {
         }
     }
 
-    /// While a segment is held: one more segment ahead of it if the window allows, else
-    /// the held segment itself, stamped as sent now (after the ones ahead).
+    /// The held segment, right after the one sent ahead of it, stamped as sent now.
     pub(super) fn optack_transmit(&mut self, now: Instant) -> Option<Transmit> {
-        let o = self.optack.as_deref()?;
-        if o.wants_ahead() && self.state() == RecoveryState::Open {
-            let room = self.cwnd.saturating_sub(self.sb.flight_size());
-            if let Some(t) = self.new_data(now, room, Why::New) {
-                self.optack.as_deref_mut()?.sent_ahead(t.range.end);
-                return Some(t);
-            }
-        }
         let t = self.optack.as_deref_mut()?.release()?;
         self.sb.restamp(now, t.range.start);
         Some(t)
     }
 
     /// `t` is the next new segment in Open state: sent as is, or held back when a skip is
-    /// due and the segment after it can go first.
+    /// due and the segment after it can go first (it is returned instead; the held one
+    /// follows on the next call, `optack_transmit`).
     pub(super) fn optack_on_new(&mut self, now: Instant, t: Transmit) -> Transmit {
         let Some(o) = self.optack.as_deref_mut() else {
             return t;
