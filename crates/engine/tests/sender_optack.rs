@@ -12,7 +12,8 @@ use lossrec_testkit::rng::Stream;
 
 fn defended(mut c: Config, interval: u32) -> Config {
     c.set("optack_defence", "skip-segment").unwrap();
-    c.set("optack_skip_interval", &interval.to_string()).unwrap();
+    c.set("optack_skip_interval", &interval.to_string())
+        .unwrap();
     c
 }
 
