@@ -188,8 +188,7 @@ impl Sender {
             self.check_timestamp_spurious(now, ack, &sb.acked, prior.una);
         }
         if self.sack_ok {
-            let low = self.optack_reorder_filter(sb.reorder_low);
-            self.check_sack_reordering(now, low);
+            self.check_sack_reordering(now, self.optack_reorder_filter(sb.reorder_low));
         }
         (sb, dsack)
     }
