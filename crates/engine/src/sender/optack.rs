@@ -85,6 +85,9 @@ impl Sender {
 
     /// The check on an acceptable ACK; true if the sender has stopped.
     pub(super) fn optack_on_ack(&mut self, now: Instant, ack: &Ack) -> bool {
+        if self.optack.is_none() {
+            return false;
+        }
         let calm = !matches!(self.state(), RecoveryState::Recovery | RecoveryState::Loss)
             && self.sb.retrans_bytes() == 0;
         let blocks = if self.sack_ok { ack.sack_blocks() } else { &[] };
@@ -116,10 +119,12 @@ impl Sender {
     /// DeliveredData of this ACK plus the growth a passed check gives back
     /// (`SkipSegment::take_credit`), unless the congestion control sets cwnd itself.
     pub(super) fn optack_delivered(&mut self, acked: u64, delivered: u64) -> u64 {
-        let controls = self.cc.controls_cwnd();
+        if self.optack.is_none() || self.cc.controls_cwnd() {
+            return delivered;
+        }
         match self.optack.as_deref_mut() {
-            Some(o) if !controls => delivered + o.take_credit(acked, delivered),
-            _ => delivered,
+            Some(o) => delivered + o.take_credit(acked, delivered),
+            None => delivered,
         }
     }
 
