@@ -1,12 +1,13 @@
 //! The optimistic-ACK defence on the sender (`optack_defence = skip-segment`; the rule and
-//! its verdicts are in `detect::optack`): which new segment is held back, the segments
-//! sent ahead of it, its release in the same burst, the ACK check, and the response.
+//! its verdicts are in `detect::optack`): which new segment is held back, the segment sent
+//! ahead of it, its release in the same burst, the ACK check, and the response.
 //!
-//! Response: on a detection the sender stops, as Savage et al. §4.3 suggest (the
-//! connection is dropped): `poll_transmit` and `poll_timeout` return `None` from then on,
-//! ACKs and timeouts are ignored, and `OptAckDetected` is counted with an event. The
-//! caller ends the connection (e.g. with a RST). It is deterministic: the same inputs and
-//! seed give the same verdict.
+//! Response: on a detection the sender stops — `poll_transmit` and `poll_timeout` return
+//! `None` from then on, ACKs and timeouts are ignored, and `OptAckDetected` is counted with
+//! an event; the caller ends the connection (e.g. with a RST). A milder response (cwnd
+//! back to one segment, say) would still let a peer that lies between checks keep part of
+//! its gain; a peer proven to acknowledge data it never received has nothing left to be
+//! trusted with. It is deterministic: the same inputs and seed give the same verdict.
 
 use super::{RecoveryState, Sender};
 use crate::detect::optack::{SkipSegment, Verdict};
