@@ -297,13 +297,14 @@ axis!(
     /// none. See `detect::optack`.
     OptAckDefence {
         Off = "off",
-        /// Every `optack_skip_interval` segments on average (positions drawn from the
-        /// seed the caller supplies, `Sender::set_seed`), one new segment is held back
-        /// while the next one or two go first. An honest receiver reports the hole before
-        /// the held segment fills it; a peer whose ACK covers the held segment without
-        /// having reported the hole, twice in a row (or covers it before it was sent at
-        /// all), is acknowledging data it did not receive: the sender stops
-        /// (`OptAckDetected`).
+        /// Every `optack_skip_interval` segments on average (at most one per round trip;
+        /// positions drawn from the seed the caller supplies, `Sender::set_seed`), one new
+        /// segment is held back while the next one goes first, and follows it at once. An
+        /// honest receiver reports the one-segment hole before the held segment fills it;
+        /// a peer whose ACK covers the held segment without having reported the hole,
+        /// three checks in a row (or covers it before it was sent at all), is
+        /// acknowledging data it did not receive: the sender stops (`OptAckDetected`).
+        /// Needs a receiver that acknowledges out-of-order data at once (RFC 5681 §4.2).
         SkipSegment = "skip-segment",
     }
 );
