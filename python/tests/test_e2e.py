@@ -283,6 +283,7 @@ def test_bench_only_attacks_table(cli):
     for phase in ("slow_start", "congestion_avoidance", "lossy", "bottleneck"):
         assert phase in r.stdout
     assert "bounded rows within" in r.stdout
+    assert "optimistic-ACK defence" in r.stdout
 
 
 def test_bench_only_attacks_json(cli):
@@ -293,3 +294,9 @@ def test_bench_only_attacks_json(cli):
     presets = {row[0] for row in a["rows"]}
     assert {"rfc", "prr", "linux", "rack-tlp"} <= presets
     assert len(a["rows"]) == len(presets) * 2 * 4 * 4
+    d = a["defence"]
+    assert len(d["rows"]) == len(presets) * 2 * 4
+    for row in d["rows"]:
+        v = dict(zip(d["columns"], row))
+        assert v["attacker_stopped"] or v["ratio_on"] <= 1.1, v
+        assert not v["honest_stopped"], v

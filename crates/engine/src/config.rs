@@ -154,6 +154,10 @@ settings! {
     /// Offer timestamps (RFC 7323).
     timestamps: bool = "timestamps",
     ecn: Ecn = "ecn",
+    optack_defence: OptAckDefence = "optack_defence",
+    /// `skip-segment`: the mean number of new segments between two held-back ones (the
+    /// gaps are uniform on 1 ..= 2·interval − 1).
+    optack_skip_interval: u32 = "optack_skip_interval" in 4..=1_000_000,
 }
 
 mod axes;

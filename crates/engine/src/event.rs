@@ -194,6 +194,10 @@ pub enum EventKind {
     /// HyStart ended slow start (Linux `hystart_update`): ssthresh = cwnd; the ACK's RTT
     /// sample in microseconds.
     SlowStartExit { cwnd: u64, rtt_us: u64 },
+    /// The optimistic-ACK defence (`detect::optack`) found the peer acknowledging data it
+    /// did not receive (`[start, end)` is the held segment of the deciding check); the
+    /// sender stops.
+    OptAckDetected { start: u64, end: u64 },
 }
 }
 
@@ -289,6 +293,7 @@ impl EventKind {
             EventKind::ReoTimeout { .. } => "reo_timeout",
             EventKind::LostRetransmit { .. } => "lost_retransmit",
             EventKind::SlowStartExit { .. } => "slow_start_exit",
+            EventKind::OptAckDetected { .. } => "optack_detected",
         }
     }
 }

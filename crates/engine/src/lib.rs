@@ -4,7 +4,8 @@
 //! spurious-timeout handling and congestion control are chosen per connection by
 //! [`Config`], and the matching [`Receiver`]. Nothing here reads a clock, sleeps, touches a
 //! socket or draws a random number: time and packets go in as arguments, decisions come out
-//! by polling.
+//! by polling, and what randomness a defence needs comes from the caller
+//! ([`Sender::set_seed`]).
 //!
 //! ## The I/O contract
 //!
@@ -23,6 +24,11 @@
 //! - [`poll_event()`](Sender::poll_event), [`stats()`](Sender::stats), and
 //!   [`cwnd()`](Sender::cwnd), [`pipe()`](Sender::pipe), [`state()`](Sender::state) for
 //!   observation.
+//! - [`set_seed(u64)`](Sender::set_seed) once after `new`, with a secret random value, if
+//!   `optack_defence` may be on: which segments it holds back ([`detect::optack`]). A
+//!   sender that found its peer acknowledging data it never received
+//!   ([`optack_detected()`](Sender::optack_detected)) stops: `poll_transmit` and
+//!   `poll_timeout` return `None`, and the caller ends the connection.
 //! - The [`Receiver`] mirrors it: [`on_segment`](Receiver::on_segment),
 //!   [`poll_ack`](Receiver::poll_ack), [`poll_timeout`](Receiver::poll_timeout).
 //!
@@ -70,6 +76,7 @@
 //! | `sacked_out` of a non-SACK flow (Linux `tcp_add_reno_sack`, `tcp_limit_reno_sacked`) | `Sender::reno_sacked`; the episode's cap at RecoverFS (RFC 9937 §6) `Sender::reno_budget` |
 //! | ACKs a receiver can have sent (one per segment, RFC 9293 §3.10.7.4) | [`detect::ack_budget::AckBudget`], `Sender::ack_budget` |
 //! | `TCPCB_SACKED_RETRANS` cleared, `TCPRetransFail` after a local send failure (Linux `tcp_retransmit_skb`) | `Sender::transmit_failed` (`sender::failed`), [`scoreboard::Scoreboard::undo_last_send`] |
+//! | randomly skipped segment, its check and the verdict (Savage et al. 1999 §4.3; Sherwood et al. 2005 §5) | [`detect::optack::SkipSegment`], `Sender::optack` |
 //! | persist timer, `icsk_backoff` while probing (RFC 9293 §3.8.6.1; Linux `ICSK_TIME_PROBE0`) | [`timer::TimerKind::Persist`], `Sender::persist_backoff` |
 //! | ECN codepoint, ECE, CWR (RFC 3168 §5, §6.1) | [`packet::IpEcn`], [`packet::EcnMarks`] on `Transmit`, `Segment`, `Ack`; set-up [`SynOptions::ecn`] |
 //! | `TCP_ECN_OK`, `TCP_ECN_QUEUE_CWR` (Linux, sending side) | `Sender::ecn` (`sender::ecn`) |

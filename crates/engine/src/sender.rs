@@ -26,6 +26,7 @@ mod hystart;
 mod idle;
 mod invariants;
 mod observe;
+mod optack;
 mod pacing;
 mod pending;
 mod persist;
@@ -215,6 +216,8 @@ pub struct Sender {
     /// cwnd on it (RFC 4015) or an F-RTO cap (RFC 5682 steps 2a/3a), applied after that
     /// ACK's growth, then cleared.
     cwnd_ceiling: Option<u64>,
+    /// The optimistic-ACK defence (`optack_defence`), when on.
+    optack: Option<Box<crate::detect::optack::SkipSegment>>,
     timer: Timer,
     events: VecDeque<Event>,
     events_dropped: u64,
@@ -301,6 +304,7 @@ impl Sender {
             eifel_adapt: None,
             dsack_seen: false,
             cwnd_ceiling: None,
+            optack: None,
             timer: Timer::default(),
             events: VecDeque::new(),
             events_dropped: 0,
@@ -313,6 +317,7 @@ impl Sender {
             cfg: config,
         };
         s.configure_scoreboard();
+        s.optack = s.optack_state();
         let h = s.hystart_config();
         s.cc.set_hystart(h);
         if s.cfg.handshake {
@@ -387,6 +392,9 @@ impl Sender {
     /// Processes one ACK.
     pub fn on_ack(&mut self, now: Instant, ack: &Ack) {
         self.xmit_on_input();
+        if self.optack_detected() {
+            return;
+        }
         self.handle_ack(now, ack);
         self.check_invariants();
     }
@@ -396,7 +404,10 @@ impl Sender {
         self.xmit_on_input();
         if let Some(kind) = self.timer.expired(now) {
             match kind {
-                TimerKind::Rto => self.on_rto(now),
+                TimerKind::Rto => {
+                    self.optack_on_rto();
+                    self.on_rto(now);
+                }
                 TimerKind::EarlyRetransmit => self.on_delayed_early_retransmit(now),
                 TimerKind::LossProbe => self.on_loss_probe(now),
                 TimerKind::ReoTimeout => self.on_reo_timeout(now),
@@ -408,6 +419,9 @@ impl Sender {
 
     /// When `on_timeout` must be called next.
     pub fn poll_timeout(&self) -> Option<Instant> {
+        if self.optack_detected() {
+            return None;
+        }
         match (self.timer.deadline(), self.pacing_deadline()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

@@ -102,4 +102,10 @@ counters! {
     retrans_fail = "TCPRetransFail",
     /// CWR episodes started by ECN-Echo (RFC 3168 §6.1.2; Linux has no counter).
     ecn_reductions = "TCPECNReductions",
+    /// New segments held back by the optimistic-ACK defence (`detect::optack`; not in Linux).
+    optack_skips = "OptAckSkips",
+    /// Held segments covered by an ACK that never reported the hole.
+    optack_strikes = "OptAckStrikes",
+    /// Peers found acknowledging data they did not receive; the sender stopped.
+    optack_detected = "OptAckDetected",
 }

@@ -202,6 +202,9 @@ fn read(r: &mut Runner, line: usize, c: &Syscall) -> Step {
     Ok(())
 }
 
+/// The seed every script's sender gets (`Sender::set_seed`).
+pub const SCRIPT_SEED: u64 = 0x5c12_1b7e_5eed;
+
 fn make_sender(r: &mut Runner, line: usize, passive: bool) -> Step {
     let mut cfg = r.cfg.clone();
     for (axis, value) in &r.opts.sets {
@@ -220,7 +223,11 @@ fn make_sender(r: &mut Runner, line: usize, passive: bool) -> Step {
     } else {
         Sender::new(cfg, now)
     };
-    r.sender = Some(s.map_err(|e| fail(line, format!("bad configuration: {e}")))?);
+    let mut s = s.map_err(|e| fail(line, format!("bad configuration: {e}")))?;
+    // A script's packets are exact, so the sender's randomness (the optimistic-ACK
+    // defence's skip positions) is the same on every run.
+    s.set_seed(SCRIPT_SEED);
+    r.sender = Some(s);
     let desc = r
         .report
         .config

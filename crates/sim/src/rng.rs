@@ -17,6 +17,15 @@ pub mod component {
     pub const SPIKES: u64 = 7;
     pub const DATA_JITTER: u64 = 8;
     pub const ACK_JITTER: u64 = 9;
+    /// Each sender's own randomness (`Sender::set_seed`: the optimistic-ACK defence's
+    /// skip positions), per connection.
+    pub const SENDER: u64 = 10;
+}
+
+/// The seed a connection's sender gets (`Sender::set_seed`): from the run's seed and the
+/// connection's index, independent of every other component.
+pub fn sender_seed(seed: u64, conn: u64) -> u64 {
+    mix64(mix64(seed ^ (component::SENDER << 56)) ^ mix64(conn))
 }
 
 pub use lossrec_testkit::rng::{mix64, Stream};

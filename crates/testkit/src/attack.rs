@@ -26,6 +26,8 @@ use lossrec::{Ack, Config, Duration, Instant, Range, Receiver, ReceiverConfig, S
 
 use crate::rng::mix64;
 
+pub mod defence;
+
 /// How the receiver misbehaves.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Attack {
@@ -109,25 +111,18 @@ pub struct Measured {
     pub delivered: u64,
     /// RTTs measured.
     pub rtts: u64,
+    /// The sender stopped: its optimistic-ACK defence found the peer lying.
+    pub stopped: bool,
+    /// Segments the defence held back, and checks the peer failed (`OptAckSkips`,
+    /// `OptAckStrikes`), over the whole run.
+    pub skips: u64,
+    pub strikes: u64,
 }
 
 /// One run: `preset`'s configuration with SACK on or off, the receiver misbehaving as
 /// `attack` during `phase`'s window.
 pub fn run(cfg: &Config, sack: bool, phase: Phase, attack: Attack) -> Measured {
-    let mut cfg = cfg.clone();
-    cfg.mss = MSS as u16;
-    cfg.handshake = false;
-    cfg.sack = sack;
-    let rcfg = ReceiverConfig {
-        sack,
-        dsack: sack,
-        timestamps: cfg.timestamps,
-        mss: MSS as u16,
-        window: 64 << 20,
-        window_model: lossrec::receiver::WindowModel::Fixed,
-        ..ReceiverConfig::default()
-    };
-    let mut sim = Loop::new(cfg, rcfg, phase);
+    let mut sim = Loop::for_run(cfg, sack, phase, 1 << 40);
     let (start_rtts, rtts) = phase.window();
     let t0 = Instant::ZERO + RTT * start_rtts;
     let t1 = t0 + RTT * rtts as u32;
@@ -138,6 +133,49 @@ pub fn run(cfg: &Config, sack: bool, phase: Phase, attack: Attack) -> Measured {
         sent: sim.s.snd_nxt() - sent0,
         delivered: sim.r.delivered() - delivered0,
         rtts,
+        stopped: sim.s.optack_detected(),
+        skips: sim.s.stats().optack_skips,
+        strikes: sim.s.stats().optack_strikes,
+    }
+}
+
+/// The seed the harness gives every sender (`Sender::set_seed`): fixed, so the table is
+/// the same on every run.
+pub const SEED: u64 = 0x0a77_ac4e_5eed;
+
+/// How long an honest receiver takes to receive `bytes` in `phase`'s path, if it does
+/// within 60 s.
+pub fn completion(cfg: &Config, sack: bool, phase: Phase, bytes: u64) -> Option<Duration> {
+    let mut sim = Loop::for_run(cfg, sack, phase, bytes);
+    let step = RTT / 20;
+    let mut t = Instant::ZERO;
+    while t < Instant::ZERO + Duration::from_secs(60) {
+        t += step;
+        sim.run_until(t, Attack::Honest);
+        if sim.r.delivered() >= bytes {
+            return Some(t - Instant::ZERO);
+        }
+    }
+    None
+}
+
+impl Loop {
+    /// The loop for one run: `cfg` with SACK on or off, `bytes` to send.
+    fn for_run(cfg: &Config, sack: bool, phase: Phase, bytes: u64) -> Loop {
+        let mut cfg = cfg.clone();
+        cfg.mss = MSS as u16;
+        cfg.handshake = false;
+        cfg.sack = sack;
+        let rcfg = ReceiverConfig {
+            sack,
+            dsack: sack,
+            timestamps: cfg.timestamps,
+            mss: MSS as u16,
+            window: 64 << 20,
+            window_model: lossrec::receiver::WindowModel::Fixed,
+            ..ReceiverConfig::default()
+        };
+        Loop::new(cfg, rcfg, phase, bytes)
     }
 }
 
@@ -167,9 +205,10 @@ struct Loop {
 }
 
 impl Loop {
-    fn new(cfg: Config, rcfg: ReceiverConfig, phase: Phase) -> Loop {
+    fn new(cfg: Config, rcfg: ReceiverConfig, phase: Phase, bytes: u64) -> Loop {
         let mut s = Sender::new(cfg, Instant::ZERO).expect("preset is valid");
-        s.write(Instant::ZERO, 1 << 40);
+        s.set_seed(SEED);
+        s.write(Instant::ZERO, bytes);
         Loop {
             s,
             r: Receiver::new(rcfg, Instant::ZERO),

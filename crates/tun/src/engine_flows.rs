@@ -121,6 +121,8 @@ pub fn engine_step(
             e.next = e.flows;
             return;
         };
+        s.sender
+            .set_seed(lossrec_sim::rng::sender_seed(e.seed, e.next));
         let w = apps.open(e.next, now);
         s.sender.write(t, w.bytes);
         e.close_pending = w.last;

@@ -265,3 +265,32 @@ def _attacks_table(r: dict) -> None:
     click.echo(f"attacks: new data sent over the measured window ({r['rtt_ms']} ms RTT, "
                f"{r['mss']}-byte segments); {held} of {bounded} bounded rows within "
                f"< 1 extra MSS per RTT and <= 1.1x the honest run; {r['wall_s']:.1f} s.")
+    if "defence" in r:
+        _defence_table(r["defence"])
+
+
+def _defence_table(d: dict) -> None:
+    """The optimistic-ACK defence (`optack_defence = skip-segment`): the attack's ratio
+    without and with it, and what it costs the honest connection (new data sent over the
+    same window, completion time of a fixed transfer), with the defence on vs off."""
+    cols = d["columns"]
+    rows = []
+    held = 0
+    for row in d["rows"]:
+        v = dict(zip(cols, row))
+        ok = v["attacker_stopped"] or v["ratio_on"] <= 1.1
+        held += ok
+        off = "-" if v["ratio_off"] is None else f"{v['ratio_off']:.2f}x"
+        comp = v["honest_completion_on_vs_off"]
+        rows.append([v["preset"], "on" if v["sack"] else "off", v["phase"], off,
+                     f"{v['ratio_on']:.2f}x", "yes" if v["attacker_stopped"] else "no",
+                     f"{v['honest_throughput_on_vs_off']:.3f}",
+                     "-" if comp is None else f"{comp:.3f}",
+                     "YES" if v["honest_stopped"] else "no"])
+    click.echo()
+    click.echo(render(["preset", "sack", "phase", "optack off", "optack on", "stopped",
+                       "honest data on/off", "honest completion on/off", "honest stopped"],
+                      rows, align_left=3))
+    click.echo(f"optimistic-ACK defence (optack_defence=skip-segment, one held segment every "
+               f"{d['skip_interval']} on average): {held} of {len(rows)} rows stop the attack "
+               f"(<= 1.1x or the sender stopped); honest completion of {d['transfer_bytes'] // 1000:,} kB.")

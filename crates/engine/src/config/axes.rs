@@ -333,3 +333,23 @@ axis!(
         LowWindow = "low-window",
     }
 );
+
+axis!(
+    /// A defence against optimistic ACKs (Savage, Cardwell, Wetherall, Anderson, "TCP
+    /// congestion control with a misbehaving receiver", CCR 1999, §4.3; Sherwood,
+    /// Bhattacharjee, Braud, CCS 2005, §5): a receiver that acknowledges data before it
+    /// arrives makes the sender grow as if the path were shorter and lossless. Linux has
+    /// none. See `detect::optack`.
+    OptAckDefence {
+        Off = "off",
+        /// Every `optack_skip_interval` segments on average (at most one per round trip;
+        /// positions drawn from the seed the caller supplies, `Sender::set_seed`), one new
+        /// segment is held back while the next one goes first, and follows it at once. An
+        /// honest receiver reports the one-segment hole before the held segment fills it;
+        /// a peer whose ACK covers the held segment without having reported the hole,
+        /// three checks in a row (or covers it before it was sent at all), is
+        /// acknowledging data it did not receive: the sender stops (`OptAckDetected`).
+        /// Needs a receiver that acknowledges out-of-order data at once (RFC 5681 §4.2).
+        SkipSegment = "skip-segment",
+    }
+);

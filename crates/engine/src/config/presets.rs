@@ -192,6 +192,8 @@ impl Config {
             timestamps: true,
             // ECN is optional (RFC 3168); the seed studies ran without it.
             ecn: Ecn::Off,
+            optack_defence: OptAckDefence::Off,
+            optack_skip_interval: 64,
         }
     }
 

@@ -26,6 +26,18 @@ pub struct Algorithms {
     /// The configured spurious-timeout detector needs an option the connection did not
     /// negotiate, so it runs as `None` (counted as `TCPSpuriousDetectionUnavailable`).
     pub detection_unavailable: bool,
+    pub optack: OptAck,
+}
+
+/// The optimistic-ACK defence (`optack_defence`), with its options (`detect::optack`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum OptAck {
+    Off,
+    /// Savage et al. §4.3's randomly skipped segment.
+    SkipSegment {
+        /// Mean new segments between two held-back ones.
+        interval: u32,
+    },
 }
 
 /// How losses are detected before a timeout (`loss_detection`).
@@ -167,6 +179,12 @@ impl Config {
             },
             spurious_detection,
             detection_unavailable,
+            optack: match self.optack_defence {
+                super::OptAckDefence::Off => OptAck::Off,
+                super::OptAckDefence::SkipSegment => OptAck::SkipSegment {
+                    interval: self.optack_skip_interval,
+                },
+            },
         }
     }
 

@@ -4,5 +4,6 @@ pub mod dupthresh;
 pub mod early_retransmit;
 pub mod fack;
 pub mod newreno;
+pub mod optack;
 pub mod rack;
 pub mod reordering;

@@ -147,6 +147,25 @@ impl Scoreboard {
         &self.tsorted
     }
 
+    /// The first transmission of the segment at `start`, recorded earlier, actually left
+    /// now, after segments recorded since (the optimistic-ACK defence's held segment,
+    /// `detect::optack`): it moves to the tail of the transmit order, so RACK (RFC 8985
+    /// §6.2 "sent after") sees it sent after them, and is not marked retransmitted.
+    pub fn restamp(&mut self, now: Instant, start: u64) {
+        let Some(i) = self.index_of(start) else {
+            return;
+        };
+        self.unlink(i);
+        let order = self.next_xmit_order();
+        let s = &mut self.segs[i];
+        s.last_sent = s.last_sent.max(now);
+        s.first_sent = s.first_sent.max(now);
+        s.xmit_order = order;
+        if self.time_order && s.in_time_order() {
+            self.link(i);
+        }
+    }
+
     /// RFC 8985 §6.2 step 5 (RACK_detect_loss) over the transmit-time order: every
     /// outstanding transmission sent before RACK.segment (`rack` = its xmit_ts and end_seq)
     /// is lost once `lost_after` (RACK.rtt + reo_wnd) has passed since it was sent; the

@@ -54,6 +54,9 @@ impl Sender {
             return;
         };
         let ack = &ack;
+        if self.optack_on_ack(now, ack) {
+            return;
+        }
         // Any ACK cancels a delayed early retransmit (Linux `tcp_ack` re-arms the RTO);
         // the checks below may arm a fresh one.
         self.cancel_delayed_early_retransmit();
@@ -68,6 +71,7 @@ impl Sender {
         let (sb, dsack) = self.update_scoreboard(now, ack, prior);
         let is_dup = self.count_dupack(ack, &sb, prior, prior_window);
         let delivered = self.delivered_data(now, &sb.acked, sb.newly_sacked, is_dup);
+        let delivered = self.optack_delivered(sb.acked.bytes, delivered);
         self.tail_on_ack(now, ack, &sb, dsack, prior, window_update);
         self.restart_rto_on_ack(now, sb.acked.bytes > 0);
         // Spurious timeouts and retransmissions (`rto`): may undo the reduction and
@@ -194,7 +198,7 @@ impl Sender {
             self.check_timestamp_spurious(now, ack, &sb.acked, prior.una);
         }
         if self.sack_ok {
-            self.check_sack_reordering(now, sb.reorder_low);
+            self.check_sack_reordering(now, self.optack_reorder_filter(sb.reorder_low));
         }
         (sb, dsack)
     }

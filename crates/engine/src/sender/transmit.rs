@@ -25,7 +25,7 @@ impl Sender {
     /// The next segment to send now, if any; call until `None` after every input.
     /// A transmission that could not leave the host is reported with `transmit_failed`.
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
-        if self.xmit_blocked() {
+        if self.xmit_blocked() || self.optack_detected() {
             return None;
         }
         if self.pacer.is_some() && self.is_established() {
@@ -67,6 +67,10 @@ impl Sender {
         }
         if self.conn == Conn::Listen {
             return None;
+        }
+        // A held segment and the ones sent ahead of it finish their burst (`optack`).
+        if let Some(t) = self.optack_transmit(now) {
+            return Some((t, false));
         }
         match core::mem::take(&mut self.pending) {
             Pending::HandshakeAck => {
@@ -126,7 +130,7 @@ impl Sender {
     fn next_in_open(&mut self, now: Instant) -> Option<Transmit> {
         let room = self.cwnd.saturating_sub(self.sb.flight_size());
         if let Some(t) = self.new_data(now, room, Why::New) {
-            return Some(t);
+            return Some(self.optack_on_new(now, t));
         }
         let extra =
             dupthresh::limited_transmit_allowance(self.dupacks, self.reordering(), self.mss);

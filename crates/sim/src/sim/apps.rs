@@ -13,7 +13,10 @@ impl Sim<'_> {
     pub(super) fn start_flow(&mut self, i: u32) {
         let now = self.now();
         let sender = match Sender::new(self.sender_cfg.clone(), now) {
-            Ok(s) => s,
+            Ok(mut s) => {
+                s.set_seed(crate::rng::sender_seed(self.seed, u64::from(i)));
+                s
+            }
             Err(e) => {
                 self.error = Some(ScenarioError {
                     origin: self.sc.origin.clone(),

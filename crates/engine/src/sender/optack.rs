@@ -1,0 +1,146 @@
+//! The optimistic-ACK defence on the sender (`optack_defence = skip-segment`; the rule and
+//! its verdicts are in `detect::optack`): which new segment is held back, the segment sent
+//! ahead of it, its release in the same burst, the ACK check, and the response.
+//!
+//! Response: on a detection the sender stops — `poll_transmit` and `poll_timeout` return
+//! `None` from then on, ACKs and timeouts are ignored, and `OptAckDetected` is counted with
+//! an event; the caller ends the connection (e.g. with a RST). A milder response (cwnd
+//! back to one segment, say) would still let a peer that lies between checks keep part of
+//! its gain; a peer proven to acknowledge data it never received has nothing left to be
+//! trusted with. It is deterministic: the same inputs and seed give the same verdict.
+
+use super::{RecoveryState, Sender};
+use crate::detect::optack::{SkipSegment, Verdict};
+use crate::event::EventKind;
+use crate::packet::{Ack, Transmit, Why};
+use crate::time::Instant;
+
+impl Sender {
+    /// Supplies the randomness the engine may use — which new segments the optimistic-ACK
+    /// defence holds back — since it has no RNG of its own. Call it once after `new` with
+    /// a secret random value (the simulator derives it from its seeded RNG, the script
+    /// runner and the wire endpoint from theirs); without it the positions follow seed 0,
+    /// which a peer could predict. Harmless when the defence is off.
+    pub fn set_seed(&mut self, seed: u64) {
+        if let Some(o) = self.optack.as_deref_mut() {
+            o.set_seed(seed);
+        }
+    }
+
+    /// The optimistic-ACK defence found the peer acknowledging data it did not receive;
+    /// the sender has stopped.
+    pub fn optack_detected(&self) -> bool {
+        self.optack.as_deref().is_some_and(SkipSegment::detected)
+    }
+
+    /// The defence's state for a new connection, if it is on.
+    pub(super) fn optack_state(&self) -> Option<Box<SkipSegment>> {
+        match self.alg.optack {
+            crate::config::resolved::OptAck::Off => None,
+            crate::config::resolved::OptAck::SkipSegment { interval } => {
+                Some(Box::new(SkipSegment::new(interval, 0)))
+            }
+        }
+    }
+
+    /// The held segment, right after the one sent ahead of it, stamped as sent now.
+    pub(super) fn optack_transmit(&mut self, now: Instant) -> Option<Transmit> {
+        let t = self.optack.as_deref_mut()?.release()?;
+        self.sb.restamp(now, t.range.start);
+        Some(t)
+    }
+
+    /// `t` is the next new segment in Open state: sent as is, or held back when a skip is
+    /// due and the segment after it can go first (it is returned instead; the held one
+    /// follows on the next call, `optack_transmit`).
+    pub(super) fn optack_on_new(&mut self, now: Instant, t: Transmit) -> Transmit {
+        let Some(o) = self.optack.as_deref_mut() else {
+            return t;
+        };
+        if !o.due() {
+            o.on_new_segment();
+            return t;
+        }
+        // Only a full segment with more full segments queued behind it, and enough in
+        // flight that early retransmit (fewer than four outstanding) cannot misread the
+        // duplicates; never the FIN, which must stay last.
+        let queued = self.app_written.saturating_sub(self.sb.snd_nxt());
+        let suitable = t.range.len() == self.mss
+            && !t.fin
+            && queued >= 3 * self.mss
+            && self.sb.flight_size() >= 4 * self.mss
+            && self.state() == RecoveryState::Open;
+        if !suitable {
+            return t;
+        }
+        let room = self.cwnd.saturating_sub(self.sb.flight_size());
+        let Some(ahead) = self.new_data(now, room, Why::New) else {
+            return t;
+        };
+        self.stats.optack_skips += 1;
+        if let Some(o) = self.optack.as_deref_mut() {
+            o.hold(t, ahead.range.end);
+        }
+        ahead
+    }
+
+    /// The check on an acceptable ACK; true if the sender has stopped.
+    pub(super) fn optack_on_ack(&mut self, now: Instant, ack: &Ack) -> bool {
+        if self.optack.is_none() {
+            return false;
+        }
+        let calm = !matches!(self.state(), RecoveryState::Recovery | RecoveryState::Loss)
+            && self.sb.retrans_bytes() == 0;
+        let blocks = if self.sack_ok { ack.sack_blocks() } else { &[] };
+        let Some(o) = self.optack.as_deref_mut() else {
+            return false;
+        };
+        let skipped = o.skipped();
+        match o.on_ack(ack.cumulative, blocks, calm) {
+            Verdict::Strike => self.stats.optack_strikes += 1,
+            Verdict::Detected => {
+                self.stats.optack_strikes += 1;
+                self.stats.optack_detected += 1;
+                let r = skipped.unwrap_or_default();
+                self.emit(
+                    now,
+                    EventKind::OptAckDetected {
+                        start: r.start,
+                        end: r.end,
+                    },
+                );
+                self.timer.stop();
+                return true;
+            }
+            Verdict::Pending | Verdict::Pass | Verdict::Void => {}
+        }
+        false
+    }
+
+    /// DeliveredData of this ACK plus the growth a passed check gives back
+    /// (`SkipSegment::take_credit`), unless the congestion control sets cwnd itself.
+    pub(super) fn optack_delivered(&mut self, acked: u64, delivered: u64) -> u64 {
+        if self.optack.is_none() || self.cc.controls_cwnd() {
+            return delivered;
+        }
+        match self.optack.as_deref_mut() {
+            Some(o) => delivered + o.take_credit(acked, delivered),
+            None => delivered,
+        }
+    }
+
+    /// Linux's reordering evidence without the held segment's own late delivery.
+    pub(super) fn optack_reorder_filter(&self, low: Option<u64>) -> Option<u64> {
+        match self.optack.as_deref() {
+            Some(o) => o.reorder_filter(low),
+            None => low,
+        }
+    }
+
+    /// A retransmission timeout: the open check can no longer be judged.
+    pub(super) fn optack_on_rto(&mut self) {
+        if let Some(o) = self.optack.as_deref_mut() {
+            o.void();
+        }
+    }
+}
