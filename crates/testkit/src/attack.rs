@@ -146,7 +146,20 @@ pub const SEED: u64 = 0x0a77_ac4e_5eed;
 /// How long an honest receiver takes to receive `bytes` in `phase`'s path, if it does
 /// within 60 s.
 pub fn completion(cfg: &Config, sack: bool, phase: Phase, bytes: u64) -> Option<Duration> {
+    completion_seeded(cfg, sack, phase, bytes, SEED)
+}
+
+/// [`completion`] with the sender's own randomness seeded by `seed` (`Sender::set_seed`:
+/// where the optimistic-ACK defence holds segments back).
+pub fn completion_seeded(
+    cfg: &Config,
+    sack: bool,
+    phase: Phase,
+    bytes: u64,
+    seed: u64,
+) -> Option<Duration> {
     let mut sim = Loop::for_run(cfg, sack, phase, bytes);
+    sim.s.set_seed(seed);
     let step = RTT / 20;
     let mut t = Instant::ZERO;
     while t < Instant::ZERO + Duration::from_secs(60) {
