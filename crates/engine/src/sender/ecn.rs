@@ -148,12 +148,7 @@ impl Sender {
         }
         let newly_lost = self.mark_lost(now);
         if self.sb.flight_size() > 0 && self.loss_trigger() {
-            let why = if self.rack_active() {
-                Why::RackRetransmit
-            } else {
-                Why::FastRetransmit
-            };
-            self.enter_recovery(now, why, a.prior);
+            self.enter_recovery(now, self.recovery_why(), a.prior);
             self.reduce_on_ack(a, newly_lost);
             return;
         }

@@ -18,17 +18,22 @@ use crate::time::Instant;
 use crate::timer::TimerKind;
 
 impl Sender {
+    /// What the retransmission that starts a recovery is: RACK's, or the dupthresh/FACK
+    /// fast retransmit.
+    pub(super) fn recovery_why(&self) -> Why {
+        if self.rack_active() {
+            Why::RackRetransmit
+        } else {
+            Why::FastRetransmit
+        }
+    }
+
     /// An ACK outside recovery: mark losses, then start recovery (dupthresh or FACK), an
     /// early retransmit (immediate or delayed), or grow cwnd.
     pub(super) fn on_ack_open(&mut self, now: Instant, a: &AckSummary) {
         let newly_lost = self.mark_lost(now);
         if self.sb.flight_size() > 0 && self.loss_trigger() {
-            let why = if self.rack_active() {
-                Why::RackRetransmit
-            } else {
-                Why::FastRetransmit
-            };
-            self.enter_recovery(now, why, a.prior);
+            self.enter_recovery(now, self.recovery_why(), a.prior);
             if a.ece {
                 // Linux `tcp_enter_recovery(sk, ece_ack)`: no `prior_ssthresh` to restore.
                 self.ecn_forbid_restore();
