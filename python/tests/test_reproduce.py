@@ -55,6 +55,14 @@ def test_all_quick_writes_index(tmp_path):
     assert index == tmp_path / "index.md"
     assert "[classic-baseline](classic-baseline/report.md)" in text
     assert (tmp_path / "classic-baseline" / "report.md").exists()
+    # the workload calibration (calibration.toml) has its own column: tlp's checks counted
+    # from its run.json, apart from the claims
+    assert "| workload calibration ok / off |" in text
+    cal = json.loads((tmp_path / "tlp" / "run.json").read_text())["calibration"]
+    ok = sum(c["status"] == "ok" for c in cal)
+    off = sum(c["status"] == "off" for c in cal)
+    tlp_row = next(line for line in text.splitlines() if line.startswith("| [tlp]"))
+    assert f"| {ok} / {off} |" in tlp_row, tlp_row
     # the registry at run time: every comparison claim of every study carries its intervals
     # and its event count in run.json (the runner refuses a verdict without them)
     from lossrec.lab.claims import COMPARISON, NOT_COMPARABLE, kind

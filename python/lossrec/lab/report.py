@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Sequence, Tuple
 
@@ -204,7 +205,8 @@ def write_index(out: Path, rows: List[Tuple["Study", Path, List[Verdict]]], quic
         f"{_dt.date.today().isoformat()}, by lossrec {_build()['version']} "
         f"(commit `{_build()['commit']}`).", "",
         table(["study", "seed", "title", "holds", "does not hold", "not significant",
-               "not comparable", "seed inconsistent", "calibration ok / off", "differ from frozen"],
+               "not comparable", "seed inconsistent", "calibration ok / off",
+               "workload calibration ok / off", "differ from frozen"],
               [_index_row(out, s, report, vs, quick) for s, report, vs in rows]),
         "",
     ]
@@ -228,7 +230,19 @@ def _index_row(out: Path, s: "Study", report: Path, vs: List[Verdict], quick: bo
     diff = frozen.differences(frozen.load(s), vs, quick)
     return [f"[{s.name}]({report.relative_to(out).as_posix()})", s.seed, s.title, c[HOLDS],
             c[FAILS], c[NOT_SIGNIFICANT], c[NOT_COMPARABLE], c[SEED_INCONSISTENT],
-            f"{cal[HOLDS]} / {sum(cal.values()) - cal[HOLDS]}", len(diff)]
+            f"{cal[HOLDS]} / {sum(cal.values()) - cal[HOLDS]}", _workload_counts(report), len(diff)]
+
+
+def _workload_counts(report: Path) -> str:
+    """The study's workload calibration (``calibration.toml``) as "ok / off", from the
+    ``run.json`` beside its report; "—" for a study without one."""
+    run = report.parent / "run.json"
+    checks = json.loads(run.read_text()).get("calibration") if run.exists() else None
+    if not checks:
+        return "—"
+    ok = sum(c.get("status") == "ok" for c in checks)
+    off = sum(c.get("status") == "off" for c in checks)
+    return f"{ok} / {off}"
 
 
 def _index_diffs(rows: List[Tuple["Study", Path, List[Verdict]]], quick: bool) -> List[str]:
