@@ -64,9 +64,16 @@ pub struct Undo {
     pub eifel_done: bool,
     /// The DSACKed ranges counted against `retrans` in this episode, each with how many
     /// DSACKs it took: each retransmission may be proven spurious once, so a DSACK beyond
-    /// a range's retransmissions (a replay) proves nothing.
-    counted: [(u64, u64, u32); COUNTED],
-    n_counted: usize,
+    /// a range's retransmissions (a replay) proves nothing. On the heap from the episode's
+    /// first DSACK: most connections never see one.
+    counted: Option<Box<Counted>>,
+}
+
+/// The ring of DSACKed ranges of one episode (older ones are forgotten first).
+#[derive(Clone, Debug, Default)]
+struct Counted {
+    ranges: [(u64, u64, u32); COUNTED],
+    n: usize,
 }
 
 /// DSACKed ranges remembered per episode (a ring: older ones are forgotten first).
@@ -86,7 +93,7 @@ impl Undo {
             -1
         };
         self.eifel_done = false;
-        self.n_counted = 0;
+        self.counted = None;
     }
 
     /// A retransmission of `segs` segments left at `at` with TSval `ts`; `counted` is false
@@ -133,19 +140,19 @@ impl Undo {
         }
         // Issue 13: a range proves as many retransmissions spurious as it had, no more; a
         // replayed DSACK, or one for data never retransmitted, proves nothing.
-        let n_live = self.n_counted.min(COUNTED);
-        let slot = self.counted[..n_live]
+        let c = self.counted.get_or_insert_with(Default::default);
+        let slot = c.ranges[..c.n.min(COUNTED)]
             .iter()
             .position(|&(a, b, _)| start < b && a < dsack_end);
-        let used = slot.map_or(0, |k| self.counted[k].2);
+        let used = slot.map_or(0, |k| c.ranges[k].2);
         if used >= retransmissions {
             return;
         }
         match slot {
-            Some(k) => self.counted[k].2 += 1,
+            Some(k) => c.ranges[k].2 += 1,
             None => {
-                self.counted[self.n_counted % COUNTED] = (start, dsack_end, 1);
-                self.n_counted += 1;
+                c.ranges[c.n % COUNTED] = (start, dsack_end, 1);
+                c.n += 1;
             }
         }
         let n = if dsack_end <= prior_una {
