@@ -157,3 +157,28 @@ def test_bad_calibration_files_name_the_field(tmp_path):
             "where = \"w\"\nquote = \"q\"\n")
     assert "checks.x.band" in e
     assert cal.load(tmp_path / "nothing") is None
+
+
+def test_every_study_has_a_calibration_file():
+    """Issue 14: every report has a calibration section, with checks or with the reason
+    there is nothing to calibrate."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "experiments"
+    studies = [d for d in root.iterdir() if (d / "published.toml").exists()]
+    assert studies
+    for d in studies:
+        cfg = cal.load(d)
+        assert cfg is not None, f"{d.name}: no {cal.FILE}"
+        assert cfg.get("none") or cfg.get("checks"), d.name
+
+
+def test_nothing_to_calibrate_says_why_in_the_report(toy, tmp_path):
+    (toy / "toy" / "calibration.toml").write_text('none = "the seed\'s own drops"\n')
+    report = lossrec.reproduce("toy", out=tmp_path / "out", root=toy).read_text()
+    head, rest = report.split("## Calibration of the workload (before the claims)")
+    assert rest.lstrip().startswith("Nothing to calibrate: the seed's own drops")
+    assert "Workload calibration" not in head
+    (toy / "toy" / "calibration.toml").write_text('none = "x"\n[checks.a]\nmetric = "retrans_rate"\n')
+    with pytest.raises(ValueError, match="none: give only"):
+        cal.load(toy / "toy")

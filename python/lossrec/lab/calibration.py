@@ -23,6 +23,9 @@ study may hold a ``calibration.toml`` beside its ``published.toml``::
     quote = "Short flows: timeout-driven repair is ~3.6x ack-driven repairs"
     min_events = 20                           # optional (default 10): fewer → not measured
 
+A study with no workload of its own to calibrate (the seed's controlled scenario, or the
+kernel itself) holds ``none = "why"`` instead, and its report says so in the same place.
+
 Every check gets a status: **ok** (inside its band), **off** (outside), or **not
 measured** (too few events, or nothing to measure). These are not verdicts: they are
 reported in their own section, before the claims, and never counted as a claim that holds.
@@ -157,9 +160,17 @@ def load(study_dir: Path) -> Optional[Dict[str, Any]]:
         data = _toml_loads(path.read_text(encoding="utf-8"))
     except ValueError as e:
         raise ValueError(f"{path}: {e}") from None
+    if "none" in data:
+        # A study whose workload is the seed's own controlled scenario, or no workload of
+        # ours at all, says why there is nothing to calibrate.
+        if set(data) != {"none"} or not isinstance(data["none"], str) or not data["none"]:
+            raise ValueError(f"{path}: none: give only `none = \"why there is nothing to "
+                             "calibrate\"`, without baseline, traced or checks")
+        return data
     for k in data:
         if k not in ("baseline", "traced", "checks"):
-            raise ValueError(f"{path}: {k}: unknown table (baseline, traced, checks)")
+            raise ValueError(f"{path}: {k}: unknown table (baseline, traced, checks), or "
+                             "`none`")
     base = data.get("baseline")
     if not isinstance(base, dict) or not isinstance(base.get("where"), dict) or "arm" not in base:
         raise ValueError(f"{path}: baseline: needs `arm` (text) and `where` (column = value)")
@@ -238,6 +249,8 @@ def evaluate(study: "Study", df: pd.DataFrame, ctx: "Context") -> Optional[Dict[
     cfg = load(study.dir)
     if cfg is None:
         return None
+    if "none" in cfg:
+        return {"none": cfg["none"], "checks": [], "rows": 0, "quick": bool(ctx.quick)}
     base = rows(df, cfg["baseline"]["where"])
     t = totals(base)
     samples: Dict[str, List[float]] = {}
@@ -289,6 +302,9 @@ def section(cal: Optional[Mapping[str, Any]]) -> List[str]:
         return []
     from .report import table
 
+    if cal.get("none"):
+        return ["## Calibration of the workload (before the claims)", "",
+                f"Nothing to calibrate: {cal['none']}", ""]
     c = counts(cal)
     lines = ["## Calibration of the workload (before the claims)", "",
              f"The baseline arm — {cal['baseline']} ({cal['rows']} rows) — checked against the "

@@ -115,7 +115,7 @@ def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]
               + (f" Calibration checks (not claims): {frozen.counts_text(n_cal)}." if calib else "")
               + (f" Workload calibration (not claims): "
                  f"{calibration_mod.counts_text(calibration_mod.counts(calibration))}."
-                 if calibration else ""), ""]
+                 if calibration and calibration.get("checks") else ""), ""]
     lines += calibration_mod.section(calibration)
     lines += ["## Published vs ours", "", table(HEAD, _claim_rows(claims, pub)), ""]
     if calib:
