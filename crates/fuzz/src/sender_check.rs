@@ -105,7 +105,9 @@ impl Checked {
             s.bytes_written()
         );
         assert!(tx.range.start <= tx.range.end, "inverted range in {tx:?}");
-        let control = tx.syn.is_some() || tx.fin || tx.why == Why::HandshakeAck;
+        // A zero-window probe carries no data (`tcp_xmit_probe_skb`: SND.UNA − 1, empty).
+        let control =
+            tx.syn.is_some() || tx.fin || matches!(tx.why, Why::HandshakeAck | Why::WindowProbe);
         assert!(control || !tx.range.is_empty(), "empty data segment {tx:?}");
         assert!(
             tx.range.is_empty() || tx.range.start >= s.snd_una(),
