@@ -310,7 +310,9 @@ impl Scoreboard {
     /// Records a retransmission of the segment starting at `start`; returns it.
     pub fn on_retransmit(&mut self, now: Instant, start: u64) -> Option<SentSeg> {
         let i = self.index_of(start)?;
-        self.note_send(Some(self.segs[i]));
+        if self.last_send.is_some() {
+            self.note_send(Some(self.segs[i]));
+        }
         if self.retrans_bytes == 0 {
             self.lost_retrans_low = self.snd_nxt; // Linux `tcp_retransmit_skb`
         }
@@ -335,7 +337,9 @@ impl Scoreboard {
     /// the new transmit time. Does not move HighRxt.
     pub fn on_retransmit_untracked(&mut self, now: Instant, start: u64) -> Option<SentSeg> {
         let i = self.index_of(start)?;
-        self.note_send(Some(self.segs[i]));
+        if self.last_send.is_some() {
+            self.note_send(Some(self.segs[i]));
+        }
         self.sent_again(now, i);
         Some(self.segs[i])
     }
