@@ -233,6 +233,9 @@ pub enum ReorderSignal {
     Dsack,
     /// A timestamp echo older than a retransmission acknowledged it (RFC 3522 §2).
     Timestamp,
+    /// Without SACK, more duplicate ACKs than segments outstanding beyond the hole (Linux
+    /// `tcp_check_reno_reordering`).
+    DupAcks,
 }
 
 impl ReorderSignal {
@@ -241,6 +244,7 @@ impl ReorderSignal {
             ReorderSignal::Sack => "sack",
             ReorderSignal::Dsack => "dsack",
             ReorderSignal::Timestamp => "timestamp",
+            ReorderSignal::DupAcks => "dupacks",
         }
     }
 }

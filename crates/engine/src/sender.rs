@@ -166,6 +166,9 @@ pub struct Sender {
     ecn: ecn::EcnState,
     /// RFC 6675 DupAcks.
     dupacks: u32,
+    /// Without SACK: Linux's `sacked_out` as `tcp_add_reno_sack` counts it, every
+    /// duplicate ACK, at most the segments outstanding beyond the hole.
+    reno_dupacks: u32,
     /// The rate-reduction algorithm with its per-episode state.
     reducer: Reducer,
     /// Linux `tp->reordering`: the duplicate threshold in use with adaptive reordering.
@@ -272,6 +275,7 @@ impl Sender {
             ca: Ca::Open,
             ecn: ecn::EcnState::new(config.ecn),
             dupacks: 0,
+            reno_dupacks: 0,
             reducer: Reducer::new(config.reduction),
             reordering: config.dupthresh,
             reordering_seen: false,

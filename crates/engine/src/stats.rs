@@ -93,6 +93,9 @@ counters! {
     fack_reorder = "TCPFACKReorder",
     /// Reordering detected from a timestamp echo older than a retransmission (`TCPTSReorder`).
     ts_reorder = "TCPTSReorder",
+    /// Without SACK: more duplicate ACKs than segments outstanding, read as reordering
+    /// (`TCPRenoReorder`, Linux `tcp_check_reno_reordering`).
+    reno_reorder = "TCPRenoReorder",
     /// Without SACK: duplicate ACKs beyond one per data segment sent, not counted as
     /// duplicates (`detect::ack_budget`; Linux has no counter).
     dupacks_ignored = "TCPDupAckIgnored",

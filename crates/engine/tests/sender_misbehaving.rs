@@ -103,3 +103,71 @@ fn divided_acks_in_slow_start_grow_by_bytes() {
         }
     }
 }
+
+/// Linux `tcp_check_reno_reordering` (called from `tcp_add_reno_sack` and
+/// `tcp_remove_reno_sacks`): more duplicate ACKs than segments outstanding beyond the hole
+/// (`tcp_limit_reno_sacked` had to clamp `sacked_out`) are read as reordering, and
+/// `tp->reordering` becomes `packets_out` (+ the segments the ACK covered), so later
+/// duplicates no longer reach the threshold. An honest receiver never sends them: each
+/// duplicate stands for a segment received above the hole.
+#[test]
+fn linux_reads_duplicates_beyond_the_flight_as_reordering() {
+    for preset in ["linux", "linux-3.17", "linux-4.4-norack"] {
+        let mut s = Sender::new(no_sack(Config::preset(preset).unwrap()), ms(0)).unwrap();
+        s.write(ms(0), 10_000 * MSS);
+        drain(&mut s, ms(0));
+        // An honest flight's worth of duplicates (nine above the hole) leaves it alone.
+        for _ in 0..9 {
+            on_ack(&mut s, ms(100), ack(0));
+        }
+        assert_eq!(
+            s.reordering(),
+            3,
+            "{preset}: nine duplicates for ten segments"
+        );
+        let mut flight = 0;
+        for k in 0..200 {
+            flight = s.flight_size() / MSS;
+            on_ack(&mut s, ms(101 + k), ack(0));
+            if s.reordering() != 3 {
+                break;
+            }
+        }
+        assert_eq!(
+            u64::from(s.reordering()),
+            flight,
+            "{preset}: tp->reordering = packets_out"
+        );
+        assert_eq!(s.stats().reno_reorder, 1, "{preset}: TCPRenoReorder");
+    }
+}
+
+/// A duplicate ACK is caused by a segment arriving above the hole, so only a segment still
+/// outstanding can cause one (`detect::ack_budget`). A delayed-ACK receiver leaves one
+/// ACK unused per two segments; once those segments are cumulatively acknowledged the
+/// unused ACKs cannot come any more, and must not pay for a spoofer's copies later.
+#[test]
+fn unused_acks_of_acknowledged_segments_pay_for_no_duplicates() {
+    for preset in ["rfc", "linux", "linux-3.17", "reno-sack-eifel"] {
+        let mut s = Sender::new(no_sack(Config::preset(preset).unwrap()), ms(0)).unwrap();
+        s.write(ms(0), 20 * MSS);
+        drain(&mut s, ms(0));
+        // Twenty segments, one ACK per two: ten ACKs, the flight fully acknowledged.
+        for k in 1..=10 {
+            on_ack(&mut s, ms(100 + k), ack(2 * k * MSS));
+        }
+        assert_eq!(s.flight_size(), 0, "{preset}");
+        s.write(ms(200), 10 * MSS);
+        drain(&mut s, ms(200));
+        for _ in 0..30 {
+            on_ack(&mut s, ms(300), ack(20 * MSS));
+        }
+        // One per transmission outstanding: the ten, and every segment sent since.
+        let since = (s.snd_nxt() - 30 * MSS) / MSS + s.stats().retrans_segs;
+        assert!(
+            u64::from(s.dupacks()) <= 10 + since,
+            "{preset}: {} duplicates counted for 10 segments outstanding and {since} sent since",
+            s.dupacks()
+        );
+    }
+}

@@ -9,7 +9,11 @@
 //! Linux bounds the count at the segments outstanding (`tcp_limit_reno_sacked`); that
 //! lets a spoofer repeating every ACK keep the count at the bound while each credited
 //! copy releases a new segment. The budget here is over the connection's life: ACKs
-//! beyond it are a debt that only segments sent later pay off.
+//! beyond it are a debt that only segments sent later pay off. And it never exceeds the
+//! transmissions still outstanding: a segment cumulatively acknowledged has caused every
+//! ACK it ever will, so the ACK a delayed-ACK receiver did not send for it is not owed
+//! any more (otherwise a spoofer saves them up over an honest phase and spends them at
+//! once).
 
 /// Data segments sent minus ACKs received (negative: more ACKs than segments).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -21,6 +25,13 @@ impl AckBudget {
     /// A data segment (new or retransmitted) was sent.
     pub fn on_send(&mut self) {
         self.balance = self.balance.saturating_add(1);
+    }
+
+    /// SND.UNA advanced: at most `outstanding` transmissions can still cause an ACK.
+    pub fn on_advance(&mut self, outstanding: u64) {
+        self.balance = self
+            .balance
+            .min(i64::try_from(outstanding).unwrap_or(i64::MAX));
     }
 
     /// An ACK arrived: whether a segment not yet answered could have caused it.
@@ -51,5 +62,20 @@ mod tests {
         b.on_send();
         b.on_send();
         assert!(b.on_ack());
+    }
+
+    #[test]
+    fn unused_acks_expire_with_their_segments() {
+        let mut b = AckBudget::default();
+        for _ in 0..4 {
+            b.on_send();
+        }
+        assert!(b.on_ack()); // a delayed ACK of two
+        b.on_advance(2);
+        assert!(b.on_ack()); // … and of the last two
+        b.on_advance(0);
+        b.on_send();
+        assert!(b.on_ack(), "the one segment outstanding may cause one");
+        assert!(!b.on_ack(), "the two unused ACKs are not owed any more");
     }
 }

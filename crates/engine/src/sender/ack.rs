@@ -7,6 +7,7 @@ use super::pending::Pending;
 use super::spurious::SpurAck;
 use super::state::Ca;
 use super::{transmit, Sender};
+use crate::config::resolved::LossDetection;
 use crate::config::Flavour;
 use crate::detect::{dupthresh, reordering};
 use crate::event::{EventKind, ReorderSignal};
@@ -69,7 +70,7 @@ impl Sender {
         self.idle_on_window_update(now, window_update, prior.flight);
         let dsack_before = self.dsack_seen;
         let (sb, dsack) = self.update_scoreboard(now, ack, prior);
-        let is_dup = self.count_dupack(ack, &sb, prior, prior_window);
+        let is_dup = self.count_dupack(now, ack, &sb, prior, prior_window);
         let delivered = self.delivered_data(now, &sb.acked, sb.newly_sacked, is_dup);
         let delivered = self.optack_delivered(sb.acked.bytes, delivered);
         self.tail_on_ack(now, ack, &sb, dsack, prior, window_update);
@@ -206,6 +207,7 @@ impl Sender {
     /// RFC 6675 §2's duplicate acknowledgment with SACK, RFC 5681's without; counts it.
     fn count_dupack(
         &mut self,
+        now: Instant,
         ack: &Ack,
         sb: &ScoreboardAck,
         prior: Prior,
@@ -215,6 +217,10 @@ impl Sender {
             dupthresh::is_dupack_sack(sb.newly_sacked)
         } else {
             let answers_a_segment = self.ack_budget.on_ack();
+            if ack.cumulative > prior.una {
+                let outstanding = self.sb.flight_size() + self.sb.retrans_bytes();
+                self.ack_budget.on_advance(outstanding.div_ceil(self.mss));
+            }
             let dup = dupthresh::is_dupack_nosack(
                 ack.cumulative,
                 prior.una,
@@ -222,6 +228,9 @@ impl Sender {
                 ack.window.min(MAX_WINDOW),
                 prior_window,
             );
+            if dup {
+                self.add_reno_dupack(now);
+            }
             if dup && !answers_a_segment {
                 // More ACKs than segments sent: Savage et al.'s DupACK spoofing.
                 self.stats.dupacks_ignored += 1;
@@ -326,6 +335,7 @@ impl Sender {
             let consumed = self.reno_sacked.min(acked.bytes.saturating_sub(self.mss));
             self.reno_sacked -= consumed;
             delivered += acked.bytes - consumed;
+            self.remove_reno_dupacks(now, acked.bytes.div_ceil(self.mss));
         }
         if let Some(budget) = &mut self.reno_budget {
             // RFC 9937 §6: the episode's estimated DeliveredData stays within RecoverFS,
@@ -349,8 +359,64 @@ impl Sender {
         }
         if self.sb.flight_size() == 0 {
             self.reno_sacked = 0;
+            self.reno_dupacks = 0;
         }
         delivered
+    }
+
+    /// Linux `tcp_add_reno_sack`: every duplicate ACK counts in `sacked_out` (the ones
+    /// the ACK budget ignores included: Linux has no such budget), which
+    /// `tcp_limit_reno_sacked` keeps below the segments outstanding.
+    fn add_reno_dupack(&mut self, now: Instant) {
+        self.reno_dupacks = self.reno_dupacks.saturating_add(1);
+        self.limit_reno_dupacks(now, 0);
+    }
+
+    /// Linux `tcp_remove_reno_sacks`: an advance of `acked_segs` fills one hole and eats
+    /// the rest from the duplicates, then `tcp_check_reno_reordering(sk, acked)`.
+    fn remove_reno_dupacks(&mut self, now: Instant, acked_segs: u64) {
+        let eaten = u32::try_from(acked_segs.saturating_sub(1)).unwrap_or(u32::MAX);
+        self.reno_dupacks = self.reno_dupacks.saturating_sub(eaten);
+        self.limit_reno_dupacks(now, acked_segs);
+    }
+
+    /// Linux `tcp_limit_reno_sacked` (one hole): clamps the count, and a clamp is
+    /// reordering (`tcp_check_reno_reordering`).
+    fn limit_reno_dupacks(&mut self, now: Instant, addend: u64) {
+        let packets_out = self.sb.flight_size().div_ceil(self.mss);
+        let room = u32::try_from(packets_out.saturating_sub(1)).unwrap_or(u32::MAX);
+        if self.reno_dupacks > room {
+            self.reno_dupacks = room;
+            self.check_reno_reordering(now, addend);
+        }
+    }
+
+    /// Linux `tcp_check_reno_reordering`: "if we receive more dupacks than we expected
+    /// counting segments in assumption of absent reordering, interpret this as
+    /// reordering" — `tp->reordering` becomes `packets_out + addend` (at most 300), so
+    /// duplicates no longer reach the threshold, and `TCPRenoReorder` counts it. The
+    /// RACK-era kernels assign it; 3.x-4.4 went through `tcp_update_reordering`, which
+    /// only raises it.
+    fn check_reno_reordering(&mut self, now: Instant, addend: u64) {
+        if !self.cfg.adaptive_reordering {
+            return;
+        }
+        let packets_out = self.sb.flight_size().div_ceil(self.mss);
+        let metric = (packets_out + addend).min(u64::from(reordering::MAX_REORDERING)) as u32;
+        self.reordering = match self.alg.loss_detection {
+            LossDetection::Rack { .. } => metric,
+            _ => self.reordering.max(metric),
+        };
+        let degree = u64::from(self.reordering);
+        self.reordering_seen = true;
+        self.stats.reno_reorder += 1;
+        self.emit(
+            now,
+            EventKind::Reordering {
+                degree,
+                by: ReorderSignal::DupAcks,
+            },
+        );
     }
 
     /// NewReno repairs one hole per round trip (RFC 6582 §3.2): a partial ACK covering a

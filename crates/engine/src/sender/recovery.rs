@@ -338,6 +338,7 @@ impl Sender {
             .on_exit(self.cwnd, self.ssthresh, flight, self.mss);
         self.reduction_sets_cwnd(cwnd);
         self.reno_sacked = 0;
+        self.reno_dupacks = 0;
         self.reno_budget = None;
         self.drop_head_retransmit();
         self.rack.on_recovery_end();
@@ -403,6 +404,7 @@ impl Sender {
         self.bbr_on_rto(now);
         self.dupacks = 0;
         self.reno_sacked = 0;
+        self.reno_dupacks = 0;
         self.reno_budget = None;
         self.rtt.backoff();
         self.timer.arm(TimerKind::Rto, now + self.rtt.rto());

@@ -100,6 +100,8 @@ impl Sender {
             return;
         }
         self.reno_sacked = 0;
+        // Linux's undo keeps `sacked_out` (`tcp_try_undo_partial`, `tcp_try_undo_dsack`);
+        // only the end of recovery and a timeout reset it (`tcp_reset_reno_sack`).
         self.drop_head_retransmit();
         // RFC 8985 §6.2 step 4 counts every recovery's end; Linux only those not undone
         // (`tcp_try_undo_recovery`).
