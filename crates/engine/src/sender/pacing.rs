@@ -56,6 +56,21 @@ impl Pacer {
     }
 }
 
+/// A queued transmission as it may still leave once SND.UNA is `snd_una`: an ACK can
+/// cover a retransmission while it waits (the original arrived), and data the peer has
+/// acknowledged is not put on the wire again — dropped whole, or trimmed to its
+/// unacknowledged tail. (Linux's fq would send its clone; the receiver discards it.)
+fn acknowledged_meanwhile(mut t: Transmit, snd_una: u64) -> Option<Transmit> {
+    if t.range.is_empty() || t.range.start >= snd_una {
+        return Some(t);
+    }
+    if t.range.end <= snd_una && !t.fin {
+        return None;
+    }
+    t.range.start = snd_una.min(t.range.end);
+    Some(t)
+}
+
 /// Whether Linux paces this transmission: data and FINs, not pure ACKs or window probes.
 fn is_paced(t: &Transmit) -> bool {
     (!t.range.is_empty() || t.fin) && t.why != Why::WindowProbe
@@ -122,7 +137,10 @@ impl Sender {
                 if at <= now {
                     p.queue.pop_front();
                     p.queued_truesize -= pacing::truesize(t.range.len());
-                    return Some(t);
+                    match acknowledged_meanwhile(t, self.sb.snd_una()) {
+                        Some(t) => return Some(t),
+                        None => continue,
+                    }
                 }
             }
             if !self.may_hand_out(now) {
