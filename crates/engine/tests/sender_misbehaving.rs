@@ -171,3 +171,42 @@ fn unused_acks_of_acknowledged_segments_pay_for_no_duplicates() {
         );
     }
 }
+
+/// A spurious fast retransmit without SACK, found by Eifel (RFC 3522: the partial ACK
+/// echoes the original's timestamp), is undone to the window the connection had — not to
+/// the window NewReno's duplicates inflated in the meantime (RFC 5681 §3.2 step 4 calls
+/// that inflation artificial; it only clocks out segments while the hole is repaired).
+#[test]
+fn an_undo_does_not_keep_the_inflation() {
+    for preset in ["reno-sack-eifel", "newreno-sack-eifel"] {
+        let mut c = no_sack(Config::preset(preset).unwrap());
+        c.timestamps = true;
+        let mut s = Sender::new(c, ms(0)).unwrap();
+        s.write(ms(0), 10_000 * MSS);
+        let first = drain(&mut s, ms(0));
+        let ts = first[0].ts.expect("timestamps on");
+        let cwnd = s.cwnd();
+        let with_echo = |a: lossrec::Ack| lossrec::Ack {
+            ts: Some(lossrec::Timestamps {
+                val: 1,
+                ecr: ts.val,
+            }),
+            ..a
+        };
+        // Nine duplicates (spoofed or reordered), then the original of segment 0 arrives.
+        for _ in 0..9 {
+            on_ack(&mut s, ms(100), with_echo(ack(0)));
+        }
+        on_ack(&mut s, ms(101), with_echo(ack(MSS)));
+        assert_eq!(
+            s.stats().undos,
+            1,
+            "{preset}: Eifel found the retransmission spurious"
+        );
+        assert!(
+            s.cwnd() <= cwnd + MSS,
+            "{preset}: undone to {} from {cwnd} before the episode",
+            s.cwnd()
+        );
+    }
+}

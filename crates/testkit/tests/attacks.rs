@@ -12,9 +12,11 @@ use lossrec_testkit::attack::{table, Attack, Phase, Row};
 ///   retransmission as a duplicate once; each retransmission may be proven spurious once
 ///   (Linux `undo_retrans`), and a receiver that claims all of them were is
 ///   indistinguishable from a path that reordered them (RFC 3708, `tcp_try_undo_dsack`).
-/// - DupACK spoofing without SACK, Linux and Eifel presets: duplicates up to one per
-///   segment sent start spurious recoveries that the timestamps then undo; what was sent
-///   in the episode stays in flight.
+/// - DupACK spoofing without SACK, Linux presets (PRR): every ACK and its copies start a
+///   recovery that the timestamps then undo (`tcp_try_undo_partial`); PRR clocks out
+///   segments on the credited copies, and what was sent in the episode stays in flight
+///   until the copies exceed the flight and Linux raises `tp->reordering`
+///   (`tcp_check_reno_reordering`).
 /// - ACK division without SACK under loss, Linux presets: every slice that uncovers a new
 ///   head is a partial ACK, and NewReno retransmits that head (RFC 6582 §3.2 step 5, Linux
 ///   `tcp_newreno_mark_lost`), repairing the holes faster than the honest one per RTT.
@@ -28,13 +30,12 @@ use lossrec_testkit::attack::{table, Attack, Phase, Row};
 ///   first slice, earlier than the honest ACK would (within 1.1×).
 fn open(r: &Row) -> bool {
     let linux = r.preset.starts_with("linux") && r.preset != "linux-classic";
-    let eifel = r.preset.ends_with("-eifel");
     let reno_sack = r.preset.starts_with("reno-sack");
     match r.attack {
         Attack::DsackSpoofing => {
             r.sack && linux && matches!(r.phase, Phase::Lossy | Phase::Bottleneck)
         }
-        Attack::DupAckSpoofing => !r.sack && (linux || eifel),
+        Attack::DupAckSpoofing => !r.sack && linux,
         Attack::AckDivision => {
             (!r.sack && r.phase == Phase::Lossy && linux)
                 || (r.sack && r.phase == Phase::Bottleneck)

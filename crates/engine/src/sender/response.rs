@@ -7,6 +7,7 @@ use super::spurious::{Counter, Verdict, MIN_RTO_STEP};
 use super::Sender;
 use crate::config::{Flavour, RtoAdaptation, SpuriousResponse};
 use crate::event::EventKind;
+use crate::reduce::Reducer;
 use crate::rto::eifel;
 use crate::rto::undo::{self, Current, Snapshot};
 use crate::time::{Duration, Instant};
@@ -39,7 +40,7 @@ impl Sender {
             self.cwnd
         } else if undo::restores_cc(response) && s.restorable {
             self.cc = s.cc;
-            self.cwnd.max(s.cwnd)
+            self.uninflated_cwnd().max(s.cwnd)
         } else {
             self.cwnd
         };
@@ -91,6 +92,21 @@ impl Sender {
         self.leave_recovery_undone(now);
         if v.timeout {
             self.adapt_rto(&s, response);
+        }
+    }
+
+    /// cwnd without NewReno's window inflation (RFC 5681 §3.2 step 4, RFC 6582 §3.2): in a
+    /// non-SACK recovery each duplicate ACK inflated cwnd by one SMSS only to clock out a
+    /// segment while the hole is repaired — "artificially", and not a window to keep (a
+    /// DupACK spoofer's copies would be kept as window). ssthresh is the window underneath.
+    fn uninflated_cwnd(&self) -> u64 {
+        let inflating = !self.sack_ok
+            && matches!(self.reducer, Reducer::Rfc6675(_))
+            && self.ca.recovery_point().is_some();
+        if inflating {
+            self.cwnd.min(self.ssthresh)
+        } else {
+            self.cwnd
         }
     }
 
