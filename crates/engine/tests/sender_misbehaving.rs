@@ -210,3 +210,42 @@ fn an_undo_does_not_keep_the_inflation() {
         );
     }
 }
+
+/// The same with PRR (Linux presets): a spoofer's copies start a recovery on every ACK,
+/// the timestamps undo each one (`tcp_try_undo_partial`), and the undo must not keep a
+/// window PRR computed from duplicates alone (cwnd = pipe + sndcnt, with pipe swollen by
+/// the previous episode's sends). Linux's `sacked_out` survives the undo and keeps its
+/// in-flight estimate down; here the undo restores the window it had.
+#[test]
+fn undone_recoveries_do_not_ratchet_the_window() {
+    for preset in ["linux", "linux-3.17", "linux-4.4-norack"] {
+        let mut c = no_sack(Config::preset(preset).unwrap());
+        c.timestamps = true;
+        c.initial_cwnd = 40;
+        let mut s = Sender::new(c, ms(0)).unwrap();
+        s.write(ms(0), 10_000 * MSS);
+        let first = drain(&mut s, ms(0));
+        let ts = first[0].ts.expect("timestamps on");
+        let cwnd = s.cwnd();
+        let with_echo = |a: lossrec::Ack| lossrec::Ack {
+            ts: Some(lossrec::Timestamps {
+                val: 1,
+                ecr: ts.val,
+            }),
+            ..a
+        };
+        for round in 1..=4 {
+            for _ in 0..9 {
+                on_ack(&mut s, ms(100 + round), with_echo(ack((round - 1) * MSS)));
+            }
+            on_ack(&mut s, ms(100 + round), with_echo(ack(round * MSS)));
+        }
+        assert!(s.stats().undos >= 2, "{preset}: {:?}", s.stats().undos);
+        // Four ACKs of one segment each grow an honest slow start by four segments.
+        assert!(
+            s.cwnd() <= cwnd + 4 * MSS,
+            "{preset}: {} after four undone recoveries, from {cwnd}",
+            s.cwnd()
+        );
+    }
+}

@@ -12,11 +12,6 @@ use lossrec_testkit::attack::{table, Attack, Phase, Row};
 ///   retransmission as a duplicate once; each retransmission may be proven spurious once
 ///   (Linux `undo_retrans`), and a receiver that claims all of them were is
 ///   indistinguishable from a path that reordered them (RFC 3708, `tcp_try_undo_dsack`).
-/// - DupACK spoofing without SACK, Linux presets (PRR): every ACK and its copies start a
-///   recovery that the timestamps then undo (`tcp_try_undo_partial`); PRR clocks out
-///   segments on the credited copies, and what was sent in the episode stays in flight
-///   until the copies exceed the flight and Linux raises `tp->reordering`
-///   (`tcp_check_reno_reordering`).
 /// - ACK division without SACK under loss, Linux presets: every slice that uncovers a new
 ///   head is a partial ACK, and NewReno retransmits that head (RFC 6582 §3.2 step 5, Linux
 ///   `tcp_newreno_mark_lost`), repairing the holes faster than the honest one per RTT.
@@ -35,7 +30,6 @@ fn open(r: &Row) -> bool {
         Attack::DsackSpoofing => {
             r.sack && linux && matches!(r.phase, Phase::Lossy | Phase::Bottleneck)
         }
-        Attack::DupAckSpoofing => !r.sack && linux,
         Attack::AckDivision => {
             (!r.sack && r.phase == Phase::Lossy && linux)
                 || (r.sack && r.phase == Phase::Bottleneck)

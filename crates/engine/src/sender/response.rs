@@ -4,10 +4,10 @@
 //! Min++; RFC 4015 step 11).
 
 use super::spurious::{Counter, Verdict, MIN_RTO_STEP};
+use super::state::Ca;
 use super::Sender;
 use crate::config::{Flavour, RtoAdaptation, SpuriousResponse};
 use crate::event::EventKind;
-use crate::reduce::Reducer;
 use crate::rto::eifel;
 use crate::rto::undo::{self, Current, Snapshot};
 use crate::time::{Duration, Instant};
@@ -40,7 +40,7 @@ impl Sender {
             self.cwnd
         } else if undo::restores_cc(response) && s.restorable {
             self.cc = s.cc;
-            self.uninflated_cwnd().max(s.cwnd)
+            self.undo_base_cwnd(s.cwnd).max(s.cwnd)
         } else {
             self.cwnd
         };
@@ -95,16 +95,16 @@ impl Sender {
         }
     }
 
-    /// cwnd without NewReno's window inflation (RFC 5681 §3.2 step 4, RFC 6582 §3.2): in a
-    /// non-SACK recovery each duplicate ACK inflated cwnd by one SMSS only to clock out a
-    /// segment while the hole is repaired — "artificially", and not a window to keep (a
-    /// DupACK spoofer's copies would be kept as window). ssthresh is the window underneath.
-    fn uninflated_cwnd(&self) -> u64 {
-        let inflating = !self.sack_ok
-            && matches!(self.reducer, Reducer::Rfc6675(_))
-            && self.ca.recovery_point().is_some();
-        if inflating {
-            self.cwnd.min(self.ssthresh)
+    /// The cwnd an undo compares with the one it had (`prior`). Without SACK, a fast
+    /// recovery's window came from duplicate ACKs alone: NewReno inflates cwnd by one SMSS
+    /// per duplicate "artificially", only to clock out segments (RFC 5681 §3.2 step 4, RFC
+    /// 6582 §3.2), and PRR's pipe + sndcnt (RFC 6937) grows with what earlier episodes
+    /// sent. Neither is a window to keep (a DupACK spoofer's copies would be kept as
+    /// window), so the undo restores `prior`. Linux gets there another way: its
+    /// `sacked_out` survives the undo and keeps `tcp_packets_in_flight` down.
+    fn undo_base_cwnd(&self, prior: u64) -> u64 {
+        if !self.sack_ok && matches!(self.ca, Ca::Recovery { .. }) {
+            self.cwnd.min(prior)
         } else {
             self.cwnd
         }
