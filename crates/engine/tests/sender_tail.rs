@@ -246,3 +246,48 @@ fn probe_dsack_is_not_reordering() {
         "a probe's DSACK must not count as reordering"
     );
 }
+
+/// Probing in fast recovery (`tlp_in_recovery`, seed 001 slide 18) under the TLP draft
+/// keeps the draft's limit of consecutive PTOs for a tail (§2.1 (2c)), reset only by
+/// progress (SND.UNA advancing, new data, a new recovery): with DupThresh detection
+/// nothing but the RTO finds a lost fast retransmission (RFC 6675 §5.1, RFC 6298 §5.4),
+/// so once the probes are spent the RTO must fire and resend the head. (Found by
+/// `closed_loop`: a PTO re-armed after every probe kept the RTO off for 200,000 s.)
+#[test]
+fn draft_probes_in_recovery_give_way_to_the_rto() {
+    for max_probes in 1..=2 {
+        let mut c = tail_cfg(LossDetection::DupThresh, Probe::TlpDraft);
+        c.tlp_in_recovery = true;
+        c.tlp_max_probes = max_probes;
+        let mut s = started(c, 10);
+        // Segments 2-4 SACKed: the head (1) is lost; its fast retransmission is lost
+        // too, and no ACK comes back.
+        let mut out = Vec::new();
+        for k in 3..=5 {
+            out.extend(on_ack(&mut s, ms(150), sack(MSS, &[(2 * MSS, k * MSS)])));
+        }
+        assert_eq!(s.state(), RecoveryState::Recovery);
+        assert_eq!(out[0], (1, Why::FastRetransmit));
+        let (mut probes, mut rto) = (0, None);
+        while let Some(t) = s.poll_timeout().filter(|&t| t <= ms(10_000)) {
+            s.on_timeout(t);
+            for (i, why) in sent(&mut s, t) {
+                match why {
+                    Why::Probe(_) => probes += 1,
+                    Why::RtoRetransmit => rto = rto.or(Some(i)),
+                    _ => {}
+                }
+            }
+            if rto.is_some() {
+                break;
+            }
+        }
+        assert_eq!(probes, max_probes, "max_probes {max_probes}");
+        assert_eq!(
+            rto,
+            Some(1),
+            "the RTO resends the head (max_probes {max_probes})"
+        );
+        assert_eq!(s.stats().timeouts, 1);
+    }
+}

@@ -62,7 +62,7 @@ impl Sender {
         if self.state() == RecoveryState::Recovery {
             // Seed 001 slide 18: in recovery, new data or the highest un-SACKed segment.
             let ok = match self.alg.probe {
-                Probe::TlpDraft { .. } => true,
+                Probe::TlpDraft { .. } => self.draft_probes_left(),
                 _ => self.tlp.may_probe(),
             };
             return if !ok {

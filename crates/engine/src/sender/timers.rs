@@ -150,13 +150,24 @@ impl Sender {
         }
     }
 
+    /// The draft's consecutive-PTO limit (§2.1 (2c)) is not yet reached; other variants
+    /// limit probes per episode instead. It holds in recovery too: there a PTO re-armed
+    /// after every probe would keep the RTO — the only repair of a lost retransmission
+    /// without RACK (RFC 6675 §5.1, RFC 6298 §5.4) — from ever firing.
+    pub(super) fn draft_probes_left(&self) -> bool {
+        match self.alg.probe {
+            Probe::TlpDraft { max_probes, .. } => self.tlp_draft.consecutive < max_probes,
+            _ => true,
+        }
+    }
+
     /// The variant's conditions for scheduling a PTO.
     fn probe_conditions(&self) -> bool {
         if !self.is_established() {
             return false;
         }
         if self.state() == RecoveryState::Recovery {
-            return self.alg.probe.in_recovery();
+            return self.alg.probe.in_recovery() && self.draft_probes_left();
         }
         match self.alg.probe {
             // §2.1 (2): (a) Open; (b) cwnd- or application-limited (Linux 3.10: not when
