@@ -54,3 +54,36 @@ fn unpaced_cubic_sends_the_window_at_once() {
     s.on_ack(ms(100), &ack(4 * MSS));
     assert_eq!(drain(&mut s, ms(100)).len(), 8);
 }
+
+/// TCP's internal pacing holds back only what `tcp_write_xmit` sends (`tcp_pacing_check`);
+/// the fast retransmit, the timeout's and the probes go through `tcp_retransmit_skb`
+/// straight to the device, which without an EDT qdisc sends them at once. They must not
+/// wait behind the pacing deadline.
+#[test]
+fn internal_pacing_does_not_hold_the_fast_retransmit() {
+    let mut c = linux(Pacing::Internal);
+    c.sack = false;
+    let mut s = sender_with(c, 40);
+    assert_eq!(drain(&mut s, ms(0)).len(), 10);
+    s.on_ack(ms(100), &ack(4 * MSS));
+    assert_eq!(
+        drain(&mut s, ms(100)).len(),
+        2,
+        "one paced 2-segment packet"
+    );
+    assert!(
+        s.poll_timeout().unwrap() > ms(100),
+        "the next departure is later"
+    );
+    for _ in 0..3 {
+        s.on_ack(ms(100), &ack(4 * MSS));
+    }
+    let now: Vec<u64> = drain(&mut s, ms(100))
+        .iter()
+        .map(|t| t.range.start / MSS)
+        .collect();
+    assert!(
+        now.contains(&4),
+        "the fast retransmit leaves at once: {now:?}"
+    );
+}

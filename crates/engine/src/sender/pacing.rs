@@ -167,7 +167,9 @@ impl Sender {
             };
             let p = self.pacer.as_deref_mut()?;
             let departs = p.edt.on_segment(&seg, ends_packet);
-            if departs <= now {
+            // Without fq only the pacing check holds packets back: what passed it (a
+            // forced transmission, `tcp_retransmit_skb`) reaches the device at once.
+            if departs <= now || !p.fq {
                 return Some(t);
             }
             p.queued_truesize += pacing::truesize(t.range.len());
