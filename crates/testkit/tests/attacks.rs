@@ -15,9 +15,6 @@ use lossrec_testkit::attack::{table, Attack, Phase, Row};
 /// - DupACK spoofing without SACK, Linux and Eifel presets: duplicates up to one per
 ///   segment sent start spurious recoveries that the timestamps then undo; what was sent
 ///   in the episode stays in flight.
-/// - ACK division without SACK under loss, Linux presets: every slice that uncovers a new
-///   head is a partial ACK, and NewReno retransmits that head (RFC 6582 §3.2 step 5, Linux
-///   `tcp_newreno_mark_lost`), repairing the holes faster than the honest one per RTT.
 /// - ACK division at the bottleneck with SACK: within 1.1× but a segment or two per RTT
 ///   more, from when the slices reveal the drop-tail losses (queue dynamics, not growth).
 /// - DSACK spoofing at the bottleneck, `linux` with SACK (HyStart, CUBIC as Linux): the
@@ -36,8 +33,7 @@ fn open(r: &Row) -> bool {
         }
         Attack::DupAckSpoofing => !r.sack && (linux || eifel),
         Attack::AckDivision => {
-            (!r.sack && r.phase == Phase::Lossy && linux)
-                || (r.sack && r.phase == Phase::Bottleneck)
+            (r.sack && r.phase == Phase::Bottleneck)
                 || (r.sack && r.phase == Phase::Lossy && reno_sack)
         }
         _ => false,
