@@ -50,7 +50,7 @@ impl Sender {
             cut.ends_inside = s.end > cumulative;
             // Sent since the timeout, and long enough ago for this ACK to answer it: not
             // data the receiver already held when it was resent.
-            let answered = now.saturating_duration_since(s.last_sent) >= min_rtt;
+            let answered = answered_by(now, s.last_sent, min_rtt);
             if answered && loss_point.is_some_and(|p| s.ever_retrans || s.start >= p) {
                 cut.sent_since_rto += Range::new(s.start, s.end.min(cumulative)).len();
             }
@@ -124,11 +124,18 @@ impl Sender {
         };
         let answered = acked
             .oldest_retrans_sent
-            .is_some_and(|sent| now.saturating_duration_since(sent) >= min_rtt);
+            .is_some_and(|sent| answered_by(now, sent, min_rtt));
         if answered {
             let in_flight = self.sb.flight_size().saturating_sub(self.reno_sacked);
             self.reno_budget = Some(budget.max(in_flight));
         }
         answered
     }
+}
+
+/// Whether an ACK at `now` can be the answer to a transmission at `sent`: at least min_RTT
+/// later, and later at all (before any RTT sample).
+fn answered_by(now: Instant, sent: Instant, min_rtt: Duration) -> bool {
+    let elapsed = now.saturating_duration_since(sent);
+    elapsed >= min_rtt && elapsed > Duration::ZERO
 }
