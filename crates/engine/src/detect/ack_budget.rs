@@ -10,6 +10,11 @@
 //! lets a spoofer repeating every ACK keep the count at the bound while each credited
 //! copy releases a new segment. The budget here is over the connection's life: ACKs
 //! beyond it are a debt that only segments sent later pay off.
+//!
+//! An ACK that advances SND.UNA without completing a segment (a slice of a divided ACK,
+//! CCR 1999 §2.1) answers no segment and is not charged (the sender's `count_dupack`):
+//! Linux counts it as acknowledging no packet, and charging the slices would leave the
+//! genuine duplicates after the next loss uncounted — the hole to the RTO.
 
 /// Data segments sent minus ACKs received (negative: more ACKs than segments).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]

@@ -243,10 +243,11 @@ impl Sender {
         let (acked, delivered, prior_flight) = (a.acked, a.delivered, a.prior.flight);
         let (amount, used) = match self.cfg.flavour {
             // RFC 3465 §2.3: in the slow start after a timeout the data an ACK covers may
-            // have left the network long before it (L = 1); only what was sent since the
-            // timeout counts, so a cumulative ACK cut into slices grows cwnd as the whole
-            // ACK would.
-            Flavour::Rfc if matches!(self.ca, Ca::Loss { .. }) => (
+            // have left the network long before it (L = 1 per ACK). An ACK ending inside a
+            // segment (a receiver acknowledges whole segments; a slice of a divided ACK
+            // ends anywhere) counts only what was sent since the timeout, so a cumulative
+            // ACK cut into slices grows cwnd as the whole ACK would.
+            Flavour::Rfc if a.ends_inside && matches!(self.ca, Ca::Loss { .. }) => (
                 acked.min(a.sent_since_rto),
                 prior_flight.saturating_mul(2) >= self.cwnd,
             ),
