@@ -34,6 +34,7 @@ mod probe;
 mod push;
 mod rack;
 mod recovery;
+mod reno;
 mod response;
 mod spurious;
 mod state;

@@ -14,6 +14,11 @@
 //! ACK it ever will, so the ACK a delayed-ACK receiver did not send for it is not owed
 //! any more (otherwise a spoofer saves them up over an honest phase and spends them at
 //! once).
+//!
+//! An ACK that advances SND.UNA without completing a segment (a slice of a divided ACK,
+//! CCR 1999 §2.1) answers no segment and is not charged (the sender's `count_dupack`):
+//! Linux counts it as acknowledging no packet, and charging the slices would leave the
+//! genuine duplicates after the next loss uncounted — the hole to the RTO.
 
 /// Data segments sent minus ACKs received (negative: more ACKs than segments).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]

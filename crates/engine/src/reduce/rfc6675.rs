@@ -46,7 +46,7 @@ impl Rfc6675 {
             cwnd
         } else if a.acked > 0 {
             // RFC 6582 §3.2 step 5: a partial ACK deflates the window.
-            newreno::deflate_on_partial_ack(cwnd, a.acked, a.mss)
+            newreno::deflate_on_partial_ack(cwnd, a.acked, a.delivered, a.mss)
         } else if a.dupack {
             // Only a duplicate the sender credited (at most one per segment outstanding,
             // Linux `tcp_limit_reno_sacked`; within RecoverFS, RFC 9937 §6) inflates.

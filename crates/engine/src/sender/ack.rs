@@ -7,7 +7,6 @@ use super::pending::Pending;
 use super::spurious::SpurAck;
 use super::state::Ca;
 use super::{transmit, Sender};
-use crate::config::resolved::LossDetection;
 use crate::config::Flavour;
 use crate::detect::{dupthresh, reordering};
 use crate::event::{EventKind, ReorderSignal};
@@ -26,6 +25,14 @@ pub(super) struct AckSummary {
     pub acked: u64,
     /// RFC 6937 DeliveredData (Linux `acked_sacked`).
     pub delivered: u64,
+    /// Without SACK: the advance acknowledged a retransmission the receiver has had time
+    /// to answer — RFC 6582's partial ACK, which answers the retransmission of a hole.
+    pub fills_hole: bool,
+    /// SND.UNA moved to the inside of a segment: the receiver acknowledged part of it.
+    pub ends_inside: bool,
+    /// In RTO recovery: bytes it acknowledges that were sent since the timeout
+    /// (retransmissions, and new data past the recovery point).
+    pub sent_since_rto: u64,
     /// A duplicate ACK (RFC 6675 §2 with SACK, RFC 5681 without).
     pub is_dup: bool,
     /// cwnd may change on this ACK: not a Linux old ACK (below SND.UNA), whose SACK blocks
@@ -69,9 +76,15 @@ impl Sender {
         self.max_window = self.max_window.max(window);
         self.idle_on_window_update(now, window_update, prior.flight);
         let dsack_before = self.dsack_seen;
+        let cut = self.cut(now, ack.cumulative);
+        // Before this ACK's own sample: one taken from an ACK that ends a hole's wait
+        // would make the hole's retransmission look too recent to have been answered.
+        let min_rtt = self.rtt.min_rtt().unwrap_or_default();
         let (sb, dsack) = self.update_scoreboard(now, ack, prior);
-        let is_dup = self.count_dupack(now, ack, &sb, prior, prior_window);
-        let delivered = self.delivered_data(now, &sb.acked, sb.newly_sacked, is_dup);
+        let is_dup = self.count_dupack(now, ack, &sb, prior, prior_window, cut.completes_a_segment);
+        // Without SACK: does the advance answer a retransmission (RFC 6582's partial ACK)?
+        let fills_hole = !self.sack_ok && self.renew_reno_budget(now, &sb.acked, min_rtt);
+        let delivered = self.delivered_data(now, &sb.acked, sb.newly_sacked, is_dup, fills_hole);
         let delivered = self.optack_delivered(sb.acked.bytes, delivered);
         self.tail_on_ack(now, ack, &sb, dsack, prior, window_update);
         self.restart_rto_on_ack(now, sb.acked.bytes > 0);
@@ -98,6 +111,9 @@ impl Sender {
         let summary = AckSummary {
             acked: sb.acked.bytes,
             delivered,
+            fills_hole,
+            ends_inside: cut.ends_inside,
+            sent_since_rto: cut.sent_since_rto,
             is_dup,
             // Linux's old-ACK path skips `tcp_cong_control`.
             cong_control: !(ack.cumulative < prior.una && self.cfg.flavour == Flavour::Linux),
@@ -212,11 +228,18 @@ impl Sender {
         sb: &ScoreboardAck,
         prior: Prior,
         prior_window: u64,
+        completes_a_segment: bool,
     ) -> bool {
         let is_dup = if self.sack_ok {
             dupthresh::is_dupack_sack(sb.newly_sacked)
         } else {
-            let answers_a_segment = self.ack_budget.on_ack();
+            // An ACK that advances SND.UNA without completing a segment (a slice of a
+            // divided ACK, Savage et al. 1999 §2.1) answers no segment: it costs the
+            // budget nothing, as Linux counts it as acknowledging no packet
+            // (`tcp_clean_rtx_queue`). Charging it would take the meaning from the genuine
+            // duplicates after the next loss (`detect::ack_budget`).
+            let slice = sb.acked.bytes > 0 && !completes_a_segment;
+            let answers_a_segment = slice || self.ack_budget.on_ack();
             if ack.cumulative > prior.una {
                 let outstanding = self.sb.flight_size() + self.sb.retrans_bytes();
                 self.ack_budget.on_advance(outstanding.div_ceil(self.mss));
@@ -316,128 +339,6 @@ impl Sender {
         }
     }
 
-    /// RFC 6937 §2 DeliveredData. With SACK: Δsnd.una + ΔSACKd. Without: one SMSS per
-    /// duplicate ACK, and on an advance Δsnd.una less the SMSS already credited to the
-    /// duplicates it covers (all but the hole itself, as Linux's `tcp_remove_reno_sacks`).
-    fn delivered_data(
-        &mut self,
-        now: Instant,
-        acked: &Acked,
-        newly_sacked: u64,
-        is_dup: bool,
-    ) -> u64 {
-        if self.sack_ok {
-            return acked.bytes + newly_sacked - acked.was_sacked;
-        }
-        self.renew_reno_budget(now, acked);
-        let mut delivered = 0;
-        if acked.bytes > 0 {
-            let consumed = self.reno_sacked.min(acked.bytes.saturating_sub(self.mss));
-            self.reno_sacked -= consumed;
-            delivered += acked.bytes - consumed;
-            self.remove_reno_dupacks(now, acked.bytes.div_ceil(self.mss));
-        }
-        if let Some(budget) = &mut self.reno_budget {
-            // RFC 9937 §6: the episode's estimated DeliveredData stays within RecoverFS,
-            // however often the receiver repeats itself (Savage et al.'s DupACK spoofing).
-            delivered = delivered.min(*budget);
-            *budget -= delivered;
-        }
-        if is_dup {
-            // Never credit more than is outstanding beyond the hole (Linux
-            // `tcp_limit_reno_sacked`), nor beyond the episode's budget.
-            let cap = self.sb.flight_size().saturating_sub(self.mss);
-            let mut credit = (self.reno_sacked + self.mss)
-                .min(cap)
-                .saturating_sub(self.reno_sacked);
-            if let Some(budget) = &mut self.reno_budget {
-                credit = credit.min(*budget);
-                *budget -= credit;
-            }
-            delivered += credit;
-            self.reno_sacked += credit;
-        }
-        if self.sb.flight_size() == 0 {
-            self.reno_sacked = 0;
-            self.reno_dupacks = 0;
-        }
-        delivered
-    }
-
-    /// Linux `tcp_add_reno_sack`: every duplicate ACK counts in `sacked_out` (the ones
-    /// the ACK budget ignores included: Linux has no such budget), which
-    /// `tcp_limit_reno_sacked` keeps below the segments outstanding.
-    fn add_reno_dupack(&mut self, now: Instant) {
-        self.reno_dupacks = self.reno_dupacks.saturating_add(1);
-        self.limit_reno_dupacks(now, 0);
-    }
-
-    /// Linux `tcp_remove_reno_sacks`: an advance of `acked_segs` fills one hole and eats
-    /// the rest from the duplicates, then `tcp_check_reno_reordering(sk, acked)`.
-    fn remove_reno_dupacks(&mut self, now: Instant, acked_segs: u64) {
-        let eaten = u32::try_from(acked_segs.saturating_sub(1)).unwrap_or(u32::MAX);
-        self.reno_dupacks = self.reno_dupacks.saturating_sub(eaten);
-        self.limit_reno_dupacks(now, acked_segs);
-    }
-
-    /// Linux `tcp_limit_reno_sacked` (one hole): clamps the count, and a clamp is
-    /// reordering (`tcp_check_reno_reordering`).
-    fn limit_reno_dupacks(&mut self, now: Instant, addend: u64) {
-        let packets_out = self.sb.flight_size().div_ceil(self.mss);
-        let room = u32::try_from(packets_out.saturating_sub(1)).unwrap_or(u32::MAX);
-        if self.reno_dupacks > room {
-            self.reno_dupacks = room;
-            self.check_reno_reordering(now, addend);
-        }
-    }
-
-    /// Linux `tcp_check_reno_reordering`: "if we receive more dupacks than we expected
-    /// counting segments in assumption of absent reordering, interpret this as
-    /// reordering" — `tp->reordering` becomes `packets_out + addend` (at most 300), so
-    /// duplicates no longer reach the threshold, and `TCPRenoReorder` counts it. The
-    /// RACK-era kernels assign it; 3.x-4.4 went through `tcp_update_reordering`, which
-    /// only raises it.
-    fn check_reno_reordering(&mut self, now: Instant, addend: u64) {
-        if !self.cfg.adaptive_reordering {
-            return;
-        }
-        let packets_out = self.sb.flight_size().div_ceil(self.mss);
-        let metric = (packets_out + addend).min(u64::from(reordering::MAX_REORDERING)) as u32;
-        self.reordering = match self.alg.loss_detection {
-            LossDetection::Rack { .. } => metric,
-            _ => self.reordering.max(metric),
-        };
-        let degree = u64::from(self.reordering);
-        self.reordering_seen = true;
-        self.stats.reno_reorder += 1;
-        self.emit(
-            now,
-            EventKind::Reordering {
-                degree,
-                by: ReorderSignal::DupAcks,
-            },
-        );
-    }
-
-    /// NewReno repairs one hole per round trip (RFC 6582 §3.2): a partial ACK covering a
-    /// retransmission old enough to have been answered (sent at least min_rtt ago) shows
-    /// the receiver really got it, and starts the episode's next round with what is in
-    /// flight now as its RecoverFS. A spoofer's copies arrive right after the
-    /// retransmission they provoke and renew nothing.
-    fn renew_reno_budget(&mut self, now: Instant, acked: &Acked) {
-        let Some(budget) = self.reno_budget else {
-            return;
-        };
-        let min_rtt = self.rtt.min_rtt().unwrap_or_default();
-        let answered = acked
-            .oldest_retrans_sent
-            .is_some_and(|sent| now.saturating_duration_since(sent) >= min_rtt);
-        if answered {
-            let in_flight = self.sb.flight_size().saturating_sub(self.reno_sacked);
-            self.reno_budget = Some(budget.max(in_flight));
-        }
-    }
-
     /// A DSACK (RFC 2883 §4). When it is believable, the data it reports arrived twice: a
     /// retransmission was spurious, which means reordering (RFC 3708) — and if it was the
     /// last early retransmission, that one was spurious.
@@ -490,7 +391,13 @@ impl Sender {
         let (Some(rexmit_sent), Some(ts)) = (acked.oldest_retrans_sent, ack.ts) else {
             return;
         };
-        if self.ts_ok && ts.ecr != 0 && ts.ecr < transmit::ts_clock(rexmit_sent) {
+        // Older than the episode's first retransmission too (RFC 3522 RetransmitTS, Linux
+        // `tcp_packet_delayed`'s `retrans_stamp`): an ACK ending inside a segment makes
+        // NewReno resend the rest of a segment the receiver holds (RFC 6582 §3.2 step 5),
+        // and the next slice's echo, older than that resend, proves nothing about the path.
+        let first = self.undo.retrans_ts.unwrap_or(u64::MAX);
+        let older = ts.ecr < transmit::ts_clock(rexmit_sent) && ts.ecr < first;
+        if self.ts_ok && ts.ecr != 0 && older {
             self.stats.ts_reorder += 1;
             let range = Range::new(prior_una, self.sb.snd_una());
             self.note_spurious(now, range, ReorderSignal::Timestamp);

@@ -103,6 +103,9 @@ impl Sender {
                 let a = super::ack::AckSummary {
                     acked: 0,
                     delivered: self.mss,
+                    fills_hole: false,
+                    ends_inside: false,
+                    sent_since_rto: 0,
                     is_dup: false,
                     cong_control: true,
                     ece: false,

@@ -6,6 +6,7 @@
 
 use super::ack::{AckSummary, Prior};
 use super::pending::Pending;
+use super::state::Ca;
 use super::{Conn, RecoveryState, Sender};
 use crate::cc::CongestionOps;
 use crate::config::resolved::{DupThreshRule, LossDetection};
@@ -79,10 +80,17 @@ impl Sender {
             return;
         }
         let mut newly_lost = self.mark_lost(now);
-        let partial = !self.sack_ok && a.acked > 0;
+        // RFC 6582 §3.2 step 5: the partial ACK — the answer to the retransmission of the
+        // previous hole — says the first unacknowledged segment is lost too (not a
+        // SafeACK for PRR); retransmit it now. An advance that answers no retransmission,
+        // or ends inside a segment the receiver holds the start of, is not that evidence
+        // (a slice of a divided ACK, Savage et al. 1999: resending the segment after it
+        // would only draw duplicate ACKs from a receiver that has it); a duplicate ACK
+        // that follows it is (RFC 5681 §3.2), and the head goes then.
+        let partial = !self.sack_ok
+            && ((a.acked > 0 && a.fills_hole && !a.ends_inside)
+                || (a.is_dup && self.sb.head().is_some_and(|h| !h.ever_retrans)));
         if partial {
-            // RFC 6582 §3.2 step 5: the partial ACK says the next segment is lost too
-            // (not a SafeACK for PRR); retransmit it now.
             let before = self.sb.lost_bytes();
             self.sb.mark_head_lost();
             newly_lost += self.sb.lost_bytes() - before;
@@ -234,6 +242,15 @@ impl Sender {
         }
         let (acked, delivered, prior_flight) = (a.acked, a.delivered, a.prior.flight);
         let (amount, used) = match self.cfg.flavour {
+            // RFC 3465 §2.3: in the slow start after a timeout the data an ACK covers may
+            // have left the network long before it (L = 1 per ACK). An ACK ending inside a
+            // segment (a receiver acknowledges whole segments; a slice of a divided ACK
+            // ends anywhere) counts only what was sent since the timeout, so a cumulative
+            // ACK cut into slices grows cwnd as the whole ACK would.
+            Flavour::Rfc if a.ends_inside && matches!(self.ca, Ca::Loss { .. }) => (
+                acked.min(a.sent_since_rto),
+                prior_flight.saturating_mul(2) >= self.cwnd,
+            ),
             Flavour::Rfc => (acked, prior_flight.saturating_mul(2) >= self.cwnd),
             Flavour::Linux => {
                 let raised = self.reordering() > self.cfg.dupthresh;

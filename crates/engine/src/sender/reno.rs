@@ -1,0 +1,202 @@
+//! What one ACK delivered without SACK, and what a receiver that cuts its ACKs into slices
+//! (ACK division, Savage, Cardwell, Wetherall, Anderson, CCR 1999 §2.1) may change.
+//!
+//! DeliveredData without SACK (RFC 6937 §2, RFC 9937 §6): one SMSS per duplicate ACK, and
+//! on an advance Δsnd.una less what the duplicates already counted, all but the hole the
+//! advance filled (Linux `tcp_remove_reno_sacks`: "one ACK acked hole, the rest eat
+//! duplicate ACKs"). The hole is only filled by an advance that acknowledges a
+//! retransmission the receiver has had time to answer; the other slices of a divided ACK
+//! deliver nothing the duplicates did not count. Linux credits one packet to every ACK
+//! that completes one, so there ten slices of one partial ACK are worth ten holes; here
+//! they are worth the one the whole ACK is worth.
+//!
+//! Where the ACK ends (`Cut`, read from the scoreboard before the ACK is applied): whether
+//! it completes a segment (Linux acknowledges no packet otherwise, `tcp_clean_rtx_queue`),
+//! whether it ends inside one (a receiver acknowledges the segments it received whole), and
+//! in RTO recovery how much of what it covers was sent since the timeout (RFC 3465 §2.3).
+
+use super::Sender;
+use crate::config::resolved::LossDetection;
+use crate::detect::reordering;
+use crate::event::{EventKind, ReorderSignal};
+use crate::packet::Range;
+use crate::scoreboard::Acked;
+use crate::time::{Duration, Instant};
+
+/// Where a cumulative ACK falls on the scoreboard.
+#[derive(Copy, Clone, Debug, Default)]
+pub(super) struct Cut {
+    /// It acknowledges at least one whole segment (Linux: acknowledges a packet).
+    pub completes_a_segment: bool,
+    /// It ends strictly inside a segment: the receiver acknowledged part of it (one
+    /// acknowledges the segments it received whole; a slice ends anywhere).
+    pub ends_inside: bool,
+    /// In RTO recovery: the bytes it acknowledges that were sent since the timeout, at
+    /// least min_RTT ago (so that this ACK can be their answer).
+    pub sent_since_rto: u64,
+}
+
+impl Sender {
+    /// Where a cumulative ACK at `cumulative` cuts the scoreboard (before it is applied).
+    pub(super) fn cut(&self, now: Instant, cumulative: u64) -> Cut {
+        let loss_point = match self.ca {
+            super::state::Ca::Loss { recovery_point } => Some(recovery_point),
+            _ => None,
+        };
+        let min_rtt = self.rtt.min_rtt().unwrap_or_default();
+        let mut cut = Cut::default();
+        for s in self.sb.segments() {
+            if s.start >= cumulative {
+                break;
+            }
+            cut.completes_a_segment |= s.end <= cumulative;
+            cut.ends_inside = s.end > cumulative;
+            // Sent since the timeout, and long enough ago for this ACK to answer it: not
+            // data the receiver already held when it was resent.
+            let answered = answered_by(now, s.last_sent, min_rtt);
+            if answered && loss_point.is_some_and(|p| s.ever_retrans || s.start >= p) {
+                cut.sent_since_rto += Range::new(s.start, s.end.min(cumulative)).len();
+            }
+        }
+        cut
+    }
+
+    /// RFC 6937 §2 DeliveredData. With SACK: Δsnd.una + ΔSACKd. Without: one SMSS per
+    /// duplicate ACK, and on an advance Δsnd.una less the SMSS already credited to the
+    /// duplicates it covers — all but the hole itself when `hole_filled`.
+    pub(super) fn delivered_data(
+        &mut self,
+        now: Instant,
+        acked: &Acked,
+        newly_sacked: u64,
+        is_dup: bool,
+        hole_filled: bool,
+    ) -> u64 {
+        if self.sack_ok {
+            return acked.bytes + newly_sacked - acked.was_sacked;
+        }
+        let mut delivered = 0;
+        if acked.bytes > 0 {
+            // One SMSS is the hole the advance filled. The rest of Δsnd.una was counted by
+            // the duplicates (RFC 9937 §6: "minus 1 SMSS per earlier duplicate"), however
+            // many ACKs it is cut into.
+            let hole = if hole_filled { self.mss } else { 0 };
+            let consumed = self.reno_sacked.min(acked.bytes.saturating_sub(hole));
+            self.reno_sacked -= consumed;
+            delivered += acked.bytes - consumed;
+            self.remove_reno_dupacks(now, acked.bytes.div_ceil(self.mss));
+        }
+        if let Some(budget) = &mut self.reno_budget {
+            // RFC 9937 §6: the episode's estimated DeliveredData stays within RecoverFS,
+            // however often the receiver repeats itself (Savage et al.'s DupACK spoofing).
+            delivered = delivered.min(*budget);
+            *budget -= delivered;
+        }
+        if is_dup {
+            // Never credit more than is outstanding beyond the hole (Linux
+            // `tcp_limit_reno_sacked`), nor beyond the episode's budget.
+            let cap = self.sb.flight_size().saturating_sub(self.mss);
+            let mut credit = (self.reno_sacked + self.mss)
+                .min(cap)
+                .saturating_sub(self.reno_sacked);
+            if let Some(budget) = &mut self.reno_budget {
+                credit = credit.min(*budget);
+                *budget -= credit;
+            }
+            delivered += credit;
+            self.reno_sacked += credit;
+        }
+        if self.sb.flight_size() == 0 {
+            self.reno_sacked = 0;
+            self.reno_dupacks = 0;
+        }
+        delivered
+    }
+
+    /// Linux `tcp_add_reno_sack`: every duplicate ACK counts in `sacked_out` (the ones
+    /// the ACK budget ignores included: Linux has no such budget), which
+    /// `tcp_limit_reno_sacked` keeps below the segments outstanding.
+    pub(super) fn add_reno_dupack(&mut self, now: Instant) {
+        self.reno_dupacks = self.reno_dupacks.saturating_add(1);
+        self.limit_reno_dupacks(now, 0);
+    }
+
+    /// Linux `tcp_remove_reno_sacks`: an advance of `acked_segs` fills one hole and eats
+    /// the rest from the duplicates, then `tcp_check_reno_reordering(sk, acked)`.
+    fn remove_reno_dupacks(&mut self, now: Instant, acked_segs: u64) {
+        let eaten = u32::try_from(acked_segs.saturating_sub(1)).unwrap_or(u32::MAX);
+        self.reno_dupacks = self.reno_dupacks.saturating_sub(eaten);
+        self.limit_reno_dupacks(now, acked_segs);
+    }
+
+    /// Linux `tcp_limit_reno_sacked` (one hole): clamps the count, and a clamp is
+    /// reordering (`tcp_check_reno_reordering`).
+    fn limit_reno_dupacks(&mut self, now: Instant, addend: u64) {
+        let packets_out = self.sb.flight_size().div_ceil(self.mss);
+        let room = u32::try_from(packets_out.saturating_sub(1)).unwrap_or(u32::MAX);
+        if self.reno_dupacks > room {
+            self.reno_dupacks = room;
+            self.check_reno_reordering(now, addend);
+        }
+    }
+
+    /// Linux `tcp_check_reno_reordering`: "if we receive more dupacks than we expected
+    /// counting segments in assumption of absent reordering, interpret this as
+    /// reordering" — `tp->reordering` becomes `packets_out + addend` (at most 300), so
+    /// duplicates no longer reach the threshold, and `TCPRenoReorder` counts it. The
+    /// RACK-era kernels assign it; 3.x-4.4 went through `tcp_update_reordering`, which
+    /// only raises it.
+    fn check_reno_reordering(&mut self, now: Instant, addend: u64) {
+        if !self.cfg.adaptive_reordering {
+            return;
+        }
+        let packets_out = self.sb.flight_size().div_ceil(self.mss);
+        let metric = (packets_out + addend).min(u64::from(reordering::MAX_REORDERING)) as u32;
+        self.reordering = match self.alg.loss_detection {
+            LossDetection::Rack { .. } => metric,
+            _ => self.reordering.max(metric),
+        };
+        let degree = u64::from(self.reordering);
+        self.reordering_seen = true;
+        self.stats.reno_reorder += 1;
+        self.emit(
+            now,
+            EventKind::Reordering {
+                degree,
+                by: ReorderSignal::DupAcks,
+            },
+        );
+    }
+
+    /// NewReno repairs one hole per round trip (RFC 6582 §3.2): a partial ACK covering a
+    /// retransmission old enough to have been answered (sent at least `min_rtt` ago, as it
+    /// stood before this ACK) shows the receiver really got it, and starts the episode's
+    /// next round with what is in flight now as its RecoverFS. A spoofer's copies arrive
+    /// right after the retransmission they provoke and renew nothing. Returns whether the
+    /// ACK acknowledged such a retransmission (outside a non-SACK recovery: any advance).
+    pub(super) fn renew_reno_budget(
+        &mut self,
+        now: Instant,
+        acked: &Acked,
+        min_rtt: Duration,
+    ) -> bool {
+        let Some(budget) = self.reno_budget else {
+            return true;
+        };
+        let answered = acked
+            .oldest_retrans_sent
+            .is_some_and(|sent| answered_by(now, sent, min_rtt));
+        if answered {
+            let in_flight = self.sb.flight_size().saturating_sub(self.reno_sacked);
+            self.reno_budget = Some(budget.max(in_flight));
+        }
+        answered
+    }
+}
+
+/// Whether an ACK at `now` can be the answer to a transmission at `sent`: at least min_RTT
+/// later, and later at all (before any RTT sample).
+fn answered_by(now: Instant, sent: Instant, min_rtt: Duration) -> bool {
+    let elapsed = now.saturating_duration_since(sent);
+    elapsed >= min_rtt && elapsed > Duration::ZERO
+}

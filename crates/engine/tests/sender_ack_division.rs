@@ -1,0 +1,256 @@
+//! ACK division (Savage, Cardwell, Wetherall, Anderson, CCR 1999 §2.1) without SACK: a
+//! receiver that cuts each cumulative ACK into slices gains nothing, and loses nothing it
+//! is owed. Slices are ACKs of new data: byte counting (RFC 3465) and Linux's packet
+//! counting (`tcp_clean_rtx_queue`) make them worth what the whole ACK is worth, and they
+//! take nothing from the duplicate ACKs that follow a loss (RFC 5681 §3.2, Linux
+//! `tcp_fastretrans_alert`: a duplicate is any ACK that does not advance SND.UNA).
+
+mod common;
+use common::*;
+use lossrec::{Config, Sender, Why};
+
+fn no_sack(preset: &str) -> Config {
+    let mut c = Config::preset(preset).unwrap();
+    c.mss = MSS as u16;
+    c.handshake = false;
+    c.timestamps = false;
+    c.sack = false;
+    c.probe = lossrec::config::Probe::None;
+    c
+}
+
+/// Ten segments out; the receiver acknowledges the first five, each in `pieces` slices,
+/// then segment 5 is lost and the next three segments arrive. Returns the segments sent
+/// in response to those three duplicate ACKs.
+fn dupacks_after_division(c: Config, pieces: u64) -> Vec<(u64, Why)> {
+    let mut s = Sender::new(c, ms(0)).unwrap();
+    s.write(ms(0), 1_000 * MSS);
+    drain(&mut s, ms(0));
+    for i in 0..5 {
+        for k in 1..=pieces {
+            on_ack(&mut s, ms(100), ack(i * MSS + MSS * k / pieces));
+        }
+    }
+    (0..3)
+        .flat_map(|_| on_ack(&mut s, ms(101), ack(5 * MSS)))
+        .collect()
+}
+
+/// RFC 5681 §3.2 step 2 / RFC 6582 §3.2 / Linux: the third duplicate ACK retransmits the
+/// hole, however the ACKs before it were cut. (An ACK budget that counted the slices as
+/// ACKs beyond one per segment took the duplicates for a spoofer's and left the hole to
+/// the RTO, whose F-RTO undo under the Linux presets then kept the whole window.)
+#[test]
+fn divided_acks_leave_the_duplicates_that_follow_their_meaning() {
+    for preset in ["rfc", "prr", "linux", "linux-3.17", "rack-tlp", "fack"] {
+        let c = no_sack(preset);
+        let whole = dupacks_after_division(c.clone(), 1);
+        assert!(
+            whole.contains(&(5, Why::FastRetransmit)),
+            "{preset}: honest ACKs, then three duplicates: {whole:?}"
+        );
+        let divided = dupacks_after_division(c, 10);
+        assert!(
+            divided.contains(&(5, Why::FastRetransmit)),
+            "{preset}: ACKs cut in ten, then three duplicates: {divided:?}"
+        );
+    }
+}
+
+/// Segments 0 and 5 of ten lost, recovery started on three duplicates and four more
+/// arrived; the answer to the retransmission of 0 (cumulative 5000) is cut into `pieces`
+/// slices. Returns the retransmissions the slices drew, then those of one more duplicate.
+fn sliced_partial_ack(c: Config, pieces: u64) -> (Vec<u64>, Vec<u64>) {
+    let mut s = Sender::new(c, ms(0)).unwrap();
+    s.write(ms(0), 1_000 * MSS);
+    drain(&mut s, ms(0));
+    for t in 0..7 {
+        on_ack(&mut s, ms(100 + t), ack(0));
+    }
+    drain(&mut s, ms(110));
+    let retransmitted = |out: Vec<(u64, Why)>| -> Vec<u64> {
+        out.into_iter()
+            .filter(|&(_, w)| w == Why::FastRetransmit)
+            .map(|(i, _)| i)
+            .collect()
+    };
+    let mut slices = Vec::new();
+    for k in 1..=pieces {
+        slices.extend(retransmitted(on_ack(
+            &mut s,
+            ms(210),
+            ack(5 * MSS * k / pieces),
+        )));
+    }
+    let next = retransmitted(on_ack(&mut s, ms(211), ack(5 * MSS)));
+    (slices, next)
+}
+
+/// RFC 6582 §3.2 step 5: a partial ACK — the answer to the retransmission of a hole — has
+/// the first unacknowledged segment retransmitted. Cut into slices, it has it
+/// retransmitted at most once more than whole (the slice that completes the answered
+/// retransmission stands for the partial ACK), never the rest of a segment the receiver
+/// holds the start of, and the hole the last slice uncovers goes out on the next
+/// duplicate ACK (RFC 5681 §3.2). Linux (`tcp_newreno_mark_lost`) resends the head at
+/// every slice that crosses a segment boundary, and every resent segment the receiver
+/// already holds draws a duplicate ACK that releases new data.
+#[test]
+fn a_sliced_partial_ack_retransmits_the_next_hole_once() {
+    for preset in ["rfc", "prr", "linux", "linux-3.17", "rack-tlp", "fack"] {
+        let c = no_sack(preset);
+        let (whole, _) = sliced_partial_ack(c.clone(), 1);
+        assert_eq!(whole, [5], "{preset}: the whole partial ACK");
+        for pieces in [10, 5, 7] {
+            let (slices, next) = sliced_partial_ack(c.clone(), pieces);
+            let all: Vec<u64> = slices.iter().chain(&next).copied().collect();
+            assert!(
+                slices.len() <= 2 && all.contains(&5) && all.len() <= 2,
+                "{preset}: the partial ACK in {pieces} slices retransmitted {slices:?}, \
+                 then the next duplicate {next:?}"
+            );
+        }
+    }
+}
+
+/// Ten segments out, segments 0 and 5 lost; the answer to 0's retransmission (cumulative
+/// 5000) in `pieces` slices of whole segments. Returns the new data released and the
+/// window left (what the receiver gets out of the ACK).
+fn released_by_partial_ack(c: Config, pieces: u64) -> u64 {
+    let mut s = Sender::new(c, ms(0)).unwrap();
+    s.write(ms(0), 1_000 * MSS);
+    drain(&mut s, ms(0));
+    for t in 0..7 {
+        on_ack(&mut s, ms(100 + t), ack(0));
+    }
+    drain(&mut s, ms(110));
+    let before = s.snd_nxt();
+    for k in 1..=pieces {
+        on_ack(&mut s, ms(210), ack(5 * MSS * k / pieces));
+    }
+    s.snd_nxt() - before + s.cwnd()
+}
+
+/// RFC 9937 §6: without SACK an advance delivers Δsnd.una less one SMSS per earlier
+/// duplicate — the hole it filled; RFC 6582 §3.2 step 5 adds back one SMSS for "the
+/// additional segment that has left the network". Both belong to the ACK that answers the
+/// retransmission, not to every slice of it: slices of whole segments (each one SMSS, so
+/// byte counting alone does not stop them) release what the whole ACK releases.
+#[test]
+fn whole_segment_slices_of_a_partial_ack_are_worth_one() {
+    for preset in [
+        "rfc",
+        "prr",
+        "linux",
+        "linux-3.17",
+        "rack-tlp",
+        "linux-classic",
+    ] {
+        let c = no_sack(preset);
+        let whole = released_by_partial_ack(c.clone(), 1);
+        let sliced = released_by_partial_ack(c, 5);
+        assert!(
+            sliced <= whole,
+            "{preset}: a partial ACK in five one-segment slices released {sliced} bytes, \
+             whole {whole}"
+        );
+    }
+}
+
+/// After a timeout: twenty segments out, the first two acknowledged (an RTT sample), the
+/// third lost and nothing else heard until the timer fires; the answer to its
+/// retransmission covers everything sent, in `pieces` slices. Returns cwnd afterwards.
+fn cwnd_after_rto_answer(c: Config, pieces: u64) -> u64 {
+    let mut s = Sender::new(c, ms(0)).unwrap();
+    s.write(ms(0), 20 * MSS);
+    drain(&mut s, ms(0));
+    on_ack(&mut s, ms(100), ack(2 * MSS));
+    drain(&mut s, ms(100));
+    let rto = s.poll_timeout().unwrap();
+    s.on_timeout(rto);
+    drain(&mut s, rto);
+    let high = s.snd_nxt();
+    let at = rto + lossrec::Duration::from_millis(100);
+    for k in 1..=pieces {
+        let cum = 2 * MSS + (high - 2 * MSS) * k / pieces;
+        on_ack(&mut s, at, ack(cum));
+    }
+    s.cwnd()
+}
+
+/// RFC 3465 §2.3: in the slow start after a timeout L = 1·SMSS per ACK, since what an ACK
+/// covers may have left the network long before. The answer to the retransmission covers
+/// data sent before the timeout; cut into seven slices that end inside segments, it must
+/// not grow cwnd seven times (RFC presets; Linux's slow start counts packets without a
+/// per-ACK limit, `tcp_slow_start`, and is the same whole or sliced). Slices that end on
+/// segment boundaries are per-segment ACKs and earn L each, as RFC 3465 has them (and the
+/// spurious-timeout scripts need): the last slice, which ends where the whole ACK does,
+/// may add one SMSS.
+#[test]
+fn slow_start_after_a_timeout_counts_what_was_sent_since() {
+    for preset in ["rfc", "newreno-sack", "reno-sack", "fack", "linux"] {
+        let c = no_sack(preset);
+        let whole = cwnd_after_rto_answer(c.clone(), 1);
+        let sliced = cwnd_after_rto_answer(c, 7);
+        assert!(
+            sliced <= whole.max(2 * MSS) + MSS,
+            "{preset}: the answer to the timeout's retransmission in seven slices left cwnd \
+             {sliced}, whole {whole}"
+        );
+    }
+}
+
+/// RFC 3522 §2 (Eifel) and Linux `tcp_packet_delayed` compare the echo with the episode's
+/// first retransmission (RetransmitTS, `retrans_stamp`), not with whichever later
+/// retransmission an ACK happens to cover: an echo from after the first retransmission
+/// says nothing about the path, however recent the data it acknowledges. (A slice ending
+/// inside a segment used to have NewReno resend the rest, and the next slice, echoing the
+/// older hole-filling retransmission, counted as reordering and raised the duplicate
+/// threshold of the adaptive-reordering presets.)
+#[test]
+fn timestamp_reordering_is_measured_from_the_first_retransmission() {
+    for preset in ["linux-3.17", "prr", "rfc"] {
+        let mut c = no_sack(preset);
+        c.timestamps = true;
+        let mut s = Sender::new(c, ms(0)).unwrap();
+        s.write(ms(0), 1_000 * MSS);
+        drain(&mut s, ms(0));
+        let ts = |val: u64| lossrec::Timestamps { val, ecr: val };
+        let echo = |cum: u64, ecr: u64| {
+            let mut a = ack(cum);
+            a.ts = Some(lossrec::Timestamps { val: 1, ecr });
+            a
+        };
+        // Segments 0 and 5 lost; seven duplicates echo the originals' TSval.
+        let first_tsval = drain(&mut s, ms(0))
+            .first()
+            .and_then(|t| t.ts)
+            .map_or(1, |t| t.val);
+        let _ = ts;
+        let mut r1 = None;
+        for t in 0..7 {
+            s.on_ack(ms(100 + t), &echo(0, first_tsval.max(1)));
+            for x in drain(&mut s, ms(100 + t)) {
+                if x.why == Why::FastRetransmit {
+                    r1 = x.ts.map(|t| t.val);
+                }
+            }
+        }
+        let r1 = r1.expect("fast retransmit of segment 0");
+        // The answer to it echoes its TSval and stops at the next hole, which goes out.
+        s.on_ack(ms(200), &echo(5 * MSS, r1));
+        let out = drain(&mut s, ms(200));
+        assert!(
+            out.iter().any(|x| x.range.start == 5 * MSS),
+            "{preset}: {out:?}"
+        );
+        let before = (s.reordering(), s.stats().ts_reorder);
+        // The next ACK covers segment 5's retransmission and echoes the first one's
+        // TSval (the original of 5 arrived after the hole was filled: TS.Recent stays).
+        s.on_ack(ms(300), &echo(10 * MSS, r1));
+        assert_eq!(
+            (s.reordering(), s.stats().ts_reorder),
+            before,
+            "{preset}: an echo of the first retransmission counted as reordering"
+        );
+    }
+}
