@@ -21,7 +21,7 @@ use super::pending::Pending;
 use super::Sender;
 use crate::config::{Config, CongestionControl, Flavour, Pacing};
 use crate::pacing::{self, Edt, RateInputs};
-use crate::packet::{Transmit, Why};
+use crate::packet::{Range, Transmit, Why};
 use crate::time::Instant;
 
 /// The departure clock and the packets a pacing qdisc holds.
@@ -117,11 +117,21 @@ impl Sender {
     /// transmission if the pacing check or TSQ allows it, stamped with its departure.
     pub(super) fn poll_paced(&mut self, now: Instant) -> Option<Transmit> {
         loop {
+            let una = self.sb.snd_una();
             let p = self.pacer.as_deref_mut()?;
-            if let Some(&(at, t)) = p.queue.front() {
+            if let Some(&(at, mut t)) = p.queue.front() {
                 if at <= now {
                     p.queue.pop_front();
                     p.queued_truesize -= pacing::truesize(t.range.len());
+                    // Acknowledged while it waited (an ACK for an earlier copy, or a peer
+                    // acknowledging ahead): Linux's fq would still send the clone; the
+                    // engine hands out nothing below SND.UNA (found by sender_ops).
+                    if !t.range.is_empty() && t.range.start < una {
+                        if t.range.end <= una {
+                            continue;
+                        }
+                        t.range = Range::new(una, t.range.end);
+                    }
                     return Some(t);
                 }
             }
