@@ -26,6 +26,15 @@
 //! given up: an original that arrives *after* its retransmission (reordering by more than
 //! a round trip) leaves its reduction in place, as a sender without DSACK would.
 //!
+//! Ranges retransmitted more than once are never proven (which copy an early ACK answered
+//! is unknown): their DSACKs count only under Linux's accounting, and a timestamp undo
+//! (`tcp_packet_delayed`) still applies to them.
+//!
+//! What it does not stop: a receiver that forges timestamp echoes (it defeats Eifel and
+//! `tcp_packet_delayed` the same way), or one that predicts a retransmission and reports
+//! it before it can have arrived (acknowledging data it does not have, as an optimistic
+//! ACKer does).
+//!
 //! The evidence is one flag per segment while it is SACKed (`SentSeg::orig_proven`) and
 //! the top bit of the retransmission count in the ring of acknowledged retransmissions.
 
