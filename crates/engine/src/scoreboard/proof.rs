@@ -22,9 +22,13 @@
 //! Both are [`RackFilter`]'s test for "this ACK is for an earlier copy", and only a range
 //! retransmitted exactly once has the original as that earlier copy. A retransmitted range
 //! first covered without such evidence was delivered by a retransmission as far as the
-//! sender can tell, and its DSACK does not count toward `undo_retrans`. The honest case
-//! given up: an original that arrives *after* its retransmission (reordering by more than
-//! a round trip) leaves its reduction in place, as a sender without DSACK would.
+//! sender can tell, and its DSACK does not count toward `undo_retrans`. The honest cases
+//! given up leave their reduction in place, as a sender without DSACK would: an original
+//! that arrives *after* its retransmission (reordering by more than a round trip), and a
+//! spurious timeout whose original's ACK the receiver was still delaying when the
+//! retransmission arrived — the duplicate starts at Last.ACK.sent, so it updates TS.Recent
+//! (Linux `tcp_replace_ts_recent`: `seq` not after `rcv_wup`) and the first ACK echoes it,
+//! a round trip after the retransmission: exactly what the attacker's ACK looks like.
 //!
 //! Ranges retransmitted more than once are never proven (which copy an early ACK answered
 //! is unknown): their DSACKs count only under Linux's accounting, and a timestamp undo
