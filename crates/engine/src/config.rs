@@ -114,6 +114,12 @@ settings! {
     /// RTO before any RTT sample (RFC 6298 §2.1), also the SYN timeout.
     initial_rto: Duration = "initial_rto_ms" in 1..=600_000,
     spurious_detection: SpuriousDetection = "spurious_detection",
+    /// A DSACK proves a retransmission spurious only when the original is shown to have
+    /// arrived, checked when the range is first covered: a cumulative ACK echoing an older
+    /// TSval (RFC 3522 §2), or any ACK sooner than min_RTT after the retransmission (Linux
+    /// `tcp_rack_advance`). Beyond Linux (issue 13, DSACK spoofing); false keeps Linux's
+    /// exact `undo_retrans` accounting (`tcp_check_dsack`, `tcp_sacktag_one`).
+    dsack_proof: bool = "dsack_proof",
     spurious_response: SpuriousResponse = "spurious_response",
     rto_adaptation: RtoAdaptation = "rto_adaptation",
     cc: CongestionControl = "cc",

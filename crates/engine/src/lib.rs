@@ -67,6 +67,7 @@
 //! | pipe_prev, SRTT_prev, RTTVAR_prev, G (RFC 4015 §3.1) | [`rto::eifel::Prev`], `Config::clock_granularity` |
 //! | undo_marker, prior_cwnd, prior_ssthresh (Linux) | [`rto::undo::Snapshot`] `una`, `cwnd`, `ssthresh`, via [`Sender::undo_snapshot`] |
 //! | undo_retrans, retrans_stamp (Linux) | [`rto::undo::Undo`], [`Sender::undo_retrans`] |
+//! | the original of a retransmitted range was shown to arrive, so its DSACK counts (beyond Linux, `dsack_proof`) | [`scoreboard::SentSeg`] `orig_proven`, the acknowledged-retransmission ring's top bit ([`scoreboard::proof`]) |
 //! | `pushed_seq`, the unsent skbs and their PSH marks (Linux `tcp_sendmsg_locked`) | `sender::push::Push` |
 //! | `lsndtime` (Linux) | `Sender::last_data_sent` (`sender::idle`) |
 //! | `round_start`, `end_seq`, `curr_rtt`, `sample_cnt`, `delay_min` (Linux HyStart) | [`cc::hystart::HyStart`] |

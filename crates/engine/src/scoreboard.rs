@@ -19,6 +19,7 @@
 //! delivered, never-retransmitted byte that lay below SND.FACK as the ACK arrived.
 
 mod nextseg;
+pub mod proof;
 mod rack;
 mod sack;
 mod summary;
@@ -47,6 +48,8 @@ pub struct SentSeg {
     pub retrans: bool,
     /// Retransmitted at least once (Karn's rule, RFC 6298 §3).
     pub ever_retrans: bool,
+    /// SACKed by an ACK for its original transmission (`proof`: a DSACK for it counts).
+    pub orig_proven: bool,
     pub xmit_count: u32,
     pub first_sent: Instant,
     pub last_sent: Instant,
@@ -115,8 +118,6 @@ pub enum NextSegRule {
 }
 
 const CACHE: usize = crate::packet::MAX_SACK_BLOCKS;
-/// Acknowledged retransmitted segments remembered for DSACK accounting.
-const ACKED_RETRANS: usize = 8;
 
 /// The sender's scoreboard.
 #[derive(Clone, Debug, Default)]
@@ -152,7 +153,7 @@ pub struct Scoreboard {
     rescued: Option<Range>,
     /// The last few retransmitted segments a cumulative ACK removed, with how often each
     /// was retransmitted: what a DSACK for data already acknowledged can prove spurious.
-    acked_retrans: [(u64, u32, u32); ACKED_RETRANS],
+    acked_retrans: [(u64, u32, u32); proof::ACKED_RETRANS],
     acked_retrans_next: usize,
     /// SACK tags whole segments only (Linux), not octets (RFC 6675).
     whole_segments: bool,
@@ -266,6 +267,7 @@ impl Scoreboard {
             lost: false,
             retrans: false,
             ever_retrans: false,
+            orig_proven: false,
             xmit_count: 1,
             first_sent: now,
             last_sent: now,

@@ -87,3 +87,31 @@ fn internal_pacing_does_not_hold_the_fast_retransmit() {
         "the fast retransmit leaves at once: {now:?}"
     );
 }
+
+/// With `fq`, packets wait for their departure time counted as sent (SND.NXT moved). One
+/// acknowledged while it waits (a peer acknowledging ahead, or the ACK of an earlier
+/// copy of a queued retransmission) is not handed out: nothing below SND.UNA leaves
+/// (found by the sender_ops fuzz target).
+#[test]
+fn fq_drops_what_was_acknowledged_while_queued() {
+    let mut s = sender_with(linux(Pacing::Fq), 40);
+    assert_eq!(drain(&mut s, ms(0)).len(), 10);
+    s.on_ack(ms(100), &ack(4 * MSS));
+    let now = drain(&mut s, ms(100)).len() as u64;
+    assert!(s.snd_nxt() > (10 + now) * MSS, "packets wait in fq");
+    let una = s.snd_nxt();
+    s.on_ack(ms(101), &ack(una));
+    let mut t = ms(101);
+    for _ in 0..20 {
+        for tx in drain(&mut s, t) {
+            assert!(tx.range.start >= una, "{tx:?} below SND.UNA {una}");
+        }
+        match s.poll_timeout() {
+            Some(d) => {
+                t = d.max(t);
+                s.on_timeout(t);
+            }
+            None => break,
+        }
+    }
+}

@@ -175,6 +175,7 @@ impl Config {
             max_rto: Duration::from_secs(60),
             initial_rto: Duration::from_secs(1),
             spurious_detection: SpuriousDetection::None,
+            dsack_proof: true,
             spurious_response: SpuriousResponse::None,
             rto_adaptation: RtoAdaptation::Std,
             cc: CongestionControl::Reno,

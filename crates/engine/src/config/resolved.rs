@@ -26,6 +26,9 @@ pub struct Algorithms {
     /// The configured spurious-timeout detector needs an option the connection did not
     /// negotiate, so it runs as `None` (counted as `TCPSpuriousDetectionUnavailable`).
     pub detection_unavailable: bool,
+    /// DSACKs count toward undo only for retransmissions whose original is shown to have
+    /// arrived (`dsack_proof`; `scoreboard::proof`).
+    pub dsack_proof: bool,
     pub optack: OptAck,
 }
 
@@ -179,6 +182,7 @@ impl Config {
             },
             spurious_detection,
             detection_unavailable,
+            dsack_proof: self.dsack_proof,
             optack: match self.optack_defence {
                 super::OptAckDefence::Off => OptAck::Off,
                 super::OptAckDefence::SkipSegment => OptAck::SkipSegment {

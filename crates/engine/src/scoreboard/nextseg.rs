@@ -167,40 +167,6 @@ impl Scoreboard {
         }
     }
 
-    /// Segments in `range` that were ever retransmitted and end above `above`, counted in
-    /// `mss`-sized segments (Linux `pcount`), for DSACK accounting.
-    pub fn retransmitted_segs_in(&self, range: Range, above: u64, mss: u64) -> u64 {
-        let mut i = self.segs.partition_point(|s| s.end <= range.start);
-        let mut n = 0;
-        while i < self.segs.len() && self.segs[i].start < range.end {
-            let s = &self.segs[i];
-            if s.ever_retrans && s.end > above {
-                n += s.len().div_ceil(mss.max(1));
-            }
-            i += 1;
-        }
-        n
-    }
-
-    /// How many times the data in `range` was retransmitted (the most for any segment in
-    /// it): from the scoreboard, or for data already acknowledged from the last few
-    /// retransmitted segments a cumulative ACK removed; 0 when nothing in it ever was.
-    pub fn retransmissions_in(&self, range: Range) -> u32 {
-        let overlaps = |a: u64, b: u64| a < range.end && range.start < b;
-        let mut i = self.segs.partition_point(|s| s.end <= range.start);
-        let mut most = 0;
-        while i < self.segs.len() && self.segs[i].start < range.end {
-            most = most.max(self.segs[i].xmit_count.saturating_sub(1));
-            i += 1;
-        }
-        for &(a, len, n) in &self.acked_retrans {
-            if overlaps(a, a.saturating_add(u64::from(len))) {
-                most = most.max(n);
-            }
-        }
-        most
-    }
-
     /// Lost retransmissions as Linux 2.6.25–4.3 found them with FACK in Recovery
     /// (`tcp_mark_lost_retrans`): an outstanding retransmission is lost once SACKed data
     /// reaches above the SND.NXT it was sent at. It becomes lost awaiting retransmission

@@ -29,7 +29,7 @@ pub struct RackFilter {
 }
 
 impl RackFilter {
-    fn accepts(&self, s: &SentSeg, by_sack: bool) -> bool {
+    pub(super) fn accepts(&self, s: &SentSeg, by_sack: bool) -> bool {
         if !s.ever_retrans {
             return true;
         }

@@ -120,7 +120,9 @@ impl Scoreboard {
                     self.sacked_below_segs += 1;
                 }
                 self.unlink(i);
+                let proven = self.rack_filter.proves_original(&s, true);
                 let m = &mut self.segs[i];
+                m.orig_proven = proven;
                 m.sacked = true;
                 m.lost = false;
                 m.retrans = false;

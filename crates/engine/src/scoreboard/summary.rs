@@ -89,11 +89,8 @@ impl Scoreboard {
                 self.note_delivered(&s, false, true);
             }
             if s.ever_retrans {
-                let k = self.acked_retrans_next % super::ACKED_RETRANS;
-                // (start, length, retransmissions): 16 bytes an entry, a segment's length
-                // fits in 32 bits (a longer one is remembered by its first 4 GB).
-                let len = u32::try_from(s.len()).unwrap_or(u32::MAX);
-                self.acked_retrans[k] = (s.start, len, s.xmit_count.saturating_sub(1));
+                let k = self.acked_retrans_next % super::proof::ACKED_RETRANS;
+                self.acked_retrans[k] = self.acked_retrans_entry(&s);
                 self.acked_retrans_next += 1;
                 out.oldest_retrans_sent = Some(
                     out.oldest_retrans_sent

@@ -166,7 +166,7 @@ impl Sender {
     }
 
     /// The ACK's timestamp echo, when timestamps are in use and it echoes something.
-    fn ts_ecr(&self, ack: &Ack) -> Option<u64> {
+    pub(super) fn ts_ecr(&self, ack: &Ack) -> Option<u64> {
         ack.ts.filter(|t| self.ts_ok && t.ecr != 0).map(|t| t.ecr)
     }
 
@@ -182,7 +182,7 @@ impl Sender {
     ) -> (ScoreboardAck, Option<Range>) {
         let raw_dsack = ack.dsack();
         let blocks = &ack.sack.as_slice()[usize::from(raw_dsack.is_some())..];
-        let dsack = raw_dsack.filter(|&d| self.sack_ok && self.on_dsack(now, d));
+        let dsack = raw_dsack.filter(|&d| self.sack_ok && self.on_dsack(now, d, ack));
         let filter = RackFilter {
             now,
             min_rtt: self.rtt.min_rtt(),
@@ -343,7 +343,7 @@ impl Sender {
     /// retransmission was spurious, which means reordering (RFC 3708) — and if it was the
     /// last early retransmission, that one was spurious.
     /// Returns whether it was believable.
-    fn on_dsack(&mut self, now: Instant, d: Range) -> bool {
+    fn on_dsack(&mut self, now: Instant, d: Range, ack: &Ack) -> bool {
         self.stats.dsack_recv += 1;
         // Linux `tcp_check_dsack`: a DSACK longer than the largest window, or more DSACKs
         // than retransmissions, is dubious and ignored.
@@ -370,7 +370,7 @@ impl Sender {
             if !probe && !rescue {
                 self.note_spurious(now, d, ReorderSignal::Dsack);
             }
-            self.spurious_on_dsack(d, probe);
+            self.spurious_on_dsack(now, d, probe, ack);
         }
         !dubious
     }

@@ -11,11 +11,12 @@ use super::{RecoveryState, Sender};
 use crate::config::resolved::SpuriousDetection;
 use crate::config::Flavour;
 use crate::event::{EventKind, SpuriousSignal};
-use crate::packet::{Range, Transmit, Why};
+use crate::packet::{Ack, Range, Transmit, Why};
 use crate::rto::eifel::{self, AcceptableAck, Prev};
 use crate::rto::frto::{self, Decision, Variant};
 use crate::rto::undo::Snapshot;
-use crate::scoreboard::Delivered;
+use crate::scoreboard::proof::Cover;
+use crate::scoreboard::{Delivered, RackFilter};
 use crate::time::{Duration, Instant};
 
 /// Seed 004 "Min++": the minimum RTO grows by this per spurious timeout.
@@ -172,8 +173,10 @@ impl Sender {
     /// A believable DSACK `d` (before the cumulative part of its ACK is applied).
     /// `probe`: it reports the tail loss probe, which Linux does not count among the
     /// episode's retransmissions (`tcp_send_loss_probe`), so it cannot prove one of them
-    /// spurious either.
-    pub(super) fn spurious_on_dsack(&mut self, d: Range, probe: bool) {
+    /// spurious either. With `dsack_proof` only retransmissions whose original was shown
+    /// to arrive count (`scoreboard::proof`); `ack` is that evidence for what it covers
+    /// for the first time.
+    pub(super) fn spurious_on_dsack(&mut self, now: Instant, d: Range, probe: bool, ack: &Ack) {
         self.dsack_seen = true;
         let Some(s) = self.undo.snapshot.as_deref().copied() else {
             return;
@@ -181,9 +184,21 @@ impl Sender {
         if probe && self.cfg.flavour == Flavour::Linux {
             return;
         }
-        let in_queue = self.sb.retransmitted_segs_in(d, s.una, self.mss);
-        let dup_segs = d.len().div_ceil(self.mss).max(1);
-        let retransmissions = self.sb.retransmissions_in(d);
+        let cover = self.alg.dsack_proof.then(|| Cover {
+            filter: RackFilter {
+                now,
+                min_rtt: self.rtt.min_rtt(),
+                ts_ecr: self.ts_ecr(ack),
+            },
+            cumulative: ack.cumulative,
+        });
+        let cover = cover.as_ref();
+        let in_queue = self.sb.retransmitted_segs_in(d, s.una, self.mss, cover);
+        let mut dup_segs = d.len().div_ceil(self.mss).max(1);
+        if cover.is_some() {
+            dup_segs = dup_segs.min(self.sb.proven_acked_segs_in(d, self.mss));
+        }
+        let retransmissions = self.sb.retransmissions_in(d, cover);
         self.undo.on_dsack(
             (d.start, d.end),
             self.sb.snd_una(),
