@@ -74,7 +74,7 @@
 //! | `sk_pacing_rate` (Linux `tcp_update_pacing_rate`), bytes/s | [`Sender::pacing_rate`]; the formula [`pacing::tcp_pacing_rate`] |
 //! | `tcp_wstamp_ns`, a packet's departure stamp (`skb_mstamp_ns`), `sk_pacing_status` | [`pacing::Edt`], `sender::pacing::Pacer` (present when something paces) |
 //! | `cnt`, `last_max_cwnd`, `bic_K`, `bic_origin_point`, `tcp_cwnd`, `snd_cwnd_cnt` (Linux CUBIC) | [`cc::bictcp::Bictcp`] |
-//! | `sacked_out` of a non-SACK flow (Linux `tcp_add_reno_sack`, `tcp_limit_reno_sacked`) | `Sender::reno_sacked`; the episode's cap at RecoverFS (RFC 9937 §6) `Sender::reno_budget` |
+//! | `sacked_out` of a non-SACK flow (Linux `tcp_add_reno_sack`, `tcp_limit_reno_sacked`) | `Sender::reno_sacked` (credited); every duplicate, for `tcp_check_reno_reordering`, `Sender::reno_dupacks`; the episode's cap at RecoverFS (RFC 9937 §6) `Sender::reno_budget` |
 //! | ACKs a receiver can have sent (one per segment, RFC 9293 §3.10.7.4) | [`detect::ack_budget::AckBudget`], `Sender::ack_budget` |
 //! | `TCPCB_SACKED_RETRANS` cleared, `TCPRetransFail` after a local send failure (Linux `tcp_retransmit_skb`) | `Sender::transmit_failed` (`sender::failed`), [`scoreboard::Scoreboard::undo_last_send`] |
 //! | randomly skipped segment, its check and the verdict (Savage et al. 1999 §4.3; Sherwood et al. 2005 §5) | [`detect::optack::SkipSegment`], `Sender::optack` |
