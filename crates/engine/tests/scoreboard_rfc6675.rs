@@ -122,3 +122,21 @@ fn mark_all_lost_for_rto() {
     assert_eq!(sb.pipe(), 3 * MSS);
     sb.check();
 }
+
+/// RFC 6937 §2 DeliveredData = Δsnd.una + ΔSACKd: octets SACKed earlier were delivered
+/// then, not again when a cumulative ACK covers them — also when the ACK ends inside the
+/// SACKed segment (a receiver cutting its ACKs into slices, Savage et al. 1999 §2.1).
+#[test]
+fn a_cumulative_ack_inside_a_sacked_segment_delivers_only_the_hole() {
+    let mut sb = board(4);
+    sack(&mut sb, &[1]);
+    let a = sb.ack_cumulative(MSS + 400);
+    assert_eq!(a.bytes, MSS + 400);
+    assert_eq!(
+        a.was_sacked, 400,
+        "the SACKed segment's acknowledged prefix"
+    );
+    let b = sb.ack_cumulative(2 * MSS);
+    assert_eq!((b.bytes, b.was_sacked), (600, 600));
+    sb.check();
+}

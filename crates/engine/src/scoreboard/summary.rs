@@ -73,6 +73,10 @@ impl Scoreboard {
                     self.note_delivered(&part, false, false);
                 }
                 let cut = cumulative - front.start;
+                if front.sacked {
+                    // Delivered when it was SACKed (RFC 6937 §2), not again now.
+                    out.was_sacked += cut;
+                }
                 self.uncount(0, cut);
                 self.segs[0].start = cumulative;
                 out.bytes += cut;
