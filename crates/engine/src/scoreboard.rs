@@ -158,6 +158,9 @@ pub struct Scoreboard {
     whole_segments: bool,
     /// NextSeg rule 1 never needs to look below this offset again.
     rule1_from: u64,
+    /// `popped + index` of the segment at `rule1_from` (mod 2³²; checked before use), so
+    /// that rule 1 and the retransmission it chose cost no binary search (`nextseg`).
+    rule1_hint: u32,
     /// Nor does rule 3 (see `next_seg_fallback_with`).
     rule3_from: u64,
     /// Where rule 3's last walk stopped (`popped + index`), tried before a binary search.
@@ -297,6 +300,8 @@ impl Scoreboard {
         s.ts_node = self
             .tsorted
             .push_back(s.last_sent, s.xmit_order, s.start, s.end);
+        let (id, hint) = (s.ts_node, self.hint_for(i));
+        self.tsorted.set_seg_hint(id, hint);
     }
 
     /// Segment `i` no longer counts for its transmission's node.
@@ -448,8 +453,19 @@ impl Scoreboard {
             .check_refs(self.segs.iter().map(|s| s.ts_node).filter(|&n| n != NIL));
     }
 
+    /// The segment starting at `start`. Tried first where NextSeg's rules 1 and 3 last
+    /// stopped: a retransmission is of the segment they just chose.
     fn index_of(&self, start: u64) -> Option<usize> {
-        let i = self.segs.partition_point(|s| s.end <= start);
+        let at = |hint: u64| {
+            let i = usize::try_from(hint.checked_sub(self.popped)?).ok()?;
+            self.segs
+                .get(i)
+                .is_some_and(|s| s.start == start)
+                .then_some(i)
+        };
+        let i = at(self.rule1_index_hint())
+            .or_else(|| at(self.rule3_hint))
+            .unwrap_or_else(|| self.segs.partition_point(|s| s.end <= start));
         (i < self.segs.len() && self.segs[i].start == start).then_some(i)
     }
 

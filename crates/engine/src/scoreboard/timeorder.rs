@@ -31,6 +31,9 @@ pub struct TsNode {
     pub(crate) live: u32,
     prev: u32,
     next: u32,
+    /// Where the scoreboard had its first segment when it was linked (`popped + index`,
+    /// mod 2³²; in the struct's padding): marking it lost needs no binary search.
+    pub(crate) seg_hint: u32,
 }
 
 /// The list. Node ids are slab indices, stable while the node is linked.
@@ -84,6 +87,7 @@ impl TimeOrder {
             live: 1,
             prev: self.tail,
             next: NIL,
+            seg_hint: NIL,
         };
         let id = match self.free.pop() {
             Some(id) => {
@@ -103,6 +107,11 @@ impl TimeOrder {
         self.tail = id;
         self.len += 1;
         id
+    }
+
+    /// Records where the scoreboard keeps node `id`'s first segment (see `seg_hint`).
+    pub(crate) fn set_seg_hint(&mut self, id: u32, hint: u32) {
+        self.nodes[id as usize].seg_hint = hint;
     }
 
     /// One more segment references node `id` (a split).
