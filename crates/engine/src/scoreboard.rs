@@ -18,6 +18,7 @@
 //! For reordering detection (digest §8.4) each ACK also records the lowest newly
 //! delivered, never-retransmitted byte that lay below SND.FACK as the ACK arrived.
 
+mod hint;
 mod nextseg;
 mod rack;
 mod sack;
@@ -158,13 +159,14 @@ pub struct Scoreboard {
     whole_segments: bool,
     /// NextSeg rule 1 never needs to look below this offset again.
     rule1_from: u64,
-    /// `popped + index` of the segment at `rule1_from` (mod 2³²; checked before use), so
-    /// that rule 1 and the retransmission it chose cost no binary search (`nextseg`).
+    /// `popped + index` (mod 2³²) of the segment at `rule1_from` (see `hint`).
     rule1_hint: u32,
     /// Nor does rule 3 (see `next_seg_fallback_with`).
     rule3_from: u64,
-    /// Where rule 3's last walk stopped (`popped + index`), tried before a binary search.
-    rule3_hint: u64,
+    /// Where rule 3's last walk stopped (`popped + index`, mod 2³²; see `hint`).
+    rule3_hint: u32,
+    /// Where the last IsLost walk stopped, the segment at `lost_upto` (likewise).
+    lost_hint: u32,
     /// Blocks of the previous ACK, all already applied (Linux `recv_sack_cache`).
     sack_cache: [Range; CACHE],
     /// The same blocks as the peer sent them (before whole-segment tagging).
@@ -451,22 +453,6 @@ impl Scoreboard {
         }
         self.tsorted
             .check_refs(self.segs.iter().map(|s| s.ts_node).filter(|&n| n != NIL));
-    }
-
-    /// The segment starting at `start`. Tried first where NextSeg's rules 1 and 3 last
-    /// stopped: a retransmission is of the segment they just chose.
-    fn index_of(&self, start: u64) -> Option<usize> {
-        let at = |hint: u64| {
-            let i = usize::try_from(hint.checked_sub(self.popped)?).ok()?;
-            self.segs
-                .get(i)
-                .is_some_and(|s| s.start == start)
-                .then_some(i)
-        };
-        let i = at(self.rule1_index_hint())
-            .or_else(|| at(self.rule3_hint))
-            .unwrap_or_else(|| self.segs.partition_point(|s| s.end <= start));
-        (i < self.segs.len() && self.segs[i].start == start).then_some(i)
     }
 
     /// Forgets `cut` bytes at the front of segment `i` in the counters.

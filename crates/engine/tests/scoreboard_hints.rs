@@ -22,6 +22,8 @@ enum Op {
     Ack(u8, u16),
     /// RFC 6675 IsLost.
     UpdateLost,
+    /// FACK's boundary (SND.FACK − DupThresh·SMSS).
+    UpdateLostFack,
     /// RACK: everything sent at or before now is lost.
     Rack,
     /// Retransmissions of lost segments, through NextSeg rule 1.
@@ -36,10 +38,25 @@ fn op() -> impl Strategy<Value = Op> {
         4 => (0u8..40, 1u8..6, 0u16..1000, 0u16..1000).prop_map(|(a, l, x, y)| Op::Sack(a, l, x, y)),
         2 => (0u8..6, 0u16..1000).prop_map(|(k, o)| Op::Ack(k, o)),
         2 => Just(Op::UpdateLost),
+        1 => Just(Op::UpdateLostFack),
         2 => Just(Op::Rack),
         4 => (1u8..8).prop_map(Op::Retransmit),
         1 => any::<bool>().prop_map(Op::Rto),
     ]
+}
+
+/// Un-SACKed segments that RFC 6675 §4 IsLost (DupThresh 3) holds for, by a scan.
+fn is_lost_by_scan(sb: &Scoreboard) -> Vec<u64> {
+    let (mut segs, mut bytes, mut out) = (0u64, 0u64, Vec::new());
+    for s in sb.segments().rev() {
+        if s.sacked {
+            segs += 1;
+            bytes += s.len();
+        } else if segs >= 3 || bytes > 2 * MSS {
+            out.push(s.start);
+        }
+    }
+    out
 }
 
 /// NextSeg rule 1 by a scan from the head.
@@ -74,6 +91,18 @@ fn run(ops: &[Op], whole_segments: bool) {
             }
             Op::UpdateLost => {
                 sb.update_lost(3, MSS, |_| {});
+                for start in is_lost_by_scan(&sb) {
+                    let s = sb.segments().find(|s| s.start == start).unwrap();
+                    assert!(s.lost, "IsLost holds for {start} but it is not marked");
+                }
+            }
+            Op::UpdateLostFack => {
+                let limit = sb.high_sacked().saturating_sub(3 * MSS);
+                sb.update_lost_fack(limit, |_| {});
+                let missed = sb
+                    .segments()
+                    .find(|s| !s.sacked && !s.lost && s.end <= limit);
+                assert_eq!(missed, None, "FACK left a segment below {limit} unmarked");
             }
             Op::Rack => {
                 sb.rack_detect_lost((now, u64::MAX), Duration::ZERO, now, |_, _| {});

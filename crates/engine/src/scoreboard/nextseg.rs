@@ -37,7 +37,7 @@ impl Scoreboard {
         if self.sacked_segs == self.sacked_below_segs {
             return 0; // nothing SACKed above the boundary: nothing new can be lost
         }
-        let mut i = self.segs.partition_point(|s| s.start < self.lost_upto);
+        let mut i = self.lost_upto_index();
         while i < self.segs.len() {
             let s = self.segs[i];
             if s.sacked {
@@ -58,6 +58,7 @@ impl Scoreboard {
             self.lost_upto = s.end;
             i += 1;
         }
+        self.lost_hint = self.hint_for(i);
         marked
     }
 
@@ -81,7 +82,7 @@ impl Scoreboard {
     /// `limit` (SND.FACK − DupThresh·SMSS) is lost. Moves the same boundary as IsLost.
     pub fn update_lost_fack(&mut self, limit: u64, mut on_lost: impl FnMut(Range)) -> u32 {
         let mut marked = 0;
-        let mut i = self.segs.partition_point(|s| s.start < self.lost_upto);
+        let mut i = self.lost_upto_index();
         while i < self.segs.len() && self.segs[i].end <= limit {
             let s = self.segs[i];
             if s.sacked {
@@ -95,6 +96,7 @@ impl Scoreboard {
             self.lost_upto = s.end;
             i += 1;
         }
+        self.lost_hint = self.hint_for(i);
         marked
     }
 
@@ -286,35 +288,6 @@ impl Scoreboard {
         None
     }
 
-    /// Segment `i`, starting at `start`, awaits retransmission again: NextSeg rule 1 must
-    /// look there (RACK marks in time order, not sequence order).
-    pub(super) fn rule1_back_to(&mut self, i: usize, start: u64) {
-        if start < self.rule1_from {
-            self.rule1_from = start;
-            self.rule1_hint = self.hint_for(i);
-        }
-    }
-
-    /// `rule1_hint` as `popped + index` (see `index_after`): a stale one (the segment
-    /// was acknowledged, or a split moved it) only costs the binary search it saves.
-    pub(super) fn rule1_index_hint(&self) -> u64 {
-        if self.rule1_from <= self.snd_una {
-            return self.popped; // the head (a new episode, or a cumulative ACK passed it)
-        }
-        self.unhint(self.rule1_hint)
-    }
-
-    /// Segment `i` as a 32-bit hint (`popped + i`, mod 2³²).
-    pub(super) fn hint_for(&self, i: usize) -> u32 {
-        (self.popped + i as u64) as u32
-    }
-
-    /// A 32-bit hint as `popped + index` again (one from before the last 2³² segments
-    /// were acknowledged names no segment; `index_after` checks it either way).
-    pub(super) fn unhint(&self, hint: u32) -> u64 {
-        self.popped + u64::from(hint.wrapping_sub(self.popped as u32))
-    }
-
     /// How many segments from `from` to the end of its packet as first sent are, one
     /// after another, lost with no retransmission outstanding: what one Linux
     /// retransmission of an skb may cover (`tcp_retransmit_skb`; a SACKed or already
@@ -351,18 +324,18 @@ impl Scoreboard {
         // the segments newly passed, not every SACKed one above HighRxt.
         let high = self.high_sacked();
         let from = self.high_rxt.max(self.rule3_from);
-        let mut i = self.index_after(from, self.rule3_hint);
+        let mut i = self.index_after(from, self.unhint(self.rule3_hint));
         while i < self.segs.len() && self.segs[i].start < high {
             let s = self.segs[i];
             if !s.sacked && !s.retrans && s.start >= self.high_rxt {
                 self.rule3_from = s.start;
-                self.rule3_hint = self.popped + i as u64;
+                self.rule3_hint = self.hint_for(i);
                 return Some((s, NextSegRule::Unsacked));
             }
             i += 1;
         }
         self.rule3_from = self.segs.get(i).map_or(self.snd_nxt, |s| s.start).max(from);
-        self.rule3_hint = self.popped + i as u64;
+        self.rule3_hint = self.hint_for(i);
         // Rule 4: once per recovery, the highest outstanding un-SACKed segment.
         if rescue && self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
             if let Some(s) = self.segs.iter().rev().find(|s| !s.sacked) {
