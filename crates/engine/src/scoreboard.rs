@@ -298,12 +298,11 @@ impl Scoreboard {
 
     /// Links segment `i`'s current transmission at the tail of the time order.
     fn link(&mut self, i: usize) {
+        let hint = self.hint_for(i);
         let s = &mut self.segs[i];
-        s.ts_node = self
-            .tsorted
-            .push_back(s.last_sent, s.xmit_order, s.start, s.end);
-        let (id, hint) = (s.ts_node, self.hint_for(i));
-        self.tsorted.set_seg_hint(id, hint);
+        s.ts_node =
+            self.tsorted
+                .push_back_hinted(s.last_sent, s.xmit_order, (s.start, s.end), hint);
     }
 
     /// Segment `i` no longer counts for its transmission's node.

@@ -73,7 +73,20 @@ impl TimeOrder {
     }
 
     /// Appends a transmission with one live segment; returns its id.
-    pub(crate) fn push_back(&mut self, xmit_ts: Instant, order: u64, start: u64, end: u64) -> u32 {
+    #[cfg(test)]
+    fn push_back(&mut self, xmit_ts: Instant, order: u64, start: u64, end: u64) -> u32 {
+        self.push_back_hinted(xmit_ts, order, (start, end), NIL)
+    }
+
+    /// Appends a transmission of `start..end` with one live segment, which the scoreboard
+    /// keeps at `seg_hint`; returns its id.
+    pub(crate) fn push_back_hinted(
+        &mut self,
+        xmit_ts: Instant,
+        order: u64,
+        (start, end): (u64, u64),
+        seg_hint: u32,
+    ) -> u32 {
         // Keep the order sorted even if a caller's clock stepped back.
         let xmit_ts = match self.tail {
             NIL => xmit_ts,
@@ -87,7 +100,7 @@ impl TimeOrder {
             live: 1,
             prev: self.tail,
             next: NIL,
-            seg_hint: NIL,
+            seg_hint,
         };
         let id = match self.free.pop() {
             Some(id) => {
@@ -107,11 +120,6 @@ impl TimeOrder {
         self.tail = id;
         self.len += 1;
         id
-    }
-
-    /// Records where the scoreboard keeps node `id`'s first segment (see `seg_hint`).
-    pub(crate) fn set_seg_hint(&mut self, id: u32, hint: u32) {
-        self.nodes[id as usize].seg_hint = hint;
     }
 
     /// One more segment references node `id` (a split).
