@@ -18,6 +18,7 @@
 //! For reordering detection (digest §8.4) each ACK also records the lowest newly
 //! delivered, never-retransmitted byte that lay below SND.FACK as the ACK arrived.
 
+mod hint;
 mod nextseg;
 pub mod proof;
 mod rack;
@@ -159,10 +160,14 @@ pub struct Scoreboard {
     whole_segments: bool,
     /// NextSeg rule 1 never needs to look below this offset again.
     rule1_from: u64,
+    /// `popped + index` (mod 2³²) of the segment at `rule1_from` (see `hint`).
+    rule1_hint: u32,
     /// Nor does rule 3 (see `next_seg_fallback_with`).
     rule3_from: u64,
-    /// Where rule 3's last walk stopped (`popped + index`), tried before a binary search.
-    rule3_hint: u64,
+    /// Where rule 3's last walk stopped (`popped + index`, mod 2³²; see `hint`).
+    rule3_hint: u32,
+    /// Where the last IsLost walk stopped, the segment at `lost_upto` (likewise).
+    lost_hint: u32,
     /// Blocks of the previous ACK, all already applied (Linux `recv_sack_cache`).
     sack_cache: [Range; CACHE],
     /// The same blocks as the peer sent them (before whole-segment tagging).
@@ -295,10 +300,11 @@ impl Scoreboard {
 
     /// Links segment `i`'s current transmission at the tail of the time order.
     fn link(&mut self, i: usize) {
+        let hint = self.hint_for(i);
         let s = &mut self.segs[i];
-        s.ts_node = self
-            .tsorted
-            .push_back(s.last_sent, s.xmit_order, s.start, s.end);
+        s.ts_node =
+            self.tsorted
+                .push_back_hinted(s.last_sent, s.xmit_order, (s.start, s.end), hint);
     }
 
     /// Segment `i` no longer counts for its transmission's node.
@@ -448,11 +454,6 @@ impl Scoreboard {
         }
         self.tsorted
             .check_refs(self.segs.iter().map(|s| s.ts_node).filter(|&n| n != NIL));
-    }
-
-    fn index_of(&self, start: u64) -> Option<usize> {
-        let i = self.segs.partition_point(|s| s.end <= start);
-        (i < self.segs.len() && self.segs[i].start == start).then_some(i)
     }
 
     /// Forgets `cut` bytes at the front of segment `i` in the counters.

@@ -37,7 +37,7 @@ impl Scoreboard {
         if self.sacked_segs == self.sacked_below_segs {
             return 0; // nothing SACKed above the boundary: nothing new can be lost
         }
-        let mut i = self.segs.partition_point(|s| s.start < self.lost_upto);
+        let mut i = self.lost_upto_index();
         while i < self.segs.len() {
             let s = self.segs[i];
             if s.sacked {
@@ -58,6 +58,7 @@ impl Scoreboard {
             self.lost_upto = s.end;
             i += 1;
         }
+        self.lost_hint = self.hint_for(i);
         marked
     }
 
@@ -72,7 +73,7 @@ impl Scoreboard {
         self.lost_total += 1;
         if !retrans {
             self.lost_pending_bytes += len;
-            self.rule1_from = self.rule1_from.min(start);
+            self.rule1_back_to(i, start);
             self.unlink(i);
         }
     }
@@ -81,7 +82,7 @@ impl Scoreboard {
     /// `limit` (SND.FACK − DupThresh·SMSS) is lost. Moves the same boundary as IsLost.
     pub fn update_lost_fack(&mut self, limit: u64, mut on_lost: impl FnMut(Range)) -> u32 {
         let mut marked = 0;
-        let mut i = self.segs.partition_point(|s| s.start < self.lost_upto);
+        let mut i = self.lost_upto_index();
         while i < self.segs.len() && self.segs[i].end <= limit {
             let s = self.segs[i];
             if s.sacked {
@@ -95,6 +96,7 @@ impl Scoreboard {
             self.lost_upto = s.end;
             i += 1;
         }
+        self.lost_hint = self.hint_for(i);
         marked
     }
 
@@ -212,7 +214,7 @@ impl Scoreboard {
         if !was_lost {
             self.lost_bytes += len;
         }
-        self.rule1_from = self.rule1_from.min(start);
+        self.rule1_back_to(i, start);
         self.rule3_from = self.rule3_from.min(start);
     }
 
@@ -234,17 +236,21 @@ impl Scoreboard {
         if self.lost_pending_bytes == 0 {
             return None;
         }
-        let mut i = self.segs.partition_point(|s| s.end <= self.rule1_from);
-        while i < self.segs.len() {
-            let s = self.segs[i];
+        // From the cursor's remembered index: at 100,000 segments a binary search per
+        // retransmission was a tenth of the per-ACK cost (issue 16's per_ack bench).
+        let mut i = self.index_after(self.rule1_from, self.rule1_index_hint());
+        while let Some(s) = self.segs.get(i) {
             if s.lost && !s.retrans && !s.sacked {
+                let s = *s;
                 self.rule1_from = s.start;
+                self.rule1_hint = self.hint_for(i);
                 return Some(s);
             }
             i += 1;
         }
         debug_assert!(false, "lost bytes pending but none found above the cursor");
         self.rule1_from = self.snd_nxt;
+        self.rule1_hint = self.hint_for(i);
         None
     }
 
@@ -253,7 +259,7 @@ impl Scoreboard {
     /// retransmission of an skb may cover (`tcp_retransmit_skb`; a SACKed or already
     /// repaired segment would have split it).
     pub fn lost_run(&self, from: u64) -> u64 {
-        let i = self.segs.partition_point(|s| s.end <= from);
+        let i = self.index_after(from, self.rule1_index_hint());
         let mut n = 0;
         for s in self.segs.range(i..) {
             if !s.lost || s.retrans || s.sacked {
@@ -284,18 +290,18 @@ impl Scoreboard {
         // the segments newly passed, not every SACKed one above HighRxt.
         let high = self.high_sacked();
         let from = self.high_rxt.max(self.rule3_from);
-        let mut i = self.index_after(from, self.rule3_hint);
+        let mut i = self.index_after(from, self.unhint(self.rule3_hint));
         while i < self.segs.len() && self.segs[i].start < high {
             let s = self.segs[i];
             if !s.sacked && !s.retrans && s.start >= self.high_rxt {
                 self.rule3_from = s.start;
-                self.rule3_hint = self.popped + i as u64;
+                self.rule3_hint = self.hint_for(i);
                 return Some((s, NextSegRule::Unsacked));
             }
             i += 1;
         }
         self.rule3_from = self.segs.get(i).map_or(self.snd_nxt, |s| s.start).max(from);
-        self.rule3_hint = self.popped + i as u64;
+        self.rule3_hint = self.hint_for(i);
         // Rule 4: once per recovery, the highest outstanding un-SACKed segment.
         if rescue && self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
             if let Some(s) = self.segs.iter().rev().find(|s| !s.sacked) {

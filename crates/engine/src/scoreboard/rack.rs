@@ -231,7 +231,7 @@ impl Scoreboard {
         out: &mut RackMarks,
         on_lost: &mut impl FnMut(Range, bool),
     ) {
-        let mut i = self.segs.partition_point(|s| s.end <= n.start);
+        let mut i = self.index_after(n.start, self.unhint(n.seg_hint));
         while i < self.segs.len() && self.segs[i].start < n.end {
             if self.segs[i].ts_node == id {
                 self.mark_seg_lost(i, out, on_lost);
@@ -266,7 +266,7 @@ impl Scoreboard {
         self.unlink(i);
         // Lost marks arrive in time order, not sequence order: NextSeg rule 1 must look
         // here again.
-        self.rule1_from = self.rule1_from.min(s.start);
+        self.rule1_back_to(i, s.start);
         self.rule3_from = self.rule3_from.min(s.start);
         on_lost(s.range(), s.retrans);
     }

@@ -31,6 +31,9 @@ pub struct TsNode {
     pub(crate) live: u32,
     prev: u32,
     next: u32,
+    /// Where the scoreboard had its first segment when it was linked (`popped + index`,
+    /// mod 2³²; in the struct's padding): marking it lost needs no binary search.
+    pub(crate) seg_hint: u32,
 }
 
 /// The list. Node ids are slab indices, stable while the node is linked.
@@ -70,7 +73,20 @@ impl TimeOrder {
     }
 
     /// Appends a transmission with one live segment; returns its id.
-    pub(crate) fn push_back(&mut self, xmit_ts: Instant, order: u64, start: u64, end: u64) -> u32 {
+    #[cfg(test)]
+    fn push_back(&mut self, xmit_ts: Instant, order: u64, start: u64, end: u64) -> u32 {
+        self.push_back_hinted(xmit_ts, order, (start, end), NIL)
+    }
+
+    /// Appends a transmission of `start..end` with one live segment, which the scoreboard
+    /// keeps at `seg_hint`; returns its id.
+    pub(crate) fn push_back_hinted(
+        &mut self,
+        xmit_ts: Instant,
+        order: u64,
+        (start, end): (u64, u64),
+        seg_hint: u32,
+    ) -> u32 {
         // Keep the order sorted even if a caller's clock stepped back.
         let xmit_ts = match self.tail {
             NIL => xmit_ts,
@@ -84,6 +100,7 @@ impl TimeOrder {
             live: 1,
             prev: self.tail,
             next: NIL,
+            seg_hint,
         };
         let id = match self.free.pop() {
             Some(id) => {
