@@ -8,8 +8,14 @@ use lossrec_testkit::attack::{table, Attack, Phase, Row};
 /// Rows still beyond the bound (< 1 extra MSS per RTT and ≤ 1.1×), each for a
 /// reason the engine follows a standard or Linux in; they must stay under [`OPEN_CEILING`].
 ///
-/// - ACK division at the bottleneck with SACK: within 1.1× but a segment or two per RTT
-///   more, from when the slices reveal the drop-tail losses (queue dynamics, not growth).
+/// - ACK division at the bottleneck with SACK, `linux` (1.02×, +2.3 MSS/RTT) and
+///   `linux-4.4-norack` (1.48×): a slice ends below data the receiver holds, which is
+///   neither acknowledged nor SACKed, so loss detection takes it for a hole and starts a
+///   recovery; the next slice covers the retransmitted head with an older timestamp echo,
+///   the episode is undone as spurious (`tcp_try_undo_partial`, which Linux runs the same
+///   way) — and with it the reduction for the real drop-tail losses above. Under 4.4 (no
+///   RACK, so no lost-retransmit detection) the honest run also takes a 1 s RTO on this
+///   one path that the attacked run escapes; the 1.48× is mostly that.
 /// - ACK division under loss with SACK, Reno-SACK (seed 004's ns-2 Reno): recovery ends
 ///   on the first ACK of new data (RFC 5681 §3.2 step 6), so a divided ACK ends it at its
 ///   first slice; its other slices are then ACKs of new data in congestion avoidance, and
