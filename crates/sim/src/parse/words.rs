@@ -13,6 +13,13 @@ pub fn plain(message: &str) -> String {
 
 /// `invalid type: string "10", expected f64` → `expected a number, got "10"`.
 fn types(m: &str) -> String {
+    // serde's check of an integer past u64 (`u64 value was too large`); the key's own
+    // range is reported when the number can be read.
+    if let Some(t) = m.strip_suffix(" value was too large") {
+        if matches!(t, "u64" | "u32" | "u16" | "u8" | "usize" | "i64" | "i32") {
+            return "a whole number too large to read".to_string();
+        }
+    }
     let Some(rest) = m
         .strip_prefix("invalid type: ")
         .or_else(|| m.strip_prefix("invalid value: "))
@@ -112,6 +119,11 @@ mod tests {
         assert_eq!(
             plain("invalid type: integer `111111116344259371037126` as i128, expected u64"),
             "expected a whole number, got `111111116344259371037126` (too large)"
+        );
+        // …and one between i64::MAX and u64::MAX through serde's own check (fuzzer too).
+        assert_eq!(
+            plain("u64 value was too large"),
+            "a whole number too large to read"
         );
     }
 
