@@ -558,3 +558,33 @@ fn timestamp_proven_reordering_teaches_rack() {
         "SND.FACK 4 segments above the prior SND.UNA"
     );
 }
+
+/// An ACK that covers a retransmission waited for the hole to be repaired: a send-time
+/// sample from the never-retransmitted segments it also covers includes that wait. Linux
+/// takes none (`tcp_clean_rtx_queue`: no `seq_rtt_us` with FLAG_RETRANS_DATA_ACKED);
+/// RFC 6298's Karn rule excludes only the retransmitted segments, so the RFC flavour does.
+#[test]
+fn no_send_time_sample_from_an_ack_that_covers_a_retransmission_linux() {
+    for (preset, sampled) in [("linux", false), ("linux-3.17", false), ("rfc", true)] {
+        let mut c = Config::preset(preset).unwrap();
+        c.mss = MSS as u16;
+        c.handshake = false;
+        c.timestamps = false;
+        c.sack = false;
+        let mut s = Sender::new(c, ms(0)).unwrap();
+        s.write(ms(0), 10 * MSS);
+        drain(&mut s, ms(0));
+        for _ in 0..3 {
+            on_ack(&mut s, ms(100), ack(0));
+        }
+        assert!(s.stats().retrans_segs >= 1, "{preset}: the fast retransmit");
+        assert_eq!(s.rtt().srtt(), None, "{preset}");
+        on_ack(&mut s, ms(250), ack(10 * MSS));
+        assert_eq!(
+            s.rtt().srtt().is_some(),
+            sampled,
+            "{preset}: {:?}",
+            s.rtt().srtt()
+        );
+    }
+}

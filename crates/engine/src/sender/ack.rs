@@ -196,7 +196,14 @@ impl Sender {
             // RFC 7323 §4: the echo must be of a timestamp sent for what this ACK covers;
             // otherwise the send time of a never-retransmitted segment (Karn) stands.
             let echo_floor = sb.acked.oldest_sent.map_or(0, transmit::ts_clock);
-            let send_time_sample = sb.acked.rtt_sample_sent.map(|sent| now - sent);
+            // Linux takes no send-time sample from an ACK that also covers a
+            // retransmission: it waited for the hole (`tcp_clean_rtx_queue`,
+            // FLAG_RETRANS_DATA_ACKED). RFC 6298's Karn rule excludes only the segment.
+            let waited = sb.acked.any_retransmitted && self.cfg.flavour == Flavour::Linux;
+            let send_time_sample = (!waited)
+                .then_some(sb.acked.rtt_sample_sent)
+                .flatten()
+                .map(|sent| now - sent);
             let sample = match self.ts_ecr(ack) {
                 None if self.ts_ok => None,
                 Some(ecr) if ecr >= echo_floor => self.ts_sample(now, ack),
