@@ -231,6 +231,12 @@ impl Receiver {
         &self.stats
     }
 
+    /// The FIN's sequence number (the stream offset after the last byte), once one
+    /// arrived — in order or held above a hole.
+    pub fn fin_seq(&self) -> Option<u64> {
+        self.fin_at
+    }
+
     /// True once a FIN arrived and every byte before it was delivered.
     pub fn fin_received(&self) -> bool {
         self.fin_at.is_some_and(|f| self.data.rcv_nxt() > f)
