@@ -17,6 +17,26 @@ fn no_sack(mut c: Config) -> Config {
     c
 }
 
+/// A non-SACK sender with timestamps and `iw` segments out at 0 ms; returns it with the
+/// TSval those segments carry.
+fn timestamped(preset: &str, iw: u32) -> (Sender, u64) {
+    let mut c = no_sack(Config::preset(preset).unwrap());
+    c.timestamps = true;
+    c.initial_cwnd = iw;
+    let mut s = Sender::new(c, ms(0)).unwrap();
+    s.write(ms(0), 10_000 * MSS);
+    let first = drain(&mut s, ms(0));
+    (s, first[0].ts.expect("timestamps on").val)
+}
+
+/// `a` echoing `ecr` (the receiver's own TSval is irrelevant here).
+fn echoing(a: lossrec::Ack, ecr: u64) -> lossrec::Ack {
+    lossrec::Ack {
+        ts: Some(lossrec::Timestamps { val: 1, ecr }),
+        ..a
+    }
+}
+
 /// Ten segments out, the first lost; the receiver repeats its duplicate ACK `dups` times.
 /// Returns the new segments sent in response to the duplicates.
 fn spoofed_dupacks(c: Config, dups: u64) -> u64 {
@@ -179,20 +199,9 @@ fn unused_acks_of_acknowledged_segments_pay_for_no_duplicates() {
 #[test]
 fn an_undo_does_not_keep_the_inflation() {
     for preset in ["reno-sack-eifel", "newreno-sack-eifel"] {
-        let mut c = no_sack(Config::preset(preset).unwrap());
-        c.timestamps = true;
-        let mut s = Sender::new(c, ms(0)).unwrap();
-        s.write(ms(0), 10_000 * MSS);
-        let first = drain(&mut s, ms(0));
-        let ts = first[0].ts.expect("timestamps on");
+        let (mut s, tsval) = timestamped(preset, 10);
         let cwnd = s.cwnd();
-        let with_echo = |a: lossrec::Ack| lossrec::Ack {
-            ts: Some(lossrec::Timestamps {
-                val: 1,
-                ecr: ts.val,
-            }),
-            ..a
-        };
+        let with_echo = |a| echoing(a, tsval);
         // Nine duplicates (spoofed or reordered), then the original of segment 0 arrives.
         for _ in 0..9 {
             on_ack(&mut s, ms(100), with_echo(ack(0)));
@@ -219,21 +228,9 @@ fn an_undo_does_not_keep_the_inflation() {
 #[test]
 fn undone_recoveries_do_not_ratchet_the_window() {
     for preset in ["linux", "linux-3.17", "linux-4.4-norack"] {
-        let mut c = no_sack(Config::preset(preset).unwrap());
-        c.timestamps = true;
-        c.initial_cwnd = 40;
-        let mut s = Sender::new(c, ms(0)).unwrap();
-        s.write(ms(0), 10_000 * MSS);
-        let first = drain(&mut s, ms(0));
-        let ts = first[0].ts.expect("timestamps on");
+        let (mut s, tsval) = timestamped(preset, 40);
         let cwnd = s.cwnd();
-        let with_echo = |a: lossrec::Ack| lossrec::Ack {
-            ts: Some(lossrec::Timestamps {
-                val: 1,
-                ecr: ts.val,
-            }),
-            ..a
-        };
+        let with_echo = |a| echoing(a, tsval);
         for round in 1..=4 {
             for _ in 0..9 {
                 on_ack(&mut s, ms(100 + round), with_echo(ack((round - 1) * MSS)));
