@@ -57,10 +57,9 @@ fn divided_acks_leave_the_duplicates_that_follow_their_meaning() {
     }
 }
 
-/// Segments 0 and 5 of ten lost, recovery started on three duplicates and four more
-/// arrived; the answer to the retransmission of 0 (cumulative 5000) is cut into `pieces`
-/// slices. Returns the retransmissions the slices drew, then those of one more duplicate.
-fn sliced_partial_ack(c: Config, pieces: u64) -> (Vec<u64>, Vec<u64>) {
+/// Ten segments out with 0 and 5 lost: recovery started on three duplicates and four
+/// more arrived, everything they released sent.
+fn in_recovery_with_seven_duplicates(c: Config) -> Sender {
     let mut s = Sender::new(c, ms(0)).unwrap();
     s.write(ms(0), 1_000 * MSS);
     drain(&mut s, ms(0));
@@ -68,6 +67,14 @@ fn sliced_partial_ack(c: Config, pieces: u64) -> (Vec<u64>, Vec<u64>) {
         on_ack(&mut s, ms(100 + t), ack(0));
     }
     drain(&mut s, ms(110));
+    s
+}
+
+/// Segments 0 and 5 of ten lost, recovery started on three duplicates and four more
+/// arrived; the answer to the retransmission of 0 (cumulative 5000) is cut into `pieces`
+/// slices. Returns the retransmissions the slices drew, then those of one more duplicate.
+fn sliced_partial_ack(c: Config, pieces: u64) -> (Vec<u64>, Vec<u64>) {
+    let mut s = in_recovery_with_seven_duplicates(c);
     let retransmitted = |out: Vec<(u64, Why)>| -> Vec<u64> {
         out.into_iter()
             .filter(|&(_, w)| w == Why::FastRetransmit)
@@ -116,13 +123,7 @@ fn a_sliced_partial_ack_retransmits_the_next_hole_once() {
 /// 5000) in `pieces` slices of whole segments. Returns the new data released and the
 /// window left (what the receiver gets out of the ACK).
 fn released_by_partial_ack(c: Config, pieces: u64) -> u64 {
-    let mut s = Sender::new(c, ms(0)).unwrap();
-    s.write(ms(0), 1_000 * MSS);
-    drain(&mut s, ms(0));
-    for t in 0..7 {
-        on_ack(&mut s, ms(100 + t), ack(0));
-    }
-    drain(&mut s, ms(110));
+    let mut s = in_recovery_with_seven_duplicates(c);
     let before = s.snd_nxt();
     for k in 1..=pieces {
         on_ack(&mut s, ms(210), ack(5 * MSS * k / pieces));
