@@ -155,7 +155,12 @@ impl Seen {
             self.cumulative,
             a.cumulative
         );
-        assert!(a.cumulative <= rx.delivered(), "ACK {a:?} beyond RCV.NXT");
+        // RCV.NXT: what was delivered, and the FIN's sequence number once it is in.
+        let rcv_nxt = rx.delivered() + u64::from(rx.fin_received());
+        assert!(
+            a.cumulative <= rcv_nxt,
+            "ACK {a:?} beyond RCV.NXT {rcv_nxt}"
+        );
         self.cumulative = a.cumulative;
         let max = if a.ts.is_some() { 3 } else { 4 };
         assert!(a.sack.len() <= max, "{} SACK blocks in {a:?}", a.sack.len());
