@@ -85,4 +85,20 @@ mod tests {
         assert_eq!(s.stats().retrans_segs, w.retransmissions);
         assert!(w.retransmissions > 0, "1 % loss");
     }
+
+    /// At 1,000 in flight too: the receive window is the fixed `in_flight` segments the
+    /// doc promises (a receiver autotuning from a small window dropped the first flight's
+    /// overshoot: 849 outstanding and 8 % retransmissions at 1 % loss), so about that many
+    /// are outstanding and the retransmissions are the losses.
+    #[test]
+    fn per_ack_window_holds_in_flight_and_retransmits_the_losses() {
+        let w = per_ack_workload(1_000, 7);
+        assert!(w.mean_outstanding >= 950.0, "{}", w.mean_outstanding);
+        let rate = w.retransmissions as f64 / w.segments_sent as f64;
+        assert!(
+            rate < 0.02,
+            "{:.1} % retransmitted at 1 % loss",
+            100.0 * rate
+        );
+    }
 }

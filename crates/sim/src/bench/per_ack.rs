@@ -133,6 +133,7 @@ pub fn per_ack_workload(in_flight: usize, seed: u64) -> PerAckWorkload {
         timestamps: false,
         mss: MSS as u16,
         window: n * MSS,
+        window_model: lossrec::receiver::WindowModel::Fixed,
         ..ReceiverConfig::default()
     };
     let mut r = Receiver::new(rcfg, Instant::ZERO);
