@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import List
 
 import pytest
@@ -46,5 +47,20 @@ def cli_proc():
         cmd: List[str] = [sys.executable, "-m", "lossrec", *args]
         p = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, timeout=600)
         return Out(p.returncode, p.stdout, p.stderr)
+
+    return go
+
+
+@pytest.fixture
+def write_study(tmp_path):
+    """``write_study({"study.py": ..., "s.toml": ...})`` → an experiments folder holding
+    one study `toy` made of those files."""
+
+    def go(files: dict) -> Path:
+        d = tmp_path / "exp" / "toy"
+        d.mkdir(parents=True)
+        for name, text in files.items():
+            (d / name).write_text(text)
+        return tmp_path / "exp"
 
     return go

@@ -103,15 +103,11 @@ def test_trace_samples_rto_rtt_and_flight_at_probes():
 
 
 @pytest.fixture
-def toy(tmp_path):
-    d = tmp_path / "exp" / "toy"
-    d.mkdir(parents=True)
-    (d / "study.py").write_text(TOY)
-    (d / "published.toml").write_text(PUBLISHED)
-    (d / "calibration.toml").write_text(CALIBRATION)
-    (d / "s.toml").write_text("seed = 5\n[path.loss]\nmodel = \"bernoulli\"\np = 0.05\n"
-                              "[workload]\nsegments = 200\nflows = 5\n")
-    return tmp_path / "exp"
+def toy(write_study):
+    return write_study({
+        "study.py": TOY, "published.toml": PUBLISHED, "calibration.toml": CALIBRATION,
+        "s.toml": "seed = 5\n[path.loss]\nmodel = \"bernoulli\"\np = 0.05\n"
+                  "[workload]\nsegments = 200\nflows = 5\n"})
 
 
 def test_report_has_a_calibration_section_before_the_claims_never_counted(toy, tmp_path):

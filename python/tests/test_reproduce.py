@@ -133,13 +133,9 @@ no_interval = "not looked at"
 
 
 @pytest.fixture
-def toy(tmp_path):
-    d = tmp_path / "exp" / "toy"
-    d.mkdir(parents=True)
-    (d / "study.py").write_text(TOY)
-    (d / "published.toml").write_text(PUBLISHED)
-    (d / "s.toml").write_text("[workload]\nsegments = 2\n")
-    return tmp_path / "exp"
+def toy(write_study):
+    return write_study({"study.py": TOY, "published.toml": PUBLISHED,
+                        "s.toml": "[workload]\nsegments = 2\n"})
 
 
 def test_toy_study_verdicts(toy, tmp_path):

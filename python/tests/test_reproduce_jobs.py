@@ -69,13 +69,9 @@ kind = "calibration"
 
 
 @pytest.fixture
-def toy(tmp_path):
-    d = tmp_path / "exp" / "toy"
-    d.mkdir(parents=True)
-    (d / "study.py").write_text(TOY)
-    (d / "published.toml").write_text(PUBLISHED)
-    (d / "s.toml").write_text("seed = 5\n[workload]\nsegments = 4\n")
-    return tmp_path / "exp"
+def toy(write_study):
+    return write_study({"study.py": TOY, "published.toml": PUBLISHED,
+                        "s.toml": "seed = 5\n[workload]\nsegments = 4\n"})
 
 
 def test_interrupted_run_resumes_without_half_written_folders(toy, tmp_path):
