@@ -76,15 +76,7 @@ impl Sender {
         self.max_window = self.max_window.max(window);
         self.idle_on_window_update(now, window_update, prior.flight);
         let dsack_before = self.dsack_seen;
-        // Where the ACK ends matters without SACK (the duplicate budget, NewReno's partial
-        // ACK) and to the RFC flavour's slow start after a timeout; the walk is skipped
-        // otherwise.
-        let rfc_loss = self.cfg.flavour == Flavour::Rfc && matches!(self.ca, Ca::Loss { .. });
-        let cut = if !self.sack_ok || rfc_loss {
-            self.cut(now, ack.cumulative)
-        } else {
-            super::reno::Cut::default()
-        };
+        let cut = self.cut(now, ack.cumulative);
         // Before this ACK's own sample: one taken from an ACK that ends a hole's wait
         // would make the hole's retransmission look too recent to have been answered.
         let min_rtt = self.rtt.min_rtt().unwrap_or_default();

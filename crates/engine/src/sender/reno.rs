@@ -17,6 +17,7 @@
 
 use super::Sender;
 use crate::config::resolved::LossDetection;
+use crate::config::Flavour;
 use crate::detect::reordering;
 use crate::event::{EventKind, ReorderSignal};
 use crate::packet::Range;
@@ -38,11 +39,17 @@ pub(super) struct Cut {
 
 impl Sender {
     /// Where a cumulative ACK at `cumulative` cuts the scoreboard (before it is applied).
+    /// Only read without SACK (the duplicate budget, NewReno's partial ACK) and by the RFC
+    /// flavour's slow start after a timeout; elsewhere the walk is skipped.
     pub(super) fn cut(&self, now: Instant, cumulative: u64) -> Cut {
         let loss_point = match self.ca {
             super::state::Ca::Loss { recovery_point } => Some(recovery_point),
             _ => None,
         };
+        let rfc_loss = self.cfg.flavour == Flavour::Rfc && loss_point.is_some();
+        if self.sack_ok && !rfc_loss {
+            return Cut::default();
+        }
         let min_rtt = self.rtt.min_rtt().unwrap_or_default();
         let mut cut = Cut::default();
         for s in self.sb.segments() {
@@ -152,20 +159,20 @@ impl Sender {
         }
         let packets_out = self.sb.flight_size().div_ceil(self.mss);
         let metric = (packets_out + addend).min(u64::from(reordering::MAX_REORDERING)) as u32;
+        let before = self.reordering;
         self.reordering = match self.alg.loss_detection {
             LossDetection::Rack { .. } => metric,
             _ => self.reordering.max(metric),
         };
-        let degree = u64::from(self.reordering);
         self.reordering_seen = true;
+        // Linux counts every clamp; the event says only what changed (a spoofer clamps on
+        // every copy).
         self.stats.reno_reorder += 1;
-        self.emit(
-            now,
-            EventKind::Reordering {
-                degree,
-                by: ReorderSignal::DupAcks,
-            },
-        );
+        if self.reordering != before {
+            let degree = u64::from(self.reordering);
+            let by = ReorderSignal::DupAcks;
+            self.emit(now, EventKind::Reordering { degree, by });
+        }
     }
 
     /// NewReno repairs one hole per round trip (RFC 6582 §3.2): a partial ACK covering a
