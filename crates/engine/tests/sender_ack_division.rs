@@ -1,5 +1,5 @@
-//! ACK division (Savage, Cardwell, Wetherall, Anderson, CCR 1999 §2.1) without SACK: a
-//! receiver that cuts each cumulative ACK into slices gains nothing, and loses nothing it
+//! ACK division (Savage, Cardwell, Wetherall, Anderson, CCR 1999 §2.1), mostly without
+//! SACK: a receiver that cuts each cumulative ACK into slices gains nothing, and loses nothing it
 //! is owed. Slices are ACKs of new data: byte counting (RFC 3465) and Linux's packet
 //! counting (`tcp_clean_rtx_queue`) make them worth what the whole ACK is worth, and they
 //! take nothing from the duplicate ACKs that follow a loss (RFC 5681 §3.2, Linux
@@ -182,10 +182,8 @@ fn cwnd_after_rto_answer(c: Config, pieces: u64) -> u64 {
 /// covers may have left the network long before. The answer to the retransmission covers
 /// data sent before the timeout; cut into seven slices that end inside segments, it must
 /// not grow cwnd seven times (RFC presets; Linux's slow start counts packets without a
-/// per-ACK limit, `tcp_slow_start`, and is the same whole or sliced). Slices that end on
-/// segment boundaries are per-segment ACKs and earn L each, as RFC 3465 has them (and the
-/// spurious-timeout scripts need): the last slice, which ends where the whole ACK does,
-/// may add one SMSS.
+/// per-ACK limit, `tcp_slow_start`, and is the same whole or sliced). The last slice,
+/// which ends where the whole ACK does, may add one SMSS.
 #[test]
 fn slow_start_after_a_timeout_counts_what_was_sent_since() {
     for preset in ["rfc", "newreno-sack", "reno-sack", "fack", "linux"] {
@@ -196,6 +194,73 @@ fn slow_start_after_a_timeout_counts_what_was_sent_since() {
             sliced <= whole.max(2 * MSS) + MSS,
             "{preset}: the answer to the timeout's retransmission in seven slices left cwnd \
              {sliced}, whole {whole}"
+        );
+    }
+}
+
+/// RFC 3465 §2.3 again, with slices that end on segment boundaries: once the answer to
+/// the timeout's retransmission has arrived, an honest receiver's next advance is the
+/// answer to the next segment sent since the timeout (go-back-N), so ACKs that cover only
+/// data sent before it are the rest of a divided ACK and earn nothing. (They used to earn
+/// L each as per-segment ACKs: 18 one-segment slices grew cwnd by 18 SMSS where the whole
+/// ACK grows it by one. Late ACKs of the originals before the answer — a spurious
+/// timeout — still earn L each.)
+#[test]
+fn whole_segment_slices_after_a_timeout_are_worth_the_whole_ack() {
+    for preset in ["rfc", "newreno-sack", "reno-sack", "fack", "linux"] {
+        let c = no_sack(preset);
+        let whole = cwnd_after_rto_answer(c.clone(), 1);
+        for pieces in [18, 9, 6] {
+            let sliced = cwnd_after_rto_answer(c.clone(), pieces);
+            assert!(
+                sliced <= whole,
+                "{preset}: the answer to the timeout's retransmission in {pieces} slices of \
+                 whole segments left cwnd {sliced}, whole {whole}"
+            );
+        }
+    }
+}
+
+/// Ten segments out, the first lost and the other nine SACKed; the answer to its
+/// retransmission (cumulative 10 segments) in `pieces` slices. Returns cwnd afterwards.
+fn cwnd_after_sacked_answer(preset: &str, pieces: u64) -> u64 {
+    let mut c = no_sack(preset);
+    c.sack = true;
+    let mut s = Sender::new(c, ms(0)).unwrap();
+    s.write(ms(0), 10 * MSS);
+    drain(&mut s, ms(0));
+    for i in 1..10 {
+        on_ack(&mut s, ms(100 + i), sack_segs(0, 1, i + 1));
+    }
+    drain(&mut s, ms(110));
+    for k in 1..=pieces {
+        on_ack(&mut s, ms(220), sack_segs(10 * k / pieces, 1, 10));
+    }
+    s.cwnd()
+}
+
+/// With SACK, an honest receiver's cumulative ACK advances only when the segment at
+/// SND.UNA arrives, and that segment cannot have been SACKed (SACK blocks lie above
+/// RCV.NXT, RFC 2018 §4): an advance over data SACKed before and nothing else is a slice
+/// of a divided ACK and delivers nothing to count (RFC 3465 bytes_acked). Reno-SACK
+/// leaves recovery on the first ACK of new data, so every later slice lands in
+/// congestion avoidance; they used to add up to one more SMSS than the whole ACK.
+#[test]
+fn slices_over_sacked_data_grow_nothing() {
+    for preset in [
+        "reno-sack",
+        "reno-sack-eifel",
+        "newreno-sack",
+        "rfc",
+        "prr",
+        "linux",
+    ] {
+        let whole = cwnd_after_sacked_answer(preset, 1);
+        let sliced = cwnd_after_sacked_answer(preset, 10);
+        assert!(
+            sliced <= whole,
+            "{preset}: the answer to the retransmission in ten slices left cwnd {sliced}, \
+             whole {whole}"
         );
     }
 }

@@ -16,30 +16,9 @@ use lossrec_testkit::attack::{table, Attack, Phase, Row};
 ///   way) — and with it the reduction for the real drop-tail losses above. Under 4.4 (no
 ///   RACK, so no lost-retransmit detection) the honest run also takes a 1 s RTO on this
 ///   one path that the attacked run escapes; the 1.48× is mostly that.
-/// - ACK division under loss with SACK, Reno-SACK (seed 004's ns-2 Reno): recovery ends
-///   on the first ACK of new data (RFC 5681 §3.2 step 6), so a divided ACK ends it at its
-///   first slice; its other slices are then ACKs of new data in congestion avoidance, and
-///   the bytes they acknowledge — SACKed during recovery — count for RFC 3465's
-///   bytes_acked (+1 SMSS in the first episode: cwnd 35.5 → 36.5 segments), where the
-///   honest ACK ends recovery and grows nothing. Each later episode's ssthresh is then
-///   0.5–1 segment higher: 1.07×, +1.2 MSS/RTT. (Linux's flavour counts only what was not
-///   SACKed before, `tcp_cong_control`'s `acked_sacked`.)
-/// - ACK division under loss without SACK, Reno-SACK (plain Reno, RFC 5681 §3.2): with one
-///   hole repaired per recovery both runs reach the same timeout (SND.UNA 144 000); in the
-///   slow start after it every slice that ends on a segment boundary is an ACK of at least
-///   one SMSS and earns RFC 3465's L = 1·SMSS, as an honest per-segment ACK would (the
-///   spurious-timeout scripts need exactly that growth), where the honest cumulative ACKs
-///   earn it three times: cwnd at the end of RTO recovery 12 segments instead of 4, 1.12×,
-///   +1.1 MSS/RTT. (Slices ending inside a segment count only what was sent since the
-///   timeout.)
 fn open(r: &Row) -> bool {
-    let reno_sack = r.preset.starts_with("reno-sack");
-    match r.attack {
-        Attack::AckDivision => {
-            (r.sack && r.phase == Phase::Bottleneck) || (r.phase == Phase::Lossy && reno_sack)
-        }
-        _ => false,
-    }
+    let preset = matches!(r.preset, "linux" | "linux-4.4-norack");
+    preset && r.attack == Attack::AckDivision && r.sack && r.phase == Phase::Bottleneck
 }
 
 /// DSACK spoofing (the attacker reports every hole-filling retransmission as a duplicate)

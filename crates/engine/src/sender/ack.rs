@@ -25,6 +25,8 @@ pub(super) struct AckSummary {
     pub acked: u64,
     /// RFC 6937 DeliveredData (Linux `acked_sacked`).
     pub delivered: u64,
+    /// Of `acked`, the bytes SACKed before this ACK.
+    pub was_sacked: u64,
     /// Without SACK: the advance acknowledged a retransmission the receiver has had time
     /// to answer — RFC 6582's partial ACK, which answers the retransmission of a hole.
     pub fills_hole: bool,
@@ -111,6 +113,7 @@ impl Sender {
         let summary = AckSummary {
             acked: sb.acked.bytes,
             delivered,
+            was_sacked: sb.acked.was_sacked,
             fills_hole,
             ends_inside: cut.ends_inside,
             sent_since_rto: cut.sent_since_rto,
@@ -313,7 +316,7 @@ impl Sender {
             Ca::Open | Ca::Disorder => self.on_ack_open(now, a),
             Ca::Cwr { high_seq } => self.on_ack_cwr(now, a, high_seq),
             Ca::Recovery { .. } => self.on_ack_recovery(now, a),
-            Ca::Loss { recovery_point } => self.on_ack_loss(now, a, recovery_point),
+            Ca::Loss { recovery_point, .. } => self.on_ack_loss(now, a, recovery_point),
         }
     }
 

@@ -103,6 +103,7 @@ impl Sender {
                 let a = super::ack::AckSummary {
                     acked: 0,
                     delivered: self.mss,
+                    was_sacked: 0,
                     fills_hole: false,
                     ends_inside: false,
                     sent_since_rto: 0,

@@ -242,16 +242,10 @@ impl Sender {
         }
         let (acked, delivered, prior_flight) = (a.acked, a.delivered, a.prior.flight);
         let (amount, used) = match self.cfg.flavour {
-            // RFC 3465 §2.3: in the slow start after a timeout the data an ACK covers may
-            // have left the network long before it (L = 1 per ACK). An ACK ending inside a
-            // segment (a receiver acknowledges whole segments; a slice of a divided ACK
-            // ends anywhere) counts only what was sent since the timeout, so a cumulative
-            // ACK cut into slices grows cwnd as the whole ACK would.
-            Flavour::Rfc if a.ends_inside && matches!(self.ca, Ca::Loss { .. }) => (
-                acked.min(a.sent_since_rto),
+            Flavour::Rfc => (
+                self.rfc_bytes_acked(a),
                 prior_flight.saturating_mul(2) >= self.cwnd,
             ),
-            Flavour::Rfc => (acked, prior_flight.saturating_mul(2) >= self.cwnd),
             Flavour::Linux => {
                 let raised = self.reordering() > self.cfg.dupthresh;
                 // FLAG_FORWARD_PROGRESS is ACKED or DATA_SACKED: a duplicate ACK without
@@ -268,6 +262,36 @@ impl Sender {
         let mut w = self.window();
         self.cc.on_ack(now, &mut w, amount, self.rtt.srtt());
         self.cwnd = w.cwnd.max(self.mss);
+    }
+
+    /// RFC 3465 bytes_acked for one ACK, less what no honest receiver's ACK covers.
+    ///
+    /// - With SACK, the cumulative point moves only when the segment at it arrives, and
+    ///   that segment cannot have been SACKed (SACK blocks lie above RCV.NXT, RFC 2018
+    ///   §4): an advance over data SACKed before and nothing else is a slice of a divided
+    ///   ACK (Savage et al., CCR 1999 §2.1) and counts nothing.
+    /// - RFC 3465 §2.3: in the slow start after a timeout what an ACK covers may have left
+    ///   the network long before it (L = 1 per ACK). An ACK ending inside a segment (a
+    ///   receiver acknowledges whole segments), and every ACK after the answer to the
+    ///   timeout's retransmission (the receiver's next advance answers the next segment
+    ///   sent since: go-back-N), counts only what was sent since the timeout; so a
+    ///   cumulative ACK cut into slices grows cwnd as the whole ACK would. Late ACKs of
+    ///   the originals before that answer (a spurious timeout) count in full.
+    fn rfc_bytes_acked(&mut self, a: &AckSummary) -> u64 {
+        if self.sack_ok && a.acked > 0 && a.acked == a.was_sacked {
+            return 0;
+        }
+        let Ca::Loss { answered, .. } = self.ca else {
+            return a.acked;
+        };
+        if a.sent_since_rto > 0 {
+            self.loss_answered();
+        }
+        if a.ends_inside || answered {
+            a.acked.min(a.sent_since_rto)
+        } else {
+            a.acked
+        }
     }
 
     /// A reduction's entry or end sets cwnd (at least one segment) — unless the congestion

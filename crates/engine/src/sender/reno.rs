@@ -43,7 +43,7 @@ impl Sender {
     /// flavour's slow start after a timeout; elsewhere the walk is skipped.
     pub(super) fn cut(&self, now: Instant, cumulative: u64) -> Cut {
         let loss_point = match self.ca {
-            super::state::Ca::Loss { recovery_point } => Some(recovery_point),
+            super::state::Ca::Loss { recovery_point, .. } => Some(recovery_point),
             _ => None,
         };
         let rfc_loss = self.cfg.flavour == Flavour::Rfc && loss_point.is_some();

@@ -22,8 +22,10 @@ pub enum Ca {
     /// 6582 `recover`, Linux `high_seq`): SND.NXT when it began.
     Recovery { recovery_point: u64 },
     /// RTO recovery until SND.UNA reaches `recovery_point`: SND.NXT at the timeout (RFC
-    /// 6675 §5.1), or at F-RTO's step 2b (Linux).
-    Loss { recovery_point: u64 },
+    /// 6675 §5.1), or at F-RTO's step 2b (Linux). `answered`: an ACK has covered data
+    /// sent since the timeout, at least min_RTT after it was sent (the RFC flavour's slow
+    /// start counts only such data from then on, RFC 3465 §2.3).
+    Loss { recovery_point: u64, answered: bool },
     /// A cwnd reduction on ECN-Echo (RFC 3168 §6.1.2) until SND.UNA passes `high_seq`
     /// (Linux `high_seq`): SND.NXT when it began. The reducer holds its PRR counters.
     Cwr { high_seq: u64 },
@@ -44,7 +46,9 @@ impl Ca {
     /// The episode's recovery point, in fast or RTO recovery.
     pub fn recovery_point(self) -> Option<u64> {
         match self {
-            Ca::Recovery { recovery_point } | Ca::Loss { recovery_point } => Some(recovery_point),
+            Ca::Recovery { recovery_point } | Ca::Loss { recovery_point, .. } => {
+                Some(recovery_point)
+            }
             Ca::Open | Ca::Disorder | Ca::Cwr { .. } => None,
         }
     }
@@ -83,14 +87,26 @@ impl Sender {
     pub(super) fn begin_loss(&mut self) {
         self.ca = Ca::Loss {
             recovery_point: self.sb.snd_nxt(),
+            answered: false,
         };
+    }
+
+    /// An ACK in RTO recovery covered data sent since the timeout that it can be the
+    /// answer to.
+    pub(super) fn loss_answered(&mut self) {
+        if let Ca::Loss { answered, .. } = &mut self.ca {
+            *answered = true;
+        }
     }
 
     /// Linux F-RTO's step 2b moves RTO recovery's end to SND.NXT (`high_seq = snd_nxt`
     /// in `tcp_process_loss`).
     pub(super) fn extend_loss(&mut self, recovery_point: u64) {
-        if let Ca::Loss { .. } = self.ca {
-            self.ca = Ca::Loss { recovery_point };
+        if let Ca::Loss { answered, .. } = self.ca {
+            self.ca = Ca::Loss {
+                recovery_point,
+                answered,
+            };
         }
     }
 
