@@ -99,6 +99,8 @@ pub struct Acked {
     pub any_retransmitted: bool,
     /// Bytes acknowledged that had been SACKed before (already counted as delivered).
     pub was_sacked: u64,
+    /// Bytes acknowledged of an un-SACKed segment the ACK ends inside (its prefix).
+    pub partial: u64,
     /// The earliest last transmission among acknowledged segments that had been
     /// retransmitted (for the timestamp check of RFC 3522 §2).
     pub oldest_retrans_sent: Option<Instant>,

@@ -170,6 +170,9 @@ pub struct Sender {
     /// Without SACK: Linux's `sacked_out` as `tcp_add_reno_sack` counts it, every
     /// duplicate ACK, at most the segments outstanding beyond the hole.
     reno_dupacks: u32,
+    /// Linux flavour with SACK: bytes acknowledged of the segment SND.UNA is inside, not
+    /// yet delivered (Linux counts packets; `sender::reno::whole_segments`).
+    held_partial: u64,
     /// The rate-reduction algorithm with its per-episode state.
     reducer: Reducer,
     /// Linux `tp->reordering`: the duplicate threshold in use with adaptive reordering.
@@ -277,6 +280,7 @@ impl Sender {
             ecn: ecn::EcnState::new(config.ecn),
             dupacks: 0,
             reno_dupacks: 0,
+            held_partial: 0,
             reducer: Reducer::new(config.reduction),
             reordering: config.dupthresh,
             reordering_seen: false,

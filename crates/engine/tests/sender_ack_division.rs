@@ -320,3 +320,43 @@ fn timestamp_reordering_is_measured_from_the_first_retransmission() {
         );
     }
 }
+
+/// Linux counts delivery in packets: an ACK that ends inside a one-segment skb
+/// acknowledges no packet (`tcp_clean_rtx_queue` stops at it), so `tcp_cong_control`
+/// grows nothing and `tcp_packets_in_flight` is unchanged — nothing new goes out — until
+/// the ACK that completes it delivers the whole segment. (The engine counted the slice's
+/// bytes: a divided ACK released data early, moved where HyStart's rounds begin
+/// (`end_seq`), and under `linux` at a bottleneck the attacker's flow left slow start a
+/// few segments later than the honest one.)
+#[test]
+fn linux_delivers_a_sliced_segment_when_it_completes() {
+    for preset in ["linux", "linux-4.4-norack", "linux-3.17"] {
+        let mut c = no_sack(preset);
+        c.sack = true;
+        let mut s = Sender::new(c, ms(0)).unwrap();
+        s.write(ms(0), 1_000 * MSS);
+        let iw = drain(&mut s, ms(0)).len() as u64;
+        let cwnd = s.cwnd();
+        let mut released = Vec::new();
+        for cum in [300, 600, 900] {
+            released.extend(on_ack(&mut s, ms(100), ack(cum)));
+            assert_eq!(
+                s.cwnd(),
+                cwnd,
+                "{preset}: cwnd after a slice ending at {cum}"
+            );
+        }
+        assert!(
+            released.is_empty(),
+            "{preset}: slices released {released:?}"
+        );
+        let out = on_ack(&mut s, ms(100), ack(MSS));
+        assert_eq!(s.cwnd(), cwnd + MSS, "{preset}: the completing ACK");
+        assert_eq!(
+            out.len(),
+            2,
+            "{preset}: one segment left, cwnd one more: {out:?}"
+        );
+        assert_eq!(s.snd_nxt(), (iw + 2) * MSS, "{preset}");
+    }
+}

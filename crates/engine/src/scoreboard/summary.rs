@@ -67,12 +67,13 @@ impl Scoreboard {
             }
             if front.end > cumulative {
                 // Partial ACK of a segment: drop its acknowledged prefix.
+                let cut = cumulative - front.start;
                 if !front.sacked {
                     let mut part = front;
                     part.end = cumulative;
                     self.note_delivered(&part, false, false);
+                    out.partial = cut;
                 }
-                let cut = cumulative - front.start;
                 if front.sacked {
                     // Delivered when it was SACKed (RFC 6937 §2), not again now.
                     out.was_sacked += cut;

@@ -87,6 +87,7 @@ impl Sender {
         // Without SACK: does the advance answer a retransmission (RFC 6582's partial ACK)?
         let fills_hole = !self.sack_ok && self.renew_reno_budget(now, &sb.acked, min_rtt);
         let delivered = self.delivered_data(now, &sb.acked, sb.newly_sacked, is_dup, fills_hole);
+        let delivered = self.whole_segments(delivered, &sb.acked);
         let delivered = self.optack_delivered(sb.acked.bytes, delivered);
         self.tail_on_ack(now, ack, &sb, dsack, prior, window_update);
         self.restart_rto_on_ack(now, sb.acked.bytes > 0);

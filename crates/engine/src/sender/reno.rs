@@ -120,6 +120,27 @@ impl Sender {
         delivered
     }
 
+    /// Linux counts delivery in packets: an ACK ending inside a one-segment skb
+    /// acknowledges no packet (`tcp_clean_rtx_queue` stops at it) and `tp->delivered`
+    /// moves only when the skb completes. With SACK under the Linux flavour, the bytes an
+    /// ACK acknowledged of the segment it ends inside are held back from DeliveredData
+    /// (`acked_sacked`) until the ACK that completes the segment, so a divided ACK grows
+    /// cwnd and releases data when, and as much as, the whole ACK would.
+    pub(super) fn whole_segments(&mut self, delivered: u64, acked: &Acked) -> u64 {
+        if self.cfg.flavour != Flavour::Linux || !self.sack_ok || acked.bytes == 0 {
+            return delivered;
+        }
+        // Acknowledging more than the tail of the segment it ends in completes the one
+        // before, whose held prefix is delivered now.
+        let released = if acked.bytes > acked.partial {
+            std::mem::take(&mut self.held_partial)
+        } else {
+            0
+        };
+        self.held_partial += acked.partial;
+        (delivered + released).saturating_sub(acked.partial)
+    }
+
     /// Linux `tcp_add_reno_sack`: every duplicate ACK counts in `sacked_out` (the ones
     /// the ACK budget ignores included: Linux has no such budget), which
     /// `tcp_limit_reno_sacked` keeps below the segments outstanding.
