@@ -294,6 +294,11 @@ def test_bench_only_attacks_json(cli):
     presets = {row[0] for row in a["rows"]}
     assert {"rfc", "prr", "linux", "rack-tlp"} <= presets
     assert len(a["rows"]) == len(presets) * 2 * 4 * 4
+    assert len(a["rtt_ms"]) == 5 and a["columns"][-1] == "worst_path_ratio"
+    for row in a["rows"]:
+        v = dict(zip(a["columns"], row))
+        # Issue 13's bound, on the sum over the paths.
+        assert v["attack"] == "optimistic_ack" or v["within_bounds"], v
     d = a["defence"]
     assert len(d["rows"]) == len(presets) * 2 * 4
     for row in d["rows"]:

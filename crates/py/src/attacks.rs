@@ -1,21 +1,23 @@
 //! `lossrec bench --only attacks`: the misbehaving-receiver table of issue 13, from
 //! `lossrec_testkit::attack` (every preset × SACK on/off × phase × attack, each beside the
-//! honest run of the same preset, SACK setting and phase), and the optimistic-ACK defence's
-//! table (`attack::defence`: the attack with `optack_defence = skip-segment`, and what the
-//! defence costs the honest connection).
+//! honest runs of the same preset, SACK setting and phase, summed over `attack::PATHS`),
+//! and the optimistic-ACK defence's table (`attack::defence`, on the base path: the attack
+//! with `optack_defence = skip-segment` and without, and what the defence costs the honest
+//! connection).
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use lossrec_testkit::attack::defence::{self, DefenceRow};
-use lossrec_testkit::attack::{self, Attack, Row};
+use lossrec_testkit::attack::{self, Attack};
 
 /// `{"columns": [...], "rows": [[preset, sack, phase, attack, honest_bytes,
-/// attacked_bytes, ratio, extra_mss_per_rtt, within_bounds], ...], "defence": {"columns",
-/// "rows", "transfer_bytes", "skip_interval"}, "rtt_ms", "mss", "wall_s"}`.
+/// attacked_bytes, ratio, extra_mss_per_rtt, within_bounds, worst_path_ratio], ...],
+/// "defence": {"columns", "rows", "transfer_bytes", "skip_interval"}, "rtt_ms" (of each
+/// path), "mss", "wall_s"}`.
 pub(crate) fn attacks(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let t0 = std::time::Instant::now();
-    let (rows, def) = py.detach(|| (attack::table(&Attack::ALL), defence::defence_table(false)));
+    let (rows, def) = py.detach(|| (attack::table(&Attack::ALL), defence::defence_table(true)));
     let d = PyDict::new(py);
     d.set_item(
         "columns",
@@ -29,6 +31,7 @@ pub(crate) fn attacks(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
             "ratio",
             "extra_mss_per_rtt",
             "within_bounds",
+            "worst_path_ratio",
         ],
     )?;
     let out: Vec<Bound<'_, PyAny>> = rows
@@ -44,26 +47,26 @@ pub(crate) fn attacks(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
                 r.ratio(),
                 r.extra_mss_per_rtt(),
                 r.within_bounds(),
+                r.worst_path_ratio(),
             )
                 .into_pyobject(py)
                 .map(|t| t.into_any())
         })
         .collect::<PyResult<_>>()?;
     d.set_item("rows", out)?;
-    d.set_item("defence", defence_dict(py, &rows, &def)?)?;
-    d.set_item("rtt_ms", attack::RTT.as_millis() as u64)?;
+    d.set_item("defence", defence_dict(py, &def)?)?;
+    let rtts: Vec<u64> = attack::PATHS
+        .iter()
+        .map(|p| p.rtt.as_millis() as u64)
+        .collect();
+    d.set_item("rtt_ms", rtts)?;
     d.set_item("mss", attack::MSS)?;
     d.set_item("wall_s", t0.elapsed().as_secs_f64())?;
     Ok(d)
 }
 
-/// The defence table; the undefended attack's ratio comes from the main table's
-/// optimistic-ACK row of the same preset, SACK setting and phase (the same runs).
-fn defence_dict<'py>(
-    py: Python<'py>,
-    rows: &[Row],
-    def: &[DefenceRow],
-) -> PyResult<Bound<'py, PyDict>> {
+/// The defence table (the base path, the undefended attack included).
+fn defence_dict<'py>(py: Python<'py>, def: &[DefenceRow]) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item(
         "columns",
@@ -86,17 +89,11 @@ fn defence_dict<'py>(
     let out: Vec<Bound<'_, PyAny>> = def
         .iter()
         .map(|r| {
-            let off = rows.iter().find(|x| {
-                x.attack == Attack::OptimisticAck
-                    && x.preset == r.preset
-                    && x.sack == r.sack
-                    && x.phase == r.phase
-            });
             (
                 r.preset,
                 r.sack,
                 r.phase.name(),
-                off.map(Row::ratio),
+                r.gain_off(),
                 r.gain_on(),
                 r.attacked_on.stopped,
                 r.honest_throughput(),
@@ -112,6 +109,7 @@ fn defence_dict<'py>(
         .collect::<PyResult<_>>()?;
     d.set_item("rows", out)?;
     d.set_item("transfer_bytes", defence::TRANSFER)?;
+    d.set_item("rtt_ms", attack::RTT.as_millis() as u64)?;
     d.set_item("skip_interval", lossrec::Config::rfc().optack_skip_interval)?;
     Ok(d)
 }

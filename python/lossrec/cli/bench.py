@@ -247,8 +247,9 @@ def _flows_table(r: dict, first: bool) -> None:
 
 def _attacks_table(r: dict) -> None:
     """One row per preset, SACK setting, phase and attack: new data sent in the measured
-    window, honest and attacked, and the issue-13 bound (under 1 extra MSS per RTT and at
-    most 1.1x; optimistic ACK is shown, not bounded)."""
+    window, honest and attacked, summed over the paths (one per RTT), and the issue-13
+    bound (under 1 extra MSS per RTT and at most 1.1x; optimistic ACK is shown, not
+    bounded); the worst single path's ratio beside it."""
     cols = r["columns"]
     rows = []
     for row in r["rows"]:
@@ -257,21 +258,25 @@ def _attacks_table(r: dict) -> None:
         rows.append([v["preset"], "on" if v["sack"] else "off", v["phase"], v["attack"],
                      f"{v['honest_bytes'] // 1000:,}", f"{v['attacked_bytes'] // 1000:,}",
                      f"{v['ratio']:.2f}x", f"{v['extra_mss_per_rtt']:+.1f}",
+                     f"{v['worst_path_ratio']:.2f}x",
                      ("yes" if v["within_bounds"] else "NO") if bounded else "-"])
     click.echo(render(["preset", "sack", "phase", "attack", "honest kB", "attacked kB",
-                       "ratio", "extra MSS/RTT", "within bounds"], rows, align_left=4))
+                       "ratio", "extra MSS/RTT", "worst path", "within bounds"], rows,
+                      align_left=4))
     held = sum(1 for row in rows if row[-1] == "yes")
     bounded = sum(1 for row in rows if row[-1] != "-")
-    click.echo(f"attacks: new data sent over the measured window ({r['rtt_ms']} ms RTT, "
-               f"{r['mss']}-byte segments); {held} of {bounded} bounded rows within "
+    rtts = ", ".join(str(t) for t in r["rtt_ms"])
+    click.echo(f"attacks: new data sent over the measured window, summed over "
+               f"{len(r['rtt_ms'])} paths ({rtts} ms RTT; each its own loss pattern), "
+               f"{r['mss']}-byte segments; {held} of {bounded} bounded rows within "
                f"< 1 extra MSS per RTT and <= 1.1x the honest run; {r['wall_s']:.1f} s.")
     if "defence" in r:
         _defence_table(r["defence"])
 
 
 def _defence_table(d: dict) -> None:
-    """The optimistic-ACK defence (`optack_defence = skip-segment`): the attack's ratio
-    without and with it, and what it costs the honest connection (new data sent over the
+    """The optimistic-ACK defence (`optack_defence = skip-segment`), on the base path: the
+    attack's ratio without and with it, and what it costs the honest connection (new data sent over the
     same window, completion time of a fixed transfer), with the defence on vs off."""
     cols = d["columns"]
     rows = []
@@ -292,5 +297,6 @@ def _defence_table(d: dict) -> None:
                        "honest data on/off", "honest completion on/off", "honest stopped"],
                       rows, align_left=3))
     click.echo(f"optimistic-ACK defence (optack_defence=skip-segment, one held segment every "
-               f"{d['skip_interval']} on average): {held} of {len(rows)} rows stop the attack "
+               f"{d['skip_interval']} on average; the {d['rtt_ms']} ms path): "
+               f"{held} of {len(rows)} rows stop the attack "
                f"(<= 1.1x or the sender stopped); honest completion of {d['transfer_bytes'] // 1000:,} kB.")

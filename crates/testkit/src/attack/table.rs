@@ -1,0 +1,95 @@
+//! The attack table: every preset × SACK on/off × phase × attack, each row summed over
+//! [`PATHS`] (one path alone is a chaotic trajectory, see there).
+
+use super::{run_on, Attack, Measured, Phase, MSS, PATHS};
+
+/// One row of the attack table: a preset, SACK on or off, a phase, an attack, and the
+/// attacked runs beside the honest ones, summed over [`PATHS`].
+#[derive(Copy, Clone, Debug)]
+pub struct Row {
+    pub preset: &'static str,
+    pub sack: bool,
+    pub phase: Phase,
+    pub attack: Attack,
+    /// The sums over the paths.
+    pub honest: Measured,
+    pub attacked: Measured,
+    /// Each path's (honest, attacked) runs, in the order of [`PATHS`].
+    pub paths: [(Measured, Measured); PATHS.len()],
+}
+
+impl Row {
+    /// Attacked over honest data sent.
+    pub fn ratio(&self) -> f64 {
+        ratio(&self.honest, &self.attacked)
+    }
+    /// Extra segments sent per RTT under attack (negative: the attack cost the attacker).
+    pub fn extra_mss_per_rtt(&self) -> f64 {
+        extra_mss_per_rtt(&self.honest, &self.attacked)
+    }
+    /// The bound: under 1 extra MSS per RTT and at most 1.1× the honest data.
+    pub fn within_bounds(&self) -> bool {
+        within_bounds(&self.honest, &self.attacked)
+    }
+    /// The largest attacked/honest ratio of one path.
+    pub fn worst_path_ratio(&self) -> f64 {
+        self.paths
+            .iter()
+            .map(|(h, a)| ratio(h, a))
+            .fold(0.0, f64::max)
+    }
+    /// The bound on the base path alone (`PATHS[0]`, what [`super::run`] runs).
+    pub fn base_within_bounds(&self) -> bool {
+        let (h, a) = &self.paths[0];
+        within_bounds(h, a)
+    }
+}
+
+fn ratio(honest: &Measured, attacked: &Measured) -> f64 {
+    attacked.sent as f64 / honest.sent.max(1) as f64
+}
+
+fn extra_mss_per_rtt(honest: &Measured, attacked: &Measured) -> f64 {
+    (attacked.sent as f64 - honest.sent as f64) / MSS as f64 / honest.rtts as f64
+}
+
+fn within_bounds(honest: &Measured, attacked: &Measured) -> bool {
+    extra_mss_per_rtt(honest, attacked) < 1.0 && ratio(honest, attacked) <= 1.1
+}
+
+/// Every preset × SACK on/off × phase × the given attacks (the presets on all cores).
+pub fn table(attacks: &[Attack]) -> Vec<Row> {
+    use rayon::prelude::*;
+    let per_preset: Vec<Vec<Row>> = lossrec::PRESETS
+        .par_iter()
+        .map(|p| preset_rows(p, attacks))
+        .collect();
+    per_preset.concat()
+}
+
+fn preset_rows(p: &lossrec::config::Preset, attacks: &[Attack]) -> Vec<Row> {
+    let cfg = p.config();
+    let mut rows = Vec::new();
+    for sack in [true, false] {
+        for phase in Phase::ALL {
+            let honest = PATHS.map(|path| run_on(&cfg, sack, phase, Attack::Honest, path));
+            for &attack in attacks {
+                let attacked = PATHS.map(|path| run_on(&cfg, sack, phase, attack, path));
+                rows.push(Row {
+                    preset: p.name,
+                    sack,
+                    phase,
+                    attack,
+                    honest: sum(&honest),
+                    attacked: sum(&attacked),
+                    paths: std::array::from_fn(|k| (honest[k], attacked[k])),
+                });
+            }
+        }
+    }
+    rows
+}
+
+fn sum(runs: &[Measured]) -> Measured {
+    runs.iter().fold(Measured::default(), |acc, &m| acc + m)
+}
