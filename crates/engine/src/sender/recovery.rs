@@ -115,6 +115,9 @@ impl Sender {
             self.ecn_forbid_restore(); // Linux `tcp_fastretrans_alert` (A)
         }
         self.grow_cwnd(now, a);
+        if a.sent_since_rto > 0 {
+            self.loss_answered();
+        }
         self.frto_check_room(now);
         if self.sb.snd_una() >= recovery_point {
             self.rack.on_recovery_end();
@@ -277,16 +280,14 @@ impl Sender {
     ///   sent since: go-back-N), counts only what was sent since the timeout; so a
     ///   cumulative ACK cut into slices grows cwnd as the whole ACK would. Late ACKs of
     ///   the originals before that answer (a spurious timeout) count in full.
-    fn rfc_bytes_acked(&mut self, a: &AckSummary) -> u64 {
+    fn rfc_bytes_acked(&self, a: &AckSummary) -> u64 {
         if self.sack_ok && a.acked > 0 && a.acked == a.was_sacked {
             return 0;
         }
+        // `answered` by an earlier ACK (this one's is noted after it grew cwnd).
         let Ca::Loss { answered, .. } = self.ca else {
             return a.acked;
         };
-        if a.sent_since_rto > 0 {
-            self.loss_answered();
-        }
         if a.ends_inside || answered {
             a.acked.min(a.sent_since_rto)
         } else {
