@@ -360,3 +360,49 @@ fn linux_delivers_a_sliced_segment_when_it_completes() {
         assert_eq!(s.snd_nxt(), (iw + 2) * MSS, "{preset}");
     }
 }
+
+/// The honest counterpart of the rule above: after a spurious timeout, the late ACKs of
+/// the originals each earn RFC 3465's L = 1·SMSS, however late they come — their
+/// timestamp echoes, older than the timeout's retransmission, show that none of them is
+/// its answer (RFC 3522 §2), so the data they cover counts as RFC 3465 §2.3 has it.
+/// (Taking the first late ACK for the answer, by its arrival a round trip after the
+/// retransmission, left the rest of them growing nothing: a verdict of the spurious-rto
+/// study moved.)
+#[test]
+fn late_acks_of_the_originals_after_a_spurious_timeout_grow_cwnd() {
+    for preset in ["rfc", "reno-sack", "newreno-sack"] {
+        let mut c = no_sack(preset);
+        c.timestamps = true;
+        let mut s = Sender::new(c, ms(0)).unwrap();
+        s.write(ms(0), 20 * MSS);
+        let first = drain(&mut s, ms(0));
+        let tsval = |i: usize| first[i].ts.map_or(0, |t| t.val);
+        let echo = |cum: u64, ecr: u64| {
+            let mut a = ack(cum);
+            a.ts = Some(lossrec::Timestamps { val: 1, ecr });
+            a
+        };
+        s.on_ack(ms(100), &echo(2 * MSS, tsval(1)));
+        drain(&mut s, ms(100));
+        let rto = s.poll_timeout().unwrap();
+        s.on_timeout(rto);
+        let resent = drain(&mut s, rto);
+        assert_eq!(
+            resent.first().map(|t| t.range.start),
+            Some(2 * MSS),
+            "{preset}"
+        );
+        let after = s.cwnd();
+        // The delay ends: the originals' ACKs arrive, one per segment, well over a round
+        // trip after the retransmission.
+        let late = rto + lossrec::Duration::from_millis(300);
+        for i in 3..8u64 {
+            s.on_ack(late, &echo(i * MSS, tsval(i as usize - 1)));
+        }
+        assert_eq!(
+            s.cwnd(),
+            after + 5 * MSS,
+            "{preset}: five late ACKs of originals after the timeout"
+        );
+    }
+}

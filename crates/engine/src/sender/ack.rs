@@ -35,6 +35,9 @@ pub(super) struct AckSummary {
     /// In RTO recovery: bytes it acknowledges that were sent since the timeout
     /// (retransmissions, and new data past the recovery point).
     pub sent_since_rto: u64,
+    /// Its timestamp echo is older than the first retransmission (RFC 3522 §2, Linux
+    /// `tcp_packet_delayed`): it answers an original, not a retransmission.
+    pub echo_predates_retrans: bool,
     /// A duplicate ACK (RFC 6675 §2 with SACK, RFC 5681 without).
     pub is_dup: bool,
     /// cwnd may change on this ACK: not a Linux old ACK (below SND.UNA), whose SACK blocks
@@ -89,6 +92,8 @@ impl Sender {
         let delivered = self.delivered_data(now, &sb.acked, sb.newly_sacked, is_dup, fills_hole);
         let delivered = self.whole_segments(delivered, &sb.acked);
         let delivered = self.optack_delivered(sb.acked.bytes, delivered);
+        let echo_predates_retrans =
+            self.undo.retrans_ts.is_some() && self.undo.packet_delayed(self.ts_ecr(ack));
         self.tail_on_ack(now, ack, &sb, dsack, prior, window_update);
         self.restart_rto_on_ack(now, sb.acked.bytes > 0);
         // Spurious timeouts and retransmissions (`rto`): may undo the reduction and
@@ -118,6 +123,7 @@ impl Sender {
             fills_hole,
             ends_inside: cut.ends_inside,
             sent_since_rto: cut.sent_since_rto,
+            echo_predates_retrans,
             is_dup,
             // Linux's old-ACK path skips `tcp_cong_control`.
             cong_control: !(ack.cumulative < prior.una && self.cfg.flavour == Flavour::Linux),

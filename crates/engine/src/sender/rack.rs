@@ -107,6 +107,7 @@ impl Sender {
                     fills_hole: false,
                     ends_inside: false,
                     sent_since_rto: 0,
+                    echo_predates_retrans: false,
                     is_dup: false,
                     cong_control: true,
                     ece: false,

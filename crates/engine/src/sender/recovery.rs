@@ -115,7 +115,9 @@ impl Sender {
             self.ecn_forbid_restore(); // Linux `tcp_fastretrans_alert` (A)
         }
         self.grow_cwnd(now, a);
-        if a.sent_since_rto > 0 {
+        // The answer to the timeout's retransmission — unless its echo shows it answers
+        // an original (a spurious timeout's late ACK, RFC 3522 §2).
+        if a.sent_since_rto > 0 && !a.echo_predates_retrans {
             self.loss_answered();
         }
         self.frto_check_room(now);
@@ -279,7 +281,8 @@ impl Sender {
     ///   timeout's retransmission (the receiver's next advance answers the next segment
     ///   sent since: go-back-N), counts only what was sent since the timeout; so a
     ///   cumulative ACK cut into slices grows cwnd as the whole ACK would. Late ACKs of
-    ///   the originals before that answer (a spurious timeout) count in full.
+    ///   the originals (a spurious timeout) are no answer — their echoes predate the
+    ///   retransmission — and count in full.
     fn rfc_bytes_acked(&self, a: &AckSummary) -> u64 {
         if self.sack_ok && a.acked > 0 && a.acked == a.was_sacked {
             return 0;
