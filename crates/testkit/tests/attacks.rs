@@ -6,7 +6,7 @@
 use lossrec_testkit::attack::{table, Attack, Phase};
 
 /// DSACK spoofing (the attacker reports every hole-filling retransmission as a duplicate)
-/// is in no open row: a DSACK counts toward undo only when the original was shown to
+/// gains nothing because a DSACK counts toward undo only when the original was shown to
 /// arrive (`dsack_proof`). Without that, under Linux's exact accounting, the attack undoes
 /// every loss response under random loss (1.29–1.30× with the Linux presets).
 #[test]
