@@ -335,10 +335,16 @@ impl Receiver {
     /// SEG.SEQ ≤ Last.ACK.sent. So a delayed ACK echoes the earliest unacknowledged
     /// segment, and an out-of-order segment's ACK echoes the last one that advanced the
     /// window. The first timestamp seen initialises TS.Recent when there was no SYN.
+    /// A duplicate that ends below Last.ACK.sent is outside the window and rejected first
+    /// (RFC 7323 §5.3 R2 before R3; Linux `tcp_sequence`: `before(end_seq, rcv_wup)`
+    /// drops it before `tcp_replace_ts_recent`); one ending exactly there is taken.
     fn update_ts_recent(&mut self, seg: &Segment) {
         let (true, Some(t)) = (self.ts_ok, seg.ts) else {
             return;
         };
+        if !seg.range.is_empty() && seg.range.end < self.last_ack_sent {
+            return;
+        }
         match self.ts_recent {
             None => self.ts_recent = Some(t.val),
             Some(recent) if t.val >= recent && seg.range.start <= self.last_ack_sent => {

@@ -359,6 +359,32 @@ fn out_of_order_echoes_the_last_in_order_segment() {
     assert_eq!(ecr(&feed(&mut rx, ms(5), with_ts(full(0), 100))), vec![110]);
 }
 
+/// RFC 7323 §5.3: a segment outside the window is rejected (R2) before its timestamp can
+/// be recorded (R3); Linux drops a duplicate that ends below `rcv_wup` in `tcp_sequence`,
+/// before `tcp_replace_ts_recent`, and answers it with a DSACK (`tcp_send_dupack`). One
+/// that ends exactly at `rcv_wup` passes (a tail loss probe's retransmission of the last
+/// segment) and its TSval is recorded. (Our receiver took every duplicate's TSval, so a
+/// spurious retransmission's DSACK echoed the retransmission instead of the original.)
+#[test]
+fn a_duplicate_below_what_was_acknowledged_leaves_ts_recent() {
+    let mut rx = Receiver::new(ReceiverConfig::default(), ms(0));
+    for i in 0..4 {
+        feed(&mut rx, ms(1 + i), with_ts(full(i), 100 + i));
+    }
+    // A spurious retransmission of segment 1, long acknowledged.
+    let a = feed(&mut rx, ms(10), with_ts(full(1), 120));
+    assert_eq!(
+        ecr(&a),
+        vec![103],
+        "the echo stays the last in-window segment's"
+    );
+    assert_eq!(a[0].dsack(), Some(full(1).range));
+    // A probe resending the last segment ends where the last ACK did: recorded.
+    let a = feed(&mut rx, ms(11), with_ts(full(3), 121));
+    assert_eq!(ecr(&a), vec![121]);
+    assert_eq!(a[0].dsack(), Some(full(3).range));
+}
+
 // ---- hostile input ----
 
 #[test]
