@@ -14,11 +14,10 @@ use std::collections::VecDeque;
 use arbitrary::{Arbitrary, Unstructured};
 use lossrec::{
     Ack, Config, ConfigError, Instant, Range, Receiver, ReceiverConfig, SynOptions, Timestamps,
-    Transmit, PRESETS,
+    Transmit,
 };
 
 use crate::sender_check::Checked;
-use lossrec::config::AXES;
 
 /// Application bytes written at most (keeps one input under a few milliseconds).
 const MAX_WRITTEN: u64 = 1 << 20;
@@ -30,9 +29,9 @@ const MAX_OPS: usize = 4096;
 /// One input: the configuration and the operations.
 #[derive(Arbitrary, Debug)]
 pub struct Input {
-    /// Index into [`PRESETS`] (modulo).
+    /// Index into [`FUZZ_PRESETS`].
     pub preset: u8,
-    /// Axis changes: (index into [`AXES`], value selector).
+    /// Axis changes: (index into [`FUZZ_AXES`], value selector).
     pub sets: Vec<(u8, u16)>,
     pub receiver: ReceiverTweaks,
     pub ops: Vec<Op>,
@@ -130,11 +129,97 @@ pub fn run(data: &[u8]) {
     }
 }
 
+/// The presets and axes by the index an input names them with, so that a committed seed
+/// keeps its configuration when the engine gains one: the engine's lists follow its tables,
+/// where an insertion shifts every later index (a `% len` choice moved them all). New names
+/// go at the end; indices past the end pick the first preset, or change no axis, so an
+/// appended name takes over only inputs that changed nothing. The tests below keep both
+/// lists complete.
+pub const FUZZ_PRESETS: &[&str] = &[
+    "rfc",
+    "linux-classic",
+    "rfc3517",
+    "linux-rh",
+    "prr",
+    "rfc3517-er",
+    "linux-rh-er",
+    "prr-er",
+    "tlp-draft",
+    "rack-tlp",
+    "linux",
+    "linux-3.17",
+    "linux-3.17-rtor",
+    "linux-3.17-tlp",
+    "linux-4.4-norack",
+    "reno-sack",
+    "newreno-sack",
+    "fack",
+    "reno-sack-eifel",
+    "newreno-sack-eifel",
+    "fack-eifel",
+];
+pub const FUZZ_AXES: &[&str] = &[
+    "flavour",
+    "loss_detection",
+    "dupthresh",
+    "limited_transmit",
+    "adaptive_reordering",
+    "rescue_retransmit",
+    "probe",
+    "tlp_max_probes",
+    "tlp_max_ack_delay_ms",
+    "tlp_in_recovery",
+    "rack_static_reo_wnd",
+    "rack_no_dupthresh",
+    "fack_lost_retrans",
+    "early_retransmit",
+    "er_delayed",
+    "er_disable_on_reordering",
+    "er_rate_cap_percent",
+    "reduction",
+    "recovery_exit",
+    "rtt_estimator",
+    "rto_timer",
+    "rrthresh",
+    "clock_granularity_ms",
+    "min_rto_ms",
+    "max_rto_ms",
+    "initial_rto_ms",
+    "spurious_detection",
+    "dsack_proof",
+    "spurious_response",
+    "rto_adaptation",
+    "cc",
+    "mss",
+    "initial_cwnd",
+    "slow_start_after_idle",
+    "hystart",
+    "hystart_rounds",
+    "min_tso_segs",
+    "pacing",
+    "pacing_ss_ratio",
+    "pacing_ca_ratio",
+    "handshake",
+    "sack",
+    "timestamps",
+    "ecn",
+    "optack_defence",
+    "optack_skip_interval",
+];
+/// Index slots (beyond the lists: room to append).
+const PRESET_SLOTS: usize = 64;
+const AXIS_SLOTS: usize = 128;
+
 /// The configuration an input selects; `None` when an axis change is refused.
 pub fn config(input: &Input) -> Option<Config> {
-    let mut cfg = PRESETS[usize::from(input.preset) % PRESETS.len()].config();
+    let preset = FUZZ_PRESETS
+        .get(usize::from(input.preset) % PRESET_SLOTS)
+        .unwrap_or(&FUZZ_PRESETS[0]);
+    let mut cfg = Config::preset(preset).ok()?;
     for &(axis, pick) in input.sets.iter().take(8) {
-        let axis = AXES[usize::from(axis) % AXES.len()];
+        let Some(&axis) = FUZZ_AXES.get(usize::from(axis) % AXIS_SLOTS) else {
+            continue;
+        };
         let value = value_for(&mut cfg.clone(), axis, pick)?;
         cfg.set(axis, &value).ok()?;
     }
@@ -294,5 +379,24 @@ fn forge(s: &Checked, now: Instant, f: &Forged) -> Ack {
             timestamps: o.timestamps,
             window_scale: o.window_scale,
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every preset and axis has its index, once (append a new one at the end).
+    #[test]
+    fn every_preset_and_axis_has_a_fuzz_index() {
+        fn sorted(mut v: Vec<&str>) -> Vec<&str> {
+            v.sort_unstable();
+            v
+        }
+        let engine = lossrec::PRESETS.iter().map(|p| p.name).collect();
+        assert_eq!(sorted(FUZZ_PRESETS.to_vec()), sorted(engine));
+        let axes = lossrec::config::AXES.to_vec();
+        assert_eq!(sorted(FUZZ_AXES.to_vec()), sorted(axes));
+        assert!(FUZZ_PRESETS.len() <= PRESET_SLOTS && FUZZ_AXES.len() <= AXIS_SLOTS);
     }
 }
