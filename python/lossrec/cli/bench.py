@@ -178,7 +178,9 @@ def _per_ack_table(r: dict, first: bool) -> None:
     click.echo(render(["benchmark", "metric", "median", "best", "target", "meets target"], rows,
                       align_left=2))
     click.echo("per_ack: best and median of repeated replays of a recorded 1%-loss SACK ACK "
-               "stream; on a shared machine the median carries other processes' noise.")
+               "stream, by the replaying thread's CPU time (on a shared machine wall time also "
+               "counts the waits for a core; caches shared with other work still show in the "
+               "median).")
 
 
 def _memory(durations: str, as_json: bool) -> None:
