@@ -96,6 +96,9 @@ counters! {
     /// Without SACK: more duplicate ACKs than segments outstanding, read as reordering
     /// (`TCPRenoReorder`, Linux `tcp_check_reno_reordering`).
     reno_reorder = "TCPRenoReorder",
+    /// A timeout found the head SACKed: the receiver discarded data it had SACKed (RFC
+    /// 2018 §8), so every SACK mark was cleared (Linux `tcp_timeout_mark_lost`).
+    sack_reneging = "TCPSACKReneging",
     /// Without SACK: duplicate ACKs beyond one per data segment sent, not counted as
     /// duplicates (`detect::ack_budget`; Linux has no counter).
     dupacks_ignored = "TCPDupAckIgnored",

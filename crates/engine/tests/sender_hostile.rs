@@ -107,3 +107,57 @@ fn replayed_dsack_proves_nothing_twice() {
     );
     assert!(s.ssthresh() <= ssthresh && s.cwnd() <= cwnd.max(s.cwnd()));
 }
+
+/// A receiver that reneges — discards data it SACKed (RFC 2018 §8 lets it) — is repaired
+/// by the timeout: Linux `tcp_timeout_mark_lost` sees the head SACKed, clears every SACK
+/// mark and marks everything lost (`TCPSACKReneging`). Kept marks leave nothing the
+/// sender may resend, and the connection retries its timer forever.
+#[test]
+fn a_reneging_receiver_is_repaired_by_the_timeout() {
+    for preset in ["rfc", "linux", "rack-tlp", "prr", "reno-sack"] {
+        let mut c = Config::preset(preset).unwrap();
+        c.mss = MSS as u16;
+        c.handshake = false;
+        c.timestamps = false;
+        let mut s = sender_with(c, 10);
+        drain(&mut s, ms(0));
+        // Segment 0 lost, 1..9 SACKed; its retransmission is acknowledged, but the
+        // receiver has thrown 1..9 away: the cumulative ACK stops at segment 1.
+        for t in 0..3 {
+            on_ack(&mut s, ms(100 + t), sack_segs(0, 1, 10));
+        }
+        drain(&mut s, ms(110));
+        on_ack(&mut s, ms(210), ack(MSS));
+        let mut now = ms(210);
+        let mut resent = Vec::new();
+        for _ in 0..3 {
+            now = s.poll_timeout().expect("a timer while data is outstanding");
+            s.on_timeout(now);
+            resent.extend(sent(&mut s, now));
+            if !resent.is_empty() {
+                break;
+            }
+        }
+        assert_eq!(
+            resent.first().map(|&(i, _)| i),
+            Some(1),
+            "{preset}: the reneged head goes out again"
+        );
+        assert_eq!(s.stats().sack_reneging, 1, "{preset}");
+        // The receiver takes it, and the rest as the window reopens.
+        let mut cum = 2;
+        while cum < 10 && now < ms(60_000) {
+            on_ack(&mut s, now, ack(cum * MSS));
+            let out = sent(&mut s, now);
+            assert!(out.iter().all(|&(i, _)| i >= cum), "{preset}: {out:?}");
+            cum = out
+                .iter()
+                .map(|&(i, _)| i + 1)
+                .max()
+                .unwrap_or(cum)
+                .max(cum + 1);
+            now += lossrec::Duration::from_millis(100);
+        }
+        assert_eq!(cum, 10, "{preset}: everything repaired");
+    }
+}

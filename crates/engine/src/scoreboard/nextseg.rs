@@ -134,6 +134,28 @@ impl Scoreboard {
         self.start_recovery_episode();
     }
 
+    /// At a timeout, a SACKed head means the receiver reneged — discarded data it had
+    /// SACKed (RFC 2018 §8): every SACK mark is forgotten, so that [`Self::mark_all_lost`]
+    /// has it all resent (Linux `tcp_timeout_mark_lost`, `TCPSACKReneging`). Returns
+    /// whether it did.
+    pub fn renege_if_head_sacked(&mut self) -> bool {
+        if !self.segs.front().is_some_and(|s| s.sacked) {
+            return false;
+        }
+        for s in self.segs.iter_mut() {
+            s.sacked = false;
+        }
+        self.sacked_bytes = 0;
+        self.sacked_segs = 0;
+        self.sacked_below_bytes = 0;
+        self.sacked_below_segs = 0;
+        self.high_sacked = self.snd_una;
+        // Blocks the receiver sends again are news now.
+        self.sack_cache = [Range::default(); super::CACHE];
+        self.sack_cache_raw = [Range::default(); super::CACHE];
+        true
+    }
+
     /// Clears every loss mark (Linux `tcp_undo_cwnd_reduction(sk, true)`): a spurious
     /// timeout or fast retransmit is undone, so nothing is resent that was delivered
     /// (RFC 4015 step 8, "resume with previously unsent data"). Retransmissions still

@@ -428,7 +428,11 @@ impl Sender {
         };
         let in_recovery = matches!(self.state(), RecoveryState::Recovery | RecoveryState::Loss);
         self.timeout_reduction(now, fresh);
-        if self.rack_active() {
+        if self.sb.renege_if_head_sacked() {
+            // Linux `tcp_timeout_mark_lost`: everything is lost, RACK's filter aside.
+            self.stats.sack_reneging += 1;
+            self.sb.mark_all_lost();
+        } else if self.rack_active() {
             // RFC 8985 §6.3: only the head and what has timed out.
             self.rack_mark_on_rto(now);
         } else {
