@@ -161,11 +161,21 @@ fn whole_segment_slices_of_a_partial_ack_are_worth_one() {
 /// third lost and nothing else heard until the timer fires; the answer to its
 /// retransmission covers everything sent, in `pieces` slices. Returns cwnd afterwards.
 fn cwnd_after_rto_answer(c: Config, pieces: u64) -> u64 {
+    cwnd_after_rto_answer_with(c, pieces, 0)
+}
+
+/// [`cwnd_after_rto_answer`], the receiver first reporting `dupacks` of the segments
+/// above the hole with duplicate ACKs (which start a fast recovery whose retransmission is
+/// lost too).
+fn cwnd_after_rto_answer_with(c: Config, pieces: u64, dupacks: u64) -> u64 {
     let mut s = Sender::new(c, ms(0)).unwrap();
     s.write(ms(0), 20 * MSS);
     drain(&mut s, ms(0));
     on_ack(&mut s, ms(100), ack(2 * MSS));
     drain(&mut s, ms(100));
+    for d in 0..dupacks {
+        on_ack(&mut s, ms(101 + d), ack(2 * MSS));
+    }
     let rto = s.poll_timeout().unwrap();
     s.on_timeout(rto);
     drain(&mut s, rto);
@@ -198,24 +208,67 @@ fn slow_start_after_a_timeout_counts_what_was_sent_since() {
     }
 }
 
-/// RFC 3465 §2.3 again, with slices that end on segment boundaries: once the answer to
-/// the timeout's retransmission has arrived, an honest receiver's next advance is the
-/// answer to the next segment sent since the timeout (go-back-N), so ACKs that cover only
-/// data sent before it are the rest of a divided ACK and earn nothing. (They used to earn
-/// L each as per-segment ACKs: 18 one-segment slices grew cwnd by 18 SMSS where the whole
-/// ACK grows it by one. Late ACKs of the originals before the answer — a spurious
-/// timeout — still earn L each.)
+/// RFC 3465 §2.3 again, with slices that end on segment boundaries, after a receiver
+/// that reported the data above the hole with duplicate ACKs before the timeout: what the
+/// duplicates reported delivered left the network long ago, and an ACK that covers only
+/// such data (no honest receiver sends one: its next advance answers a segment it had not
+/// reported) is the rest of a divided ACK and earns nothing. (They used to earn L each as
+/// per-segment ACKs: 17 one-segment slices grew cwnd by 17 SMSS where the whole ACK grows
+/// it by one. A receiver that reported nothing — all its ACKs late, a spurious timeout —
+/// still earns L per ACK.)
 #[test]
 fn whole_segment_slices_after_a_timeout_are_worth_the_whole_ack() {
     for preset in ["rfc", "newreno-sack", "reno-sack", "fack", "linux"] {
         let c = no_sack(preset);
-        let whole = cwnd_after_rto_answer(c.clone(), 1);
-        for pieces in [18, 9, 6] {
-            let sliced = cwnd_after_rto_answer(c.clone(), pieces);
+        let whole = cwnd_after_rto_answer_with(c.clone(), 1, 17);
+        for pieces in [17, 9, 6] {
+            let sliced = cwnd_after_rto_answer_with(c.clone(), pieces, 17);
             assert!(
                 sliced <= whole,
                 "{preset}: the answer to the timeout's retransmission in {pieces} slices of \
                  whole segments left cwnd {sliced}, whole {whole}"
+            );
+        }
+    }
+}
+
+/// After a timeout with nothing reported before it (Reno forgets its duplicates when a
+/// partial ACK ends fast recovery), with timestamps: the answer to the retransmission
+/// echoes its TSval, so the ACKs after it that cover only data sent before the timeout
+/// are the rest of a divided answer (go-back-N: an honest receiver's next advance answers
+/// the next segment resent) and earn nothing.
+#[test]
+fn slices_after_an_echoed_answer_are_worth_the_whole_ack() {
+    let cwnd_after = |preset: &str, pieces: u64| {
+        let mut c = no_sack(preset);
+        c.timestamps = true;
+        let mut s = Sender::new(c, ms(0)).unwrap();
+        s.write(ms(0), 20 * MSS);
+        drain(&mut s, ms(0));
+        s.on_ack(ms(100), &ack(2 * MSS));
+        drain(&mut s, ms(100));
+        let rto = s.poll_timeout().unwrap();
+        s.on_timeout(rto);
+        let r = drain(&mut s, rto)[0].ts.expect("timestamps").val;
+        let high = s.snd_nxt();
+        assert_eq!(high, 14 * MSS, "{preset}");
+        let at = rto + lossrec::Duration::from_millis(100);
+        for k in 1..=pieces {
+            let mut a = ack(2 * MSS + (high - 2 * MSS) * k / pieces);
+            a.ts = Some(lossrec::Timestamps { val: 1, ecr: r });
+            s.on_ack(at, &a);
+        }
+        s.cwnd()
+    };
+    for preset in ["rfc", "newreno-sack", "reno-sack", "fack"] {
+        let whole = cwnd_after(preset, 1);
+        // Twelve segments outstanding after 2: slices of one, two and three segments.
+        for pieces in [12, 6, 4] {
+            let sliced = cwnd_after(preset, pieces);
+            assert!(
+                sliced <= whole,
+                "{preset}: the echoed answer in {pieces} slices of whole segments left cwnd \
+                 {sliced}, whole {whole}"
             );
         }
     }
@@ -362,17 +415,23 @@ fn linux_delivers_a_sliced_segment_when_it_completes() {
 }
 
 /// The honest counterpart of the rule above: after a spurious timeout, the late ACKs of
-/// the originals each earn RFC 3465's L = 1·SMSS, however late they come — their
-/// timestamp echoes, older than the timeout's retransmission, show that none of them is
-/// its answer (RFC 3522 §2), so the data they cover counts as RFC 3465 §2.3 has it.
-/// (Taking the first late ACK for the answer, by its arrival a round trip after the
-/// retransmission, left the rest of them growing nothing: a verdict of the spurious-rto
-/// study moved.)
+/// the originals each earn RFC 3465's L = 1·SMSS, however late they come and with or
+/// without timestamps: no duplicate reported their data before. (A rule that took the
+/// first late ACK a round trip after the retransmission for its answer, and counted only
+/// data sent since the timeout from then on, left the rest of them growing nothing — a
+/// verdict of the spurious-rto study moved — and without timestamps nothing could tell
+/// the two apart.)
 #[test]
 fn late_acks_of_the_originals_after_a_spurious_timeout_grow_cwnd() {
-    for preset in ["rfc", "reno-sack", "newreno-sack"] {
+    for (preset, timestamps) in [
+        ("rfc", true),
+        ("reno-sack", true),
+        ("newreno-sack", true),
+        ("rfc", false),
+        ("reno-sack", false),
+    ] {
         let mut c = no_sack(preset);
-        c.timestamps = true;
+        c.timestamps = timestamps;
         let mut s = Sender::new(c, ms(0)).unwrap();
         s.write(ms(0), 20 * MSS);
         let first = drain(&mut s, ms(0));
@@ -402,7 +461,7 @@ fn late_acks_of_the_originals_after_a_spurious_timeout_grow_cwnd() {
         assert_eq!(
             s.cwnd(),
             after + 5 * MSS,
-            "{preset}: five late ACKs of originals after the timeout"
+            "{preset} timestamps={timestamps}: five late ACKs of originals after the timeout"
         );
     }
 }

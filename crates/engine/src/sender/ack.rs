@@ -25,19 +25,20 @@ pub(super) struct AckSummary {
     pub acked: u64,
     /// RFC 6937 DeliveredData (Linux `acked_sacked`).
     pub delivered: u64,
-    /// Of `acked`, the bytes SACKed before this ACK.
-    pub was_sacked: u64,
+    /// Of `acked`, the bytes the receiver had reported delivered before this ACK: SACKed,
+    /// or (without SACK, in RTO recovery) counted by the duplicates before the timeout.
+    pub reported_before: u64,
     /// Without SACK: the advance acknowledged a retransmission the receiver has had time
     /// to answer — RFC 6582's partial ACK, which answers the retransmission of a hole.
     pub fills_hole: bool,
     /// SND.UNA moved to the inside of a segment: the receiver acknowledged part of it.
     pub ends_inside: bool,
-    /// In RTO recovery: bytes it acknowledges that were sent since the timeout
-    /// (retransmissions, and new data past the recovery point).
+    /// In RTO recovery: bytes it acknowledges that were retransmitted, or sent new past
+    /// the recovery point, at least min_RTT ago.
     pub sent_since_rto: u64,
-    /// Its timestamp echo is older than the first retransmission (RFC 3522 §2, Linux
-    /// `tcp_packet_delayed`): it answers an original, not a retransmission.
-    pub echo_predates_retrans: bool,
+    /// Its timestamp echo is of a retransmission or later (not older than the first
+    /// retransmission, RFC 3522 §2): it answers a retransmission.
+    pub echo_answers_retrans: bool,
     /// A duplicate ACK (RFC 6675 §2 with SACK, RFC 5681 without).
     pub is_dup: bool,
     /// cwnd may change on this ACK: not a Linux old ACK (below SND.UNA), whose SACK blocks
@@ -92,8 +93,9 @@ impl Sender {
         let delivered = self.delivered_data(now, &sb.acked, sb.newly_sacked, is_dup, fills_hole);
         let delivered = self.whole_segments(delivered, &sb.acked);
         let delivered = self.optack_delivered(sb.acked.bytes, delivered);
-        let echo_predates_retrans =
-            self.undo.retrans_ts.is_some() && self.undo.packet_delayed(self.ts_ecr(ack));
+        let echo_answers_retrans = self.undo.retrans_ts.is_some()
+            && self.ts_ecr(ack).is_some()
+            && !self.undo.packet_delayed(self.ts_ecr(ack));
         self.tail_on_ack(now, ack, &sb, dsack, prior, window_update);
         self.restart_rto_on_ack(now, sb.acked.bytes > 0);
         // Spurious timeouts and retransmissions (`rto`): may undo the reduction and
@@ -119,11 +121,11 @@ impl Sender {
         let summary = AckSummary {
             acked: sb.acked.bytes,
             delivered,
-            was_sacked: sb.acked.was_sacked,
+            reported_before: sb.acked.was_sacked,
             fills_hole,
             ends_inside: cut.ends_inside,
             sent_since_rto: cut.sent_since_rto,
-            echo_predates_retrans,
+            echo_answers_retrans,
             is_dup,
             // Linux's old-ACK path skips `tcp_cong_control`.
             cong_control: !(ack.cumulative < prior.una && self.cfg.flavour == Flavour::Linux),

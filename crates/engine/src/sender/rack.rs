@@ -103,11 +103,11 @@ impl Sender {
                 let a = super::ack::AckSummary {
                     acked: 0,
                     delivered: self.mss,
-                    was_sacked: 0,
+                    reported_before: 0,
                     fills_hole: false,
                     ends_inside: false,
                     sent_since_rto: 0,
-                    echo_predates_retrans: false,
+                    echo_answers_retrans: false,
                     is_dup: false,
                     cong_control: true,
                     ece: false,

@@ -114,10 +114,13 @@ impl Sender {
         if a.ece {
             self.ecn_forbid_restore(); // Linux `tcp_fastretrans_alert` (A)
         }
+        let reported = self.loss_consume_reported(a.acked);
+        let a = &AckSummary {
+            reported_before: a.reported_before + reported,
+            ..*a
+        };
         self.grow_cwnd(now, a);
-        // The answer to the timeout's retransmission — unless its echo shows it answers
-        // an original (a spurious timeout's late ACK, RFC 3522 §2).
-        if a.sent_since_rto > 0 && !a.echo_predates_retrans {
+        if a.sent_since_rto > 0 && a.echo_answers_retrans {
             self.loss_answered();
         }
         self.frto_check_room(now);
@@ -269,32 +272,29 @@ impl Sender {
         self.cwnd = w.cwnd.max(self.mss);
     }
 
-    /// RFC 3465 bytes_acked for one ACK, less what no honest receiver's ACK covers.
+    /// RFC 3465 bytes_acked for one ACK, unless no honest receiver's ACK covers it.
     ///
-    /// - With SACK, the cumulative point moves only when the segment at it arrives, and
-    ///   that segment cannot have been SACKed (SACK blocks lie above RCV.NXT, RFC 2018
-    ///   §4): an advance over data SACKed before and nothing else is a slice of a divided
-    ///   ACK (Savage et al., CCR 1999 §2.1) and counts nothing.
-    /// - RFC 3465 §2.3: in the slow start after a timeout what an ACK covers may have left
-    ///   the network long before it (L = 1 per ACK). An ACK ending inside a segment (a
-    ///   receiver acknowledges whole segments), and every ACK after the answer to the
-    ///   timeout's retransmission (the receiver's next advance answers the next segment
-    ///   sent since: go-back-N), counts only what was sent since the timeout; so a
-    ///   cumulative ACK cut into slices grows cwnd as the whole ACK would. Late ACKs of
-    ///   the originals (a spurious timeout) are no answer — their echoes predate the
-    ///   retransmission — and count in full.
+    /// - An advance over data the receiver had reported delivered before, and nothing
+    ///   else, is a slice of a divided ACK (Savage et al., CCR 1999 §2.1) and counts
+    ///   nothing: a cumulative point moves only when the segment at it arrives, and that
+    ///   segment cannot have been reported — not SACKed (SACK blocks lie above RCV.NXT, RFC
+    ///   2018 §4), not counted by a duplicate before a timeout (the duplicates reported
+    ///   the data above the hole). What they reported left the network long ago (RFC 3465
+    ///   §2.3). Honest ACKs count in full, late ones after a spurious timeout included.
+    /// - RFC 3465 §2.3: in the slow start after a timeout, an ACK ending inside a segment
+    ///   (a receiver acknowledges whole segments), and every ACK after one whose timestamp
+    ///   echo showed it the answer to the timeout's retransmission (the receiver's next
+    ///   advance answers the next segment resent: go-back-N), counts only what was resent
+    ///   or sent new since; so a cumulative ACK cut into slices grows cwnd as the whole
+    ///   ACK would. Without timestamps nothing tells such slices from a spurious timeout's
+    ///   late ACKs, which RFC 3465 counts: the first rule is all there is then.
     fn rfc_bytes_acked(&self, a: &AckSummary) -> u64 {
-        if self.sack_ok && a.acked > 0 && a.acked == a.was_sacked {
+        if a.acked > 0 && a.acked <= a.reported_before {
             return 0;
         }
-        // `answered` by an earlier ACK (this one's is noted after it grew cwnd).
-        let Ca::Loss { answered, .. } = self.ca else {
-            return a.acked;
-        };
-        if a.ends_inside || answered {
-            a.acked.min(a.sent_since_rto)
-        } else {
-            a.acked
+        match self.ca {
+            Ca::Loss { answered, .. } if a.ends_inside || answered => a.acked.min(a.sent_since_rto),
+            _ => a.acked,
         }
     }
 

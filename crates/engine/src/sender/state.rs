@@ -22,10 +22,17 @@ pub enum Ca {
     /// 6582 `recover`, Linux `high_seq`): SND.NXT when it began.
     Recovery { recovery_point: u64 },
     /// RTO recovery until SND.UNA reaches `recovery_point`: SND.NXT at the timeout (RFC
-    /// 6675 §5.1), or at F-RTO's step 2b (Linux). `answered`: an ACK has covered data
-    /// sent since the timeout, at least min_RTT after it was sent (the RFC flavour's slow
-    /// start counts only such data from then on, RFC 3465 §2.3).
-    Loss { recovery_point: u64, answered: bool },
+    /// 6675 §5.1), or at F-RTO's step 2b (Linux). Without SACK, `reported`: bytes above
+    /// the hole that duplicate ACKs had reported delivered before the timeout, not yet
+    /// covered; `hole`: bytes of the segment at SND.UNA at the timeout, which no
+    /// duplicate reported, not yet covered. `answered`: an ACK whose timestamp echo shows
+    /// it answers a retransmission covered data sent since the timeout.
+    Loss {
+        recovery_point: u64,
+        reported: u64,
+        hole: u64,
+        answered: bool,
+    },
     /// A cwnd reduction on ECN-Echo (RFC 3168 §6.1.2) until SND.UNA passes `high_seq`
     /// (Linux `high_seq`): SND.NXT when it began. The reducer holds its PRR counters.
     Cwr { high_seq: u64 },
@@ -83,28 +90,63 @@ impl Sender {
         self.ca = Ca::Recovery { recovery_point };
     }
 
-    /// RTO recovery begins (RFC 6675 §5.1: RecoveryPoint = HighData).
+    /// RTO recovery begins (RFC 6675 §5.1: RecoveryPoint = HighData), remembering what
+    /// the duplicate ACKs had reported (before their count is reset): one segment each,
+    /// every duplicate counted as Linux's `sacked_out` counts them, at most what is
+    /// outstanding beyond the hole.
     pub(super) fn begin_loss(&mut self) {
+        let (reported, hole) = match self.sb.segments().next() {
+            Some(head) if !self.sack_ok => {
+                let hole = head.end - head.start;
+                let beyond = self.sb.flight_size().saturating_sub(hole);
+                let reported = u64::from(self.reno_dupacks).saturating_mul(self.mss);
+                (reported.min(beyond), hole)
+            }
+            _ => (0, 0),
+        };
         self.ca = Ca::Loss {
             recovery_point: self.sb.snd_nxt(),
+            reported,
+            hole,
             answered: false,
         };
     }
 
-    /// An ACK in RTO recovery covered data sent since the timeout that it can be the
-    /// answer to.
+    /// An ACK in RTO recovery answered the timeout's retransmission (its echo shows it).
     pub(super) fn loss_answered(&mut self) {
         if let Ca::Loss { answered, .. } = &mut self.ca {
             *answered = true;
         }
     }
 
+    /// In RTO recovery without SACK, an advance of `acked` bytes: how many of them the
+    /// duplicates before the timeout had reported delivered (the hole first takes its
+    /// share, which none reported).
+    pub(super) fn loss_consume_reported(&mut self, acked: u64) -> u64 {
+        let Ca::Loss { reported, hole, .. } = &mut self.ca else {
+            return 0;
+        };
+        let in_hole = acked.min(*hole);
+        *hole -= in_hole;
+        let consumed = (*reported).min(acked - in_hole);
+        *reported -= consumed;
+        consumed
+    }
+
     /// Linux F-RTO's step 2b moves RTO recovery's end to SND.NXT (`high_seq = snd_nxt`
     /// in `tcp_process_loss`).
     pub(super) fn extend_loss(&mut self, recovery_point: u64) {
-        if let Ca::Loss { answered, .. } = self.ca {
+        if let Ca::Loss {
+            reported,
+            hole,
+            answered,
+            ..
+        } = self.ca
+        {
             self.ca = Ca::Loss {
                 recovery_point,
+                reported,
+                hole,
                 answered,
             };
         }
