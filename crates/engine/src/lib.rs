@@ -75,6 +75,8 @@
 //! | `tcp_wstamp_ns`, a packet's departure stamp (`skb_mstamp_ns`), `sk_pacing_status` | [`pacing::Edt`], `sender::pacing::Pacer` (present when something paces) |
 //! | `cnt`, `last_max_cwnd`, `bic_K`, `bic_origin_point`, `tcp_cwnd`, `snd_cwnd_cnt` (Linux CUBIC) | [`cc::bictcp::Bictcp`] |
 //! | `sacked_out` of a non-SACK flow (Linux `tcp_add_reno_sack`, `tcp_limit_reno_sacked`) | `Sender::reno_sacked` (credited); every duplicate, for `tcp_check_reno_reordering`, `Sender::reno_dupacks`; the episode's cap at RecoverFS (RFC 9937 §6) `Sender::reno_budget` |
+//! | `tp->delivered` moving only when an skb completes (Linux `tcp_clean_rtx_queue`: a partly acknowledged one-segment skb delivers nothing) | `Sender::held_partial` (`sender::reno::hold_partial`) |
+//! | what the duplicates reported delivered before a timeout, and the answer to its retransmission (RFC 3465 §2.3 growth against ACK division) | `sender::state::Ca::Loss` `reported`, `hole`, `answered` (`sender::growth`) |
 //! | ACKs a receiver can have sent (one per segment, RFC 9293 §3.10.7.4) | [`detect::ack_budget::AckBudget`], `Sender::ack_budget` |
 //! | `TCPCB_SACKED_RETRANS` cleared, `TCPRetransFail` after a local send failure (Linux `tcp_retransmit_skb`) | `Sender::transmit_failed` (`sender::failed`), [`scoreboard::Scoreboard::undo_last_send`] |
 //! | randomly skipped segment, its check and the verdict (Savage et al. 1999 §4.3; Sherwood et al. 2005 §5) | [`detect::optack::SkipSegment`], `Sender::optack` |

@@ -21,6 +21,7 @@ mod bbr;
 mod early_retransmit;
 mod ecn;
 mod failed;
+mod growth;
 mod handshake;
 mod hystart;
 mod idle;
@@ -171,7 +172,7 @@ pub struct Sender {
     /// duplicate ACK, at most the segments outstanding beyond the hole.
     reno_dupacks: u32,
     /// Linux flavour with SACK: bytes acknowledged of the segment SND.UNA is inside, not
-    /// yet delivered (Linux counts packets; `sender::reno::whole_segments`).
+    /// yet delivered (Linux counts packets; `sender::reno::hold_partial`).
     held_partial: u64,
     /// The rate-reduction algorithm with its per-episode state.
     reducer: Reducer,

@@ -91,11 +91,9 @@ impl Sender {
         // Without SACK: does the advance answer a retransmission (RFC 6582's partial ACK)?
         let fills_hole = !self.sack_ok && self.renew_reno_budget(now, &sb.acked, min_rtt);
         let delivered = self.delivered_data(now, &sb.acked, sb.newly_sacked, is_dup, fills_hole);
-        let delivered = self.whole_segments(delivered, &sb.acked);
+        let delivered = self.hold_partial(delivered, &sb.acked);
         let delivered = self.optack_delivered(sb.acked.bytes, delivered);
-        let echo_answers_retrans = self.undo.retrans_ts.is_some()
-            && self.ts_ecr(ack).is_some()
-            && !self.undo.packet_delayed(self.ts_ecr(ack));
+        let echo_answers_retrans = self.echo_answers_retrans(ack);
         self.tail_on_ack(now, ack, &sb, dsack, prior, window_update);
         self.restart_rto_on_ack(now, sb.acked.bytes > 0);
         // Spurious timeouts and retransmissions (`rto`): may undo the reduction and
@@ -175,6 +173,13 @@ impl Sender {
             }
         }
         Some(Ack { cumulative, ..*ack })
+    }
+
+    /// The ACK's echo is of a retransmission or later: not older than the first
+    /// retransmission (RFC 3522 §2; Linux `tcp_packet_delayed` says the opposite).
+    fn echo_answers_retrans(&self, ack: &Ack) -> bool {
+        let ecr = self.ts_ecr(ack);
+        self.undo.retrans_ts.is_some() && ecr.is_some() && !self.undo.packet_delayed(ecr)
     }
 
     /// The ACK's timestamp echo, when timestamps are in use and it echoes something.

@@ -41,6 +41,10 @@ impl Sender {
                 self.cwnd,
                 self.mss
             );
+            assert!(
+                self.held_partial == 0 || self.sb.flight_size() > 0,
+                "a partly acknowledged segment held with nothing outstanding"
+            );
             if self.sb.flight_size() > 0
                 || matches!(
                     self.conn,

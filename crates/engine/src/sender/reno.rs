@@ -10,6 +10,9 @@
 //! that completes one, so there ten slices of one partial ACK are worth ten holes; here
 //! they are worth the one the whole ACK is worth.
 //!
+//! With SACK under the Linux flavour, an ACK that ends inside a segment delivers nothing
+//! until the ACK that completes it (`hold_partial`; Linux counts packets).
+//!
 //! Where the ACK ends (`Cut`, read from the scoreboard before the ACK is applied): whether
 //! it completes a segment (Linux acknowledges no packet otherwise, `tcp_clean_rtx_queue`),
 //! whether it ends inside one (a receiver acknowledges the segments it received whole), and
@@ -126,7 +129,7 @@ impl Sender {
     /// ACK acknowledged of the segment it ends inside are held back from DeliveredData
     /// (`acked_sacked`) until the ACK that completes the segment, so a divided ACK grows
     /// cwnd and releases data when, and as much as, the whole ACK would.
-    pub(super) fn whole_segments(&mut self, delivered: u64, acked: &Acked) -> u64 {
+    pub(super) fn hold_partial(&mut self, delivered: u64, acked: &Acked) -> u64 {
         if self.cfg.flavour != Flavour::Linux || !self.sack_ok || acked.bytes == 0 {
             return delivered;
         }
