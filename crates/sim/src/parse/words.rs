@@ -54,11 +54,12 @@ fn types(m: &str) -> String {
         "map" => "a table".to_string(),
         _ => got,
     };
-    let got = got
-        .replace("string ", "")
-        .replace("integer ", "")
-        .replace("floating point ", "")
-        .replace("boolean ", "");
+    // serde names the kind of value before it (`string "10"`); the value is the author's.
+    let kinds = ["string ", "integer ", "floating point ", "boolean "];
+    let got = kinds
+        .iter()
+        .find_map(|k| got.strip_prefix(k))
+        .map_or(got.as_str(), |v| v);
     format!("expected {want}, got {got}")
 }
 
@@ -106,6 +107,12 @@ mod tests {
         assert_eq!(
             plain("invalid value: integer `-1`, expected u64"),
             "expected a whole number (0 or more), got `-1`"
+        );
+        // The kind of value is serde's prefix; the value itself is the author's and is
+        // quoted as written (the fuzzer found "string " dropped from inside it).
+        assert_eq!(
+            plain("invalid type: string \"a string of integer \", expected u64"),
+            "expected a whole number, got \"a string of integer \""
         );
         assert_eq!(
             plain("invalid type: sequence, expected f64"),
