@@ -182,13 +182,13 @@ fn configure(script: &Script, opts: &ScriptOptions) -> Result<Config, Failure> {
     let mut cfg = Config::preset(&name).map_err(|e| f(line, e.to_string()))?;
     for (line, axis, value) in &script.header.sets {
         cfg.set(axis, value)
-            .map_err(|e| f(*line, format!("set={axis}={value}: {e}")))?;
+            .map_err(|e| f(*line, format!("`set={axis}={value}`: {e}")))?;
     }
     let mut check = cfg.clone();
     for (axis, value) in &opts.sets {
         check
             .set(axis, value)
-            .map_err(|e| f(0, format!("--set {axis}={value}: {e}")))?;
+            .map_err(|e| f(0, format!("`--set {axis}={value}`: {e}")))?;
     }
     Ok(cfg)
 }

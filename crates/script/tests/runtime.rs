@@ -368,13 +368,21 @@ fn header_and_options_choose_the_configuration() {
         &ScriptOptions::default(),
     );
     fails_at(&r, 2, &["unknown axis `colour`"]);
+    // The directive is quoted as written, so its own punctuation cannot run into the
+    // message's (the fuzzer wrote `set=…=rec:` and got `rec:: unknown axis`).
+    let r = run_script(
+        &format!("\n// lossrec: set=dupthresh=3:\n{body}"),
+        "t.pkt",
+        &ScriptOptions::default(),
+    );
+    fails_at(&r, 2, &["`set=dupthresh=3:`: "]);
     let opts = ScriptOptions {
         sets: vec![("dupthresh".into(), "zero".into())],
         ..ScriptOptions::default()
     };
     let r = run_script(body, "t.pkt", &opts);
     assert!(
-        !r.passed && r.to_string().contains("t.pkt: --set dupthresh=zero"),
+        !r.passed && r.to_string().contains("t.pkt: `--set dupthresh=zero`: "),
         "{r}"
     );
 }
