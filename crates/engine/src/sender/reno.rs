@@ -16,7 +16,7 @@
 //! Where the ACK ends (`Cut`, read from the scoreboard before the ACK is applied): whether
 //! it completes a segment (Linux acknowledges no packet otherwise, `tcp_clean_rtx_queue`),
 //! whether it ends inside one (a receiver acknowledges the segments it received whole), and
-//! in RTO recovery how much of what it covers was sent since the timeout (RFC 3465 §2.3).
+//! in RTO recovery how much of what it covers was resent or sent new (RFC 3465 §2.3).
 
 use super::Sender;
 use crate::config::resolved::LossDetection;
@@ -35,8 +35,9 @@ pub(super) struct Cut {
     /// It ends strictly inside a segment: the receiver acknowledged part of it (one
     /// acknowledges the segments it received whole; a slice ends anywhere).
     pub ends_inside: bool,
-    /// In RTO recovery: the bytes it acknowledges that were sent since the timeout, at
-    /// least min_RTT ago (so that this ACK can be their answer).
+    /// In RTO recovery: the bytes it acknowledges that were retransmitted (at any time:
+    /// a segment resent before the timeout counts too) or sent new past the recovery
+    /// point, at least min_RTT ago (so that this ACK can be their answer).
     pub sent_since_rto: u64,
 }
 
