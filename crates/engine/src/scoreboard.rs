@@ -18,6 +18,7 @@
 //! For reordering detection (digest §8.4) each ACK also records the lowest newly
 //! delivered, never-retransmitted byte that lay below SND.FACK as the ACK arrived.
 
+mod check;
 mod hint;
 mod nextseg;
 pub mod proof;
@@ -392,70 +393,6 @@ impl Scoreboard {
     /// Tag whole segments only (Linux `tcp_match_skb_to_sack`) instead of octets.
     pub fn set_whole_segments(&mut self, on: bool) {
         self.whole_segments = on;
-    }
-
-    /// (sacked, lost, retrans) bytes recounted from the segments, for debug invariants.
-    pub fn recount(&self) -> (u64, u64, u64) {
-        let mut c = (0, 0, 0);
-        for s in &self.segs {
-            if s.sacked {
-                c.0 += s.len();
-            }
-            if s.lost {
-                c.1 += s.len();
-            }
-            if s.retrans {
-                c.2 += s.len();
-            }
-        }
-        c
-    }
-
-    /// Checks the structural invariants (debug builds call this after every handler).
-    pub fn check(&self) {
-        let mut at = self.snd_una;
-        for s in &self.segs {
-            assert_eq!(s.start, at, "scoreboard has a gap or overlap at {at}");
-            assert!(s.end > s.start, "empty segment at {at}");
-            assert!(
-                !(s.sacked && (s.lost || s.retrans)),
-                "SACKed segment still lost/retrans"
-            );
-            at = s.end;
-        }
-        assert_eq!(at, self.snd_nxt, "scoreboard does not end at SND.NXT");
-        let (sacked, lost, retrans) = self.recount();
-        assert_eq!(
-            (sacked, lost, retrans),
-            (self.sacked_bytes, self.lost_bytes, self.retrans_bytes),
-            "scoreboard counters drifted"
-        );
-        let below: u64 = self
-            .segs
-            .iter()
-            .filter(|s| s.sacked && s.end <= self.lost_upto)
-            .map(|s| s.len())
-            .sum();
-        assert_eq!(
-            below, self.sacked_below_bytes,
-            "sacked-below-boundary drifted"
-        );
-        let pending: u64 = self
-            .segs
-            .iter()
-            .filter(|s| s.lost && !s.retrans)
-            .map(|s| s.len())
-            .sum();
-        assert_eq!(
-            pending, self.lost_pending_bytes,
-            "lost-pending bytes drifted"
-        );
-        for s in &self.segs {
-            let should = self.time_order && s.in_time_order();
-            assert_eq!(s.ts_node != NIL, should, "time-order link wrong for {s:?}");
-        }
-        self.tsorted
-            .check_refs(self.segs.iter().map(|s| s.ts_node).filter(|&n| n != NIL));
     }
 
     /// Forgets `cut` bytes at the front of segment `i` in the counters.
