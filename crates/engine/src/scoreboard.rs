@@ -102,6 +102,11 @@ pub struct Acked {
     pub was_sacked: u64,
     /// Bytes acknowledged of an un-SACKed segment the ACK ends inside (its prefix).
     pub partial: u64,
+    /// It acknowledged at least one whole segment (Linux: acknowledged a packet).
+    pub completes_a_segment: bool,
+    /// It ended strictly inside a segment (a receiver acknowledges the segments it
+    /// received whole; a slice of a divided ACK ends anywhere).
+    pub ends_inside: bool,
     /// The earliest last transmission among acknowledged segments that had been
     /// retransmitted (for the timestamp check of RFC 3522 §2).
     pub oldest_retrans_sent: Option<Instant>,

@@ -68,6 +68,7 @@ impl Scoreboard {
             if front.end > cumulative {
                 // Partial ACK of a segment: drop its acknowledged prefix.
                 let cut = cumulative - front.start;
+                out.ends_inside = true;
                 if !front.sacked {
                     let mut part = front;
                     part.end = cumulative;
@@ -84,6 +85,7 @@ impl Scoreboard {
                 break;
             }
             self.unlink(0);
+            out.completes_a_segment = true;
             let s = self.segs.pop_front().expect("front exists");
             self.popped += 1;
             self.uncount_seg(&s);

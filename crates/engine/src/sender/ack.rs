@@ -82,12 +82,12 @@ impl Sender {
         self.max_window = self.max_window.max(window);
         self.idle_on_window_update(now, window_update, prior.flight);
         let dsack_before = self.dsack_seen;
-        let cut = self.cut(now, ack.cumulative);
+        let sent_since_rto = self.sent_since_rto(now, ack.cumulative);
         // Before this ACK's own sample: one taken from an ACK that ends a hole's wait
         // would make the hole's retransmission look too recent to have been answered.
         let min_rtt = self.rtt.min_rtt().unwrap_or_default();
         let (sb, dsack) = self.update_scoreboard(now, ack, prior);
-        let is_dup = self.count_dupack(now, ack, &sb, prior, prior_window, cut.completes_a_segment);
+        let is_dup = self.count_dupack(now, ack, &sb, prior, prior_window);
         // Without SACK: does the advance answer a retransmission (RFC 6582's partial ACK)?
         let fills_hole = !self.sack_ok && self.renew_reno_budget(now, &sb.acked, min_rtt);
         let delivered = self.delivered_data(now, &sb.acked, sb.newly_sacked, is_dup, fills_hole);
@@ -121,8 +121,8 @@ impl Sender {
             delivered,
             reported_before: sb.acked.was_sacked,
             fills_hole,
-            ends_inside: cut.ends_inside,
-            sent_since_rto: cut.sent_since_rto,
+            ends_inside: sb.acked.ends_inside,
+            sent_since_rto,
             echo_answers_retrans,
             is_dup,
             // Linux's old-ACK path skips `tcp_cong_control`.
@@ -252,7 +252,6 @@ impl Sender {
         sb: &ScoreboardAck,
         prior: Prior,
         prior_window: u64,
-        completes_a_segment: bool,
     ) -> bool {
         let is_dup = if self.sack_ok {
             dupthresh::is_dupack_sack(sb.newly_sacked)
@@ -262,7 +261,7 @@ impl Sender {
             // budget nothing, as Linux counts it as acknowledging no packet
             // (`tcp_clean_rtx_queue`). Charging it would take the meaning from the genuine
             // duplicates after the next loss (`detect::ack_budget`).
-            let slice = sb.acked.bytes > 0 && !completes_a_segment;
+            let slice = sb.acked.bytes > 0 && !sb.acked.completes_a_segment;
             let answers_a_segment = slice || self.ack_budget.on_ack();
             if ack.cumulative > prior.una {
                 let outstanding = self.sb.flight_size() + self.sb.retrans_bytes();

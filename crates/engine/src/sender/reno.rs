@@ -13,10 +13,10 @@
 //! With SACK under the Linux flavour, an ACK that ends inside a segment delivers nothing
 //! until the ACK that completes it (`hold_partial`; Linux counts packets).
 //!
-//! Where the ACK ends (`Cut`, read from the scoreboard before the ACK is applied): whether
-//! it completes a segment (Linux acknowledges no packet otherwise, `tcp_clean_rtx_queue`),
-//! whether it ends inside one (a receiver acknowledges the segments it received whole), and
-//! in RTO recovery how much of what it covers was resent or sent new (RFC 3465 §2.3).
+//! Where the ACK ends comes from the scoreboard's walk (`Acked`): whether it completes a
+//! segment (Linux acknowledges no packet otherwise, `tcp_clean_rtx_queue`) and whether it
+//! ends inside one. In RTO recovery the RFC flavour also reads how much of what it covers
+//! was resent or sent new (`sent_since_rto`, RFC 3465 §2.3).
 
 use super::Sender;
 use crate::config::resolved::LossDetection;
@@ -27,49 +27,27 @@ use crate::packet::Range;
 use crate::scoreboard::Acked;
 use crate::time::{Duration, Instant};
 
-/// Where a cumulative ACK falls on the scoreboard.
-#[derive(Copy, Clone, Debug, Default)]
-pub(super) struct Cut {
-    /// It acknowledges at least one whole segment (Linux: acknowledges a packet).
-    pub completes_a_segment: bool,
-    /// It ends strictly inside a segment: the receiver acknowledged part of it (one
-    /// acknowledges the segments it received whole; a slice ends anywhere).
-    pub ends_inside: bool,
-    /// In RTO recovery: the bytes it acknowledges that were retransmitted (at any time:
-    /// a segment resent before the timeout counts too) or sent new past the recovery
-    /// point, at least min_RTT ago (so that this ACK can be their answer).
-    pub sent_since_rto: u64,
-}
-
 impl Sender {
-    /// Where a cumulative ACK at `cumulative` cuts the scoreboard (before it is applied).
-    /// Only read without SACK (the duplicate budget, NewReno's partial ACK) and by the RFC
-    /// flavour's slow start after a timeout; elsewhere the walk is skipped.
-    pub(super) fn cut(&self, now: Instant, cumulative: u64) -> Cut {
-        let loss_point = match self.ca {
-            super::state::Ca::Loss { recovery_point, .. } => Some(recovery_point),
-            _ => None,
+    /// In the RFC flavour's RTO recovery, the bytes below `cumulative` (read before the
+    /// ACK is applied) that were retransmitted (at any time: a segment resent before the
+    /// timeout counts too) or sent new past the recovery point, at least min_RTT ago, so
+    /// that this ACK can be their answer (RFC 3465 §2.3). Elsewhere nothing reads it and
+    /// the walk is skipped; the ACK's other facts come from the scoreboard's own walk.
+    pub(super) fn sent_since_rto(&self, now: Instant, cumulative: u64) -> u64 {
+        let super::state::Ca::Loss { recovery_point, .. } = self.ca else {
+            return 0;
         };
-        let rfc_loss = self.cfg.flavour == Flavour::Rfc && loss_point.is_some();
-        if self.sack_ok && !rfc_loss {
-            return Cut::default();
+        if self.cfg.flavour != Flavour::Rfc {
+            return 0;
         }
         let min_rtt = self.rtt.min_rtt().unwrap_or_default();
-        let mut cut = Cut::default();
-        for s in self.sb.segments() {
-            if s.start >= cumulative {
-                break;
-            }
-            cut.completes_a_segment |= s.end <= cumulative;
-            cut.ends_inside = s.end > cumulative;
-            // Sent since the timeout, and long enough ago for this ACK to answer it: not
-            // data the receiver already held when it was resent.
-            let answered = answered_by(now, s.last_sent, min_rtt);
-            if answered && loss_point.is_some_and(|p| s.ever_retrans || s.start >= p) {
-                cut.sent_since_rto += Range::new(s.start, s.end.min(cumulative)).len();
-            }
-        }
-        cut
+        self.sb
+            .segments()
+            .take_while(|s| s.start < cumulative)
+            .filter(|s| answered_by(now, s.last_sent, min_rtt))
+            .filter(|s| s.ever_retrans || s.start >= recovery_point)
+            .map(|s| Range::new(s.start, s.end.min(cumulative)).len())
+            .sum()
     }
 
     /// RFC 6937 §2 DeliveredData. With SACK: Δsnd.una + ΔSACKd. Without: one SMSS per
