@@ -23,9 +23,7 @@ fn no_sack(preset: &str) -> Config {
 /// then segment 5 is lost and the next three segments arrive. Returns the segments sent
 /// in response to those three duplicate ACKs.
 fn dupacks_after_division(c: Config, pieces: u64) -> Vec<(u64, Why)> {
-    let mut s = Sender::new(c, ms(0)).unwrap();
-    s.write(ms(0), 1_000 * MSS);
-    drain(&mut s, ms(0));
+    let (mut s, _) = started(c, 1_000);
     for i in 0..5 {
         for k in 1..=pieces {
             on_ack(&mut s, ms(100), ack(i * MSS + MSS * k / pieces));
@@ -60,9 +58,7 @@ fn divided_acks_leave_the_duplicates_that_follow_their_meaning() {
 /// Ten segments out with 0 and 5 lost: recovery started on three duplicates and four
 /// more arrived, everything they released sent.
 fn in_recovery_with_seven_duplicates(c: Config) -> Sender {
-    let mut s = Sender::new(c, ms(0)).unwrap();
-    s.write(ms(0), 1_000 * MSS);
-    drain(&mut s, ms(0));
+    let (mut s, _) = started(c, 1_000);
     for t in 0..7 {
         on_ack(&mut s, ms(100 + t), ack(0));
     }
@@ -168,9 +164,7 @@ fn cwnd_after_rto_answer(c: Config, pieces: u64) -> u64 {
 /// above the hole with duplicate ACKs (which start a fast recovery whose retransmission is
 /// lost too).
 fn cwnd_after_rto_answer_with(c: Config, pieces: u64, dupacks: u64) -> u64 {
-    let mut s = Sender::new(c, ms(0)).unwrap();
-    s.write(ms(0), 20 * MSS);
-    drain(&mut s, ms(0));
+    let (mut s, _) = started(c, 20);
     on_ack(&mut s, ms(100), ack(2 * MSS));
     drain(&mut s, ms(100));
     for d in 0..dupacks {
@@ -242,9 +236,7 @@ fn slices_after_an_echoed_answer_are_worth_the_whole_ack() {
     let cwnd_after = |preset: &str, pieces: u64| {
         let mut c = no_sack(preset);
         c.timestamps = true;
-        let mut s = Sender::new(c, ms(0)).unwrap();
-        s.write(ms(0), 20 * MSS);
-        drain(&mut s, ms(0));
+        let (mut s, _) = started(c, 20);
         s.on_ack(ms(100), &ack(2 * MSS));
         drain(&mut s, ms(100));
         let rto = s.poll_timeout().unwrap();
@@ -279,9 +271,7 @@ fn slices_after_an_echoed_answer_are_worth_the_whole_ack() {
 fn cwnd_after_sacked_answer(preset: &str, pieces: u64) -> u64 {
     let mut c = no_sack(preset);
     c.sack = true;
-    let mut s = Sender::new(c, ms(0)).unwrap();
-    s.write(ms(0), 10 * MSS);
-    drain(&mut s, ms(0));
+    let (mut s, _) = started(c, 10);
     for i in 1..10 {
         on_ack(&mut s, ms(100 + i), sack_segs(0, 1, i + 1));
     }
@@ -330,9 +320,7 @@ fn timestamp_reordering_is_measured_from_the_first_retransmission() {
     for preset in ["linux-3.17", "prr", "rfc"] {
         let mut c = no_sack(preset);
         c.timestamps = true;
-        let mut s = Sender::new(c, ms(0)).unwrap();
-        s.write(ms(0), 1_000 * MSS);
-        drain(&mut s, ms(0));
+        let (mut s, _) = started(c, 1_000);
         let ts = |val: u64| lossrec::Timestamps { val, ecr: val };
         let echo = |cum: u64, ecr: u64| {
             let mut a = ack(cum);
@@ -386,9 +374,8 @@ fn linux_delivers_a_sliced_segment_when_it_completes() {
     for preset in ["linux", "linux-4.4-norack", "linux-3.17"] {
         let mut c = no_sack(preset);
         c.sack = true;
-        let mut s = Sender::new(c, ms(0)).unwrap();
-        s.write(ms(0), 1_000 * MSS);
-        let iw = drain(&mut s, ms(0)).len() as u64;
+        let (mut s, first) = started(c, 1_000);
+        let iw = first.len() as u64;
         let cwnd = s.cwnd();
         let mut released = Vec::new();
         for cum in [300, 600, 900] {
@@ -432,9 +419,7 @@ fn late_acks_of_the_originals_after_a_spurious_timeout_grow_cwnd() {
     ] {
         let mut c = no_sack(preset);
         c.timestamps = timestamps;
-        let mut s = Sender::new(c, ms(0)).unwrap();
-        s.write(ms(0), 20 * MSS);
-        let first = drain(&mut s, ms(0));
+        let (mut s, first) = started(c, 20);
         let tsval = |i: usize| first[i].ts.map_or(0, |t| t.val);
         let echo = |cum: u64, ecr: u64| {
             let mut a = ack(cum);

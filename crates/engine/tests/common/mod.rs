@@ -46,6 +46,14 @@ pub fn sender_with(c: Config, segments: u64) -> Sender {
     s
 }
 
+/// A sender with `segments` segments written (left open) and what it sent at once.
+pub fn started(c: Config, segments: u64) -> (Sender, Vec<Transmit>) {
+    let mut s = Sender::new(c, ms(0)).unwrap();
+    s.write(ms(0), segments * MSS);
+    let first = drain(&mut s, ms(0));
+    (s, first)
+}
+
 /// Every transmission available now.
 pub fn drain(s: &mut Sender, now: Instant) -> Vec<Transmit> {
     std::iter::from_fn(|| s.poll_transmit(now)).collect()
