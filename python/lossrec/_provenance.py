@@ -49,3 +49,31 @@ def sweep_provenance(scenario: Any, plan: Any) -> Dict[str, Any]:
     return provenance(text, (), scenario=plan.origin, definition=plan.digest,
                       set={k: [str(v) for v in vs] for k, vs in zip(plan.keys, plan.values)},
                       reps=plan.reps, seed_rule=rule)
+
+
+def commit() -> str:
+    """The commit this lossrec was built from, as baked into the extension at build time
+    (``crates/py/build.rs``; a wheel carries it); when the build could not tell
+    (``unknown``, e.g. built from an sdist) but the package is run from a git checkout,
+    that checkout's ``HEAD``."""
+    c = build()["commit"]
+    if c != "unknown":
+        return c
+    import subprocess
+    from pathlib import Path
+
+    try:
+        p = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent,
+                           capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return c
+    return p.stdout.strip() if p.returncode == 0 and p.stdout.strip() else c
+
+
+def version_line() -> str:
+    """What ``lossrec --version`` prints: the version and the commit (12 digits, with
+    ``-dirty`` when built from a modified tree)."""
+    c = commit()
+    head, dirty, _ = c.partition("-dirty")
+    short = head[:12] + ("-dirty" if dirty else "") if c != "unknown" else c
+    return f"lossrec, version {build()['version']} (commit {short})"

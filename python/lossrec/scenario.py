@@ -2,17 +2,85 @@
 
 The Rust side parses and validates; errors name ``origin:line:column: field: message``.
 A dict is serialised with ``tomli_w`` and named ``<dict>`` in errors.
+
+What validates but is probably not meant is a :class:`ScenarioWarning` (:func:`check`),
+named by file and line: an empty scenario (every setting a default), and values whose
+size says the unit was misread — ``rtt_ms = 0.04`` (seconds typed for milliseconds), a
+rate in bit/s where Mb/s is meant, a duration in ms where seconds are meant.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import warnings
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import tomli_w
 
 ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+
+
+class ScenarioWarning(UserWarning):
+    """A scenario that runs but is probably not what was meant (see :func:`check`)."""
+
+
+#: Unit suffix → (lowest, highest) plausible value and the hint when outside; a value of
+#: 0 is always allowed (it switches a setting off).
+PLAUSIBLE = {
+    "_ms": (1.0, None, "under 1 ms — a value in seconds? The key is in milliseconds"),
+    "_mbps": (0.001, 100_000.0, "the key is in Mb/s (1 = 1,000,000 bit/s)"),
+    "_s": (None, 86_400.0, "over a day — a value in milliseconds? The key is in seconds"),
+}
+
+
+def _leaves(v: Any, where: str = "") -> Iterator[Tuple[str, Any]]:
+    if isinstance(v, Mapping):
+        for k, x in v.items():
+            yield from _leaves(x, f"{where}{k}.")
+    elif isinstance(v, list) and any(isinstance(x, Mapping) for x in v):
+        for i, x in enumerate(v):
+            yield from _leaves(x, f"{where[:-1]}[{i}].")
+    else:
+        yield where[:-1], v
+
+
+def check(text: str) -> List[Tuple[str, str]]:
+    """``(key, message)`` for what in scenario ``text`` is probably a mistake: an empty
+    scenario (key ``""``) and numbers implausible for their key's unit (:data:`PLAUSIBLE`).
+    Text that is not TOML gives nothing here (the parser reports it)."""
+    try:
+        data = _toml_loads(text)
+    except Exception:
+        return []
+    if not data:
+        return [("", "the scenario is empty: every setting is a default")]
+    out = []
+    for key, v in _leaves(data):
+        leaf = key.rsplit(".", 1)[-1]
+        unit = next((u for u in PLAUSIBLE if leaf.endswith(u)), None)
+        if unit is None or leaf.endswith("_per_s") or isinstance(v, bool) or not isinstance(v, (int, float)):
+            continue
+        lo, hi, hint = PLAUSIBLE[unit]
+        if v != 0 and ((lo is not None and abs(v) < lo) or (hi is not None and abs(v) > hi)):
+            out.append((key, f"{key} = {v}: {hint}"))
+    return out
+
+
+def _line_of(text: str, key: str) -> int:
+    """The 1-based line that sets ``key``'s last part (1 when not found)."""
+    leaf = re.escape(key.rsplit(".", 1)[-1])
+    for i, line in enumerate(text.splitlines(), 1):
+        if re.match(rf"\s*(?:[\w.\"-]+\.)?{leaf}\s*=", line):
+            return i
+    return 1
+
+
+def warn(text: str, origin: str) -> None:
+    """Issues a :class:`ScenarioWarning` per finding of :func:`check`, at ``origin``'s line."""
+    for key, msg in check(text):
+        warnings.warn_explicit(msg, ScenarioWarning, origin, _line_of(text, key) if key else 1)
 
 
 def dict_to_toml(d: Mapping[str, Any]) -> str:
@@ -69,8 +137,15 @@ def load(scenario: ScenarioLike) -> Tuple[str, str]:
     A ``str`` is TOML text (origin ``<string>``) when it contains a newline, or an ``=``
     while naming no existing file and not ending in ``.toml``; otherwise it is a path
     (``"rtt=40.toml"`` is a file). ``"-"`` reads standard input. A missing or unreadable
-    file raises ``ValueError`` naming it.
+    file raises ``ValueError`` naming it. What :func:`check` finds is warned about
+    (:class:`ScenarioWarning`).
     """
+    text, origin = _load(scenario)
+    warn(text, origin)
+    return text, origin
+
+
+def _load(scenario: ScenarioLike) -> Tuple[str, str]:
     if isinstance(scenario, Mapping):
         return dict_to_toml(scenario), "<dict>"
     if isinstance(scenario, str) and scenario == "-":

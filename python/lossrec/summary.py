@@ -1,39 +1,77 @@
 """Summaries per group: n, mean with a confidence interval, p50, p95, p99.
 
-The interval is Student's t interval on the mean, ``mean ± t(1-α/2, n-1) · s/√n``;
-percentiles are pandas' linear interpolation. ``n`` counts the values present (an
-unfinished flow's ``fct_ms`` is missing and is counted in ``missing`` instead).
+The interval is Student's t interval on the mean, ``mean ± t(1-α/2, k-1) · s/√k``, taken
+over *repetitions* when the results have a ``rep`` column: the flows of one run share its
+path, seed and queue, so they are not independent samples (20 concurrent flows of a
+deterministic scenario are one sample, not 20). Each repetition's flows are averaged
+first, and the interval is over those ``k`` repetition means (a cluster-robust interval,
+clustered by run). Without a ``rep`` column every value is its own sample.
+``mean`` is then the mean of the repetition means (equal to the flows' mean when every
+repetition finished the same number of flows). When every repetition's mean is the same
+(a deterministic scenario, or one whose randomness does not reach the metric) the
+interval has zero width, and ``ci_note`` says so.
+
+Percentiles are pandas' linear interpolation over the flows. ``n`` counts the values
+present (an unfinished flow's ``fct_ms`` is missing and is counted in ``missing``
+instead). Group keys holding lists (a swept ``path.loss.packets=[2,3],[4]``) are grouped
+by their TOML/JSON text, ``[2, 3]``.
 """
 
 from __future__ import annotations
 
+import json
 import math
-from statistics import NormalDist
-from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Union
 
 if TYPE_CHECKING:
     import pandas as pd
 
 #: Metrics summarised by default (when present).
 DEFAULT_METRICS = ("fct_ms", "retransmits", "rtos")
+#: The column that numbers a sweep's repetitions: intervals are clustered by it.
+REP = "rep"
 
 
 def t_quantile(p: float, df: int) -> float:
-    """Student's t quantile: exact for 1 and 2 degrees of freedom, else Hill's (1970)
-    expansion around the normal quantile (relative error below 1e-3 from df = 3)."""
+    """Student's t quantile ``t(p, df)`` (scipy's ``t.ppf``); NaN below one degree of freedom."""
     if df < 1:
         return math.nan
-    if df == 1:
-        return math.tan(math.pi * (p - 0.5))
-    if df == 2:
-        return (2 * p - 1) / math.sqrt(2 * p * (1 - p))
-    z = NormalDist().inv_cdf(p)
-    g1 = (z**3 + z) / 4
-    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
-    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
-    g4 = (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160
-    v = float(df)
-    return z + g1 / v + g2 / v**2 + g3 / v**3 + g4 / v**4
+    from scipy.stats import t
+
+    return float(t.ppf(p, df))
+
+
+def hashable_keys(df: "pd.DataFrame", keys: Sequence[str]) -> "pd.DataFrame":
+    """``df`` with list-, dict- or array-valued cells of the ``keys`` columns replaced by
+    their JSON text (``[2, 3]``), so that they can be grouped by; ``df`` itself when none
+    are."""
+    out = df
+    for k in keys:
+        col = df[k]
+        if col.dtype == object and col.map(_unhashable).any():
+            if out is df:
+                out = df.copy()
+            out[k] = col.map(_key_text)
+    return out
+
+
+def _unhashable(v: Any) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return True
+    return False
+
+
+def _key_text(v: Any) -> Any:
+    if not _unhashable(v):
+        return v
+    if hasattr(v, "tolist"):  # numpy arrays (Parquet reads lists back as arrays)
+        v = v.tolist()
+    try:
+        return json.dumps(v)
+    except TypeError:
+        return str(v)
 
 
 def summarize(
@@ -41,12 +79,18 @@ def summarize(
     by: Union[None, str, Sequence[str]] = None,
     metrics: Optional[Sequence[str]] = None,
     confidence: float = 0.95,
+    cluster: Optional[str] = REP,
 ) -> "pd.DataFrame":
     """One row per (group, metric): ``n``, ``missing``, ``mean``, ``ci_low``, ``ci_high``,
-    ``std``, ``p50``, ``p95``, ``p99``.
+    ``std``, ``p50``, ``p95``, ``p99``, ``reps`` and ``ci_note``.
 
     ``by`` is a column or list of columns (default: none, one group); ``metrics`` the
-    numeric columns to summarise (default: ``fct_ms``, ``retransmits``, ``rtos``).
+    numeric columns to summarise (default: ``fct_ms``, ``retransmits``, ``rtos``);
+    ``cluster`` the column whose values are independent runs (default ``rep``, used when
+    present; ``None``: every value is a sample). ``reps`` is the number of samples the
+    interval was taken over; ``ci_note`` is ``"reps identical"`` (``"values identical"``
+    without clustering) when they are all equal, ``"one rep"`` / ``"one value"`` when
+    there is no interval, else empty.
     """
     import pandas as pd
 
@@ -54,17 +98,13 @@ def summarize(
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
     keys = [by] if isinstance(by, str) else list(by or [])
     for k in keys:
-        if k not in df.columns:
-            from .suggest import did_you_mean
-
-            raise ValueError(f"no column {k!r}{did_you_mean(k, map(str, df.columns))}")
+        _check_column(df, k)
     metrics = [m for m in (metrics or DEFAULT_METRICS) if m in df.columns] if metrics is None \
         else list(metrics)
     for m in metrics:
-        if m not in df.columns:
-            from .suggest import did_you_mean
-
-            raise ValueError(f"no column {m!r}{did_you_mean(m, map(str, df.columns))}")
+        _check_column(df, m)
+    clustered = cluster is not None and cluster in df.columns and cluster not in keys
+    df = hashable_keys(df, keys)
     groups: Any = df.groupby(keys, sort=False, observed=True, dropna=False) if keys else [((), df)]
     rows = []
     q = 1 - (1 - confidence) / 2
@@ -72,15 +112,66 @@ def summarize(
         kv = k if isinstance(k, tuple) else (k,)
         for m in metrics:
             x = pd.to_numeric(d[m], errors="coerce").astype(float)
-            v = x.dropna()
-            n = int(len(v))
-            mean = float(v.mean()) if n else math.nan
-            std = float(v.std(ddof=1)) if n > 1 else math.nan
-            half = t_quantile(q, n - 1) * std / math.sqrt(n) if n > 1 else math.nan
-            pct = v.quantile([0.5, 0.95, 0.99]).tolist() if n else [math.nan] * 3
-            rows.append(list(kv)[: len(keys)] + [m, n, int(x.isna().sum()), mean, mean - half,
-                                                   mean + half, std, *pct])
-    cols = keys + ["metric", "n", "missing", "mean", "ci_low", "ci_high", "std", "p50", "p95", "p99"]
+            rows.append(list(kv)[: len(keys)] + [m] + _stats(x, d[cluster] if clustered else None, q))
+    cols = keys + ["metric", "n", "missing", "mean", "ci_low", "ci_high", "std", "p50", "p95", "p99",
+                   "reps", "ci_note"]
     out = pd.DataFrame(rows, columns=cols)
     out.attrs["confidence"] = confidence
+    out.attrs["clustered_by"] = cluster if clustered else None
     return out
+
+
+def _check_column(df: "pd.DataFrame", c: str) -> None:
+    if c not in df.columns:
+        from .suggest import did_you_mean
+
+        raise ValueError(f"no column {c!r}{did_you_mean(c, map(str, df.columns))}")
+
+
+def _stats(x: "pd.Series", reps: "Optional[pd.Series]", q: float) -> List[Any]:
+    """n, missing, mean, ci_low, ci_high, std, p50, p95, p99, samples, note of one metric
+    of one group; the interval over the per-repetition means when ``reps`` is given."""
+    v = x.dropna()
+    n = int(len(v))
+    what = "rep" if reps is not None else "value"
+    samples = v.groupby(reps[v.index], sort=False).mean() if reps is not None else v
+    k = int(len(samples))
+    mean = float(samples.mean()) if k else math.nan
+    sd = float(samples.std(ddof=1)) if k > 1 else math.nan
+    # Means of identical repetitions may differ in their last bits (summed in another
+    # order): equal to 1e-12 of the mean is identical.
+    same = k > 1 and float(samples.max() - samples.min()) <= 1e-12 * max(1.0, abs(mean))
+    if same:
+        sd = 0.0
+    half = t_quantile(q, k - 1) * sd / math.sqrt(k) if k > 1 else math.nan
+    note = f"one {what}" if k == 1 else f"{what}s identical" if same else ""
+    std = float(v.std(ddof=1)) if n > 1 else math.nan
+    pct = v.quantile([0.5, 0.95, 0.99]).tolist() if n else [math.nan] * 3
+    return [n, int(x.isna().sum()), mean, mean - half, mean + half, std, *pct, k, note]
+
+
+def sweep_table(df: "pd.DataFrame", keys: List[str], confidence: float = 0.95) -> str:
+    """The text table ``lossrec sweep`` prints without ``-o``: per point the flows, FCT's
+    mean, interval (over repetitions; a note when they are identical), p50, p95, p99,
+    mean retransmits and RTOs, and unfinished flows."""
+    from .table import render
+
+    if df.empty:
+        return "(no flows)"
+    s = summarize(df, keys, ["fct_ms", "retransmits", "rtos"], confidence)
+    pct = f"{confidence * 100:g}%"
+    rows = []
+    for k, d in s.groupby(keys, sort=False, observed=True) if keys else [((), s)]:
+        kv = list(k) if isinstance(k, tuple) else [k]
+        m = d.set_index("metric")
+        f = m.loc["fct_ms"]
+        ci = "-" if f["reps"] < 2 else f"[{f['ci_low']:.4g}, {f['ci_high']:.4g}]"
+        if f["ci_note"] and f["reps"] >= 2:
+            ci += f" ({f['ci_note']})"
+        rows.append(kv[: len(keys)] + [int(f["n"] + f["missing"]), f["mean"], ci, f["p50"], f["p95"],
+                                       f["p99"], m.loc["retransmits", "mean"], m.loc["rtos", "mean"],
+                                       int(f["missing"])])
+    over = " over reps" if s.attrs.get("clustered_by") else ""
+    headers = keys + ["flows", "fct_ms mean", f"{pct} CI{over}", "p50", "p95", "p99", "rexmits", "RTOs",
+                      "unfinished"]
+    return render(headers, rows, align_left=max(1, len(keys)))

@@ -14,7 +14,6 @@ from typing import Any, Callable, Dict, List, NoReturn, Optional, TypeVar
 
 import click
 
-from .. import __version__
 from ..errors import NotRequestedError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -127,8 +126,17 @@ class LazyGroup(click.Group):
             sys.exit(e.exit_code)
 
 
+def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        from .._provenance import version_line
+
+        click.echo(version_line())
+        ctx.exit()
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "-V", "--version", prog_name="lossrec")
+@click.option("-V", "--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
+              help="Show the version and the commit it was built from, and exit.")
 def main() -> None:
     """lossrec: TCP loss recovery, simulated deterministically.
 

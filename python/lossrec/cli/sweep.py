@@ -10,7 +10,6 @@ import click
 
 from ..sets import parse_sets
 from ..lab.stream import is_dataset
-from ..table import render
 from . import complete
 from .common import EXIT_INTERRUPTED, handle_errors, main
 
@@ -106,23 +105,8 @@ def sweep_cmd(scenario: Path, sets: Sequence[str], reps: int, jobs: Optional[int
 
 
 def summary(df: "pd.DataFrame", keys: List[str], confidence: float = 0.95) -> str:
-    """Per point: flows, FCT's n, mean, CI, p50, p95, p99, mean retransmits and RTOs,
-    unfinished flows (:func:`lossrec.summarize` gives the same as a DataFrame)."""
-    from ..summary import summarize
+    """Per point: flows, FCT's n, mean, CI over repetitions, p50, p95, p99, mean
+    retransmits and RTOs, unfinished flows (:func:`lossrec.summary.sweep_table`)."""
+    from ..summary import sweep_table
 
-    if df.empty:
-        return "(no flows)"
-    s = summarize(df, keys, ["fct_ms", "retransmits", "rtos"], confidence)
-    pct = f"{confidence * 100:g}%"
-    rows = []
-    for k, d in s.groupby(keys, sort=False, observed=True) if keys else [((), s)]:
-        kv = list(k) if isinstance(k, tuple) else [k]
-        m = d.set_index("metric")
-        f = m.loc["fct_ms"]
-        ci = "-" if f["n"] < 2 else f"[{f['ci_low']:.4g}, {f['ci_high']:.4g}]"
-        rows.append(kv[: len(keys)] + [int(f["n"] + f["missing"]), f["mean"], ci, f["p50"], f["p95"],
-                                       f["p99"], m.loc["retransmits", "mean"], m.loc["rtos", "mean"],
-                                       int(f["missing"])])
-    headers = keys + ["flows", "fct_ms mean", f"{pct} CI", "p50", "p95", "p99", "rexmits", "RTOs",
-                      "unfinished"]
-    return render(headers, rows, align_left=max(1, len(keys)))
+    return sweep_table(df, keys, confidence)
