@@ -23,7 +23,6 @@ The trace is the simulator's JSON lines: ``{"t_us", "flow", "kind", ...}`` with 
 from __future__ import annotations
 
 import os
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -35,18 +34,23 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from .plot_state import draw_overlay, draw_state, filter_records, parse_flows, parse_window, pick_flows  # noqa: E402,F401
+from .plot_data import HANDSHAKE, NEW, PROBES, QUIET_EVENTS, FlowData, flows_present, is_file, records, reduce  # noqa: E402,F401
+from .plot_state import (  # noqa: E402,F401
+    bytes_axis,
+    draw_overlay,
+    draw_state,
+    filter_records,
+    parse_flows,
+    parse_window,
+    pick_flows,
+    time_axis,
+)
 
 Record = Mapping[str, Any]
-Records = Union[Sequence[Record], Any]  # a list of dicts or a pandas DataFrame
+#: A trace: a list of records, a DataFrame, or the path of a JSON-lines file (read in a
+#: stream: memory does not grow with its length).
+Records = Union[Sequence[Record], Any]
 Traces = Union[Records, Mapping[str, Records]]
-
-#: ``send.why`` values that are first transmissions of new data.
-NEW = {"new", "limited_transmit"}
-#: ``send.why`` values that are loss probes.
-PROBES = {"probe_new", "probe_retransmit"}
-#: Handshake packets, drawn as small grey marks at their offset.
-HANDSHAKE = {"syn", "syn_ack", "handshake_ack"}
 
 COLORS = {
     "new": "tab:blue",
@@ -68,141 +72,103 @@ EVENT_COLORS = {
     "undo": "tab:cyan",
     "spurious_rto": "magenta",
 }
-#: Events not drawn as lines: per-segment (mark_lost) or already drawn (dsack bars).
-QUIET_EVENTS = {"mark_lost", "dsack"}
 #: Event labels drawn per panel at most (lines are always drawn).
 MAX_EVENT_LABELS = 24
+#: Events drawn as lines per panel at most; more are ticks along the top edge.
+MAX_EVENT_LINES = 250
+#: A label is drawn only this far (a fraction of the panel's width) from the last one,
+#: so labels never print over each other.
+LABEL_GAP = 0.012
 
 
-def _records(r: Records) -> List[Record]:
-    if hasattr(r, "to_dict") and hasattr(r, "columns"):  # pandas DataFrame
-        return [{k: v for k, v in row.items() if not _isnan(v)} for row in r.to_dict("records")]
-    return list(r)
+def _groups(traces: Traces) -> List[Tuple[str, Records]]:
+    if isinstance(traces, Mapping):
+        return [(str(k), _reusable(v)) for k, v in traces.items()]
+    return [("", _reusable(traces))]
 
 
-def _isnan(v: Any) -> bool:
-    return isinstance(v, float) and v != v
+def _reusable(src: Any) -> Any:
+    """``src`` as something that can be read twice (a generator becomes a list)."""
+    if is_file(src) or isinstance(src, Sequence) or hasattr(src, "columns"):
+        return src
+    return list(src)
 
 
 def _panels(traces: Traces, max_flows: int, flows: Optional[Sequence[int]] = None,
             window: Optional[Tuple[float, float]] = None) -> List[Tuple[str, List[Record]]]:
-    """The (title, records of one flow) panels :func:`time_sequence` draws."""
-    return _select(traces, max_flows, flows, window)[0]
+    """The (title, records of one flow) panels :func:`time_sequence` draws (the records
+    themselves, for inspection; the plot reduces them as it reads, :func:`_select`)."""
+    return [(title, list(records(src, [flow], window)))
+            for title, src, flow in _choose(traces, max_flows, flows, window)[0]]
 
 
-def _select(traces: Traces, max_flows: int, flows: Optional[Sequence[int]] = None,
-            window: Optional[Tuple[float, float]] = None) -> Tuple[List[Tuple[str, List[Record]]], str]:
-    """Splits the input into (title, records of one flow) panels: every trace of a
-    mapping, and per trace the chosen flows. Returns the panels and a note naming the
-    flows shown when some were left out."""
-    if isinstance(traces, Mapping):
-        groups = [(str(k), _records(v)) for k, v in traces.items()]
-    else:
-        groups = [("", _records(traces))]
-    panels: List[Tuple[str, List[Record]]] = []
+def _choose(traces: Traces, max_flows: int, flows: Optional[Sequence[int]],
+            window: Optional[Tuple[float, float]]) -> Tuple[List[Tuple[str, Any, Any]], str]:
+    """(title, source, flow) of every panel, and a note naming the flows shown when some
+    were left out: every trace of a mapping, and per trace the chosen flows."""
+    out: List[Tuple[str, Any, Any]] = []
     note = ""
-    for label, recs in groups:
-        by_flow: "OrderedDict[Any, List[Record]]" = OrderedDict()
-        for rec in filter_records(recs, None, window):
-            by_flow.setdefault(rec.get("flow", 0), []).append(rec)
-        chosen, n = pick_flows(list(by_flow), flows, max_flows)
+    for label, src in _groups(traces):
+        present = flows_present(src, window)
+        chosen, n = pick_flows(present, flows, max_flows)
         if flows is None and len(chosen) < n:
             note = (f"showing flows {', '.join(map(str, chosen))} of {n} "
                     f"(--flows / flows= to choose)")
-        many = len(by_flow) > 1
+        many = len(present) > 1
         for flow in chosen:
             title = " · ".join(x for x in (label, f"flow {flow}" if many or not label else "") if x)
-            panels.append((title, by_flow[flow]))
+            out.append((title, src, flow))
+    return out, note
+
+
+def _select(traces: Traces, max_flows: int, flows: Optional[Sequence[int]] = None,
+            window: Optional[Tuple[float, float]] = None) -> Tuple[List[Tuple[str, FlowData]], str]:
+    """The panels as (title, reduced flow data) — one more pass over each trace, keeping
+    only what can be drawn (:mod:`lossrec.plot_data`) — and the note of :func:`_choose`."""
+    chosen, note = _choose(traces, max_flows, flows, window)
+    by_src: Dict[int, List[Any]] = {}
+    for _, src, flow in chosen:
+        by_src.setdefault(id(src), []).append(flow)
+    reduced: Dict[int, Dict[Any, FlowData]] = {}
+    panels = []
+    for title, src, flow in chosen:
+        if id(src) not in reduced:
+            reduced[id(src)] = reduce(src, by_src[id(src)], window)
+        panels.append((title, reduced[id(src)].get(flow) or FlowData()))
     return panels, note
 
 
-def _span(v: Any) -> Optional[Tuple[float, float]]:
-    if isinstance(v, (list, tuple)) and len(v) == 2:
-        return float(v[0]), float(v[1])
-    return None
+def _data(recs: Union[FlowData, Iterable[Record]]) -> FlowData:
+    if isinstance(recs, FlowData):
+        return recs
+    d = FlowData()
+    for r in records(_reusable(recs)):
+        d.add(r)
+    return d
 
 
-def draw_flow(ax: Any, recs: Iterable[Record]) -> Dict[str, Any]:
-    """Draws one flow's records on ``ax``; returns legend handles for what was drawn."""
-    recs_list = list(recs)
-    recs = recs_list
-    seg: Dict[str, Tuple[List[float], List[float], List[float]]] = {
-        k: ([], [], []) for k in ("new", "retransmit", "sack", "dsack", "recv")
-    }
-    probes: Tuple[List[float], List[float]] = ([], [])
-    hs: Tuple[List[float], List[float]] = ([], [])
-    drops: Tuple[List[float], List[float]] = ([], [])
-    ack_drops: Tuple[List[float], List[float]] = ([], [])
-    acks: Tuple[List[float], List[float]] = ([], [])
-    events: List[Tuple[float, str]] = []
-    seen_events = set()
-
-    def add(kind: str, t: float, s: Tuple[float, float]) -> None:
-        seg[kind][0].append(t)
-        seg[kind][1].append(s[0])
-        seg[kind][2].append(s[1])
-
-    for rec in recs:
-        t = float(rec.get("t_us", 0)) / 1000.0
-        kind = rec.get("kind")
-        if kind == "send":
-            why = rec.get("why", "new")
-            sp = _span(rec.get("seq")) or (0.0, 0.0)
-            if why in HANDSHAKE:
-                hs[0].append(t)
-                hs[1].append(sp[0])
-                continue
-            add("new" if why in NEW or why == "probe_new" else "retransmit", t, sp)
-            if why in PROBES:
-                probes[0].append(t)
-                probes[1].append(sp[1])
-        elif kind == "recv":
-            s = _span(rec.get("seq"))
-            if s:
-                add("recv", t, s)
-        elif kind == "ack":
-            if rec.get("ack") is not None:
-                acks[0].append(t)
-                acks[1].append(float(rec["ack"]))
-            for b in rec.get("sack") or []:
-                s = _span(b)
-                if s:
-                    add("sack", t, s)
-            s = _span(rec.get("dsack"))
-            if s:
-                add("dsack", t, s)
-        elif kind == "drop":
-            if rec.get("dir") == "ack":
-                if rec.get("ack") is not None:
-                    ack_drops[0].append(t)
-                    ack_drops[1].append(float(rec["ack"]))
-            else:
-                s = _span(rec.get("seq"))
-                if s:
-                    drops[0].append(t)
-                    drops[1].append(s[0])
-        elif kind == "event":
-            name = str(rec.get("name", "event"))
-            if name not in QUIET_EVENTS and (t, name) not in seen_events:
-                seen_events.add((t, name))
-                events.append((t, name))
-
+def draw_flow(ax: Any, recs: Union[FlowData, Iterable[Record]]) -> Dict[str, Any]:
+    """Draws one flow (its records, or their :class:`~lossrec.plot_data.FlowData`) on
+    ``ax``; returns legend handles for what was drawn."""
+    d = _data(recs)
     handles: Dict[str, Any] = {}
     # Shaded bars first so that the data lines sit on top.
     for kind, label, lw, alpha in (("sack", "SACKed", 2, 0.2), ("dsack", "DSACK", 5, 0.5)):
-        ts, lo, hi = seg[kind]
+        ts, lo, hi = d.spans(kind)
         if ts:
             ax.vlines(ts, lo, hi, colors=COLORS[kind], linewidth=lw, alpha=alpha, zorder=1)
             handles[label] = Patch(color=COLORS[kind], alpha=alpha)
-    ts, lo, hi = seg["recv"]
+    ts, lo, hi = d.spans("recv")
     if ts:
         ax.vlines(ts, lo, hi, colors=COLORS["recv"], linewidth=1, zorder=1)
         handles["received"] = Line2D([], [], color=COLORS["recv"])
+    acks = d.series("ack")
     if acks[0]:
         ax.step(acks[0], acks[1], where="post", color=COLORS["ack"], linewidth=1.2, zorder=2)
         handles["cumulative ACK"] = Line2D([], [], color=COLORS["ack"])
+    sent = {k: d.spans(k) for k in ("new", "retransmit")}
     for kind, label in (("new", "sent"), ("retransmit", "retransmitted")):
-        ts, lo, hi = seg[kind]
+        ts, lo, hi = sent[kind]
         if ts:
             ax.vlines(ts, lo, hi, colors=COLORS[kind], linewidth=1.6, zorder=3)
             handles[label] = Line2D([], [], color=COLORS[kind], linewidth=1.6)
@@ -213,41 +179,66 @@ def draw_flow(ax: Any, recs: Iterable[Record]) -> Dict[str, Any]:
                 ax.plot(ts, mid, "o", color=COLORS[kind], markersize=3.5, zorder=4)
                 handles[label] = Line2D([], [], color=COLORS[kind], linewidth=1.6, marker="o",
                                         markersize=3.5)
-    if probes[0]:
-        ax.plot(probes[0], probes[1], "D", color=COLORS["probe"], markersize=5, zorder=4)
-        handles["loss probe"] = Line2D([], [], color=COLORS["probe"], marker="D", linestyle="")
-    if hs[0]:
-        ax.plot(hs[0], hs[1], "s", color=COLORS["handshake"], markersize=3, zorder=3)
-        handles["handshake"] = Line2D([], [], color=COLORS["handshake"], marker="s", linestyle="")
-    if drops[0]:
-        ax.plot(drops[0], drops[1], "x", color=COLORS["drop"], markersize=6, zorder=5)
-        handles["data dropped"] = Line2D([], [], color=COLORS["drop"], marker="x", linestyle="")
-    rwnd = [(float(r.get("t_us", 0)) / 1000.0, float(r["ack"]) + float(r["rwnd"]))
-            for r in recs_list if r.get("kind") == "ack" and r.get("rwnd") is not None
-            and r.get("ack") is not None]
-    if rwnd and max(w for _, w in rwnd) < 1e12:
+    for kind, label, marker, size, color, z in (
+            ("probe", "loss probe", "D", 5, COLORS["probe"], 4),
+            ("handshake", "handshake", "s", 3, COLORS["handshake"], 3),
+            ("drop", "data dropped", "x", 6, COLORS["drop"], 5),
+            ("ack_drop", "ACK dropped", "x", 5, COLORS["ack"], 5)):
+        ts, ys = d.marks(kind)
+        if ts:
+            ax.plot(ts, ys, marker, color=color, markersize=size, zorder=z)
+            handles[label] = Line2D([], [], color=color, marker=marker, linestyle="")
+    edge = d.series("rwnd_edge")
+    if edge[0] and max(edge[1]) < 1e12:
         # The window edge may sit far above the data: it must not set the scale.
-        top = max([*seg["new"][2], *seg["retransmit"][2], *acks[1], 1.0])
-        ax.step([t for t, _ in rwnd], [w for _, w in rwnd], where="post", color="gold",
-                linewidth=1.0, zorder=1)
-        bottom = min([*seg["new"][1], *seg["retransmit"][1], *acks[1], top])
-        edge = min(w for _, w in rwnd)
+        data_hi = [*sent["new"][2], *sent["retransmit"][2], *acks[1]]
+        data_lo = [*sent["new"][1], *sent["retransmit"][1], *acks[1]]
+        top = max([*data_hi, 1.0])
+        ax.step(edge[0], edge[1], where="post", color="gold", linewidth=1.0, zorder=1)
+        bottom = min([*data_lo, top])
+        low_edge = min(edge[1])
         pad = (top - bottom) * 0.06 + 1
-        ax.set_ylim(bottom - pad, (max(top, edge) if edge < top * 1.5 else top) + pad)
+        ax.set_ylim(bottom - pad, (max(top, low_edge) if low_edge < top * 1.5 else top) + pad)
         handles["receive window"] = Line2D([], [], color="gold")
-    if ack_drops[0]:
-        ax.plot(ack_drops[0], ack_drops[1], "x", color=COLORS["ack"], markersize=5, zorder=5)
-        handles["ACK dropped"] = Line2D([], [], color=COLORS["ack"], marker="x", linestyle="")
+    events = d.events
     if events:
-        trans = ax.get_xaxis_transform()
-        for i, (t, name) in enumerate(events):
-            c = EVENT_COLORS.get(name, "dimgrey")
-            ax.axvline(t, color=c, linestyle="--", linewidth=0.8, alpha=0.8, zorder=0)
-            if i < MAX_EVENT_LABELS:
-                ax.text(t, 0.98, f" {name}", transform=trans, rotation=90, va="top",
-                        ha="left", fontsize=7, color=c)
-        handles["engine event"] = Line2D([], [], color="dimgrey", linestyle="--")
+        handles.update(_draw_events(ax, events))
     return handles
+
+
+def _draw_events(ax: Any, events: List[Tuple[float, str]]) -> Dict[str, Any]:
+    """Every event as a dashed line, at most :data:`MAX_EVENT_LABELS` labelled, none
+    closer than :data:`LABEL_GAP` of the panel's width to the previous label; beyond
+    :data:`MAX_EVENT_LINES` events (a long run's hundreds of recoveries), a tick per
+    event along the top edge, one row and colour per kind, named in the legend.
+    Returns the legend handles."""
+    from collections import Counter
+
+    trans = ax.get_xaxis_transform()
+    if len(events) > MAX_EVENT_LINES:
+        handles: Dict[str, Any] = {}
+        counts = Counter(name for _, name in events)
+        for i, (name, _) in enumerate(counts.most_common()):
+            c = EVENT_COLORS.get(name, f"C{i % 10}")
+            ts = [t for t, x in events if x == name]
+            ax.plot(ts, [1.0 - 0.025 * (i % 8)] * len(ts), "|", color=c, markersize=7,
+                    transform=trans, clip_on=False, zorder=5)
+            handles[name] = Line2D([], [], color=c, marker="|", linestyle="")
+        return handles
+    lo, hi = ax.get_xlim() if ax.has_data() else (events[0][0], events[-1][0])
+    lo, hi = min(lo, events[0][0]), max(hi, events[-1][0])
+    gap = (hi - lo) * LABEL_GAP
+    labelled = 0
+    last = -float("inf")
+    for t, name in events:
+        c = EVENT_COLORS.get(name, "dimgrey")
+        ax.axvline(t, color=c, linestyle="--", linewidth=0.8, alpha=0.8, zorder=0)
+        if labelled < MAX_EVENT_LABELS and (t - last > gap or labelled == 0):
+            ax.text(t, 0.98, f" {name}", transform=trans, rotation=90, va="top",
+                    ha="left", fontsize=7, color=c)
+            labelled += 1
+            last = t
+    return {"engine event": Line2D([], [], color="dimgrey", linestyle="--")}
 
 
 def time_sequence(
@@ -260,15 +251,18 @@ def time_sequence(
     state: bool = True,
     overlay: bool = False,
 ) -> Path:
-    """Writes a time-sequence graph of ``traces`` to ``path`` (PNG, or SVG/PDF by suffix).
+    """Writes a time-sequence graph of ``traces`` to ``path`` (its suffix picks the
+    format, :func:`check_output`; ``-``: PNG on stdout).
 
-    ``traces`` is a list of trace records (or a DataFrame), or a dict label → records to
-    draw several runs one below the other (``overlay=True``: in one panel). ``flows``
-    picks flow ids (default: up to ``max_flows`` spread over the run); ``window`` is
-    ``(start_s, end_s)``; ``state`` adds the cwnd/ssthresh/pipe/SRTT/RTO panel.
+    ``traces`` is a trace — a list of records, a DataFrame, or the path of a JSON-lines
+    file, read as a stream so that memory stays flat however long the trace — or a dict
+    label → trace to draw several runs one below the other (``overlay=True``: in one
+    panel). ``flows`` picks flow ids (default: up to ``max_flows`` spread over the run);
+    ``window`` is ``(start_s, end_s)``; ``state`` adds the cwnd/ssthresh/pipe/SRTT/RTO panel.
     """
+    check_output(path)
     if overlay and isinstance(traces, Mapping):
-        return draw_overlay({str(k): _records(v) for k, v in traces.items()}, path, flows, window,
+        return draw_overlay({str(k): v for k, v in _groups(traces)}, path, flows, window,
                             title, state, _save)
     panels, note = _select(traces, max_flows, flows, window)
     if note:
@@ -276,7 +270,7 @@ def time_sequence(
 
         print(f"lossrec: {note}", file=sys.stderr)
     if not panels:
-        panels = [("(empty trace)", [])]
+        panels = [("(empty trace)", FlowData())]
     rows = 2 if state else 1
     # Many panels (every preset of the default run): two columns, so the figure stays
     # readable instead of growing one long strip.
@@ -288,22 +282,23 @@ def time_sequence(
                              squeeze=False, gridspec_kw={"height_ratios": ratios})
     try:
         all_handles: Dict[str, Any] = {}
-        for i, (ptitle, recs) in enumerate(panels):
+        for i, (ptitle, data) in enumerate(panels):
             r, c = rows * (i // cols), i % cols
             ax = axes[r, c]
-            all_handles.update(draw_flow(ax, recs))
-            ax.set_ylabel("sequence (bytes)")
+            all_handles.update(draw_flow(ax, data))
+            ax.set_ylabel("sequence")
+            bytes_axis(ax.yaxis)
+            time_axis(ax.xaxis)
             if ptitle:
                 ax.set_title(ptitle, fontsize=10, loc="left")
             ax.grid(True, alpha=0.3)
-            ax.ticklabel_format(axis="y", style="plain", useOffset=False)
             if state:
-                draw_state(axes[r + 1, c], recs, sharex=ax)
+                draw_state(axes[r + 1, c], data, sharex=ax)
         for j in range(len(panels), prow * cols):  # an odd count leaves one cell empty
             for k in range(rows):
                 axes[rows * (j // cols) + k, j % cols].set_visible(False)
         for c in range(cols):
-            axes[-1, c].set_xlabel("time (ms)")
+            axes[-1, c].set_xlabel("time")
         if all_handles:
             # Beside the first panel, so that it hides no data.
             axes[0, cols - 1].legend(list(all_handles.values()), list(all_handles.keys()),
@@ -318,18 +313,36 @@ def time_sequence(
         plt.close(fig)
 
 
+def formats() -> List[str]:
+    """The file suffixes a plot can be written as (matplotlib's savefig formats)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    return sorted(FigureCanvasBase.get_supported_filetypes())
+
+
+def check_output(path: "str | os.PathLike[str]") -> None:
+    """Raises ``ValueError`` unless ``path`` is ``-`` or ends in a suffix matplotlib can
+    write (:func:`formats`), so that a long run does not end in a plot that cannot be
+    written, and ``x.jpg`` is a JPEG, never a PNG under another name."""
+    if str(path) == "-":
+        return
+    fmt = Path(path).suffix.lower().lstrip(".")
+    if fmt not in formats():
+        what = f"suffix .{fmt}" if fmt else "no suffix"
+        raise ValueError(f"cannot write a plot to {path} ({what}): give one of "
+                         f"{', '.join('.' + f for f in formats())}, or - for PNG on stdout")
+
+
 def _save(fig: Any, path: "str | os.PathLike[str]") -> Path:
-    """Writes the figure to `path` (its suffix picks PNG, SVG or PDF), or as PNG to
-    stdout for ``-``."""
+    """Writes the figure to ``path`` in the format its suffix names (matplotlib infers
+    it; :func:`check_output` refuses the others), or as PNG to stdout for ``-``."""
     if str(path) == "-":
         import sys
 
         fig.savefig(sys.stdout.buffer, format="png", dpi=120)
         sys.stdout.buffer.flush()
         return Path("-")
+    check_output(path)
     out = Path(path)
-    fmt = out.suffix.lower().lstrip(".") or "png"
-    if fmt not in ("png", "svg", "pdf"):
-        fmt = "png"
-    fig.savefig(out, format=fmt, dpi=120)
+    fig.savefig(out, dpi=120)
     return out

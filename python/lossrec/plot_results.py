@@ -28,22 +28,50 @@ def read_results(paths: Sequence[str]) -> "pd.DataFrame":
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
 
+#: A CDF's x axis is logarithmic by default when its positive values span this ratio
+#: (two decades): FCTs of a tail loss (one RTT) and of an RTO (seconds) both readable.
+LOG_SPAN = 100.0
+
+
+def log_scale(values: Any, scale: str = "auto") -> bool:
+    """Whether to draw ``values`` on a log axis: ``"log"``, ``"linear"``, or ``"auto"``
+    (every value positive and max/min ≥ :data:`LOG_SPAN`)."""
+    import numpy as np
+
+    if scale not in ("auto", "log", "linear"):
+        raise ValueError(f"scale {scale!r}: expected auto, log or linear")
+    if scale != "auto":
+        return scale == "log"
+    x = np.asarray(values, dtype=float)
+    x = x[np.isfinite(x)]
+    return bool(len(x)) and bool((x > 0).all()) and float(x.max()) >= LOG_SPAN * float(x.min())
+
+
 def plot_results(df: "pd.DataFrame", path: "str | os.PathLike[str]", metric: str = "fct_ms",
-                 by: Sequence[str] = (), kind: str = "cdf", title: str = "") -> Path:
-    """Writes a CDF (``kind="cdf"``) or summary (``"summary"``) plot of ``metric``."""
+                 by: Sequence[str] = (), kind: str = "cdf", title: str = "",
+                 xscale: str = "auto") -> Path:
+    """Writes a CDF (``kind="cdf"``) or summary (``"summary"``) plot of ``metric``.
+
+    ``xscale`` is the CDF's x axis: ``"log"``, ``"linear"`` or ``"auto"`` (log when
+    the values span two decades, :func:`log_scale`). List-valued group columns are
+    grouped by their text (``[2, 3]``)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
+    import pandas as pd
 
-    from .summary import summarize
+    from .plot import check_output
+    from .summary import hashable_keys, summarize
     from .suggest import did_you_mean
 
+    check_output(path)
     for c in [metric, *by]:
         if c not in df.columns:
             raise ValueError(f"no column {c!r}{did_you_mean(c, map(str, df.columns))}")
     keys: List[str] = list(by)
+    df = hashable_keys(df, keys)
     groups: Any = df.groupby(keys, sort=False, observed=True) if keys else [("all", df)]
     fig, ax = plt.subplots(figsize=(8, 4.5))
     try:
@@ -53,7 +81,9 @@ def plot_results(df: "pd.DataFrame", path: "str | os.PathLike[str]", metric: str
                 if len(x):
                     y = np.arange(1, len(x) + 1) / len(x)
                     ax.step(x, y, where="post", label=_label(keys, k, len(x), len(d)))
-            ax.set_xlabel(metric)
+            if log_scale(pd.to_numeric(df[metric], errors="coerce").dropna(), xscale):
+                ax.set_xscale("log")
+            ax.set_xlabel(metric + (" (log scale)" if ax.get_xscale() == "log" else ""))
             ax.set_ylabel("fraction of flows ≤ x")
             ax.set_ylim(0, 1.01)
         else:
@@ -67,7 +97,7 @@ def plot_results(df: "pd.DataFrame", path: "str | os.PathLike[str]", metric: str
                 ax.plot(xs, s[q], m, label=q)
             ax.set_xticks(xs, labels, rotation=20, ha="right", fontsize=8)
             ax.set_ylabel(metric)
-        ax.grid(True, alpha=0.3)
+        ax.grid(True, alpha=0.3, which="both" if ax.get_xscale() == "log" else "major")
         ax.legend(fontsize=8)
         if title:
             ax.set_title(title, fontsize=10)

@@ -208,3 +208,124 @@ def test_run_overlays_the_default_runs_presets(tmp_path, cli):
     tail = Path(__file__).resolve().parents[2] / "experiments" / "examples" / "tail-loss.toml"
     r = cli("run", str(tail), "--plot", str(one), "--overlay")
     assert r.code == 2 and "--overlay" in r.stderr
+
+
+def test_state_panel_is_fed_by_the_events_that_carry_state():
+    # An RTO collapses cwnd and backs the timer off between two ACKs: the panel must show
+    # it at the timeout (experiments/examples/delay-spikes.toml, preset linux).
+    from lossrec import plot_state
+
+    recs = _with_state(synthetic())
+    recs.append({"t_us": 1_500_000, "flow": 0, "kind": "event", "name": "rto", "snd_una": 9 * MSS,
+                 "backoff": 1, "rto_us": 1_269_000, "cwnd": MSS, "ssthresh": 7240})
+    recs.append({"t_us": 1_550_000, "flow": 0, "kind": "event", "name": "undo", "cwnd": 14480,
+                 "ssthresh": 20000})
+    s = plot_state._state_series(sorted(recs, key=lambda r: r["t_us"]))
+    assert (1500.0, float(MSS)) in zip(*s["cwnd"])
+    assert (1500.0, 1269.0) in zip(*s["rto_us"])
+    assert (1550.0, 20000.0) in zip(*s["ssthresh"])
+
+
+def test_a_state_panel_without_state_says_why(tmp_path):
+    # Linux's sender on the wire: sends classified by sequence, ACKs without state, no
+    # engine events.
+    bare = [r for r in synthetic() if r["kind"] != "event"]
+    recs = [dict(r, why="retransmission") if r.get("why") not in (None, "new", "syn", "handshake_ack")
+            else r for r in bare]
+    text = plot.time_sequence(recs, tmp_path / "linux.svg").read_text()
+    assert "sender, seen on the wire" in text  # "Linux's", the apostrophe escaped
+    text = plot.time_sequence(bare, tmp_path / "none.svg").read_text()
+    assert "no sender state in this trace" in text
+
+
+def test_byte_and_time_ticks_have_si_prefixes(tmp_path):
+    text = plot.time_sequence(_with_state(synthetic()), tmp_path / "ticks.svg").read_text()
+    labels = re.findall(r"<!-- ([^<>]*) -->", text)
+    assert any(re.fullmatch(r"\d+(\.\d+)? kB", x) for x in labels), labels
+    assert any(re.fullmatch(r"\d+(\.\d+)? ms", x) for x in labels), labels
+    assert not any(re.fullmatch(r"\d{4,}", x) for x in labels), labels
+
+
+def test_output_suffix_picks_the_format_or_is_refused(tmp_path):
+    import pytest
+
+    jpg = plot.time_sequence(synthetic(), tmp_path / "x.jpg")
+    assert jpg.read_bytes()[:2] == b"\xff\xd8"  # a JPEG, not a PNG named .jpg
+    for bad in ("x.xyz", "x"):
+        with pytest.raises(ValueError, match=r"\.png, .*\.svg"):
+            plot.time_sequence(synthetic(), tmp_path / bad)
+        assert not (tmp_path / bad).exists()
+
+
+def test_run_refuses_an_unknown_plot_suffix_before_running(tmp_path, cli):
+    r = cli("run", "--plot", str(tmp_path / "x.xyz"))
+    assert r.code == 2 and "supported" not in r.stdout and ".png" in r.stderr, r.stderr
+
+
+def test_overlay_of_many_traces_has_distinct_colours(tmp_path):
+    from lossrec import plot_state
+
+    colours = plot_state.overlay_colors(21)
+    assert len(set(colours)) == 21
+    traces = {f"preset{i}": _with_state(synthetic()) for i in range(21)}
+    px = _pixels(plot.time_sequence(traces, tmp_path / "o21.png", overlay=True))
+    assert px.shape[1] > 1400  # the legend's columns beside the panel, not over it
+
+
+def test_cdf_axis_is_log_when_values_span_decades(tmp_path, cli):
+    from lossrec.plot_results import log_scale
+
+    assert log_scale([100.0, 250.0, 1300.0, 30_000.0])
+    assert not log_scale([100.0, 250.0, 1300.0])
+    assert not log_scale([0.0, 250.0, 30_000.0])
+    assert log_scale([1.0, 2.0], "log") and not log_scale([1.0, 1e6], "linear")
+    rows = [{"p": p, "fct_ms": float(v)} for p in "ab" for v in (120, 130, 150, 1300, 3200, 25_000)]
+    csv = tmp_path / "r.csv"
+    pd.DataFrame(rows).to_csv(csv, index=False)
+    out = tmp_path / "cdf.svg"
+    assert cli("plot", str(csv), "--by", "p", "-o", str(out)).code == 0
+    assert "fct_ms (log scale)" in out.read_text()
+    assert cli("plot", str(csv), "--by", "p", "--xscale", "linear", "-o", str(out)).code == 0
+    assert "log scale" not in out.read_text()
+
+
+def _bulk_trace(path, segments):
+    """A JSON-lines trace of one flow sending ``segments`` segments, each ACKed, with a
+    loss every 1000 segments."""
+    with open(path, "w") as f:
+        for i in range(segments):
+            t = 1000 + i * 80
+            f.write(f'{{"t_us":{t},"flow":0,"kind":"send","seq":[{i * MSS},{(i + 1) * MSS}],"why":"new"}}\n')
+            if i % 1000 == 999:
+                f.write(f'{{"t_us":{t + 40},"flow":0,"kind":"drop","dir":"data","seq":[{i * MSS},{(i + 1) * MSS}],'
+                        f'"cause":"loss"}}\n')
+            f.write(f'{{"t_us":{t + 50_000},"flow":0,"kind":"ack","ack":{(i + 1) * MSS},"sack":[],"dsack":null,'
+                    f'"cwnd":{(10 + i % 500) * MSS},"pipe":{MSS * 10},"ssthresh":null,"state":"open",'
+                    f'"srtt_us":50000,"rttvar_us":1000,"rto_us":200000,"rwnd":65535}}\n')
+
+
+def test_plot_memory_is_flat_in_the_trace_length(tmp_path):
+    import tracemalloc
+
+    from lossrec import plot_data
+
+    peaks = []
+    for n in (20_000, 80_000):
+        trace = tmp_path / f"bulk{n}.jsonl"
+        _bulk_trace(trace, n)
+        tracemalloc.start()
+        data = plot_data.reduce(trace)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+        d = data[0]
+        # Every send is drawn: the bins cover the stream without a gap.
+        ts, lo, hi = d.spans("new")
+        assert min(lo) == 0 and max(hi) == n * MSS
+        assert len(ts) <= plot_data.BINS
+        # The sawtooth's extremes survive the reduction.
+        assert max(d.series("cwnd")[1]) == 509 * MSS and min(d.series("cwnd")[1]) == 10 * MSS
+    # Four times the trace, about the same memory (the reduced bins, not the records).
+    assert peaks[1] < 1.3 * peaks[0] + 2_000_000, peaks
+    assert peaks[1] < 40_000_000, peaks
+    out = plot.time_sequence(tmp_path / "bulk80000.jsonl", tmp_path / "bulk.png")
+    assert _pixels(out).std() > 0.05

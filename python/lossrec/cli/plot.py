@@ -14,18 +14,21 @@ from .common import handle_errors, main
 @main.command("plot")
 @click.argument("inputs", nargs=-1, required=True, metavar="RESULTS.csv|.parquet|TRACE.jsonl...")
 @click.option("-o", "--output", required=True, metavar="FILE.png|.svg|.pdf|-",
-              help="Where to draw (- : PNG on stdout).")
+              help="Where to draw; the suffix picks the format (png, svg, pdf, jpg, ...; "
+                   "others are refused), - : PNG on stdout.")
 @click.option("--metric", default="fct_ms", show_default=True, help="Results: the column to plot.")
 @click.option("--by", "by", metavar="COLUMN", multiple=True,
               help="Results: one curve per value of this column (repeatable), e.g. --by sender.preset.")
 @click.option("--kind", type=click.Choice(["cdf", "summary"]), default="cdf", show_default=True,
               help="Results: a CDF per group, or mean with its confidence interval and p50/p95/p99.")
+@click.option("--xscale", type=click.Choice(["auto", "log", "linear"]), default="auto", show_default=True,
+              help="Results: the CDF's x axis; auto is log when the values span two decades.")
 @click.option("--flows", "flows", metavar="IDS", help="Traces: these flows (e.g. 0,3 or 0:9).")
 @click.option("--window", "window", metavar="START:END", help="Traces: this time window, seconds.")
 @click.option("--overlay", is_flag=True, help="Traces: draw every trace in one panel.")
 @handle_errors
 def plot_cmd(inputs: Sequence[str], output: str, metric: str, by: Sequence[str], kind: str,
-             flows: Optional[str], window: Optional[str], overlay: bool) -> None:
+             xscale: str, flows: Optional[str], window: Optional[str], overlay: bool) -> None:
     """Draw a sweep's results or one or more traces.
 
     \b
@@ -38,12 +41,15 @@ def plot_cmd(inputs: Sequence[str], output: str, metric: str, by: Sequence[str],
         from ..plot_results import plot_results, read_results
 
         df = read_results(inputs)
-        plot_results(df, output, metric=metric, by=list(by), kind=kind)
+        plot_results(df, output, metric=metric, by=list(by), kind=kind, xscale=xscale)
     elif suffixes <= {".jsonl", ".json", ""}:
-        from ..plot import parse_flows, parse_window, time_sequence
+        from ..plot import check_output, parse_flows, parse_window, time_sequence
         from ..result import parse_jsonl
 
-        traces = {Path(i).stem if i != "-" else "stdin": parse_jsonl(_read(i)) for i in inputs}
+        check_output(output)
+        # Files are read as streams (memory flat in their length); stdin is read once.
+        traces = {Path(i).stem if i != "-" else "stdin": parse_jsonl(_read(i)) if i == "-" else Path(i)
+                  for i in inputs}
         time_sequence(traces if len(traces) > 1 else next(iter(traces.values())), output,
                       flows=parse_flows(flows) if flows else None,
                       window=parse_window(window) if window else None, overlay=overlay)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -113,6 +114,10 @@ def run_cmd(
     to_stdout = "-" in (trace_path, pcap_path, pcap_rx_path)
     echo = (lambda m: click.echo(m, err=True)) if to_stdout else click.echo
     plot_kw = _plot_options(plot_flows, plot_window)
+    if plot_path is not None:
+        from ..plot import check_output
+
+        check_output(plot_path)  # before the run, not after it
     if overlay:
         if scenario is not None or plot_path is None:
             raise ValueError("--overlay: draws the default run's presets (no scenario) in one "
@@ -142,9 +147,21 @@ def run_cmd(
             echo(render(["preset"] + [h for h, _ in DEFAULT_COLUMNS], rows))
         return
 
-    want_trace: Any = trace_path if trace_path is not None else (plot_path is not None)
-    r = api.run(scenario, seed=seed, trace=want_trace, pcap=pcap_path, preset=preset,
-                sets=overrides, pcap_receiver=pcap_rx_path)
+    if plot_path is not None:
+        if trace_path == "-":
+            raise ValueError("--plot cannot read back a trace written to stdout; give --trace a file")
+    # A plot reads the trace back from a file as a stream (memory flat in the run's
+    # length): without --trace, from a temporary one.
+    with tempfile.TemporaryDirectory(prefix="lossrec-plot-") as tmp:
+        plot_trace = trace_path if trace_path is not None else str(Path(tmp) / "trace.jsonl")
+        want_trace: Any = plot_trace if plot_path is not None else trace_path
+        r = api.run(scenario, seed=seed, trace=want_trace, pcap=pcap_path, preset=preset,
+                    sets=overrides, pcap_receiver=pcap_rx_path)
+        if plot_path is not None:
+            from .. import plot
+
+            plot.time_sequence(Path(plot_trace), plot_path, title=str(scenario), **plot_kw)
+            _note(f"wrote {plot_path}")
     outs = r.json.get("outputs", {})
     if trace_path not in (None, "-"):
         _note(f"wrote {trace_path} ({outs.get('trace_lines', 0):,} records)")
@@ -152,13 +169,6 @@ def run_cmd(
         _note(f"wrote {pcap_path} ({outs.get('pcap_records', 0):,} packets)")
     if pcap_rx_path not in (None, "-"):
         _note(f"wrote {pcap_rx_path} ({outs.get('pcap_receiver_records', 0):,} packets)")
-    if plot_path is not None:
-        if trace_path == "-":
-            raise ValueError("--plot cannot read back a trace written to stdout; give --trace a file")
-        from .. import plot
-
-        plot.time_sequence(r.trace_records, plot_path, title=str(scenario), **plot_kw)
-        _note(f"wrote {plot_path}")
     if as_json:
         echo(json.dumps(r.json, indent=2))
     else:
@@ -166,8 +176,10 @@ def run_cmd(
 
 
 def _plot_options(flows: Optional[str], window: Optional[str]) -> Dict[str, Any]:
-    """``--flows`` and ``--window`` as :func:`lossrec.plot.time_sequence` arguments."""
-    from ..plot import parse_flows, parse_window
+    """``--flows`` and ``--window`` as :func:`lossrec.plot.time_sequence` arguments
+    (parsed by :mod:`lossrec.plot_state`, which does not import matplotlib: a run
+    without --plot must not pay for it)."""
+    from ..plot_state import parse_flows, parse_window
 
     kw: Dict[str, Any] = {}
     if flows is not None:
