@@ -1,18 +1,23 @@
 """Time-sequence graphs from a run's trace, in the style of tcptrace and the RACK slides.
 
-x is time (ms), y the byte offset in the stream. Data sent is drawn as short vertical
+x is time (ticks in ms and s), y the byte offset in the stream (ticks in kB, MB). Data sent is drawn as short vertical
 segments spanning its byte range — first transmissions in blue, retransmissions in red,
 loss probes with a diamond on top — the cumulative ACK as a green step line, SACKed
 ranges as purple bars (DSACK in orange), drops as crosses, and engine events
-(enter_recovery, rto, exit_recovery, ...) as labelled vertical lines, and the receive
+(enter_recovery, rto, exit_recovery, ...) as labelled vertical lines (beyond
+:data:`MAX_EVENT_LINES`, ticks along the top edge), and the receive
 window's right edge (cumulative ACK + advertised window) as tcptrace's yellow line. One
 subplot per flow, or per trace when several are given (for example one per preset), or
 all of them in one panel (``overlay=True``: seed 001's slide 6 overlays A and B).
 Under each, a state panel (:mod:`lossrec.plot_state`): cwnd, ssthresh and pipe, with
-SRTT and RTO on the right axis, from the per-ACK fields of the trace.
+SRTT and RTO on the right axis, from the ACKs and the events that carry state.
 
 ``flows`` picks flows (default: up to ``max_flows``, spread evenly over the run, and a
 note says which), ``window`` a time window in seconds.
+
+The trace is read as a stream and reduced per pixel column as it is read
+(:mod:`lossrec.plot_data`), so memory does not grow with its length. The output's
+suffix picks the format, as matplotlib writes it (:func:`check_output`).
 
 The trace is the simulator's JSON lines: ``{"t_us", "flow", "kind", ...}`` with kind
 ``send`` (``seq`` [start, end), ``why``), ``drop`` (``dir`` data|ack, ``seq`` or

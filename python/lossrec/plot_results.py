@@ -29,8 +29,8 @@ def read_results(paths: Sequence[str]) -> "pd.DataFrame":
 
 
 #: A CDF's x axis is logarithmic by default when its positive values span this ratio
-#: (two decades): FCTs of a tail loss (one RTT) and of an RTO (seconds) both readable.
-LOG_SPAN = 100.0
+#: (about one and a half decades): FCTs of one RTT and of an RTO (seconds) both readable.
+LOG_SPAN = 30.0
 
 
 def log_scale(values: Any, scale: str = "auto") -> bool:
@@ -53,7 +53,7 @@ def plot_results(df: "pd.DataFrame", path: "str | os.PathLike[str]", metric: str
     """Writes a CDF (``kind="cdf"``) or summary (``"summary"``) plot of ``metric``.
 
     ``xscale`` is the CDF's x axis: ``"log"``, ``"linear"`` or ``"auto"`` (log when
-    the values span two decades, :func:`log_scale`). List-valued group columns are
+    the values span about 1.5 decades, :func:`log_scale`). List-valued group columns are
     grouped by their text (``[2, 3]``)."""
     import matplotlib
 

@@ -131,9 +131,11 @@ class Result:
     def plot(self, path: "str | os.PathLike[str]", **kw: Any) -> Path:
         """Writes a time-sequence graph of the trace (requires ``trace=True``); keyword
         arguments as :func:`lossrec.plot.time_sequence` (``flows``, ``window``,
-        ``panels``)."""
+        ``state``). A trace streamed to a file is read back from it as a stream."""
         from . import plot
 
+        if self._trace_text is None and self._trace_file is not None and str(self._trace_file) != "-":
+            return plot.time_sequence(Path(self._trace_file), path, **kw)
         return plot.time_sequence(self.trace_records, path, **kw)
 
     def __repr__(self) -> str:

@@ -22,7 +22,7 @@ from .common import handle_errors, main
 @click.option("--kind", type=click.Choice(["cdf", "summary"]), default="cdf", show_default=True,
               help="Results: a CDF per group, or mean with its confidence interval and p50/p95/p99.")
 @click.option("--xscale", type=click.Choice(["auto", "log", "linear"]), default="auto", show_default=True,
-              help="Results: the CDF's x axis; auto is log when the values span two decades.")
+              help="Results: the CDF's x axis; auto is log when the values span 1.5 decades (max/min ≥ 30).")
 @click.option("--flows", "flows", metavar="IDS", help="Traces: these flows (e.g. 0,3 or 0:9).")
 @click.option("--window", "window", metavar="START:END", help="Traces: this time window, seconds.")
 @click.option("--overlay", is_flag=True, help="Traces: draw every trace in one panel.")

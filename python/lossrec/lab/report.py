@@ -26,10 +26,11 @@ def cell(x: Any) -> str:
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    out = ["| " + " | ".join(cell(h) for h in headers) + " |",
-           "|" + "|".join("---" for _ in headers) + "|"]
-    out += ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
-    return "\n".join(out)
+    """A Markdown (pipe) table by ``DataFrame.to_markdown`` (tabulate): cells as given,
+    escaped by :func:`cell`, not padded (``stralign=None``), so a row reads the same in
+    the source as rendered."""
+    df = pd.DataFrame([[cell(c) for c in r] for r in rows], columns=[cell(h) for h in headers])
+    return df.to_markdown(index=False, tablefmt="pipe", disable_numparse=True, stralign=None, numalign=None)
 
 
 def _values(vs: Any) -> str:
