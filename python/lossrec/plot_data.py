@@ -305,8 +305,17 @@ def _window_us(window: Optional[Tuple[float, float]]) -> Tuple[float, float]:
 
 
 def flows_present(src: Source, window: Optional[Tuple[float, float]] = None) -> List[Any]:
-    """The flows of ``src`` with a record in ``window``, in order of first appearance; a
-    file is scanned by its lines' prefixes, without parsing them."""
+    """The flows of ``src`` with a record in ``window``, in id order (a window late in a
+    run sees them in any order); a file is scanned by its lines' prefixes, without
+    parsing them."""
+    seen = _flows_seen(src, window)
+    try:
+        return sorted(seen)
+    except TypeError:  # ids of mixed types: first appearance
+        return seen
+
+
+def _flows_seen(src: Source, window: Optional[Tuple[float, float]]) -> List[Any]:
     lo, hi = _window_us(window)
     seen: Dict[Any, None] = {}
     if is_file(src):

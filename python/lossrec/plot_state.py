@@ -114,7 +114,8 @@ def _state_series(recs: Any) -> Dict[str, Tuple[List[float], List[float]]]:
 
 
 #: Said in a state panel with nothing to draw.
-NO_STATE = "no sender state in this trace"
+NO_STATE = ("no sender state in this trace: its records carry no cwnd or RTT (a sender observed "
+            "on the wire, such as Linux's, keeps them in the kernel)")
 NO_STATE_OBSERVED = ("Linux's sender, seen on the wire: its cwnd, pipe and RTT are inside the "
                      "kernel, not in the trace (ss -ti shows them)")
 
@@ -152,6 +153,8 @@ def draw_state(ax: Any, recs: Any, sharex: Any = None, color: Optional[str] = No
     if not any(s[k][0] for k in fields) and not label:
         ax.text(0.5, 0.5, NO_STATE_OBSERVED if d.observed else NO_STATE, transform=ax.transAxes,
                 ha="center", va="center", fontsize=8, color="dimgrey", wrap=True)
+        ax.set_yticks([])  # an empty scale would read as data ("500 mB")
+        right.set_yticks([])
     if legend:
         h1, l1 = ax.get_legend_handles_labels()
         h2, l2 = right.get_legend_handles_labels()
