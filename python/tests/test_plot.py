@@ -329,3 +329,14 @@ def test_plot_memory_is_flat_in_the_trace_length(tmp_path):
     assert peaks[1] < 40_000_000, peaks
     out = plot.time_sequence(tmp_path / "bulk80000.jsonl", tmp_path / "bulk.png")
     assert _pixels(out).std() > 0.05
+
+
+def test_run_plot_streams_through_a_temporary_trace_it_does_not_report(tmp_path, cli):
+    import json
+    from pathlib import Path
+
+    tail = Path(__file__).resolve().parents[2] / "experiments" / "examples" / "tail-loss.toml"
+    r = cli("run", str(tail), "--plot", str(tmp_path / "t.png"), "--json")
+    assert r.code == 0, r.stderr
+    assert "trace" not in (json.loads(r.stdout).get("outputs") or {})
+    assert _pixels(tmp_path / "t.png").std() > 0.05

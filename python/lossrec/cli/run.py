@@ -162,6 +162,9 @@ def run_cmd(
 
             plot.time_sequence(Path(plot_trace), plot_path, title=str(scenario), **plot_kw)
             _note(f"wrote {plot_path}")
+        if trace_path is None and plot_path is not None:
+            # The temporary trace is no output of this run: --json does not name it.
+            _forget_trace(r, keep_outputs=pcap_path is not None or pcap_rx_path is not None)
     outs = r.json.get("outputs", {})
     if trace_path not in (None, "-"):
         _note(f"wrote {trace_path} ({outs.get('trace_lines', 0):,} records)")
@@ -173,6 +176,16 @@ def run_cmd(
         echo(json.dumps(r.json, indent=2))
     else:
         echo(_flow_table(r))
+
+
+def _forget_trace(r: Result, keep_outputs: bool) -> None:
+    outs = r.json.get("outputs")
+    if isinstance(outs, dict):
+        if keep_outputs:
+            outs.pop("trace", None)
+            outs.pop("trace_lines", None)
+        else:
+            r.json.pop("outputs")
 
 
 def _plot_options(flows: Optional[str], window: Optional[str]) -> Dict[str, Any]:
