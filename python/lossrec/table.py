@@ -1,7 +1,7 @@
 """Plain-text tables for the command line, laid out by ``tabulate``.
 
 Numbers are formatted per *column*, not per value, so that a column reads as one
-quantity: thousands separators for the whole column when any value reaches 10,000 (no
+quantity: thousands separators for the whole column when any value reaches 1,000 (no
 ``10,799`` above ``9664``), and one number of decimals for the whole column (integers
 stay integers; otherwise enough decimals for three significant digits of the column's
 smallest value, at most four, one when the column reaches 100). Missing values (``None``,
@@ -15,7 +15,7 @@ from numbers import Integral, Real
 from typing import Any, List, Sequence, Tuple
 
 #: Values from this magnitude get thousands separators (for their whole column).
-THOUSANDS = 10_000
+THOUSANDS = 1_000
 
 
 def _is_number(v: Any) -> bool:

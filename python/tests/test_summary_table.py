@@ -85,9 +85,8 @@ def test_tables_format_per_column():
     lines = text.splitlines()
     assert lines[0].split() == ["flow", "bytes", "fct_ms"]
     assert "9,664" in lines[3] and "10,799" in lines[2]
-    # One number of decimals for the column (not 1067.2 above 5); no separators in a
-    # column below 10,000.
-    assert lines[2].endswith(" 1067.2") and lines[3].endswith(" 5.0") and lines[4].endswith("12.5")
+    # One number of decimals and separators for the column (not 1,067.2 above 5).
+    assert lines[2].endswith(" 1,067.2") and lines[3].endswith(" 5.0") and lines[4].endswith("12.5")
     assert lines[4].split()[1] == "-"
     # Right-aligned numbers.
     assert len({len(line) for line in lines[2:4]}) == 1
