@@ -131,10 +131,8 @@ def wire_cmd(scenario: Optional[Path], sender: str, receiver: str, seed: Optiona
     for name, r in runs.items():
         tag = (lambda p, n=name: _suffixed(p, n)) if len(runs) > 1 else (lambda p: p)
         if plot_path is not None:
-            from .. import plot
-
-            # A streamed trace is read back from its file.
-            plot.time_sequence(r.trace_records, tag(plot_path), title=f"{scenario} ({name})")
+            # A streamed trace is read back from its file as a stream (Result.plot).
+            r.plot(tag(plot_path), title=f"{scenario} ({name})")
     if as_json:
         out = {n: r.json for n, r in runs.items()} if len(runs) > 1 else next(iter(runs.values())).json
         click.echo(json.dumps(out, indent=2))
