@@ -264,6 +264,7 @@ impl<'a> Driver<'a> {
             s.fin_ack(&mut b);
             self.out.push(b);
         }
+        s.take_replies(&mut self.out);
         e.cpu_ns += thread_cpu_ns() - t0;
         e.packets += 1;
     }

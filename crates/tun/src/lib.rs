@@ -20,6 +20,7 @@
 //! println!("{}", out.to_json());
 //! ```
 
+pub mod accept;
 pub mod apps;
 pub mod clock;
 pub mod device;

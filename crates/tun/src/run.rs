@@ -15,6 +15,7 @@ use lossrec_sim::{FlowResult, Scenario, Sinks};
 use lossrec_wire::PcapWriter;
 use serde::Serialize;
 
+use crate::accept::AcceptStats;
 use crate::apps::Apps;
 use crate::clock::LatenessSummary;
 use crate::driver::Driver;
@@ -99,6 +100,9 @@ pub struct WireOutput {
     /// backlog when the emulator is saturated).
     pub delivery_lateness: LatenessSummary,
     pub kernel: KernelSide,
+    /// What the engine endpoints' acceptance checks did (RFC 5961, [`crate::accept`]),
+    /// summed over their connections, by Linux MIB name.
+    pub acceptance: AcceptStats,
     pub wall_s: f64,
     /// Bulk: in-order bytes at the receiver per second of the duration, Mb/s.
     pub goodput_mbps: Option<f64>,
@@ -278,10 +282,18 @@ fn collect(
     }
     let mut engine_ns = None;
     let mut results: Vec<FlowResult> = Vec::new();
+    let mut acceptance = AcceptStats::default();
+    for r in &d.receivers {
+        acceptance.add(r.accept_stats());
+    }
     if let Some(mut e) = d.engine.take() {
         if let Some(local) = e.current.as_ref().map(|(s, _)| s.local()) {
             e.end_message(d.path.conns.iter().rev().find(|k| k.client == local));
         }
+        if let Some((s, _)) = e.current.as_ref() {
+            acceptance.add(s.accept_stats());
+        }
+        acceptance.add(&e.accept);
         engine_ns = (e.packets > 0).then(|| e.cpu_ns as f64 / e.packets as f64);
         results = e.results;
     }
@@ -318,6 +330,7 @@ fn collect(
         timer_lateness: d.wakeups.summary(),
         delivery_lateness: d.lateness.summary(),
         kernel,
+        acceptance,
         wall_s,
         goodput_mbps,
         engine_ns_per_packet: engine_ns,
