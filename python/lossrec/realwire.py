@@ -9,8 +9,10 @@ counters, including garbage and foreign packets dropped), ``timer_lateness`` (p5
 how late the emulator woke for the deadlines it slept towards, µs), ``delivery_lateness``
 (how late every packet arrival and engine timer was handled, which adds the loop's
 backlog when the emulator is saturated), ``kernel`` (the Linux settings applied,
-those that could not be, and the result fields the kernel does not expose), ``wall_s``,
-and for bulk runs ``goodput_mbps``.
+those that could not be, and the result fields the kernel does not expose),
+``acceptance`` (what the engine endpoints' RFC 5961 checks dropped or challenged, by Linux
+MIB name: ``TCPSYNChallenge``, ``TCPChallengeACK``, ``TCPRstInWindow``, ``EstabResets`` …),
+``wall_s``, and for bulk runs ``goodput_mbps``.
 """
 
 from __future__ import annotations

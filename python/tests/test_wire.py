@@ -86,6 +86,10 @@ def test_cli_both_senders_side_by_side(cli, tmp_path):
     j = json.loads(r.stdout)
     assert (j["sender"], j["receiver"]) == ("linux", "engine")
     assert j["flows"][0]["bytes"] == 10 * MSS
+    # The engine receiver's RFC 5961 checks, by MIB name: nothing forged, nothing dropped.
+    assert {"TCPSYNChallenge", "TCPChallengeACK", "EstabResets"} <= set(j["acceptance"])
+    assert not any(j["acceptance"].values()), j["acceptance"]
+    assert j["path"]["syns_on_open_connections"] == 0
 
 
 def test_unsupported_workload_is_a_clear_error(cli, tmp_path):

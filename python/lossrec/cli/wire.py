@@ -57,6 +57,12 @@ def _notes(r: Result) -> str:
     p = r.json["path"]
     if p["garbage"] or p["foreign"]:
         lines.append(f"emulator dropped {p['garbage']} garbage and {p['foreign']} foreign packets")
+    if p.get("syns_on_open_connections"):
+        lines.append(f"emulator saw {p['syns_on_open_connections']} SYNs on open connections")
+    checks = {k: v for k, v in (r.json.get("acceptance") or {}).items() if v}
+    if checks:
+        lines.append("engine acceptance checks (RFC 5961): "
+                     + ", ".join(f"{k} {v}" for k, v in checks.items()))
     return "\n".join(lines)
 
 
