@@ -11,7 +11,7 @@ import pandas as pd
 
 from lossrec.lab.studies import sibling
 from lossrec.lab import Verdict
-from lossrec.lab.significance import judge_difference
+from lossrec.lab.significance import Need, judge_difference
 
 
 
@@ -262,13 +262,19 @@ def _web_claims(df: pd.DataFrame, pub: Dict[str, Any]) -> List[Verdict]:
     f = {a: float(s.loc[a, "fraction"]) for a in arms.ORDER}
     ours = ", ".join(f"{a} {f[a]:.1e} ({int(s.loc[a, 'dsacks'])} DSACKs)" for a in arms.ORDER)
     ok = f["baseline"] <= f["RTOR"] < f["TLP"]
+
+    def pair(a: str, b: str) -> int:
+        return int(s.loc[a, "dsacks"] + s.loc[b, "dsacks"])
     out.append(judge_difference("web_spurious_order", ok, ours + " (differences: RTOR − baseline, "
                                 "TLP − RTOR, pp)",
                                 "TLP's probes retransmit segments that were only delayed or whose "
                                 "ACK was held, and each comes back DSACKed" if ok else
                                 "the ordering differs",
-                                signs=[(_spurious_diff(df, "web", "RTOR", "baseline"), ">="),
-                                       (_spurious_diff(df, "web", "TLP", "RTOR"), ">")],
+                                # each relation rests on the DSACKs of the two arms it compares
+                                signs=[Need(_spurious_diff(df, "web", "RTOR", "baseline"), ">=",
+                                            pub["web_spurious_order"]["margin_pp"], events=pair("RTOR", "baseline")),
+                                       Need(_spurious_diff(df, "web", "TLP", "RTOR"), ">",
+                                            events=pair("TLP", "RTOR"))],
                                 events=int(s["dsacks"].sum()), min_events=pub["web_spurious_order"]["min_events"],
                                 unit="pp"))
     c = pub["web_spurious_magnitude"]
