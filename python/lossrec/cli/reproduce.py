@@ -100,7 +100,7 @@ def reproduce_cmd(name: Optional[str], run_all: bool, list_only: bool, out: Path
     click.echo(render(["claim", "verdict", "ours"], rows, align_left=3))
     _print_diffs([study], out, quick, freeze)
     n, cal = frozen.counts(study.claims_published, verdicts)
-    extra = f"; calibration: {frozen.counts_text(cal)}" if sum(cal.values()) else ""
+    extra = f"; calibration and cross-checks: {frozen.counts_text(cal)}" if sum(cal.values()) else ""
     done = StudyJob(out, study, quick).finished()
     checks = (done or {}).get("calibration") or []
     if checks:

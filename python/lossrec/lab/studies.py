@@ -167,6 +167,9 @@ def load_study(name: str, root: Optional[PathLike] = None) -> Study:
             for k in keys if sub in c else ():
                 if k not in c[sub]:
                     raise ValueError(f"{pub_path}: claims.{cid}.{sub}: missing `{k}`")
+        if "not_comparable" in c and not str(c["not_comparable"]).strip():
+            raise ValueError(f"{pub_path}: claims.{cid}.not_comparable: say why the setup cannot "
+                             f"judge the claim (a non-empty string)")
         bad = check_kind(cid, c)
         if bad:
             raise ValueError(f"{pub_path}: {bad}")
