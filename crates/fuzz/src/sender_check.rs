@@ -28,6 +28,10 @@ pub struct Seen {
     pub past_the_data: BTreeSet<String>,
     /// A deadline fired again at once: the handler left it at or before the instant.
     pub deadline_refired: bool,
+    /// The kinds of deadline that fired (`Rto`, `EarlyRetransmit`, …).
+    pub timers: BTreeSet<String>,
+    /// A forged SYN-ACK advertised a zero window.
+    pub zero_window_syn_ack: bool,
 }
 
 /// The sender and what the harness remembers about it.
@@ -61,6 +65,9 @@ impl Checked {
     pub fn timeout(&mut self, now: Instant, net: &mut VecDeque<Transmit>) {
         for round in 0..8 {
             self.seen.deadline_refired |= round > 0;
+            if let Some(kind) = self.sender.timer_kind() {
+                self.seen.timers.insert(format!("{kind:?}"));
+            }
             self.trace(now, &format!("timeout ({:?})", self.sender.timer_kind()));
             self.sender.on_timeout(now);
             self.check_una();

@@ -321,6 +321,7 @@ pub fn observe(input: &Input) -> Option<(Seen, lossrec::Stats)> {
             }
             Op::Forge(f) => {
                 let a = forge(&s, now, f);
+                s.seen.zero_window_syn_ack |= a.syn.is_some() && a.window == 0;
                 s.ack(now, &a);
             }
         }

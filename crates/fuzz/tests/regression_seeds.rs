@@ -74,6 +74,68 @@ fn handshake_ack_after_bare_fin_sends_past_the_data() {
     assert!(seen.past_the_data.contains("HandshakeAck"), "{seen:?}");
 }
 
+/// 3d666a0: a delayed early retransmit's timer fired late (6.83 s for 0.603 s) and left
+/// the RTO's deadline, already passed, which fires at once after the sender's
+/// transmissions (not a spin). Re-made: with today's engine the committed ops no longer
+/// reached it (the first mutation of the ops that does, same configuration).
+#[test]
+fn late_delayed_er_timeout_refires_a_passed_deadline() {
+    let (cfg, seen, _) = sender("late-delayed-er-timeout");
+    assert_config(
+        &cfg,
+        "linux-3.17-rtor",
+        &[("early_retransmit", "rfc5827"), ("er_delayed", "true")],
+    );
+    assert!(seen.timers.contains("EarlyRetransmit"), "{seen:?}");
+    assert!(seen.deadline_refired, "{seen:?}");
+}
+
+/// 1ced7fc: a forged SYN-ACK that opens with a zero window.
+#[test]
+fn zero_window_syn_ack_forges_one() {
+    let (cfg, seen, _) = sender("zero-window-syn-ack");
+    assert_config(&cfg, "linux-3.17-rtor", &[]);
+    assert!(seen.zero_window_syn_ack, "{seen:?}");
+}
+
+/// 60a55d0: inputs of a 10-minute run that reach the recovery states under five presets,
+/// named after the preset (re-indexed to the preset and axes they named when committed).
+#[test]
+fn preset_seeds_run_their_preset_through_recovery() {
+    for (name, preset, states) in [
+        (
+            "linux-3.17-rtor-all-states",
+            "linux-3.17-rtor",
+            &["Disorder", "Loss", "Open", "Recovery"][..],
+        ),
+        (
+            "linux-rh-er-all-states",
+            "linux-rh-er",
+            &["Disorder", "Loss", "Open", "Recovery"],
+        ),
+        (
+            "newreno-sack-all-states",
+            "newreno-sack",
+            &["Loss", "Open", "Recovery"],
+        ),
+        (
+            "rack-tlp-all-states",
+            "rack-tlp",
+            &["Disorder", "Loss", "Open"],
+        ),
+        ("tlp-draft", "tlp-draft", &["Loss", "Open", "Recovery"]),
+    ] {
+        let (cfg, seen, _) = sender(name);
+        assert_config(&cfg, preset, &[]);
+        for s in states {
+            assert!(
+                seen.states.contains(*s),
+                "{name}: {s} not reached: {seen:?}"
+            );
+        }
+    }
+}
+
 fn receiver(name: &str) -> receiver_segments::Seen {
     let data = seed("receiver_segments", name);
     let input = receiver_segments::Input::arbitrary_take_rest(Unstructured::new(&data)).unwrap();
