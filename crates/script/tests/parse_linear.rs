@@ -95,3 +95,22 @@ fn an_error_quotes_a_short_prefix_of_a_long_token() {
         );
     }
 }
+
+#[test]
+fn a_runtime_failure_quotes_a_short_prefix_of_a_long_value() {
+    let long = "a".repeat(1_000_000);
+    let text = format!("// lossrec: set=cc={long}\n0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n");
+    let r = lossrec_script::run_script(&text, "t.pkt", &Default::default());
+    assert!(!r.passed);
+    for f in &r.failures {
+        assert!(f.message.len() < 400, "a {} byte message", f.message.len());
+    }
+    assert!(
+        r.failures.iter().any(|f| f.message.contains("characters)")),
+        "{:?}",
+        r.failures
+            .iter()
+            .map(|f| &f.message[..f.message.len().min(200)])
+            .collect::<Vec<_>>()
+    );
+}
