@@ -24,13 +24,21 @@ fn shorten_quotes(message: &str) -> String {
     let mut inside: Option<char> = None;
     let mut run = 0usize;
     let mut cut_len = None;
+    let mut escaped = false;
     for c in message.chars() {
-        let closes = inside == Some(c);
+        // serde quotes a string as Rust would: `\"` inside it does not close it.
+        let closes = inside == Some(c) && !escaped;
+        escaped = inside == Some('"') && c == '\\' && !escaped;
         let opens = inside.is_none() && matches!(c, '`' | '"');
         if closes || opens {
+            // A cut run's length follows its closing quote, or precedes the next opening.
+            let note = cut_len.take().map(|n| format!(" ({n} characters)"));
+            if opens {
+                out.push_str(note.as_deref().unwrap_or_default());
+            }
             out.push(c);
-            if let (true, Some(n)) = (closes, cut_len.take()) {
-                out.push_str(&format!(" ({n} characters)"));
+            if closes {
+                out.push_str(note.as_deref().unwrap_or_default());
             }
             inside = if opens { Some(c) } else { None };
             run = 0;
@@ -148,7 +156,30 @@ fn suggestion(m: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::plain;
+    use super::{plain, shorten_quotes};
+
+    #[test]
+    fn long_quoted_text_is_cut_to_a_prefix_and_its_length() {
+        let a = "a".repeat(100);
+        assert_eq!(
+            shorten_quotes(&format!("got \"{a}\", expected `{a}`")),
+            format!(
+                "got \"{}…\" (100 characters), expected `{}…` (100 characters)",
+                &a[..80],
+                &a[..80]
+            )
+        );
+        // An escaped quote stays inside; a short value is whole.
+        let e = format!("\"{}\\\"{}\" and `b`", "x".repeat(40), "y".repeat(60));
+        let out = shorten_quotes(&e);
+        assert!(out.ends_with("…\" (102 characters) and `b`"), "{out}");
+        // Text outside quotes is cut only past 400 characters.
+        let long = "z".repeat(1000);
+        assert_eq!(
+            shorten_quotes(&long),
+            format!("{}… (1000 characters)", &long[..400])
+        );
+    }
 
     #[test]
     fn scenario_words_not_rust_types() {
