@@ -50,10 +50,15 @@ pub fn shorten_quotes(message: &str) -> String {
     let mut note = None;
     for (i, run) in message.split('`').enumerate() {
         if i > 0 {
+            // A cut run's length follows its closing quote, or precedes the next opening.
+            let note = note.take().map(|n| format!(" ({n} characters)"));
+            let closing = i % 2 == 0;
+            if !closing {
+                out.push_str(note.as_deref().unwrap_or_default());
+            }
             out.push('`');
-            // A closing quote carries the length of what it cut.
-            if let Some(n) = note.take() {
-                out.push_str(&format!(" ({n} characters)"));
+            if closing {
+                out.push_str(note.as_deref().unwrap_or_default());
             }
         }
         let max = if i % 2 == 1 { QUOTE_MAX } else { PLAIN_MAX };
