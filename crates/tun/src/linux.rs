@@ -267,6 +267,10 @@ pub fn spawn_client(
     let name = ns.name().to_string();
     std::thread::spawn(move || {
         netns::enter(&name)?;
+        // The application writes as soon as it may: its wake-ups (connect returning, the
+        // next message) must not wait behind other processes any more than the
+        // emulator's ([`crate::startup::realtime`]).
+        let _realtime = crate::startup::realtime();
         let start = Instant::now();
         let mut out = Vec::new();
         if !job.start.wait(&stop, job.deadline) {
