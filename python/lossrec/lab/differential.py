@@ -88,7 +88,8 @@ def _kernel_lost_retransmits(s: Side) -> Optional[int]:
 
 
 def _races(s: Side) -> List[Dict[str, Any]]:
-    hs = s.json.get("handshake_rtt_ms")
+    # The emulator's view of the handshake: the trace's samples are taken where it stands.
+    hs = s.json.get("handshake_emulator_rtt_ms")
     late = float((s.json.get("delivery_lateness") or {}).get("p99_us") or 0)
     margin = max(RACE_MARGIN_US, 2 * late)
     return dc.min_rtt_races(s.records, hs * 1000 if hs else None, margin)
