@@ -45,6 +45,10 @@ def _summary_lines(s: Dict[str, Any]) -> List[str]:
         f"sequence {_pct(s['sequence_rate'])}, FCT {_pct(s['fct_rate'])}, "
         f"counters {_pct(s['counters_rate'])}",
     ]
+    w = s.get("engine_wire") or {}
+    if w.get("runs"):
+        lines.append(f"the engine on the wire: the kernel's sequence in {w['sequence_as_kernel']} "
+                     f"of {w['runs']} patterns, the simulator's in {w['sequence_as_simulator']}")
     if s["causes"]:
         lines.append("causes of disagreement: " + "; ".join(f"{c} ×{n}" for c, n in s["causes"]))
     return lines

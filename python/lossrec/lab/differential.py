@@ -218,6 +218,7 @@ def summary(outs: Sequence[Outcome]) -> Dict[str, Any]:
         return round(sum(1 for o in judged if ok(o)) / n, 4) if n else None
 
     causes = Counter(o.cause for o in judged if o.verdict == "disagree")
+    wired = [o.engine_wire for o in outs if o.engine_wire is not None]
     return {
         "patterns": len(outs), "judged": n,
         "agree": sum(1 for o in outs if o.verdict == "agree"),
@@ -229,6 +230,9 @@ def summary(outs: Sequence[Outcome]) -> Dict[str, Any]:
         "fct_rate": rate(lambda o: o.fct_ok),
         "counters_rate": rate(lambda o: o.counters_ok),
         "causes": causes.most_common(),
+        "engine_wire": {"runs": len(wired),
+                        "sequence_as_kernel": sum(1 for w in wired if w["sequence_ok"]),
+                        "sequence_as_simulator": sum(1 for w in wired if w["same_as_sim"])},
     }
 
 
