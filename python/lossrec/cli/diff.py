@@ -78,7 +78,7 @@ def diff_cmd(seed: int, n: int, only: Optional[str], kernel_runs: int, engine_wi
     signal.signal(signal.SIGTERM, _sigterm)
 
     def progress(o: differential.Outcome) -> None:
-        click.echo(f"{o.pattern['name']}: {o.verdict} {o.cause or o.ambiguity or o.error}", err=True)
+        click.echo(f"{o.pattern['name']}: {o.verdict} {o.why}", err=True)
 
     try:
         outs = differential.run_all(pats, kernel_runs, engine_wire, progress)

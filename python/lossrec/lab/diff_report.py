@@ -26,7 +26,7 @@ def table(outs: Sequence[Outcome]) -> str:
         p = o.pattern
         rows.append([p["name"], p["describe"], o.verdict, _yn(o.sequence_ok), _yn(o.fct_ok),
                      _yn(o.counters_ok), _ms(o.fct_ms.get("kernel")), _ms(o.fct_ms.get("engine")),
-                     f"{o.modal_runs}/{o.kernel_runs}", o.cause or o.ambiguity or o.error])
+                     f"{o.modal_runs}/{o.kernel_runs}", o.why])
     head = ["pattern", "drops", "verdict", "seq", "fct", "counters", "kernel ms", "engine ms",
             "modal", "cause / why"]
     return render(head, rows, align_left=2) + "\n\n" + "\n".join(_summary_lines(summary(outs)))
@@ -60,7 +60,7 @@ def _detail(o: Outcome) -> List[str]:
     if o.error:
         return out + [f"Failed: {o.error}", ""]
     if o.ambiguity:
-        out += [f"Ambiguous: {o.ambiguity}.", ""]
+        out += [f"Ambiguous: {o.ambiguity}." + (f" (Had it counted: {o.cause}.)" if o.cause else ""), ""]
     out.append(f"Kernel runs {o.kernel_runs}, {o.distinct_sequences} distinct sequence(s), modal "
                f"in {o.modal_runs}. FCT kernel {_ms(o.fct_ms.get('kernel'))} ms, engine "
                f"{_ms(o.fct_ms.get('engine'))} ms (allowance {_ms(o.fct_ms.get('allowance'))} ms).")
@@ -105,7 +105,7 @@ def markdown(outs: Sequence[Outcome], meta: Dict[str, Any]) -> str:
         p = o.pattern
         lines.append(f"| {p['name']} | {p['describe']} | {o.verdict} | {_yn(o.sequence_ok)} "
                      f"| {_yn(o.fct_ok)} | {_yn(o.counters_ok)} | {_ms(o.fct_ms.get('kernel'))} "
-                     f"| {_ms(o.fct_ms.get('engine'))} | {o.cause or o.ambiguity or o.error} |")
+                     f"| {_ms(o.fct_ms.get('engine'))} | {o.why} |")
     lines += ["", "## Patterns that do not agree", ""]
     for o in outs:
         if o.verdict != "agree":

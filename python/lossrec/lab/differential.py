@@ -61,6 +61,11 @@ class Outcome:
     engine_wire: Optional[Dict[str, Any]] = None
     error: str = ""
 
+    @property
+    def why(self) -> str:
+        """One line: why it is ambiguous, what failed, or the class of the disagreement."""
+        return self.ambiguity or self.error or self.cause
+
 
 @dataclass
 class Side:
