@@ -204,3 +204,25 @@ def test_same_sequence_at_other_times_names_the_first_late_transmission():
     assert (o.verdict, o.sequence_ok, o.fct_ok) == ("disagree", True, False)
     assert o.cause == "timing: kernel later at engine probe_retransmit"
     assert o.first_difference["engine_state"]["why"] == "probe_retransmit"
+
+
+def test_a_min_rtt_race_makes_a_difference_ambiguous_only_if_it_came_first():
+    p = pattern(1, 0)
+    js = {"handshake_emulator_rtt_ms": 40.0}
+    flow = {"fct_ms": 100.0}
+    head = [_send(0, 0, 100), _send(10, 100, 200), _ack(40_010, 0, [(100, 200)])]
+    # Segment 0's retransmission (50 ms) is sampled at 40 010 µs against min_rtt 40 000 µs:
+    # a race, at 90.01 ms. The kernel then sends [200, 300) where the engine sent [300, 400):
+    # the race came before the difference, so it may explain it.
+    k1 = head + [_send(50_000, 0, 100, "retransmission"), _ack(90_010, 200), _send(90_011, 200, 300)]
+    e1 = head + [_send(50_000, 0, 100, "rack"), _send(50_001, 300, 400)]
+    early = differential.compare(p, [_side(k1, flow, **js)] * 2, _side(e1, flow))
+    assert early.verdict == "ambiguous" and "min_rtt race" in early.ambiguity, early
+    assert early.races == [{"at_ms": 90.01, "rtt_us": 40_010, "min_rtt_us": 40_000.0}] * 2
+    # Here the sequences part at 45 ms (the kernel sends new data, the engine retransmits):
+    # the same race later explains nothing, a plain disagreement.
+    k2 = head + [_send(45_000, 200, 300), _send(50_000, 0, 100, "retransmission"), _ack(90_010, 300)]
+    e2 = head + [_send(50_000, 0, 100, "rack"), _send(50_001, 200, 300)]
+    late = differential.compare(p, [_side(k2, flow, **js)] * 2, _side(e2, flow))
+    assert late.verdict == "disagree" and late.races == [], late
+    assert late.cause == "kernel new / engine rack"

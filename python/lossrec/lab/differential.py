@@ -12,8 +12,8 @@ Verdicts, per pattern:
 * ``ambiguous``: the emulator's own timing decides the kernel's behaviour, so the pattern
   counts neither way: the kernel's runs have no modal sequence (a tie), the engine's
   sequence is one of the kernel's minority runs', or the sequences differ and a kernel run
-  took a retransmission's RTT sample within microseconds of min_rtt
-  (:func:`~.diff_compare.min_rtt_races`);
+  took a retransmission's RTT sample within microseconds of min_rtt before its first
+  differing transmission (:func:`~.diff_compare.min_rtt_races`);
 * ``error``: a run failed (the message says why).
 
 A disagreement names the first differing transmission, both sides' view of it, and the
@@ -92,7 +92,19 @@ def _kernel_lost_retransmits(s: Side) -> Optional[int]:
     return int(mib[0].get(dc.LOST_RETRANSMIT, 0)) if mib else None
 
 
-def _races(s: Side) -> List[Dict[str, Any]]:
+def _races(s: Side, engine: Side) -> List[Dict[str, Any]]:
+    """The run's min_rtt races that can explain its difference from the engine: those
+    taken up to its first differing transmission (a sample decides what is sent after
+    it; one taken after the sequences parted explains nothing). None when the run's
+    sequence is the engine's."""
+    i = dc.first_difference(s.seq, engine.seq)
+    if i is None:
+        return []
+    cutoff_ms = s.txs[i].t_us / 1000 if i < len(s.txs) else float("inf")
+    return [r for r in _all_races(s) if r["at_ms"] <= cutoff_ms]
+
+
+def _all_races(s: Side) -> List[Dict[str, Any]]:
     # The emulator's view of the handshake: the trace's samples are taken where it stands.
     hs = s.json.get("handshake_emulator_rtt_ms")
     late = float((s.json.get("delivery_lateness") or {}).get("p99_us") or 0)
@@ -133,7 +145,7 @@ def compare(p: Pattern, kernels: Sequence[Side], engine: Side,
     seqs = [k.seq for k in kernels]
     m, n, distinct = dc.modal(seqs)
     out.modal_runs, out.distinct_sequences = n, distinct
-    races = [r for k in kernels for r in _races(k)]
+    races = [r for k in kernels for r in _races(k, engine)]
     out.races = races
     hs = kernels[0].json if kernels else {}
     out.handshake = {k: hs.get(k) for k in ("handshake_rtt_ms", "handshake_emulator_rtt_ms",
