@@ -123,12 +123,14 @@ def test_min_rtt_race_flags_a_retransmission_sampled_at_min_rtt():
 
 
 def test_engine_state_at_the_first_difference():
-    recs = [_send(0, 0, 100), _ack(40_000, 0, cwnd=10, pipe=1, state="open", srtt_us=40_000),
+    recs = [_send(0, 0, 100), _ack(40_000, 0, cwnd=10, pipe=1, state="open", srtt_us=40_000,
+                                   timer="loss_probe", timer_at_us=60_000, reo_wnd_us=10_000),
             {"t_us": 60_000, "flow": 0, "kind": "event", "name": "loss_probe", "seq": 0},
             _send(60_000, 0, 100, "probe_retransmit")]
     txs = dc.transmissions(recs)
     st = dc.engine_state(recs, txs, 1)
     assert st["why"] == "probe_retransmit" and st["state"] == "open" and st["cwnd"] == 10
+    assert (st["timer"], st["timer_at_us"], st["reo_wnd_us"]) == ("loss_probe", 60_000, 10_000)
     assert st["events"] == ["60.000 ms loss_probe (seq=0)"]
     assert dc.engine_state(recs, txs, 2)["why"] is None
 

@@ -164,15 +164,16 @@ def counter_diffs(kernel: Mapping[str, int], engine: Mapping[str, int]) -> Dict[
     return {k: (kernel[k], engine[k]) for k in kernel if k in engine and kernel[k] != engine[k]}
 
 
-_STATE_KEYS = ("cwnd", "pipe", "ssthresh", "state", "srtt_us", "rto_us", "prr_delivered",
-               "prr_out", "sndcnt")
+_STATE_KEYS = ("cwnd", "pipe", "ssthresh", "state", "srtt_us", "rto_us", "reo_wnd_us", "timer",
+               "timer_at_us", "prr_delivered", "prr_out", "sndcnt")
 
 
 def engine_state(records: Sequence[Mapping[str, Any]], txs: Sequence[Timed], i: int,
                  flow: int = 0) -> Dict[str, Any]:
     """The engine's reasoning at its transmission ``i`` (or, when it sent nothing there,
     after its last one): the ``why`` it gave, its state after the last ACK before (cwnd,
-    pipe, ssthresh, state, srtt, RTO, PRR), and the decisions (events) it took since its
+    pipe, ssthresh, state, srtt, RTO, RACK's reo_wnd, the armed timer and its deadline,
+    PRR), and the decisions (events) it took since its
     previous transmission — a timer that fired, segments marked lost and by which
     detector."""
     at = txs[i].t_us if i < len(txs) else None

@@ -80,7 +80,8 @@ def _detail(o: Outcome) -> List[str]:
                     f"{d['kernel'] or 'sent nothing more'}; engine {d['engine'] or 'sent nothing more'}.",
                 "", "The engine there: " + ", ".join(
                     f"{k} {st[k]}" for k in ("why", "state", "cwnd", "pipe", "ssthresh", "srtt_us",
-                                             "rto_us", "after_ack_ms") if st.get(k) is not None) + "."]
+                                             "rto_us", "reo_wnd_us", "timer", "timer_at_us",
+                                             "after_ack_ms") if st.get(k) is not None) + "."]
         if st.get("events"):
             out += ["", "Its decisions since its previous transmission:", ""]
             out += [f"- {e}" for e in st["events"]]
