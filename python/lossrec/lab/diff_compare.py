@@ -55,9 +55,11 @@ class Timed:
 
     @property
     def tx(self) -> Tx:
+        """The comparable part: offsets and whether it is a retransmission."""
         return (self.start, self.end, self.retransmission)
 
     def text(self) -> str:
+        """One line for a report: offsets, new or rtx, time, the sender's reason."""
         kind = "rtx" if self.retransmission else "new"
         return f"[{self.start}, {self.end}) {kind} at {self.t_us / 1000:.3f} ms ({self.why})"
 

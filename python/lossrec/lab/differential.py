@@ -78,6 +78,7 @@ class Side:
 
     @property
     def seq(self) -> tuple:
+        """The run's transmission sequence (:func:`~.diff_compare.sequence`)."""
         return dc.sequence(self.txs)
 
 
