@@ -9,10 +9,13 @@ counters, including garbage and foreign packets dropped), ``timer_lateness`` (p5
 how late the emulator woke for the deadlines it slept towards, µs), ``delivery_lateness``
 (how late every packet arrival and engine timer was handled, which adds the loop's
 backlog when the emulator is saturated), ``kernel`` (the Linux settings applied,
-those that could not be, and the result fields the kernel does not expose),
-``acceptance`` (what the engine endpoints' RFC 5961 checks dropped or challenged, by Linux
-MIB name: ``TCPSYNChallenge``, ``TCPChallengeACK``, ``TCPRstInWindow``, ``EstabResets`` …),
-``wall_s``, and for bulk runs ``goodput_mbps``.
+those that could not be, the result fields the kernel does not expose, and ``mib``, each
+Linux-sent connection's nstat deltas), ``acceptance`` (what the engine endpoints' RFC 5961
+checks dropped or challenged, by Linux MIB name: ``TCPSYNChallenge``, ``TCPChallengeACK``,
+``TCPRstInWindow``, ``EstabResets`` …), ``handshake_rtt_ms`` (the sender's own first RTT
+sample, the kernel's ``tcpi_rtt`` after ``connect``) beside ``handshake_emulator_rtt_ms``
+and ``path_rtt_ms`` (what the path alone takes for a SYN and its SYN-ACK), ``wall_s``,
+and for bulk runs ``goodput_mbps``.
 """
 
 from __future__ import annotations

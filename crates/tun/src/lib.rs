@@ -34,6 +34,7 @@ pub mod netns;
 pub mod path;
 pub mod results;
 mod run;
+pub mod startup;
 pub mod topology;
 
 pub use linux::Close;

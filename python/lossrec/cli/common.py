@@ -78,6 +78,7 @@ SUBCOMMANDS: Dict[str, str] = {
     "plot": "plot",
     "scenario": "scenario",
     "wire": "wire",
+    "diff": "diff",
 }
 
 
