@@ -38,6 +38,8 @@ def check_new_file(path: "str | os.PathLike[str] | None", force: bool, what: str
     p = Path(os.fspath(path))  # type: ignore[arg-type]
     if p.is_dir():
         raise OutputExistsError(f"{p}: is a folder{_for(what)}; give a file name", str(p))
+    if p.exists() and not p.is_file():
+        return  # a device or a pipe (/dev/null, a FIFO): writing to it replaces nothing
     if (p.exists() or p.is_symlink()) and not force:
         raise OutputExistsError(
             f"{p}: already exists{_for(what)}; lossrec does not overwrite a file it did not "

@@ -221,3 +221,9 @@ def test_wire_refuses_to_overwrite_an_output_before_it_starts(scenario, tmp_path
     r = cli("wire", str(scenario), "--sender", "both", option, str(tmp_path / "x.file"))
     assert r.code == 2 and "x-linux.file" in r.stderr, r.stderr
     assert (tmp_path / "x-linux.file").read_text() == FOREIGN
+
+
+def test_a_device_is_not_a_file_to_protect(scenario, cli):
+    # `lossrec bench --memory` streams to /dev/null: writing there replaces nothing.
+    r = cli("run", str(scenario), "--trace", "/dev/null", "--pcap", "/dev/null")
+    assert r.code == 0, r.stderr
