@@ -34,8 +34,9 @@ def dict_to_toml(d: Mapping[str, Any]) -> str:
     names a nested table, as in TOML: ``{"path.loss": {"model": "tail"}}`` is
     ``{"path": {"loss": {"model": "tail"}}}``.
     """
-    if not isinstance(d, Mapping):
-        raise TypeError(f"a scenario dict must be a mapping, not {type(d).__name__}")
+    from . import _args
+
+    _args.mapping("dict_to_toml", "d", d, optional=False)
     return tomli_w.dumps(_clean(d))
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import math
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Union
+
+from .errors import ArgumentError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,6 +38,17 @@ def t_quantile(p: float, df: int) -> float:
     return z + g1 / v + g2 / v**2 + g3 / v**3 + g4 / v**4
 
 
+def _names(fn: str, param: str, v: Any) -> List[Any]:
+    """A sequence of column names (None: none)."""
+    from . import _args
+
+    if v is None:
+        return []
+    if isinstance(v, (str, bytes)) or not isinstance(v, (list, tuple)):
+        raise _args.fail(fn, param, "a column name or a list of them", v)
+    return list(v)
+
+
 def summarize(
     df: "pd.DataFrame",
     by: Union[None, str, Sequence[str]] = None,
@@ -50,21 +63,28 @@ def summarize(
     """
     import pandas as pd
 
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    keys = [by] if isinstance(by, str) else list(by or [])
+    from . import _args
+    from .suggest import did_you_mean
+
+    fn = "summarize"
+    if not isinstance(df, pd.DataFrame):
+        raise _args.fail(fn, "df", "a pandas DataFrame", df)
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) \
+            or not 0 < confidence < 1:
+        raise _args.fail(fn, "confidence", "a number in (0, 1)", confidence)
+    keys = [by] if isinstance(by, str) else _names(fn, "by", by)
     for k in keys:
         if k not in df.columns:
-            from .suggest import did_you_mean
-
-            raise ValueError(f"no column {k!r}{did_you_mean(k, map(str, df.columns))}")
-    metrics = [m for m in (metrics or DEFAULT_METRICS) if m in df.columns] if metrics is None \
-        else list(metrics)
+            raise ArgumentError(fn, "by", f"{fn}(): by: no column {k!r}"
+                                          f"{did_you_mean(k, map(str, df.columns))}")
+    if isinstance(metrics, str):
+        raise _args.fail(fn, "metrics", "a list of column names (not one string)", metrics)
+    metrics = [m for m in DEFAULT_METRICS if m in df.columns] if metrics is None \
+        else _names(fn, "metrics", metrics)
     for m in metrics:
         if m not in df.columns:
-            from .suggest import did_you_mean
-
-            raise ValueError(f"no column {m!r}{did_you_mean(m, map(str, df.columns))}")
+            raise ArgumentError(fn, "metrics", f"{fn}(): metrics: no column {m!r}"
+                                               f"{did_you_mean(m, map(str, df.columns))}")
     groups: Any = df.groupby(keys, sort=False, observed=True, dropna=False) if keys else [((), df)]
     rows = []
     q = 1 - (1 - confidence) / 2

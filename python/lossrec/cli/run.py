@@ -9,6 +9,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import click
 
 from .. import api, default
+from ..outputs import check_new_files
 from ..result import Result
 from ..sets import parse_sets
 from ..table import render
@@ -79,6 +80,8 @@ def _note(msg: str) -> None:
               help="Set a scenario key (repeatable), e.g. --set path.rtt_ms=40, "
                    "--set path.loss.packets=[2,3]; a bare axis means sender.<axis> "
                    "(--set min_rto_ms=200). Values use TOML's grammar.")
+@click.option("--force", is_flag=True,
+              help="Overwrite existing --trace/--pcap/--pcap-receiver/--plot files (refused otherwise).")
 @handle_errors
 def run_cmd(
     scenario: Optional[str],
@@ -93,6 +96,7 @@ def run_cmd(
     overlay: bool,
     preset: Optional[str],
     sets: Sequence[str],
+    force: bool,
 ) -> None:
     """Run SCENARIO.toml (- reads stdin), or without one, a tail loss under every preset.
 
@@ -103,7 +107,7 @@ def run_cmd(
     "provenance": {"lossrec", "commit", "scenario_sha256", "seeds"}} (the default run's
     flows carry their preset). The trace and captures stream to their files as the run
     goes, so memory stays flat however long the run; - writes one to stdout (the table
-    then goes to stderr).
+    then goes to stderr). An existing output file is refused unless --force.
     """
     if preset is not None:
         api.check_preset(preset)
@@ -122,6 +126,9 @@ def run_cmd(
 
     if scenario is None:
         names = [preset] if preset else api.preset_names()
+        pcaps = [pcap_path] if pcap_path in (None, "-") or len(names) == 1 else \
+            [str(_suffixed(Path(pcap_path), n)) for n in names]
+        check_new_files([trace_path, plot_path, *pcaps], force, "lossrec run")
         runs: Dict[str, Result] = {}
         for name in names:
             runs[name] = api.run(default.scenario(name), seed=seed,
@@ -143,8 +150,9 @@ def run_cmd(
         return
 
     want_trace: Any = trace_path if trace_path is not None else (plot_path is not None)
+    check_new_files([plot_path], force, "--plot")
     r = api.run(scenario, seed=seed, trace=want_trace, pcap=pcap_path, preset=preset,
-                sets=overrides, pcap_receiver=pcap_rx_path)
+                sets=overrides, pcap_receiver=pcap_rx_path, force=force)
     outs = r.json.get("outputs", {})
     if trace_path not in (None, "-"):
         _note(f"wrote {trace_path} ({outs.get('trace_lines', 0):,} records)")

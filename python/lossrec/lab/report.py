@@ -197,10 +197,46 @@ def _provenance(study: "Study", runs: List[Dict[str, Any]], prov: Any = None) ->
             table(["scenario", "SHA-256", "base seed"], rows), ""]
 
 
+#: The first line of every index.md lossrec writes (how a rerun recognises its own).
+INDEX_TITLE = "# lossrec reproductions"
+
+
+def check_index(out: Path) -> None:
+    """Refuses an ``index.md`` or ``index.json`` in ``out`` that lossrec did not write
+    (``--force`` does not overwrite it either: it keeps foreign files)."""
+    from ..errors import OutputExistsError
+
+    for name, ours in (("index.md", _is_our_index_md), ("index.json", _is_our_index_json)):
+        p = out / name
+        if (p.exists() or p.is_symlink()) and not ours(p):
+            raise OutputExistsError(
+                f"{p}: already exists and lossrec did not write it; `lossrec reproduce --all` "
+                f"writes its index there: move it away or choose another output", str(p))
+
+
+def _is_our_index_md(p: Path) -> bool:
+    try:
+        with p.open(encoding="utf-8") as f:
+            return p.is_file() and f.readline().rstrip("\n") == INDEX_TITLE
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _is_our_index_json(p: Path) -> bool:
+    import json
+
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and {"quick", "build", "studies"} <= set(data)
+
+
 def write_index(out: Path, rows: List[Tuple["Study", Path, List[Verdict]]], quick: bool) -> Path:
     out.mkdir(parents=True, exist_ok=True)
+    check_index(out)
     body = [
-        "# lossrec reproductions", "",
+        INDEX_TITLE, "",
         f"`lossrec reproduce --all{' --quick' if quick else ''}` — "
         f"{'quick (CI) versions' if quick else 'full versions'}, written "
         f"{_dt.date.today().isoformat()}, by lossrec {_build()['version']} "
