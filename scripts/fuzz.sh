@@ -5,7 +5,8 @@
 # Each target starts from its committed seeds (fuzz/seeds/<target>/) plus what earlier runs
 # found (fuzz/corpus/<target>/, not committed); crashes land in fuzz/artifacts/<target>/.
 # Debug assertions are on, so the engine's own invariant checks run (sender/invariants.rs).
-# The stable test suite runs every seed as a regression test (crates/fuzz/tests/corpus.rs).
+# The stable test suite runs every seed as a regression test (crates/fuzz/tests/corpus.rs);
+# a finding's seed also gets a test of what it reaches (crates/fuzz/tests/regression_seeds.rs).
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 

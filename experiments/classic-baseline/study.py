@@ -185,7 +185,7 @@ def ns3_bar(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     for x, (_, v, _) in enumerate(bars):
         ax.annotate(f"{v:.0f}", (x, v), ha="center", va="bottom", fontsize=9)
     ax.set_ylabel("mean FCT (ms)")
-    ax.set_title("Last-segment drop, 40 ms RTT, 1 s min RTO")
+    ax.set_title("Last-segment drop,\n40 ms RTT, 1 s min RTO")
     return fig, ("The ns-3.37 reference beside ours (rfc preset, 40 ms RTT, K = 1)"
                  "; controlled drops, nothing random: every repetition is identical, so no error bars")
 

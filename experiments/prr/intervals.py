@@ -48,6 +48,33 @@ def lossy_latency(df: pd.DataFrame, workload: str, arm: str) -> List[np.ndarray]
     return [d[d["rep"] == r]["fct_ms"].to_numpy(float) for r in reps(df, workload)]
 
 
+def paired_lossy_latency(df: pd.DataFrame, workload: str, a: str, b: str) -> tuple:
+    """Per repetition, the latencies in ``a`` and in ``b`` of the *same* responses (matched
+    by repetition, RTT and flow id: the arms share seeds), those that had a retransmission
+    in either arm — the paired selection, beside each arm's own lossy responses."""
+    d = _stats().part(df, workload)
+    keys = [k for k in ("rep", "rtt_ms", "id") if k in d]
+    wide = d[d["arm"].isin([a, b])].pivot_table(index=keys, columns="arm",
+                                                 values=["fct_ms", "retransmits"], aggfunc="first")
+    if ("fct_ms", a) not in wide or ("fct_ms", b) not in wide:
+        return [np.array([]) for _ in reps(df, workload)], [np.array([]) for _ in reps(df, workload)]
+    wide = wide.dropna(subset=[("fct_ms", a), ("fct_ms", b)])
+    wide = wide[(wide[("retransmits", a)] > 0) | (wide[("retransmits", b)] > 0)].reset_index()
+    xs = [wide[wide["rep"] == r][("fct_ms", a)].to_numpy(float) for r in reps(df, workload)]
+    ys = [wide[wide["rep"] == r][("fct_ms", b)].to_numpy(float) for r in reps(df, workload)]
+    return xs, ys
+
+
+def paired_latency_diffs(df: pd.DataFrame, workload: str, a: str, b: str,
+                         qs: Sequence[int]) -> Dict[str, Diff]:
+    """As :func:`latency_diffs`, over the paired selection (:func:`paired_lossy_latency`)."""
+    x, y = paired_lossy_latency(df, workload, a, b)
+    out = {"mean": pooled(x, y, relative_mean)}
+    for q in qs:
+        out[f"p{q}"] = pooled(x, y, relative_quantile(q))
+    return out
+
+
 def latency_diffs(df: pd.DataFrame, workload: str, a: str, b: str,
                   qs: Sequence[int]) -> Dict[str, Diff]:
     """Relative differences (percent) of ``a``'s lossy-response latency over ``b``'s: the

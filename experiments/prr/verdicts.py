@@ -3,6 +3,8 @@ come from published.toml."""
 
 from __future__ import annotations
 
+import math
+
 import sys
 from typing import Any, Dict, List, Tuple
 
@@ -171,13 +173,23 @@ def stats_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: An
                     bad.append(f"p{q}: PRR {pq:g}, RFC 3517 {rq:g}, Linux {lq:g}")
             elif not (pq >= lq and rq >= lq):
                 bad.append(f"p{q}: PRR {pq:g}, RFC 3517 {rq:g}, Linux {lq:g}")
+        # the levels, not only the order: each arm's p50–p99 within level_factor of the seed's
+        seed_q = {"linux-rh": c["linux"], "rfc3517": c["rfc3517"], "prr": c["prr"]}
+        f = float(c["level_factor"])
+        off = [f"{st.NAME[a]} p{q} {ours_q[a][i]:g} vs {seed_q[a][i]:g}" for a in st.ARMS
+               for i, q in enumerate(qs) if q >= 50
+               and not (seed_q[a][i] / f <= ours_q[a][i] <= seed_q[a][i] * f)]
         ours = "; ".join(f"{st.NAME[a]} " + " ".join(f"{x:g}" for x in ours_q[a]) for a in st.ARMS)
         why = ("PRR and RFC 3517 both leave recovery with cwnd = ssthresh, rate-halving with "
                "pipe + 1" if not bad else "order broken at " + "; ".join(bad))
+        if off:
+            why += f"; levels beyond a factor {f:g} of the seed's: " + ", ".join(off)
+        bad += off
         # the strict step of the order, at the median and the 90th percentile: RFC 3517 > Linux
         signs = [(iv.episode_diff(ctx, df, "web", "rfc3517", "linux-rh", "cwnd_after", q, True), ">")
                  for q in (50, 90)]
-        signs.append((iv.episode_diff(ctx, df, "web", "prr", "linux-rh", "cwnd_after", 50, True), ">="))
+        signs.append((iv.episode_diff(ctx, df, "web", "prr", "linux-rh", "cwnd_after", 50, True), ">=",
+                      c["margin_segments"]))
         out.append(judge_difference("web_cwnd_after_recovery", not bad,
                                     ours + " (differences: RFC 3517 − Linux at p50, p90; PRR − Linux at p50)",
                                     why, signs=signs, events=_n(w.loc["linux-rh", "episodes"]),
@@ -246,7 +258,8 @@ def stats_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: An
             f"more timeouts in recovery than Linux, together with more lost retransmissions "
             f"(Linux {L['lost_retransmits']:.0f}, RFC 3517 {R['lost_retransmits']:.0f}, PRR "
             f"{P['lost_retransmits']:.0f}): a lost retransmission is repaired only by a timeout",
-            signs=[(ir, "<="), (ip, "<="), (iv.rel_totals(df, "web", "rtos_in_recovery", "prr", "rfc3517"), "<=")],
+            signs=[(ir, "<=", c["tolerance_pct"]), (ip, "<=", c["tolerance_pct"]),
+                   (iv.rel_totals(df, "web", "rtos_in_recovery", "prr", "rfc3517"), "<=", c["tolerance_pct"])],
             events=_n(L["rtos_in_recovery"]), min_events=c["min_events"], unit="%"))
 
         c = published["web_lost_retransmissions"]
@@ -260,6 +273,8 @@ def stats_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: An
             "rate-halving's one segment per two ACKs least" if ok else "order differs",
             signs=[(iv.rel_totals(df, "web", "lost_retransmits", "rfc3517", "prr"), ">"),
                    (iv.rel_totals(df, "web", "lost_retransmits", "prr", "linux-rh"), ">")],
+            # the magnitude: each arm over Linux by at least min_pct, judged by its interval
+            expect=[(d, c["min_pct"], math.inf) for d in cis("lost_retransmits")],
             events=_n(L["lost_retransmits"]), min_events=c["min_events"], unit="%"))
 
         c = published["web_latency"]
@@ -280,8 +295,8 @@ def stats_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: An
                + f" over the responses with a retransmission ({n_lossy}; "
                f"{L['responses_with_retransmissions_pct']:.1f} % of Linux's responses)")
         lat = {a: iv.latency_diffs(df, "web", a, "linux-rh", st.LATENCY_Q) for a in ("rfc3517", "prr")}
-        signs = [(lat[a]["mean"], "<") for a in lat] + [(d, "<=") for a in lat for k, d in lat[a].items()
-                                                         if k != "mean"]
+        signs = [(lat[a]["mean"], "<") for a in lat] + [(d, "<=", c["min_pct"]) for a in lat
+                                                         for k, d in lat[a].items() if k != "mean"]
         out.append(judge_difference("web_latency", ok, ours + " (differences: mean, then p25/50/90/99, "
                                     "RFC 3517 and PRR against Linux)", why, signs=signs,
                                     show=[lat[a]["mean"] for a in lat],
@@ -356,7 +371,7 @@ def stats_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: An
             " (differences RFC 3517 − PRR, PRR − Linux, per repetition)",
             "RFC 3517's retransmission bursts overflow the buffer" if ok else "order differs",
             signs=[(difference(lf["rfc3517"], lf["prr"], paired=True), ">"),
-                   (difference(lf["prr"], lf["linux-rh"], paired=True), ">=")],
+                   (difference(lf["prr"], lf["linux-rh"], paired=True), ">=", c["margin_pp"])],
             events=_n(R["fast_retransmits"]), min_events=published["video_fast_retransmit_lost"]["min_events"],
             unit="pp"))
         order("retransmission_rate_pct", "video_retransmission_rate")
@@ -383,7 +398,8 @@ def stats_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: An
                                     f"{pct(d)} ({E['early_retransmits']:.0f} early retransmits)",
                                     "ER turns tail losses into fast retransmits" if ok else "size differs",
                                     signs=[(ef, ">")], expect=[(ef, c["min_pct"], c["max_pct"])],
-                                    events=_n(E["early_retransmits"]), min_events=c["min_events"], unit="%"))
+                                    events=_n(E["early_retransmits"]), min_events=c["min_events"], unit="%")
+                   .with_other(c["other_rule"]["min_pct"] <= d <= c["other_rule"]["max_pct"], pct(d)))
         c = published["er_timeouts"]
         d = rel(float(E["rtos"]), float(B["rtos"]))
         ok = -c["max_pct"] <= d < 0
@@ -437,13 +453,19 @@ def stats_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: An
         qd = [lat[f"p{q}"] for q in c["quantiles"]]
         # the claim needs one of the low quantiles down and none clearly up
         best = min(qd[:3], key=lambda x: x.mean if x.mean == x.mean else float("inf"))
+        # the same responses in both arms (lossy in either), reported beside each arm's own
+        pl = iv.paired_latency_diffs(df, "er", "ER+m1+m2", "Linux", c["quantiles"])
+        n_pair = sum(len(x) for x in iv.paired_lossy_latency(df, "er", "ER+m1+m2", "Linux")[0])
+        paired_text = (f"; on the same {n_pair} responses (a retransmission in either arm): "
+                       "p5/10/50/90/99 " + " ".join(f"{pl[f'p{q}'].mean:+.1f} %" for q in c["quantiles"]))
         out.append(judge_difference("er_latency", ok, "p5/10/50/90/99 " + " ".join(pct(x) for x in dq)
                                  + f" over {int(B['responses_lossy'])} / {int(M12['responses_lossy'])} "
-                                 "responses with a retransmission (baseline / ER)",
+                                 "responses with a retransmission (baseline / ER), each arm's own"
+                                 + paired_text,
                                  ("lower latency" if ok else "no measurable change")
                                  + f": {M12['responses_with_er_pct']:.2f} % of responses had an early "
                                  f"retransmit ({E['responses_with_er_pct']:.2f} % without mitigation)",
-                                    signs=[(best, "<")] + [(x, "<=") for x in qd], show=qd,
+                                    signs=[(best, "<")] + [(x, "<=", c["min_pct"]) for x in qd], show=qd,
                                     events=_n(B["responses_lossy"]), min_events=c["min_events"], unit="%",
                                     ).with_other(ok_all, "p5/10/50/90/99 " + " ".join(pct(x) for x in dq_all)))
     else:

@@ -130,5 +130,6 @@ def claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]]) -> List[Verdi
         return difference(w[RACK].to_numpy(), w[DUP].to_numpy(), paired=True)
     return [judge_difference("reordering_robust", bool(ok), ours + " (differences: RACK − DupThresh per "
                              "repetition, retransmissions, Mb/s)", why,
-                             signs=[(diff("retransmits"), "<"), (diff("mbps"), ">=")],
+                             signs=[(diff("retransmits"), "<"),
+                                    (diff("mbps"), ">=", (1 - c["min_tput_ratio"]) * float(d["mbps"]))],
                              events=int(d["retransmits"]), min_events=c["min_events"])]

@@ -9,6 +9,10 @@ import numpy as np
 import pandas as pd
 
 
+#: The web pages' RTT (ms): seed 002's hitta/dn_delack_80ms.
+WEB_RTT = 80
+
+
 def tail(df: pd.DataFrame) -> pd.DataFrame:
     """Mean FCT (and RTOs, probes) per arm, delayed ACK, RTT and K of items 1–2."""
     d = df[df["item"] == "tail"]
@@ -26,8 +30,9 @@ def tail_value(t: pd.DataFrame, arm: str, rtt: int, k: int, col: str = "fct_ms")
 def paired(df: pd.DataFrame, item: str, **sel: Any) -> pd.DataFrame:
     """One row per measured flow (or object) of `item`, one FCT column per arm, matched by
     RTT, repetition and id (the arms ran with the same seeds); `lossy`: some arm
-    retransmitted in it; `tail_lossy`: the path dropped one of its last four segments
-    (seed 002's selection for the web objects)."""
+    retransmitted in it; `tail_lossy`: the path dropped one of its last four segments in
+    some arm; `tail_rto`: in both the baseline and RTOR arms, with a baseline timeout (seed
+    002's paired selection for the web objects)."""
     d = df[df["item"] == item]
     for k, v in sel.items():
         d = d[d[k] == v]
@@ -40,6 +45,12 @@ def paired(df: pd.DataFrame, item: str, **sel: Any) -> pd.DataFrame:
     if "tail_drops" in d:
         tail = d.pivot_table(index=keys, columns="base_arm", values="tail_drops", aggfunc="first")
         wide["tail_lossy"] = (tail.fillna(0) > 0).any(axis=1)
+        if {"baseline", "RTOR"} <= set(tail.columns) and "rtos" in d:
+            rtos = d.pivot_table(index=keys, columns="base_arm", values="rtos", aggfunc="first")
+            # seed 002's paired selection: a tail loss in both arms and a baseline timeout
+            # (only there can restarting the timer earlier save anything)
+            wide["tail_rto"] = ((tail["baseline"].fillna(0) > 0) & (tail["RTOR"].fillna(0) > 0)
+                                & (rtos["baseline"].fillna(0) > 0))
     for a in retx.columns:
         wide[f"retx_{a}"] = retx[a]
     return wide.reset_index()
@@ -55,14 +66,15 @@ def spurious(df: pd.DataFrame, item: str) -> pd.DataFrame:
     return g.reset_index()
 
 
-def quantile_share_best(p: pd.DataFrame, arm: str, others: List[str]) -> float:
-    """Share of the quantile levels 1..99 % at which `arm`'s FCT is strictly below every
-    other arm's (over the rows of `p`): how much of its CDF lies to the left."""
+def quantile_share_best(p: pd.DataFrame, arm: str, others: List[str], margin: float = 0.0) -> float:
+    """Share of the quantile levels 1..99 % at which `arm`'s FCT is below every other
+    arm's by more than ``margin`` (ms; over the rows of `p`): how much of its CDF lies to
+    the left by a visible step, not by a tie broken in the microseconds."""
     qs = np.arange(1, 100) / 100.0
     mine = np.nanquantile(p[arm].to_numpy(float), qs)
     best = np.ones(len(qs), dtype=bool)
     for o in others:
-        best &= mine < np.nanquantile(p[o].to_numpy(float), qs) - 1e-9
+        best &= mine < np.nanquantile(p[o].to_numpy(float), qs) - max(margin, 1e-9)
     return float(best.mean())
 
 

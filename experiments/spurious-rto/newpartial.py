@@ -44,10 +44,13 @@ def figure(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
         ax.bar(len(p) + (i - (len(cols) - 1) / 2) * w, ci.mean, w, color=style.arm_style(i)["color"],
                yerr=error_bars([ci.mean], [ci]), capsize=3, error_kw={"elinewidth": 0.8})
     ax.set_xticks(np.arange(len(p) + 1))
-    ax.set_xticklabels([f"spikes from {v / 1000:g} s" for v in p.index] + ["mean"])
+    # one short label per phase (the time of its first spike); rotated when there are many
+    ax.set_xticklabels([f"{v / 1000:g}" for v in p.index] + ["mean"],
+                       rotation=45 if len(p) > 8 else 0, fontsize=7 if len(p) > 8 else None)
+    ax.set_xlabel("spike phase: time of the first spike (s)")
     ax.set_ylabel("download time of 3 MB (s)")
     ax.set_title("Undo after a spurious timeout: FACK + Eifel with CBR")
-    style.legend(ax, loc="lower right", fontsize=8)
+    style.legend(ax, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
     return fig, ("Download time per spike phase with Full, Partial and New partial undo "
                  "(slide 8's proposal: keep the ACK clock, continue in congestion avoidance); last "
                  "group: the mean over the phases with its 95 % interval (Student t)")

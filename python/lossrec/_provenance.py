@@ -9,6 +9,7 @@ import platform
 from typing import Any, Dict, Iterable, Optional
 
 from . import _core
+from .errors import LossrecError
 
 
 def scenario_hash(text: str) -> str:
@@ -25,11 +26,21 @@ def provenance(scenario_text: Optional[str] = None, seeds: Iterable[int] = (),
                **extra: Any) -> Dict[str, Any]:
     """The provenance record: ``lossrec`` (version), ``commit``, ``scenario_sha256``,
     ``seeds``, ``python``, plus any ``extra`` fields (e.g. the sweep's parameters)."""
+    from . import _args
+
+    _args.text("provenance", "scenario_text", scenario_text, optional=True)
+    try:
+        seed_list = sorted({int(_args.integer("provenance", "seeds", s, 0, _args.U64_MAX))  # type: ignore[arg-type]
+                            for s in seeds})
+    except TypeError as e:
+        if isinstance(e, LossrecError):
+            raise
+        raise _args.fail("provenance", "seeds", "an iterable of integers", seeds) from None
     b = build()
     rec: Dict[str, Any] = {"lossrec": b["version"], "commit": b["commit"]}
     if scenario_text is not None:
         rec["scenario_sha256"] = scenario_hash(scenario_text)
-    rec["seeds"] = sorted({int(s) for s in seeds})
+    rec["seeds"] = seed_list
     rec["python"] = platform.python_version()
     rec.update(extra)
     return rec

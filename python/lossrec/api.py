@@ -7,8 +7,10 @@ import os
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
-from . import _core
+from . import _args, _core
 from ._provenance import provenance
+from .errors import ArgumentError
+from .outputs import check_new_files
 from .result import Result
 from .scenario import ScenarioLike, apply_sets, load, with_sender
 from .suggest import did_you_mean
@@ -34,9 +36,33 @@ def _path_or_flag(v: Union[None, bool, PathLike], what: str) -> Tuple[bool, Opti
         return False, None
     if v is True:
         return True, None
-    if isinstance(v, (str, os.PathLike)):
-        return False, os.fspath(v)
-    raise TypeError(f"{what} must be a bool or a path, not {type(v).__name__}")
+    return False, os.fspath(v)
+
+
+def _check_run_args(scenario: Any, seed: Any, trace: Any, pcap: Any, preset: Any, sender: Any,
+                    sets: Any, pcap_receiver: Any, force: Any) -> None:
+    """:func:`run`'s arguments, each named in its error (see :mod:`lossrec._args`)."""
+    fn = "run"
+    _args.scenario(fn, scenario)
+    _args.seed(fn, seed)
+    _args.path_or_flag(fn, "trace", trace)
+    _args.path_or_flag(fn, "pcap", pcap)
+    _args.path(fn, "pcap_receiver", pcap_receiver, optional=True)
+    check_preset_arg(fn, preset)
+    _args.mapping(fn, "sender", sender)
+    _args.mapping(fn, "sets", sets)
+    _args.boolean(fn, "force", force)
+
+
+def check_preset_arg(fn: str, preset: Any) -> None:
+    """``preset=``: None or the name of a preset."""
+    if preset is None:
+        return
+    _args.text(fn, "preset", preset)
+    try:
+        check_preset(preset)
+    except ValueError as e:
+        raise ArgumentError(fn, "preset", str(e)) from None
 
 
 def run(
@@ -48,6 +74,7 @@ def run(
     sender: Optional[Mapping[str, Any]] = None,
     sets: Optional[Mapping[str, Any]] = None,
     pcap_receiver: Optional[PathLike] = None,
+    force: bool = False,
 ) -> Result:
     """Runs a scenario and returns its :class:`Result`.
 
@@ -66,22 +93,26 @@ def run(
         sender: axis → value settings applied on top (like ``--set axis=value``).
         sets: dotted scenario keys → values (``{"path.rtt_ms": 40}``; a bare axis name
             means ``sender.<axis>``), applied last, like ``--set``.
+        force: overwrite existing files at the ``trace``, ``pcap`` and ``pcap_receiver``
+            paths (an existing file is refused otherwise).
 
     Raises:
         ValueError (``lossrec.ScenarioError``): the scenario is invalid; the message names
             ``file:line:column: field: message``.
+        lossrec.errors.ArgumentError: a bad argument (named in the message).
+        lossrec.errors.OutputExistsError: an output file exists and ``force`` is false.
     """
+    _check_run_args(scenario, seed, trace, pcap, preset, sender, sets, pcap_receiver, force)
+    want_trace, trace_path = _path_or_flag(trace, "trace")
+    want_pcap, pcap_path = _path_or_flag(pcap, "pcap")
+    _, rx_path = _path_or_flag(pcap_receiver, "pcap_receiver")
+    check_new_files((trace_path, pcap_path, rx_path), force)
     text, origin = load(scenario)
     rewritten = preset is not None or bool(sender) or bool(sets)
     if preset is not None or sender:
         text, origin = override_sender(text, origin, preset, sender or {})
     if sets:
         text, origin = apply_sets(text, origin, sets)
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    want_trace, trace_path = _path_or_flag(trace, "trace")
-    want_pcap, pcap_path = _path_or_flag(pcap, "pcap")
-    _, rx_path = _path_or_flag(pcap_receiver, "pcap_receiver")
     try:
         js, tr, pc, outputs = _core.run_scenario(text, origin, seed, want_trace, want_pcap,
                                                  trace_path, pcap_path, rx_path)
@@ -125,23 +156,26 @@ def merge(runs: Mapping[str, Result]) -> Dict[str, Any]:
 
 
 def override_sender(
-    text: str, origin: str, preset: Optional[str], sender: Mapping[str, Any]
+    text: str, origin: str, preset: Optional[str], sender: Mapping[str, Any],
+    fn: str = "run", param: str = "sender",
 ) -> Tuple[str, str]:
     """Applies a preset and axis settings to scenario text; returns ``(text, origin)``.
 
     The original text is validated first, so that its errors name the user's own lines;
-    the preset and axes are checked against the engine before rewriting.
+    the preset and axes are checked against the engine before rewriting (a bad one is an
+    :class:`ArgumentError` naming ``param`` of ``fn``).
     """
     if preset is not None:
-        check_preset(preset)
+        check_preset_arg(fn, preset)
     sets = [(str(k), _axis_text(v)) for k, v in sender.items()]
     for axis, value in sets:
         if axis == "preset":
-            raise ValueError("set the preset with preset=/--preset, not as an axis")
+            raise ArgumentError(fn, param, f"{param}: set the preset with preset=/--preset, "
+                                           f"not as an axis")
         try:
             _core.check_axis(axis, value)
         except ValueError as e:
-            raise ValueError(f"--set {axis}={value}: {e}") from None
+            raise ArgumentError(fn, param, f"{param}[{axis!r}]={value}: {e}") from None
     _core.validate_scenario(text, origin)
     what = ([f"--preset {preset}"] if preset is not None else []) + [f"--set {a}={v}" for a, v in sets]
     return with_sender(text, preset, sets), f"{origin} (with {' '.join(what)})"
@@ -166,6 +200,7 @@ def _axis_text(v: Any) -> str:
 
 def validate(scenario: ScenarioLike) -> int:
     """Parses and validates a scenario without running it; returns its seed."""
+    _args.scenario("validate", scenario)
     text, origin = load(scenario)
     return _core.validate_scenario(text, origin)
 
@@ -203,8 +238,8 @@ def bench(which: Optional[str] = None) -> Dict[str, Any]:
     ``which`` is given). Build with optimisations (``pip install .`` or
     ``maturin develop --release``) for meaningful numbers.
     """
+    if which is not None and which not in BENCHMARKS:
+        raise ArgumentError("bench", "which", f"bench(): which: unknown benchmark {which!r}; "
+                                              f"valid: {', '.join(BENCHMARKS)}")
     names = BENCHMARKS if which is None else (which,)
-    for n in names:
-        if n not in BENCHMARKS:
-            raise ValueError(f"unknown benchmark {n!r}; valid: {', '.join(BENCHMARKS)}")
     return {n: dict(_core.bench(n)) for n in names}

@@ -21,6 +21,17 @@ import tomli_w
 
 ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 
+#: The largest scenario read (16 MiB), as the Rust loader caps it
+#: (``lossrec_sim::MAX_SCENARIO_BYTES``): a larger file is refused before it is read.
+MAX_SCENARIO_BYTES = 16 << 20
+
+
+def _too_large(origin: str, size: int) -> ValueError:
+    return ValueError(
+        f"{origin}: the file is {size} bytes; a scenario may be at most 16 MiB "
+        f"({MAX_SCENARIO_BYTES} bytes)"
+    )
+
 
 class ScenarioWarning(UserWarning):
     """A scenario that runs but is probably not what was meant (see :func:`check`)."""
@@ -91,8 +102,9 @@ def dict_to_toml(d: Mapping[str, Any]) -> str:
     names a nested table, as in TOML: ``{"path.loss": {"model": "tail"}}`` is
     ``{"path": {"loss": {"model": "tail"}}}``.
     """
-    if not isinstance(d, Mapping):
-        raise TypeError(f"a scenario dict must be a mapping, not {type(d).__name__}")
+    from . import _args
+
+    _args.mapping("dict_to_toml", "d", d, optional=False)
     return tomli_w.dumps(_clean(d))
 
 
@@ -137,8 +149,8 @@ def load(scenario: ScenarioLike) -> Tuple[str, str]:
     A ``str`` is TOML text (origin ``<string>``) when it contains a newline, or an ``=``
     while naming no existing file and not ending in ``.toml``; otherwise it is a path
     (``"rtt=40.toml"`` is a file). ``"-"`` reads standard input. A missing or unreadable
-    file raises ``ValueError`` naming it. What :func:`check` finds is warned about
-    (:class:`ScenarioWarning`).
+    file raises ``ValueError`` naming it, as does one larger than ``MAX_SCENARIO_BYTES``
+    (before it is read). What :func:`check` finds is warned about (:class:`ScenarioWarning`).
     """
     text, origin = _load(scenario)
     warn(text, origin)
@@ -151,13 +163,22 @@ def _load(scenario: ScenarioLike) -> Tuple[str, str]:
     if isinstance(scenario, str) and scenario == "-":
         import sys
 
-        return sys.stdin.read(), "<stdin>"
+        text = sys.stdin.read(MAX_SCENARIO_BYTES + 1)
+        if len(text) > MAX_SCENARIO_BYTES:
+            raise ValueError(
+                f"<stdin>: more than {MAX_SCENARIO_BYTES} characters; a scenario may be at "
+                "most 16 MiB"
+            )
+        return text, "<stdin>"
     if isinstance(scenario, str) and ("\n" in scenario or (
             "=" in scenario and not scenario.endswith(".toml") and not os.path.isfile(scenario))):
         return scenario, "<string>"
     if isinstance(scenario, (str, os.PathLike)):
         path = Path(scenario)
         try:
+            size = path.stat().st_size
+            if size > MAX_SCENARIO_BYTES and path.is_file():
+                raise _too_large(str(path), size)
             return path.read_text(encoding="utf-8"), str(path)
         except FileNotFoundError:
             raise ValueError(f"{path}: no such file") from None

@@ -23,6 +23,8 @@ import json
 import math
 from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Union
 
+from .errors import ArgumentError
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -74,6 +76,17 @@ def _key_text(v: Any) -> Any:
         return str(v)
 
 
+def _names(fn: str, param: str, v: Any) -> List[Any]:
+    """A sequence of column names (None: none)."""
+    from . import _args
+
+    if v is None:
+        return []
+    if isinstance(v, (str, bytes)) or not isinstance(v, (list, tuple)):
+        raise _args.fail(fn, param, "a column name or a list of them", v)
+    return list(v)
+
+
 def summarize(
     df: "pd.DataFrame",
     by: Union[None, str, Sequence[str]] = None,
@@ -94,15 +107,28 @@ def summarize(
     """
     import pandas as pd
 
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    keys = [by] if isinstance(by, str) else list(by or [])
+    from . import _args
+    from .suggest import did_you_mean
+
+    fn = "summarize"
+    if not isinstance(df, pd.DataFrame):
+        raise _args.fail(fn, "df", "a pandas DataFrame", df)
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) \
+            or not 0 < confidence < 1:
+        raise _args.fail(fn, "confidence", "a number in (0, 1)", confidence)
+    keys = [by] if isinstance(by, str) else _names(fn, "by", by)
     for k in keys:
-        _check_column(df, k)
-    metrics = [m for m in (metrics or DEFAULT_METRICS) if m in df.columns] if metrics is None \
-        else list(metrics)
+        if k not in df.columns:
+            raise ArgumentError(fn, "by", f"{fn}(): by: no column {k!r}"
+                                          f"{did_you_mean(k, map(str, df.columns))}")
+    if isinstance(metrics, str):
+        raise _args.fail(fn, "metrics", "a list of column names (not one string)", metrics)
+    metrics = [m for m in DEFAULT_METRICS if m in df.columns] if metrics is None \
+        else _names(fn, "metrics", metrics)
     for m in metrics:
-        _check_column(df, m)
+        if m not in df.columns:
+            raise ArgumentError(fn, "metrics", f"{fn}(): metrics: no column {m!r}"
+                                               f"{did_you_mean(m, map(str, df.columns))}")
     clustered = cluster is not None and cluster in df.columns and cluster not in keys
     df = hashable_keys(df, keys)
     groups: Any = df.groupby(keys, sort=False, observed=True, dropna=False) if keys else [((), df)]
@@ -119,13 +145,6 @@ def summarize(
     out.attrs["confidence"] = confidence
     out.attrs["clustered_by"] = cluster if clustered else None
     return out
-
-
-def _check_column(df: "pd.DataFrame", c: str) -> None:
-    if c not in df.columns:
-        from .suggest import did_you_mean
-
-        raise ValueError(f"no column {c!r}{did_you_mean(c, map(str, df.columns))}")
 
 
 def _stats(x: "pd.Series", reps: "Optional[pd.Series]", q: float) -> List[Any]:

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import lossrec
-from lossrec.lab.claims import HOLDS, NOT_COMPARABLE, VERDICTS
+from lossrec.lab.claims import HOLDS, NOT_COMPARABLE, NOT_SIGNIFICANT, VERDICTS
 from lossrec.lab.studies import load_study, run_study
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,5 +56,9 @@ def test_eifel_detects_the_spikes_and_the_ground_truth_agrees(quick):
         # ... which only Eifel detects, and it finishes sooner.
         assert std["spurious_rtos"] == 0 and eif["spurious_rtos"] >= 1
         assert eif["fct_ms"] < std["fct_ms"]
-    assert verdicts["b_eifel_no_harm"].verdict == HOLDS
+    # "no harm" is a non-inferiority test since issue 25: never refuted here; where the quick
+    # run's intervals reach past the 5 % margin it is not significant, and says why
+    harm = verdicts["b_eifel_no_harm"]
+    assert harm.verdict == HOLDS or (harm.verdict == NOT_SIGNIFICANT
+                                     and "no worse cannot be told from the noise" in harm.why), harm
     assert verdicts["c_partial_idle"].verdict == HOLDS

@@ -91,3 +91,31 @@ def test_background_is_common_to_the_arms(quick):
     assert len(clean) > 10
     first = clean.iloc[:5]
     assert (first.max(axis=1) - first.min(axis=1)).max() < 1e-6
+
+
+def _metrics():
+    from lossrec.lab.studies import sibling
+    return sibling(str(EXPERIMENTS / "rtor" / "study.py"), "metrics")
+
+
+def test_a_quantile_won_by_microseconds_is_not_won():
+    # issue 25: real_tlp_60pct held by counting quantile levels won by under 1 ms
+    m = _metrics()
+    p = pd.DataFrame({"TLP": [10.0, 20.0, 30.0, 40.0], "baseline": [10.1, 20.1, 30.1, 45.0],
+                      "RTOR": [10.2, 20.2, 30.2, 46.0]})
+    assert m.quantile_share_best(p, "TLP", ["baseline", "RTOR"]) > 0.9
+    assert m.quantile_share_best(p, "TLP", ["baseline", "RTOR"], margin=1.0) < 0.4
+
+
+def test_the_web_selection_is_a_tail_loss_in_both_arms_and_a_baseline_timeout():
+    m = _metrics()
+    rows = []
+    # object 1: tail loss in both arms, baseline RTO -> selected; object 2: tail loss only in
+    # the baseline; object 3: tail loss in both but no baseline RTO
+    for oid, tb, tr, rto in ((1, 1, 1, 1), (2, 1, 0, 1), (3, 1, 1, 0)):
+        for arm, tail, rtos in (("baseline", tb, rto), ("RTOR", tr, 0), ("TLP", 0, 0)):
+            rows.append({"item": "web", "page": "heavy", "rtt_ms": 80, "rep": 0, "id": oid,
+                         "base_arm": arm, "fct_ms": 100.0 + oid, "retransmits": tail,
+                         "tail_drops": tail, "rtos": rtos})
+    p = m.paired(pd.DataFrame(rows), "web", page="heavy", rtt_ms=80)
+    assert list(p[p["tail_rto"]]["id"]) == [1]

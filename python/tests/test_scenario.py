@@ -51,6 +51,15 @@ def test_load_missing_file_names_it(tmp_path):
         load(tmp_path / "none.toml")
 
 
+def test_load_refuses_a_file_over_16_mib_before_reading_it(tmp_path):
+    # A sparse file: refused by its size, never read (issue 26 item 7).
+    f = tmp_path / "huge.toml"
+    with open(f, "wb") as out:
+        out.truncate((16 << 20) + 1)  # lossrec.scenario.MAX_SCENARIO_BYTES + 1
+    with pytest.raises(ValueError, match=r"huge.toml: the file is 16777217 bytes; .*16 MiB"):
+        load(f)
+
+
 def test_with_sender_replaces_the_preset_and_keeps_other_axes():
     text = 'seed = 1\n[sender]\npreset = "rfc"\nmin_rto_ms = 300\n[workload]\nkind = "bulk"\n'
     out = tomllib.loads(with_sender(text, "linux-classic", [("cc", "reno")]))

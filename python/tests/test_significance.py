@@ -98,8 +98,72 @@ def test_interval_outside_the_rules_range_refutes_the_claim():
 def test_exactly_zero_fails_a_strict_order_and_ties_pass_no_worse():
     zero = Diff(0.0, 0.0, 0.0, 10)
     assert judge_difference("c", False, "x", "y", signs=[(zero, ">")]).verdict == FAILS
-    assert judge_difference("c", True, "x", "y", signs=[(zero, ">=")]).verdict == HOLDS
-    assert judge_difference("c", True, "x", "y", signs=[(zero, "<=")]).verdict == HOLDS
+    assert judge_difference("c", True, "x", "y", signs=[(zero, ">=", 0)]).verdict == HOLDS
+    assert judge_difference("c", True, "x", "y", signs=[(zero, "<=", 0)]).verdict == HOLDS
+
+
+def test_a_refuted_magnitude_does_not_hold_however_noisy_the_sign():
+    # spurious-rto a_eifel_gain as the reviewer recomputed it: the sign's interval contains
+    # zero, the best gain is 56 % [8, 106] against a 125 % floor
+    sign = Diff(300.0, -50.0, 650.0, 6)
+    gain = Diff(56.0, 8.0, 106.0, 6)
+    v = judge_difference("c", False, "x", "y", signs=[(sign, ">")], expect=[(gain, 125, 500)])
+    assert v.verdict == FAILS and "refuted beyond the noise" in v.why
+    # prr web_lost_retransmissions: PRR − Linux +8.6 % [−4.9, +32.6] against ≥ +50 %
+    prr = Diff(8.6, -4.9, 32.6, 10)
+    v = judge_difference("c", False, "x", "y", signs=[(prr, ">")], expect=[(prr, 50, math.inf)])
+    assert v.verdict == FAILS and "[50, inf]" in v.why
+
+
+def test_no_worse_needs_its_whole_interval_within_the_margin():
+    # prr web_timeouts_on_recovery: ±15 % around a seed effect of −2.5 %: no worse than +5 %
+    # cannot be told from the noise
+    wide = Diff(-2.0, -17.0, 13.0, 10)
+    v = judge_difference("c", True, "x", "y", signs=[(wide, "<=", 5)])
+    assert v.verdict == NOT_SIGNIFICANT and "no worse cannot be told from the noise" in v.why
+    tight = Diff(-2.0, -4.0, 3.0, 10)
+    assert judge_difference("c", True, "x", "y", signs=[(tight, "<=", 5)]).verdict == HOLDS
+    beyond = Diff(12.0, 8.0, 16.0, 10)  # worse than the margin with its whole interval
+    v = judge_difference("c", True, "x", "y", signs=[(beyond, "<=", 5)])
+    assert v.verdict == FAILS and "beyond it" in v.why
+    # worse, significantly, but within the margin: no worse (non-inferior)
+    small = Diff(2.0, 1.0, 3.0, 10)
+    assert judge_difference("c", True, "x", "y", signs=[(small, "<=", 5)]).verdict == HOLDS
+    assert judge_difference("c", True, "x", "y", signs=[(Diff(-2.0, -3.0, -1.0, 10), ">=", 5)]).verdict == HOLDS
+    assert judge_difference("c", True, "x", "y", signs=[(Diff(-2.0, -9.0, 1.0, 10), ">=", 5)]).verdict \
+        == NOT_SIGNIFICANT
+
+
+def test_a_no_worse_relation_without_a_margin_is_refused():
+    d = Diff(0.0, -1.0, 1.0, 10)
+    with pytest.raises(ValueError, match="needs its margin"):
+        judge_difference("c", True, "x", "y", signs=[(d, "<=")])
+    with pytest.raises(ValueError, match="takes no margin"):
+        judge_difference("c", True, "x", "y", signs=[(d, ">", 1)])
+
+
+def test_a_relation_needs_events_in_the_arms_it_compares():
+    # rtor web_spurious_order: 0 ≤ 0 DSACKs in baseline and RTOR, the events all TLP's
+    from lossrec.lab.significance import Need
+    zero = Diff(0.0, 0.0, 0.0, 10)
+    tlp = Diff(0.2, 0.1, 0.3, 10)
+    v = judge_difference("c", True, "x", "y", events=40, min_events=10,
+                         signs=[Need(zero, ">=", 0.001, events=0), Need(tlp, ">", events=40)])
+    assert v.verdict == NOT_SIGNIFICANT and "rests on 0 events in the two arms" in v.why
+    v = judge_difference("c", True, "x", "y", events=40, min_events=10,
+                         signs=[Need(zero, ">=", 0.001, events=12), Need(tlp, ">", events=40)])
+    assert v.verdict == HOLDS
+
+
+def test_each_row_states_the_smallest_effect_its_run_could_detect():
+    d = difference([10.0, 12.0, 11.0, 13.0, 9.0], [0.0] * 5, paired=True)
+    half = (d.high - d.low) / 2
+    # (t_.975 + t_.80) · se with 4 degrees of freedom: 2.776 + 0.941 over 2.776
+    assert d.detectable() == pytest.approx(half * (1 + 0.9410 / 2.7764), rel=1e-3)
+    assert math.isnan(Diff(1.0, math.nan, math.nan, 1).detectable())
+    v = judge_difference("c", True, "x", "y", signs=[(d, ">")], unit="ms")
+    assert "smallest detectable effect (80 % power) ±" in v.ours
+    assert v.intervals[0]["detectable"] == pytest.approx(d.detectable())
 
 
 def test_no_effect_must_be_inside_the_tolerance_with_its_interval():
@@ -192,3 +256,42 @@ def test_reproduce_refuses_a_comparison_verdict_without_an_interval(tmp_path):
 def test_not_comparable_needs_no_interval():
     v = Verdict.not_comparable("x", "no rows")
     assert v.verdict == NOT_COMPARABLE and missing_intervals({"x": {"min_events": 1}}, [v]) == []
+
+
+# ------------------------------------------------------------------ what is a claim (issue 25)
+
+
+def test_the_reviewers_reclassifications_are_in_the_registry():
+    pub = {n: load_study(n, EXPERIMENTS).claims_published for n in find_studies(EXPERIMENTS)}
+    assert pub["rack"]["a_timeout_vs_ack_repairs"]["kind"] == CALIBRATION
+    assert pub["prr"]["web_retransmission_rate"]["kind"] == CALIBRATION
+    assert pub["classic-baseline"]["ns3_fct_40ms"]["kind"] == "cross-check"
+    assert pub["rack"]["slide6_throughput"]["not_comparable"].strip()
+    assert "seed_inconsistent" in pub["prr"]["table_ssthresh"]
+
+
+def test_not_comparable_and_cross_checks_are_applied_and_counted_apart():
+    from lossrec.lab import frozen
+    pub = {"nc": {"not_comparable": "BBR's sentence"}, "x": {"kind": "cross-check"},
+           "cal": {"kind": CALIBRATION}, "c": {}}
+    vs = frozen.apply_published(pub, [Verdict("nc", "1.3x", HOLDS, "direction"),
+                                      Verdict("x", "1.1 s", HOLDS, "within"),
+                                      Verdict("cal", "2 %", FAILS, "off"),
+                                      Verdict("c", "3", HOLDS, "ok")])
+    assert vs[0].verdict == NOT_COMPARABLE and vs[0].why == "BBR's sentence" and vs[0].ours == "1.3x"
+    claims, apart = frozen.counts(pub, vs)
+    assert claims[HOLDS] == 1 and claims[NOT_COMPARABLE] == 1 and sum(claims.values()) == 2
+    assert apart[HOLDS] == 1 and apart[FAILS] == 1
+
+
+def test_the_index_counts_kernel_checks_apart_from_seed_claims():
+    from types import SimpleNamespace
+
+    from lossrec.lab.report import totals
+    seed = SimpleNamespace(seed="003", claims_published={"a": {}, "b": {"kind": CALIBRATION}})
+    kern = SimpleNamespace(seed="kernel", claims_published={"k": {"kind": ABSOLUTE}})
+    t = totals([(seed, Path("x"), [Verdict("a", "", HOLDS, ""), Verdict("b", "", HOLDS, "")]),
+                (kern, Path("y"), [Verdict("k", "", FAILS, "")])])
+    assert t["seed_claims"][HOLDS] == 1 and sum(t["seed_claims"].values()) == 1
+    assert t["kernel_checks"][FAILS] == 1 and sum(t["kernel_checks"].values()) == 1
+    assert t["apart"][HOLDS] == 1

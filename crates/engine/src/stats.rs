@@ -114,4 +114,8 @@ counters! {
     optack_strikes = "OptAckStrikes",
     /// Peers found acknowledging data they did not receive; the sender stopped.
     optack_detected = "OptAckDetected",
+    /// Transmissions the fq pacer held that an ACK covered before they left: dropped, or
+    /// trimmed to their unacknowledged tail (`sender/pacing.rs`; Linux's fq would send the
+    /// clone, so Linux has no counter).
+    pacing_acked_while_queued = "PacingAckedWhileQueued",
 }

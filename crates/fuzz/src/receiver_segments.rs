@@ -63,8 +63,8 @@ pub fn run(data: &[u8]) {
     }
 }
 
-/// Runs one input; panics when an invariant breaks.
-pub fn run_input(input: &Input) {
+/// Runs one input and returns what its ACKs showed; panics when an invariant breaks.
+pub fn run_input(input: &Input) -> Seen {
     let cfg = ReceiverConfig {
         window_model: if input.linux_window {
             WindowModel::Linux
@@ -104,6 +104,7 @@ pub fn run_input(input: &Input) {
         // An out-of-order FIN is held with its sequence number (`tcp_data_queue_ofo`),
         // which is not a byte of data.
         let fin_held = rx.fin_seq().is_some() && !rx.fin_received();
+        seen.fin_held_out_of_order |= fin_held;
         let held: u64 = rx.out_of_order().map(|r| r.len()).sum::<u64>() - u64::from(fin_held);
         assert_eq!(
             rx.delivered() + held,
@@ -112,6 +113,7 @@ pub fn run_input(input: &Input) {
             rx.delivered()
         );
     }
+    seen
 }
 
 fn segment(rx: &Receiver, mss: u64, s: &ArbSegment) -> Segment {
@@ -140,11 +142,16 @@ fn segment(rx: &Receiver, mss: u64, s: &ArbSegment) -> Segment {
     }
 }
 
-/// What the ACKs so far showed.
-#[derive(Default)]
-struct Seen {
+/// What the ACKs so far showed, and what the regression seeds' tests ask
+/// (`tests/regression_seeds.rs`).
+#[derive(Debug, Default)]
+pub struct Seen {
     cumulative: u64,
     right_edge: u64,
+    /// An ACK acknowledged a FIN: its cumulative ACK is one past the data.
+    pub fin_acked: bool,
+    /// A FIN was held above a hole (out of order, `tcp_data_queue_ofo`).
+    pub fin_held_out_of_order: bool,
 }
 
 impl Seen {
@@ -162,6 +169,7 @@ impl Seen {
             "ACK {a:?} beyond RCV.NXT {rcv_nxt}"
         );
         self.cumulative = a.cumulative;
+        self.fin_acked |= rx.fin_received() && a.cumulative == rx.delivered() + 1;
         let max = if a.ts.is_some() { 3 } else { 4 };
         assert!(a.sack.len() <= max, "{} SACK blocks in {a:?}", a.sack.len());
         for b in a.sack.iter() {

@@ -1,7 +1,7 @@
 //! A [`Sender`] wrapped with the invariants only its caller can see (the engine checks its
 //! internal ones itself, `sender/invariants.rs`).
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use lossrec::{Ack, Config, Instant, Sender, Transmit, Why};
@@ -13,11 +13,34 @@ const MAX_TRANSMITS_PER_DRAIN: usize = 200_000;
 /// Print every input and the sender's state after it (the `replay` example sets it).
 pub static TRACE: AtomicBool = AtomicBool::new(false);
 
+/// What a run went through, so that a regression seed's test can assert that the seed
+/// still reaches what it was committed for (`tests/regression_seeds.rs`): an input whose
+/// configuration or path changed passes without testing anything.
+#[derive(Debug, Default)]
+pub struct Seen {
+    /// Recovery states the sender was in after some input (`Open`, `Recovery`, …).
+    pub states: BTreeSet<String>,
+    /// Why each transmission was sent (`New`, `RtoRetransmit`, …), once per kind.
+    pub whys: BTreeSet<String>,
+    /// A zero-window probe carrying no data was sent.
+    pub empty_window_probe: bool,
+    /// Why segments were sent one past the data, after the FIN (a bare FIN, a later ACK).
+    pub past_the_data: BTreeSet<String>,
+    /// A deadline fired again at once: the handler left it at or before the instant.
+    pub deadline_refired: bool,
+    /// The kinds of deadline that fired (`Rto`, `EarlyRetransmit`, …).
+    pub timers: BTreeSet<String>,
+    /// A forged SYN-ACK advertised a zero window.
+    pub zero_window_syn_ack: bool,
+}
+
 /// The sender and what the harness remembers about it.
 pub struct Checked {
     pub sender: Sender,
     /// SND.UNA after the previous input.
     una: u64,
+    /// What the run went through.
+    pub seen: Seen,
 }
 
 impl Checked {
@@ -26,6 +49,7 @@ impl Checked {
         Some(Checked {
             una: sender.snd_una(),
             sender,
+            seen: Seen::default(),
         })
     }
 
@@ -39,7 +63,11 @@ impl Checked {
     /// before `now` (a restored one that passed meanwhile) fires again at once, after what
     /// the sender sends; a few rounds must bring it past `now`, or a driver would spin.
     pub fn timeout(&mut self, now: Instant, net: &mut VecDeque<Transmit>) {
-        for _ in 0..8 {
+        for round in 0..8 {
+            self.seen.deadline_refired |= round > 0;
+            if let Some(kind) = self.sender.timer_kind() {
+                self.seen.timers.insert(format!("{kind:?}"));
+            }
             self.trace(now, &format!("timeout ({:?})", self.sender.timer_kind()));
             self.sender.on_timeout(now);
             self.check_una();
@@ -87,11 +115,24 @@ impl Checked {
                 "poll_transmit did not stop ({n} segments; last {tx:?})"
             );
             self.check_transmit(&tx);
+            self.see(&tx);
             self.trace(now, &format!("sent {:?} {:?}", tx.range, tx.why));
             net.push_back(tx);
         }
         while self.sender.poll_event().is_some() {}
+        self.seen
+            .states
+            .insert(format!("{:?}", self.sender.state()));
         self.check_live();
+    }
+
+    fn see(&mut self, tx: &Transmit) {
+        let s = &self.sender;
+        self.seen.whys.insert(format!("{:?}", tx.why));
+        self.seen.empty_window_probe |= tx.why == Why::WindowProbe && tx.range.is_empty();
+        if tx.range.end > s.bytes_written() {
+            self.seen.past_the_data.insert(format!("{:?}", tx.why));
+        }
     }
 
     fn check_transmit(&self, tx: &Transmit) {

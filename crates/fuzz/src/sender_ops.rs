@@ -17,7 +17,7 @@ use lossrec::{
     Transmit,
 };
 
-use crate::sender_check::Checked;
+use crate::sender_check::{Checked, Seen};
 
 /// Application bytes written at most (keeps one input under a few milliseconds).
 const MAX_WRITTEN: u64 = 1 << 20;
@@ -260,11 +260,15 @@ impl ReceiverTweaks {
 
 /// Runs one input; panics when an invariant breaks.
 pub fn run_input(input: &Input) {
-    let Some(cfg) = config(input) else { return };
+    observe(input);
+}
+
+/// Runs one input and returns what it went through and the sender's counters (`None` when
+/// the input's configuration is refused); panics when an invariant breaks.
+pub fn observe(input: &Input) -> Option<(Seen, lossrec::Stats)> {
+    let cfg = config(input)?;
     let mut now = Instant::from_millis(1);
-    let Some(mut s) = Checked::new(cfg, now) else {
-        return;
-    };
+    let mut s = Checked::new(cfg, now)?;
     let mut rx = Receiver::new(input.receiver.config(), now);
     let mut net: VecDeque<Transmit> = VecDeque::new();
     let mut acks: VecDeque<Ack> = VecDeque::new();
@@ -317,6 +321,7 @@ pub fn run_input(input: &Input) {
             }
             Op::Forge(f) => {
                 let a = forge(&s, now, f);
+                s.seen.zero_window_syn_ack |= a.syn.is_some() && a.window == 0;
                 s.ack(now, &a);
             }
         }
@@ -329,6 +334,8 @@ pub fn run_input(input: &Input) {
         }
         acks.truncate(MAX_FLIGHT);
     }
+    let stats = s.sender.stats().clone();
+    Some((s.seen, stats))
 }
 
 fn forge(s: &Checked, now: Instant, f: &Forged) -> Ack {

@@ -94,6 +94,12 @@ fn to_sender(tx: &mut EngineSender, now: Instant, seg: &TcpSegment<'_>, out: &mu
     if fin {
         tx.fin_ack(out);
     }
+    // Challenge and duplicate ACKs answering segments the acceptance checks refused.
+    let mut replies = Vec::new();
+    tx.take_replies(&mut replies);
+    for r in &replies {
+        check_own(r);
+    }
     while let Some(t) = tx.sender.poll_transmit(now) {
         tx.encode(&t, out);
     }

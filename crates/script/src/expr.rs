@@ -6,6 +6,7 @@ use crate::ast::{BinOp, CmpOp, Expr, Stmt};
 use crate::expr_tokens::{check_size, is_ident, tokenize, Tok, Token, KEYWORDS};
 use crate::lex::ParseError;
 use lossrec::{Stats, TcpInfo};
+use std::collections::BTreeSet;
 
 /// `tcpi_*` fields the runner adds to the engine's [`TcpInfo`].
 pub const EXTRA_TCPI: &[&str] = &[
@@ -93,9 +94,9 @@ pub fn parse_code(
 /// Python's rule for the whole script: a name must be assigned in some block. Unknown
 /// `tcpi_*` fields are not errors here: the runner reports them as unsupported when the
 /// line runs (a field of Linux's `tcp_info` the engine does not report).
-pub fn check_names(free: &[FreeName], assigned: &[String]) -> Vec<ParseError> {
+pub fn check_names(free: &[FreeName], assigned: &BTreeSet<&str>) -> Vec<ParseError> {
     free.iter()
-        .filter(|f| !assigned.contains(&f.name) && !f.name.starts_with("tcpi_"))
+        .filter(|f| !assigned.contains(f.name.as_str()) && !f.name.starts_with("tcpi_"))
         .map(|f| ParseError {
             line: f.line,
             col: f.col,

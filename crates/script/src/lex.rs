@@ -23,16 +23,61 @@ impl fmt::Display for ParseError {
     }
 }
 
-/// A cursor over the script text.
-#[derive(Clone)]
-pub struct Scanner {
-    chars: Vec<char>,
+/// A cursor over the script text. It borrows the text and holds a byte offset, so a copy
+/// (a look-ahead, a saved position to return to) costs nothing: the parser's work is linear
+/// in the script's length (issue 26 item 6; it once held a `Vec<char>` and copied it per
+/// event).
+#[derive(Clone, Copy)]
+pub struct Scanner<'a> {
+    text: &'a str,
+    /// Byte offset of the next character.
     pos: usize,
     line: usize,
     col: usize,
 }
 
-/// Saved cursor position, for error locations.
+/// The longest author's text an error message quotes; longer is cut (see [`shorten_quotes`]).
+pub const QUOTE_MAX: usize = 80;
+/// The longest run of a message outside backticks: the parser's own words are shorter, so
+/// a longer run is author's text that a stray backtick in it left unquoted.
+const PLAIN_MAX: usize = 400;
+
+/// `message` with every backtick-quoted run longer than [`QUOTE_MAX`] characters cut to its
+/// first [`QUOTE_MAX`], an ellipsis and, after the quote, its full length (`` `aaaa…` (1000000
+/// characters) ``): a 100 MB token must not make a 100 MB message (issue 26 item 8).
+pub fn shorten_quotes(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(4 * PLAIN_MAX));
+    let mut note = None;
+    for (i, run) in message.split('`').enumerate() {
+        if i > 0 {
+            // A cut run's length follows its closing quote, or precedes the next opening.
+            let note = note.take().map(|n| format!(" ({n} characters)"));
+            let closing = i % 2 == 0;
+            if !closing {
+                out.push_str(note.as_deref().unwrap_or_default());
+            }
+            out.push('`');
+            if closing {
+                out.push_str(note.as_deref().unwrap_or_default());
+            }
+        }
+        let max = if i % 2 == 1 { QUOTE_MAX } else { PLAIN_MAX };
+        match run.char_indices().nth(max) {
+            None => out.push_str(run),
+            Some((cut, _)) => {
+                out.push_str(&run[..cut]);
+                out.push('…');
+                note = Some(run.chars().count());
+            }
+        }
+    }
+    if let Some(n) = note {
+        out.push_str(&format!(" ({n} characters)"));
+    }
+    out
+}
+
+/// Saved cursor position (`pos` is a byte offset), for error locations.
 #[derive(Copy, Clone, Debug)]
 pub struct Mark {
     pub pos: usize,
@@ -40,14 +85,14 @@ pub struct Mark {
     pub col: usize,
 }
 
-impl Scanner {
-    pub fn new(text: &str) -> Self {
+impl<'a> Scanner<'a> {
+    pub fn new(text: &'a str) -> Self {
         Scanner::at(text, 1, 1)
     }
     /// A scanner whose first character is at `line:col` of some larger text.
-    pub fn at(text: &str, line: usize, col: usize) -> Self {
+    pub fn at(text: &'a str, line: usize, col: usize) -> Self {
         Scanner {
-            chars: text.chars().collect(),
+            text,
             pos: 0,
             line,
             col,
@@ -63,23 +108,25 @@ impl Scanner {
     pub fn line(&self) -> usize {
         self.line
     }
-    pub fn peek(&self) -> Option<char> {
-        self.chars.get(self.pos).copied()
+    fn rest(&self) -> &'a str {
+        &self.text[self.pos..]
     }
+    pub fn peek(&self) -> Option<char> {
+        self.rest().chars().next()
+    }
+    /// The character `n` ahead (a short look-ahead: walks `n` characters).
     pub fn peek_at(&self, n: usize) -> Option<char> {
-        self.chars.get(self.pos + n).copied()
+        self.rest().chars().nth(n)
     }
     pub fn is_eof(&self) -> bool {
-        self.pos >= self.chars.len()
+        self.pos >= self.text.len()
     }
     pub fn starts_with(&self, s: &str) -> bool {
-        s.chars()
-            .enumerate()
-            .all(|(i, c)| self.peek_at(i) == Some(c))
+        self.rest().starts_with(s)
     }
     pub fn bump(&mut self) -> Option<char> {
         let c = self.peek()?;
-        self.pos += 1;
+        self.pos += c.len_utf8();
         if c == '\n' {
             self.line += 1;
             self.col = 1;
@@ -101,7 +148,7 @@ impl Scanner {
     }
     /// Text between a mark and the cursor.
     pub fn since(&self, m: Mark) -> String {
-        self.chars[m.pos..self.pos].iter().collect()
+        self.text[m.pos..self.pos].to_string()
     }
     /// Skips spaces and tabs (not newlines).
     pub fn skip_spaces(&mut self) {
@@ -113,7 +160,7 @@ impl Scanner {
     pub fn at_line_end(&mut self) -> bool {
         self.skip_spaces();
         if self.starts_with("/*") {
-            let save = self.clone();
+            let save = *self;
             self.eat("/*");
             while !self.is_eof() && !self.starts_with("*/") && self.peek() != Some('\n') {
                 self.bump();
@@ -155,19 +202,19 @@ impl Scanner {
         }
         self.since(m)
     }
+    /// The whitespace-delimited word starting at `pos`.
+    fn word_from(&self, pos: usize) -> String {
+        let rest = &self.text[pos..];
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        rest[..end].to_string()
+    }
     /// The whitespace-delimited word starting at a mark, for error messages.
     pub fn word_at(&self, m: Mark) -> String {
-        self.chars[m.pos..]
-            .iter()
-            .take_while(|c| !c.is_whitespace())
-            .collect()
+        self.word_from(m.pos)
     }
     /// The next whitespace-delimited word (not consumed), for error messages.
     pub fn peek_word(&self) -> String {
-        let w: String = self.chars[self.pos..]
-            .iter()
-            .take_while(|c| !c.is_whitespace())
-            .collect();
+        let w = self.word_from(self.pos);
         if w.is_empty() {
             match self.peek() {
                 None => "end of file".into(),

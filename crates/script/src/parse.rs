@@ -4,8 +4,9 @@
 
 use crate::ast::*;
 use crate::expr;
-use crate::lex::{ParseError, Scanner};
+use crate::lex::{shorten_quotes, ParseError, Scanner};
 use crate::packet_line::packet;
+use std::collections::BTreeSet;
 
 /// Parses a whole script; `Err` holds every error found, in line order.
 pub fn parse(text: &str) -> Result<Script, Vec<ParseError>> {
@@ -44,7 +45,7 @@ pub fn parse(text: &str) -> Result<Script, Vec<ParseError>> {
             s.skip_line();
         }
     }
-    let assigned: Vec<String> = script
+    let assigned: BTreeSet<&str> = script
         .events
         .iter()
         .filter_map(|e| match &e.kind {
@@ -53,12 +54,15 @@ pub fn parse(text: &str) -> Result<Script, Vec<ParseError>> {
         })
         .flatten()
         .filter_map(|st| match st {
-            Stmt::Assign { name, .. } => Some(name.clone()),
+            Stmt::Assign { name, .. } => Some(name.as_str()),
             _ => None,
         })
         .collect();
     errors.extend(expr::check_names(&script.free_names, &assigned));
     errors.sort_by_key(|e| (e.line, e.col));
+    for e in &mut errors {
+        e.message = shorten_quotes(&e.message);
+    }
     if errors.is_empty() {
         Ok(script)
     } else {
@@ -203,7 +207,7 @@ fn event(s: &mut Scanner, script: &mut Script) -> Result<Event, ParseError> {
 
 /// `< icmp …`, `> udp …`: packet lines of other protocols (after an optional `[tos]`).
 fn other_protocol(s: &Scanner) -> Option<String> {
-    let mut probe = s.clone();
+    let mut probe = *s;
     probe.bump();
     probe.skip_spaces();
     if probe.peek() == Some('[') {
@@ -223,7 +227,7 @@ fn time(s: &mut Scanner) -> Result<Time, ParseError> {
     }
     let a = time_val(s)?;
     // `+0...0.1`, `+0 ... 0.1`, `+0 ...0.1`: spaces around the separator are allowed.
-    let save = s.clone();
+    let save = *s;
     s.skip_spaces();
     if s.eat("...") {
         s.skip_spaces();

@@ -34,8 +34,11 @@ pub struct ScriptReport {
 }
 
 impl ScriptReport {
-    pub(crate) fn fail(&mut self, f: Failure) {
+    /// Records a failure; its message quotes at most a short prefix of the author's text
+    /// ([`crate::lex::shorten_quotes`]).
+    pub(crate) fn fail(&mut self, mut f: Failure) {
         self.passed = false;
+        f.message = crate::lex::shorten_quotes(&f.message);
         self.failures.push(f);
     }
 }

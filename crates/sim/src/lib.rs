@@ -45,6 +45,7 @@ pub mod workload;
 
 pub use episodes::Recovery;
 pub use outputs::Outputs;
+pub use parse::limits::MAX_SCENARIO_BYTES;
 pub use scenario::Scenario;
 pub use sink::Sinks;
 

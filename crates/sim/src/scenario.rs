@@ -4,6 +4,11 @@
 //! column and dotted field (`path.loss.p`). Times are milliseconds unless the key says
 //! otherwise; numbers may be integers or floats where a fraction makes sense.
 //!
+//! Sizes are checked while the file is read: at most 16 MiB
+//! ([`crate::MAX_SCENARIO_BYTES`]), 64 `[[background]]` tables, 1,000,000 entries in
+//! `workload.writes` or any other array, 1024 tables, nesting 32 deep. An error quotes at
+//! most 80 characters of a value or key, then `…` and its length.
+//!
 //! ```toml
 //! seed = 1                 # default 1; RunOptions::seed overrides it
 //! max_time_s = 3600        # simulated-time safety limit (default 3600): unfinished flows
@@ -159,16 +164,29 @@ impl Scenario {
         crate::parse::parse(text, origin)
     }
 
-    /// Reads and parses a scenario file; errors name the path.
+    /// Reads and parses a scenario file; errors name the path. A file larger than
+    /// [`crate::MAX_SCENARIO_BYTES`] is refused without being read whole.
     pub fn from_path(path: &std::path::Path) -> Result<Scenario, ScenarioError> {
+        use std::io::Read;
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        let cannot = |e: std::io::Error| ScenarioError {
             origin: origin.clone(),
             line: None,
             column: None,
             field: None,
             message: format!("cannot read: {e}"),
-        })?;
+        };
+        let file = std::fs::File::open(path).map_err(cannot)?;
+        let cap = crate::MAX_SCENARIO_BYTES as u64;
+        // The size as stat gives it; a pipe says 0, so the read is capped as well.
+        let size = file.metadata().map_err(cannot)?.len();
+        if size > cap {
+            return Err(crate::parse::limits::too_large(&origin, size));
+        }
+        let mut text = String::new();
+        file.take(cap + 1)
+            .read_to_string(&mut text)
+            .map_err(cannot)?;
         Scenario::from_toml_str(&text, &origin)
     }
 

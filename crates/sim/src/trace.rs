@@ -20,7 +20,10 @@
 //!   `p` for the proportional part, else RFC 6937's RB key (`s`, `b`, `d`, `bd`, …).
 //!   Also the RTT estimator after the ACK (RFC 6298): `srtt_us` (`null` before the first
 //!   sample), `rttvar_us`, `rto_us` (with backoff), and `rwnd`, the window the ACK
-//!   advertised (bytes, scaled) — tcptrace's receive-window line.
+//!   advertised (bytes, scaled) — tcptrace's receive-window line. Then the one deadline
+//!   as armed after the ACK, before sending in response: `timer` (`rto`, `loss_probe`,
+//!   `reo_timeout`, `early_retransmit`, `persist`, or `null`) and `timer_at_us`; and while
+//!   RACK detects losses, `reo_wnd_us` (RACK.reo_wnd as last computed, RFC 8985 §6.2).
 //! - `event`: an engine decision: `name` (`lossrec::EventKind::name`) and every field of
 //!   the event, as `EventKind::for_each_field` derives them from the enum (numbers; flags
 //!   as 0/1; signal and detector names as strings, e.g. `"by":"frto"`).
@@ -217,6 +220,7 @@ impl Trace {
         if let Some(s) = sender {
             self.window(s);
             self.rtt(s);
+            self.deadline(s);
             let _ = write!(self.out, ",\"rwnd\":{}", ack.window);
         }
         self.end();
@@ -263,6 +267,29 @@ impl Trace {
             r.rttvar().as_micros(),
             r.rto().as_micros()
         );
+    }
+
+    /// The armed deadline and RACK's reorder window: why the sender will next act
+    /// without an ACK (the differential test's "engine's reasoning").
+    fn deadline(&mut self, s: &Sender) {
+        match (s.timer_kind(), s.poll_timeout()) {
+            (Some(k), Some(at)) => {
+                let _ = write!(
+                    self.out,
+                    ",\"timer\":\"{}\",\"timer_at_us\":{}",
+                    k.name(),
+                    at.as_nanos() / 1000
+                );
+            }
+            _ => self.out.push_str(",\"timer\":null"),
+        }
+        if s.rack_active() {
+            let _ = write!(
+                self.out,
+                ",\"reo_wnd_us\":{}",
+                s.rack().reo_wnd().as_micros()
+            );
+        }
     }
 
     pub fn event(&mut self, flow: u32, ev: &Event) {

@@ -81,6 +81,9 @@ pub struct Driver<'a> {
     pub rcv_cfg: lossrec::ReceiverConfig,
     buf: Vec<u8>,
     out: Vec<Vec<u8>>,
+    /// The first connection's SYN-ACK left the emulator this long after its SYN entered
+    /// it (ns; [`crate::startup`]).
+    pub handshake_ns: Option<u64>,
 }
 
 fn thread_cpu_ns() -> u64 {
@@ -119,6 +122,7 @@ impl<'a> Driver<'a> {
             rcv_cfg,
             buf: vec![0u8; 65_536],
             out: Vec::new(),
+            handshake_ns: None,
         }
     }
 
@@ -192,6 +196,7 @@ impl<'a> Driver<'a> {
             let dst = dst_ip(&h.pkt);
             if let Some(c) = h.conn {
                 self.trace_arrival(now, c, &h, dst);
+                self.note_handshake(now, c, &h);
             }
             match dst {
                 Some(ip) if ip == LINUX_CLIENT => self.topo.tun_s.send(&h.pkt)?,
@@ -240,6 +245,17 @@ impl<'a> Driver<'a> {
         }
     }
 
+    /// Times the first connection's handshake: its SYN-ACK leaves for the sender now.
+    fn note_handshake(&mut self, now: u64, c: u32, h: &Held) {
+        if self.handshake_ns.is_some() || c != 0 || h.dir != Dir::Ack {
+            return;
+        }
+        let syn = decode_ipv4(&h.pkt).is_ok_and(|s| s.flags.contains(lossrec_wire::TcpFlags::SYN));
+        if let (true, Some(k)) = (syn, self.path.conns.first()) {
+            self.handshake_ns = Some(now.saturating_sub(k.syn_ns));
+        }
+    }
+
     fn deliver_to_engine_sender(&mut self, now: u64, pkt: &[u8]) {
         let Ok(seg) = decode_ipv4(pkt) else { return };
         let Some(e) = self.engine.as_mut() else {
@@ -264,6 +280,7 @@ impl<'a> Driver<'a> {
             s.fin_ack(&mut b);
             self.out.push(b);
         }
+        s.take_replies(&mut self.out);
         e.cpu_ns += thread_cpu_ns() - t0;
         e.packets += 1;
     }

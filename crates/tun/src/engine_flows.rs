@@ -10,6 +10,7 @@ use lossrec_sim::episodes::Counters;
 use lossrec_sim::trace::Trace;
 use lossrec_sim::FlowResult;
 
+use crate::accept::AcceptStats;
 use crate::apps::{Apps, Write};
 use crate::clock::Lateness;
 use crate::engine_sender::EngineSender;
@@ -43,6 +44,8 @@ pub struct EngineFlows {
     /// Thread CPU time spent inside the engine and packets it handled.
     pub cpu_ns: u64,
     pub packets: u64,
+    /// The acceptance checks' counters of the connections that ended.
+    pub accept: AcceptStats,
 }
 
 impl EngineFlows {
@@ -62,6 +65,7 @@ impl EngineFlows {
             msg_done: 0,
             cpu_ns: 0,
             packets: 0,
+            accept: AcceptStats::default(),
         }
     }
 
@@ -131,6 +135,11 @@ pub fn engine_step(
         e.next += 1;
     }
     let id = e.next.saturating_sub(1) as u32;
+    if e.current.as_ref().is_some_and(|(s, _)| s.is_reset()) {
+        // RFC 9293 §3.10.7.4: a reset connection sends nothing more.
+        end_connection(e, path);
+        return;
+    }
     let Some((s, c)) = e.current.as_mut() else {
         return;
     };
@@ -167,8 +176,18 @@ pub fn engine_step(
         }
     }
     if s.sender.is_finished() {
-        let local = s.local();
-        e.end_message(path.conns.iter().rev().find(|k| k.client == local));
-        e.current = None;
+        end_connection(e, path);
+    }
+}
+
+/// The current connection is over (finished, or reset by the peer): its last result, and
+/// its acceptance counters into the run's.
+fn end_connection(e: &mut EngineFlows, path: &Path) {
+    let Some(local) = e.current.as_ref().map(|(s, _)| s.local()) else {
+        return;
+    };
+    e.end_message(path.conns.iter().rev().find(|k| k.client == local));
+    if let Some((s, _)) = e.current.take() {
+        e.accept.add(s.accept_stats());
     }
 }

@@ -10,11 +10,20 @@
 //! back as the 32 low bits of our microsecond clock and is widened against `now`. The
 //! peer's FIN (the server closing after reading everything) is acknowledged here: the
 //! sender only sends.
+//!
+//! Once the SYN-ACK is taken the connection is synchronised and every later segment
+//! passes [`crate::accept`] first (RFC 5961, Linux `tcp_validate_incoming`): a SYN-ACK
+//! with another ISN, an RST off RCV.NXT or an ACK of data never sent changes nothing; it
+//! is counted ([`Self::accept_stats`]) and answered, within the rate limit, by the ACK
+//! [`Self::take_replies`] hands out. An RST exactly at RCV.NXT resets the connection
+//! ([`Self::is_reset`]).
 
 use std::net::SocketAddrV4;
 
 use lossrec::{Ack, Config, Instant, Range, SackBlocks, Sender, SynOptions, Timestamps, Transmit};
 use lossrec_wire::{encode_ipv4_into, seq, Payload, SackBlock, TcpFlags, TcpOptions, TcpSegment};
+
+use crate::accept::{accept, after, reply_allowed, AcceptStats, OowLimit, Seg, Tcb, Verdict};
 
 /// The receive window we advertise (we receive no data), before scaling.
 const OUR_WINDOW: u64 = 65_535;
@@ -34,6 +43,18 @@ pub struct EngineSender {
     peer_fin: bool,
     fin_at: Option<u64>,
     ip_id: u16,
+    /// RCV.NXT and the window (bytes) of the last ACK we sent (Linux `rcv_wup`, `rcv_wnd`).
+    rcv_wup: u32,
+    rcv_wnd: u32,
+    /// One past the highest sequence number sent (SYN and FIN counted).
+    snd_max: u32,
+    /// The largest window the peer offered, in bytes (MAX.SND.WND).
+    max_window: u32,
+    limit: OowLimit,
+    stats: AcceptStats,
+    reset: bool,
+    /// ACKs answering invalid segments, for the driver to send.
+    replies: Vec<Vec<u8>>,
 }
 
 impl EngineSender {
@@ -55,7 +76,59 @@ impl EngineSender {
             peer_fin: false,
             fin_at: None,
             ip_id: 0,
+            rcv_wup: 0,
+            rcv_wnd: 0,
+            snd_max: isn,
+            max_window: 0,
+            limit: OowLimit::default(),
+            stats: AcceptStats::default(),
+            reset: false,
+            replies: Vec::new(),
         })
+    }
+
+    /// What the acceptance checks did on this connection.
+    pub fn accept_stats(&self) -> &AcceptStats {
+        &self.stats
+    }
+
+    /// The peer reset the connection with an acceptable RST (RFC 5961 §3.2): nothing more
+    /// is to be sent or taken.
+    pub fn is_reset(&self) -> bool {
+        self.reset
+    }
+
+    /// Moves the ACKs answering invalid segments (challenge and duplicate ACKs) to `out`.
+    pub fn take_replies(&mut self, out: &mut Vec<Vec<u8>>) {
+        out.append(&mut self.replies);
+    }
+
+    /// The sequence state the acceptance checks read.
+    fn tcb(&self) -> Tcb {
+        Tcb {
+            iss: self.isn,
+            irs: self.peer_isn,
+            rcv_nxt: self.ack_field().unwrap_or(0),
+            rcv_wup: self.rcv_wup,
+            rcv_wnd: self.rcv_wnd,
+            snd_una: seq::wrap(self.isn, self.sender.snd_una()),
+            snd_nxt: self.snd_max,
+            max_window: self.max_window,
+            fin_in: self.peer_fin,
+        }
+    }
+
+    /// `end` (a wire sequence number) was sent.
+    fn sent_to(&mut self, end: u32) {
+        if after(end, self.snd_max) {
+            self.snd_max = end;
+        }
+    }
+
+    /// The window field we announce, and what it means in bytes.
+    fn window_field(&self) -> (u16, u32) {
+        let f = (OUR_WINDOW << OUR_WSCALE >> self.our_shift()).min(65_535) as u16;
+        (f, u32::from(f) << self.our_shift())
     }
 
     pub fn local(&self) -> SocketAddrV4 {
@@ -92,13 +165,17 @@ impl EngineSender {
             s.options.sack_permitted = syn.sack_permitted;
             s.options.window_scale = syn.window_scale.map(|_| OUR_WSCALE);
             self.offered_wscale = syn.window_scale.is_some();
+            self.sent_to(self.isn.wrapping_add(1));
         } else {
             s.ack = self.ack_field();
-            s.window = (OUR_WINDOW << OUR_WSCALE >> self.our_shift()).min(65_535) as u16;
+            (s.window, self.rcv_wnd) = self.window_field();
+            self.rcv_wup = s.ack.unwrap_or(0);
+            self.sent_to(seq::wrap(self.isn, tx.range.end));
         }
         if tx.fin {
             s.flags |= TcpFlags::FIN;
             self.fin_at = Some(tx.range.end);
+            self.sent_to(seq::wrap(self.isn, tx.range.end + 1));
         }
         if tx.psh {
             s.flags |= TcpFlags::PSH;
@@ -118,20 +195,49 @@ impl EngineSender {
 
     /// A pure ACK of the peer's FIN (the engine has no receive side).
     pub fn fin_ack(&mut self, out: &mut Vec<u8>) {
-        let end = self.fin_at.map_or(self.sender.snd_nxt(), |f| f + 1);
-        let mut s = TcpSegment::new(self.local, self.remote, seq::wrap(self.isn, end));
+        self.pure_ack(out);
+    }
+
+    /// A pure ACK: `<SEQ=SND.NXT><ACK=RCV.NXT><CTL=ACK>` (also the challenge ACK of
+    /// RFC 5961 §3.2 and §4.2, and RFC 793's reply to an unacceptable segment).
+    fn pure_ack(&mut self, out: &mut Vec<u8>) {
+        let mut s = TcpSegment::new(self.local, self.remote, self.snd_max);
         s.ack = self.ack_field();
-        s.window = 65_535;
+        (s.window, self.rcv_wnd) = self.window_field();
+        self.rcv_wup = s.ack.unwrap_or(0);
         self.ip_id = self.ip_id.wrapping_add(1);
         s.ip_id = self.ip_id;
         let _ = encode_ipv4_into(&s, out);
     }
 
+    /// Runs the acceptance checks on `seg`: `true` when it is to be taken; otherwise it
+    /// was counted, answered if the rate limit allows, and (an acceptable RST) reset us.
+    fn acceptable(&mut self, now: Instant, seg: &TcpSegment<'_>) -> bool {
+        if self.reset {
+            return false;
+        }
+        let v = accept(&self.tcb(), &Seg::of(seg));
+        let sent = reply_allowed(&v, &mut self.limit, now);
+        self.stats.count(&v, sent);
+        match v {
+            Verdict::Accept | Verdict::SameSyn => return true,
+            Verdict::Reset => self.reset = true,
+            Verdict::Drop { .. } if sent => {
+                let mut b = Vec::with_capacity(60);
+                self.pure_ack(&mut b);
+                self.replies.push(b);
+            }
+            Verdict::Drop { .. } => {}
+        }
+        false
+    }
+
     /// Turns a segment from the peer into the engine's `Ack`; returns `None` for segments
-    /// that carry nothing for the sender (an RST, a segment before the SYN-ACK). Sets
-    /// `fin` when the segment carried the peer's first FIN (answer with [`Self::fin_ack`]).
+    /// that carry nothing for the sender or fail the acceptance checks (then counted, and
+    /// perhaps answered: see [`Self::take_replies`]). Sets `fin` when the segment carried
+    /// the peer's first FIN (answer with [`Self::fin_ack`]).
     pub fn ack_of(&mut self, now: Instant, seg: &TcpSegment<'_>, fin: &mut bool) -> Option<Ack> {
-        if seg.flags.contains(TcpFlags::RST) {
+        if !self.acceptable(now, seg) {
             return None;
         }
         let ack_no = seg.ack?;
@@ -140,8 +246,15 @@ impl EngineSender {
             ecr: widen_us(now, t.ecr),
         });
         if seg.flags.contains(TcpFlags::SYN) {
-            self.peer_isn = Some(seg.seq);
-            self.peer_wscale = seg.options.window_scale;
+            if self.peer_isn.is_none() {
+                // SYN-SENT → ESTABLISHED: the window we offered on our SYN is what the
+                // peer may fill until our first ACK announces one (RFC 7323 §2.2).
+                self.peer_isn = Some(seg.seq);
+                self.peer_wscale = seg.options.window_scale;
+                self.rcv_wup = seg.seq.wrapping_add(1);
+                self.rcv_wnd = OUR_WINDOW as u32;
+                self.max_window = u32::from(seg.window);
+            }
             let marks = lossrec_sim::pcap::ecn_marks(seg);
             return Some(Ack {
                 ecn: marks,
@@ -159,6 +272,8 @@ impl EngineSender {
             });
         }
         self.peer_isn?;
+        let window = u64::from(seg.window) << self.shift();
+        self.max_window = self.max_window.max(window.min(u64::from(u32::MAX)) as u32);
         if seg.flags.contains(TcpFlags::FIN) && !self.peer_fin {
             self.peer_fin = true;
             *fin = true;
@@ -183,7 +298,7 @@ impl EngineSender {
             cumulative,
             sack,
             ts,
-            window: u64::from(seg.window) << self.shift(),
+            window,
             syn: None,
         })
     }

@@ -20,6 +20,7 @@
 //! println!("{}", out.to_json());
 //! ```
 
+pub mod accept;
 pub mod apps;
 pub mod clock;
 pub mod device;
@@ -33,6 +34,7 @@ pub mod netns;
 pub mod path;
 pub mod results;
 mod run;
+pub mod startup;
 pub mod topology;
 
 pub use linux::Close;

@@ -211,6 +211,9 @@ pub struct KernelFlow {
     /// Where each later message (response) began: `TCP_INFO` and the MIB counters (since
     /// the connection started) just before it was written.
     pub marks: Vec<(TcpInfo, BTreeMap<String, u64>)>,
+    /// The kernel's first RTT sample, the handshake's (`tcpi_rtt` as `connect` returned,
+    /// µs): see [`crate::startup`].
+    pub handshake_rtt_us: Option<u32>,
 }
 
 /// The client's workload: `flows` connections one after another, each writing
@@ -226,6 +229,8 @@ pub struct ClientJob {
     pub congestion: Option<String>,
     pub deadline: Duration,
     pub close: Close,
+    /// Opened by the emulator once it polls the devices ([`crate::startup`]).
+    pub start: crate::startup::StartGate,
 }
 
 /// When the application closes (sends its FIN).
@@ -262,8 +267,15 @@ pub fn spawn_client(
     let name = ns.name().to_string();
     std::thread::spawn(move || {
         netns::enter(&name)?;
+        // The application writes as soon as it may: its wake-ups (connect returning, the
+        // next message) must not wait behind other processes any more than the
+        // emulator's ([`crate::startup::realtime`]).
+        let _realtime = crate::startup::realtime();
         let start = Instant::now();
         let mut out = Vec::new();
+        if !job.start.wait(&stop, job.deadline) {
+            return Ok(out);
+        }
         for c in 0..job.flows {
             if stop.load(Ordering::Relaxed) {
                 break;
@@ -323,6 +335,7 @@ fn one_flow(
 ) -> io::Result<KernelFlow> {
     let before = mib();
     let mut s = socket_to(job)?;
+    let handshake_rtt_us = tcp_info(&s).ok().map(|i| i.rtt);
     s.set_write_timeout(Some(Duration::from_millis(50)))?;
     let first = job.first.get(c as usize).copied().unwrap_or(0);
     let mut unfinished = write_out(&mut s, job, first, start, stop)?;
@@ -367,6 +380,7 @@ fn one_flow(
         mib: mib_delta(&before, &after),
         unfinished,
         marks,
+        handshake_rtt_us,
     })
 }
 

@@ -16,7 +16,9 @@
 //! It also records what the receiver got in order at each arrival, which gives each
 //! flow's completion time the way the simulator defines it (first SYN to the last byte's
 //! arrival) for either sender. A packet that does not decode (bad checksum, not TCP/IPv4)
-//! or belongs to no connection is dropped and counted.
+//! or belongs to no connection is dropped and counted. A SYN with a fresh ISN opens a new
+//! connection only when its 4-tuple has none open (none yet, or both FINs passed);
+//! otherwise it is carried as the open connection's and counted.
 
 use std::net::SocketAddrV4;
 
@@ -86,6 +88,10 @@ pub struct Conn {
     lost_before: u64,
     /// Earlier messages of this connection (request-response), in order.
     pub done: Vec<Message>,
+    /// A FIN passed in the data and in the ACK direction: the 4-tuple may open a new
+    /// connection.
+    pub fin_data: bool,
+    pub fin_ack: bool,
 }
 
 /// A message of a connection, as the path saw it.
@@ -199,6 +205,10 @@ pub struct PathStats {
     pub queue_drops: u64,
     pub data_packets: u64,
     pub ack_packets: u64,
+    /// SYNs with a fresh ISN on the 4-tuple of an open connection (RFC 5961 §4: a forged
+    /// SYN, or a peer that restarted): carried to the endpoint as that connection's, which
+    /// challenges them, never a second connection.
+    pub syns_on_open_connections: u64,
 }
 
 /// The emulated path, both directions.
@@ -266,10 +276,13 @@ impl Path {
         let syn = seg.flags.contains(TcpFlags::SYN);
         let mut i = self.find(client, server);
         if dir == Dir::Data && syn && !seg.flags.contains(TcpFlags::ACK) {
-            let fresh = i.is_none_or(|k| self.conns[k].isn != seg.seq);
-            if fresh {
-                self.conns.push(self.new_conn(client, server, seg.seq, now));
-                i = Some(self.conns.len() - 1);
+            match i.map(|k| &self.conns[k]) {
+                Some(c) if c.isn == seg.seq => {} // a retransmitted SYN
+                Some(c) if !(c.fin_data && c.fin_ack) => self.stats.syns_on_open_connections += 1,
+                _ => {
+                    self.conns.push(self.new_conn(client, server, seg.seq, now));
+                    i = Some(self.conns.len() - 1);
+                }
             }
         }
         let Some(i) = i else {
@@ -282,6 +295,10 @@ impl Path {
             fin: seg.flags.contains(TcpFlags::FIN),
             ..Seen::default()
         };
+        match dir {
+            Dir::Data => self.conns[i].fin_data |= seen.fin,
+            Dir::Ack => self.conns[i].fin_ack |= seen.fin,
+        }
         let mut extra = 0;
         match dir {
             Dir::Data => {
@@ -342,6 +359,8 @@ impl Path {
             message_ns: now,
             lost_before: 0,
             done: Vec::new(),
+            fin_data: false,
+            fin_ack: false,
         }
     }
 

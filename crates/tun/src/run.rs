@@ -15,12 +15,14 @@ use lossrec_sim::{FlowResult, Scenario, Sinks};
 use lossrec_wire::PcapWriter;
 use serde::Serialize;
 
+use crate::accept::AcceptStats;
 use crate::apps::Apps;
 use crate::clock::LatenessSummary;
 use crate::driver::Driver;
 use crate::engine_flows::EngineFlows;
 use crate::linux::{self, ClientJob, Close, KernelFlow, Settings};
 use crate::path::{Path, PathStats};
+use crate::startup::Handshake;
 use crate::topology::{Topology, ENGINE_SERVER, LINUX_SERVER, PORT};
 
 /// Who plays one end.
@@ -82,6 +84,9 @@ pub struct KernelSide {
     pub receiver: Option<Settings>,
     /// Result fields the kernel does not expose (reported as 0).
     pub unavailable: Vec<&'static str>,
+    /// Per connection of Linux's sender, its namespace's MIB counters over the connection
+    /// (`nstat` deltas: `TCPLossProbes`, `TCPLostRetransmit`, …).
+    pub mib: Vec<std::collections::BTreeMap<String, u64>>,
 }
 
 /// Everything one wire run produced.
@@ -99,6 +104,12 @@ pub struct WireOutput {
     /// backlog when the emulator is saturated).
     pub delivery_lateness: LatenessSummary,
     pub kernel: KernelSide,
+    /// What the engine endpoints' acceptance checks did (RFC 5961, [`crate::accept`]),
+    /// summed over their connections, by Linux MIB name.
+    pub acceptance: AcceptStats,
+    /// The handshake's RTT as the sender measured it, as the emulator did, and the path's.
+    #[serde(flatten)]
+    pub handshake: Handshake,
     pub wall_s: f64,
     /// Bulk: in-order bytes at the receiver per second of the duration, Mb/s.
     pub goodput_mbps: Option<f64>,
@@ -163,6 +174,7 @@ pub fn run_to(sc: &Scenario, opts: &WireOptions, sinks: Sinks) -> io::Result<Wir
         Side::Engine => SocketAddrV4::new(ENGINE_SERVER, PORT),
     };
     let limit = Duration::from_nanos(sc.max_time_ns().min(600_000_000_000));
+    let start = crate::startup::StartGate::default();
     let client = (opts.sender == Side::Linux).then(|| {
         let job = ClientJob {
             server,
@@ -173,6 +185,7 @@ pub fn run_to(sc: &Scenario, opts: &WireOptions, sinks: Sinks) -> io::Result<Wir
             congestion: topo.sender_settings.congestion.clone(),
             deadline: limit,
             close: opts.close,
+            start: start.clone(),
         };
         linux::spawn_client(&topo.ns_s, job, app_rx, stop.clone())
     });
@@ -185,6 +198,7 @@ pub fn run_to(sc: &Scenario, opts: &WireOptions, sinks: Sinks) -> io::Result<Wir
         } else {
             Vec::new()
         },
+        mib: Vec::new(),
     };
     let per = apps.per_connection();
     let results_n = apps.results();
@@ -210,9 +224,13 @@ pub fn run_to(sc: &Scenario, opts: &WireOptions, sinks: Sinks) -> io::Result<Wir
     }
     let limit_ns = bulk.map_or(limit, |b| b.min(limit)).as_nanos() as u64;
     let mut time_limit_hit = false;
+    // The loop's wake-ups must not wait behind other processes: a late SYN-ACK sets a
+    // late min_rtt in Linux ([`crate::startup`]).
+    let realtime = crate::startup::realtime();
     let mut flushed_at = 0;
     loop {
         d.turn(5_000_000)?;
+        start.open();
         if d.clock.now() >= flushed_at + OUTPUT_FLUSH_NS {
             flushed_at = d.clock.now();
             d.flush_outputs()?;
@@ -246,11 +264,17 @@ pub fn run_to(sc: &Scenario, opts: &WireOptions, sinks: Sinks) -> io::Result<Wir
         None => Vec::new(),
     };
     let preset = sc.sender_config().preset;
+    let handshake = Handshake::new(
+        sc,
+        kflows.first().and_then(|k| k.handshake_rtt_us),
+        d.handshake_ns,
+        realtime.on(),
+    );
     collect(
         d,
         opts,
         seed,
-        kernel,
+        (kernel, handshake),
         kflows,
         (results_n, per),
         bulk,
@@ -265,7 +289,7 @@ fn collect(
     mut d: Driver<'_>,
     opts: &WireOptions,
     seed: u64,
-    kernel: KernelSide,
+    (mut kernel, handshake): (KernelSide, Handshake),
     kflows: Vec<KernelFlow>,
     (flows, per): (u64, u64),
     bulk: Option<Duration>,
@@ -278,13 +302,22 @@ fn collect(
     }
     let mut engine_ns = None;
     let mut results: Vec<FlowResult> = Vec::new();
+    let mut acceptance = AcceptStats::default();
+    for r in &d.receivers {
+        acceptance.add(r.accept_stats());
+    }
     if let Some(mut e) = d.engine.take() {
         if let Some(local) = e.current.as_ref().map(|(s, _)| s.local()) {
             e.end_message(d.path.conns.iter().rev().find(|k| k.client == local));
         }
+        if let Some((s, _)) = e.current.as_ref() {
+            acceptance.add(s.accept_stats());
+        }
+        acceptance.add(&e.accept);
         engine_ns = (e.packets > 0).then(|| e.cpu_ns as f64 / e.packets as f64);
         results = e.results;
     }
+    kernel.mib = kflows.iter().map(|k| k.mib.clone()).collect();
     if opts.sender == Side::Linux {
         // The path numbers connections in SYN order, as the client opened them.
         results = kflows
@@ -318,6 +351,8 @@ fn collect(
         timer_lateness: d.wakeups.summary(),
         delivery_lateness: d.lateness.summary(),
         kernel,
+        acceptance,
+        handshake,
         wall_s,
         goodput_mbps,
         engine_ns_per_packet: engine_ns,

@@ -77,3 +77,30 @@ fn tail_loss_sees_stream_offsets_and_link_timing_is_the_simulators() {
     assert_eq!(seen.range.start, 3 * MSS);
     assert_eq!((p.conns[0].data_packets, p.conns[0].retransmits), (5, 1));
 }
+
+/// A SYN with a fresh ISN on a 4-tuple whose connection is open (a forged SYN, RFC 5961
+/// §4) is carried to the endpoint as part of that connection, which challenges it; it
+/// opens no second connection (that would shift every later flow's result and start the
+/// next application). Once both FINs have passed, the 4-tuple may open a new one.
+#[test]
+fn a_syn_on_an_open_four_tuple_opens_no_second_connection() {
+    let mut p = Path::new(&sc(""), 1, vec![4 * MSS]);
+    let (c, s) = (addr(1, 40000), addr(2, 5001));
+    let syn = pkt(c, s, 1000, TcpFlags::SYN, 0);
+    assert!(matches!(p.offer(0, Dir::Data, &syn).0, Fate::Arrive(_)));
+    let forged = pkt(c, s, 0xdead_beef, TcpFlags::SYN, 0);
+    let (f, seen) = p.offer(1_000, Dir::Data, &forged);
+    assert!(matches!(f, Fate::Arrive(_)));
+    assert_eq!((seen.conn, p.conns.len()), (Some(0), 1));
+    assert_eq!(p.conns[0].isn, 1000);
+    assert_eq!(p.stats.syns_on_open_connections, 1);
+    // Both ends close: the 4-tuple is free again.
+    let fin = pkt(c, s, 1001, TcpFlags::FIN.with(TcpFlags::ACK), 0);
+    p.offer(2_000, Dir::Data, &fin);
+    let fin_back = pkt(s, c, 9001, TcpFlags::FIN.with(TcpFlags::ACK), 0);
+    p.offer(3_000, Dir::Ack, &fin_back);
+    let again = pkt(c, s, 77_777, TcpFlags::SYN, 0);
+    let (_, seen) = p.offer(4_000, Dir::Data, &again);
+    assert_eq!((seen.conn, p.conns.len()), (Some(1), 2));
+    assert_eq!(p.stats.syns_on_open_connections, 1);
+}

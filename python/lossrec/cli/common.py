@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, List, NoReturn, Optional, TypeVar
 
 import click
 
-from ..errors import NotRequestedError
+from ..errors import LossrecError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -52,7 +52,7 @@ def handle_errors(f: F) -> F:
             return f(*args, **kwargs)
         except click.ClickException:
             raise
-        except (ValueError, NotRequestedError) as e:
+        except (ValueError, LossrecError) as e:
             fail(str(e))
         except OSError as e:
             name = f"{e.filename}: " if e.filename else ""
@@ -77,6 +77,7 @@ SUBCOMMANDS: Dict[str, str] = {
     "plot": "plot",
     "scenario": "scenario",
     "wire": "wire",
+    "diff": "diff",
 }
 
 

@@ -26,16 +26,23 @@ from .common import handle_errors, main
 @click.option("--flows", "flows", metavar="IDS", help="Traces: these flows (e.g. 0,3 or 0:9).")
 @click.option("--window", "window", metavar="START:END", help="Traces: this time window, seconds.")
 @click.option("--overlay", is_flag=True, help="Traces: draw every trace in one panel.")
+@click.option("--force", is_flag=True, help="Overwrite an existing FILE (refused otherwise).")
 @handle_errors
 def plot_cmd(inputs: Sequence[str], output: str, metric: str, by: Sequence[str], kind: str,
-             xscale: str, flows: Optional[str], window: Optional[str], overlay: bool) -> None:
+             xscale: str, flows: Optional[str], window: Optional[str], overlay: bool,
+             force: bool) -> None:
     """Draw a sweep's results or one or more traces.
 
     \b
     lossrec plot results.csv --by sender.preset -o fct-cdf.png
     lossrec plot results.parquet --by path.rtt_ms --kind summary -o fct.png
     lossrec plot a.jsonl b.jsonl --overlay --flows 0 -o ab.png
+
+    An existing FILE is refused unless --force.
     """
+    from ..outputs import check_new_file
+
+    check_new_file(output, force, "-o")
     suffixes = {Path(i).suffix.lower() for i in inputs}
     if suffixes <= {".csv", ".parquet"}:
         from ..plot_results import plot_results, read_results

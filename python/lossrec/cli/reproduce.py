@@ -32,13 +32,16 @@ from .common import EXIT_INTERRUPTED, fail, handle_errors, main
 @click.option("--freeze", is_flag=True,
               help="Write this run's verdicts as the studies' expected ones (experiments/<study>/"
                    "expected.toml, for this mode); review the diff before committing.")
+@click.option("--force", is_flag=True,
+              help="Write into DIR/NAME/ even if it holds files lossrec did not write (they are "
+                   "kept; only the files of lossrec's previous run there are replaced).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 @click.option("--progress/--no-progress", "progress_opt", default=None,
               help="Force the progress bars on (even off a terminal) or off.")
 @handle_errors
 def reproduce_cmd(name: Optional[str], run_all: bool, list_only: bool, out: Path, quick: bool,
                   jobs: Optional[int], experiments: Optional[Path], fresh: bool, freeze: bool,
-                  quiet: bool, progress_opt: Optional[bool]) -> None:
+                  force: bool, quiet: bool, progress_opt: Optional[bool]) -> None:
     """Reproduce study NAME (a folder of experiments/) and write its report.
 
     \b
@@ -54,6 +57,11 @@ def reproduce_cmd(name: Optional[str], run_all: bool, list_only: bool, out: Path
     A long run shows progress with ETA (per study and overall) and can be interrupted:
     the same command resumes it (finished studies and sweeps are kept; a folder under DIR
     is only ever a finished study).
+
+    \b
+    lossrec replaces only what it wrote: DIR/NAME/.lossrec-files.json lists the files of
+    its last run there. A DIR/NAME/ holding other files is refused unless --force, which
+    writes beside them and keeps them.
 
     \b
     lossrec reproduce --list
@@ -77,7 +85,7 @@ def reproduce_cmd(name: Optional[str], run_all: bool, list_only: bool, out: Path
 
             index = studies.reproduce_all(out, quick=quick, jobs=jobs, root=experiments,
                                           progress=show, on_study=note, resume=not fresh,
-                                          freeze=freeze)
+                                          freeze=freeze, force=force)
             _print_diffs([studies.load_study(n, experiments) for n in studies.find_studies(experiments)],
                          out, quick, freeze)
             click.echo(f"wrote {index} ({time.perf_counter() - t0:.1f} s)")
@@ -89,7 +97,7 @@ def reproduce_cmd(name: Optional[str], run_all: bool, list_only: bool, out: Path
         bar = Progress(show, sum(scenarios(s) for s in study.sweeps(quick)))
         try:
             report, verdicts = studies.run_study(study, out, quick, jobs, bar, resume=not fresh,
-                                                 freeze=freeze)
+                                                 freeze=freeze, force=force)
         finally:
             bar.close()
     except KeyboardInterrupt:
@@ -100,7 +108,7 @@ def reproduce_cmd(name: Optional[str], run_all: bool, list_only: bool, out: Path
     click.echo(render(["claim", "verdict", "ours"], rows, align_left=3))
     _print_diffs([study], out, quick, freeze)
     n, cal = frozen.counts(study.claims_published, verdicts)
-    extra = f"; calibration: {frozen.counts_text(cal)}" if sum(cal.values()) else ""
+    extra = f"; calibration and cross-checks: {frozen.counts_text(cal)}" if sum(cal.values()) else ""
     done = StudyJob(out, study, quick).finished()
     checks = (done or {}).get("calibration") or []
     if checks:

@@ -10,6 +10,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import click
 
 from .. import api, default
+from ..outputs import check_new_files
 from ..result import Result
 from ..sets import parse_sets
 from ..table import render
@@ -80,6 +81,8 @@ def _note(msg: str) -> None:
               help="Set a scenario key (repeatable), e.g. --set path.rtt_ms=40, "
                    "--set path.loss.packets=[2,3]; a bare axis means sender.<axis> "
                    "(--set min_rto_ms=200). Values use TOML's grammar.")
+@click.option("--force", is_flag=True,
+              help="Overwrite existing --trace/--pcap/--pcap-receiver/--plot files (refused otherwise).")
 @handle_errors
 def run_cmd(
     scenario: Optional[str],
@@ -94,6 +97,7 @@ def run_cmd(
     overlay: bool,
     preset: Optional[str],
     sets: Sequence[str],
+    force: bool,
 ) -> None:
     """Run SCENARIO.toml (- reads stdin), or without one, a tail loss under every preset.
 
@@ -104,7 +108,7 @@ def run_cmd(
     "provenance": {"lossrec", "commit", "scenario_sha256", "seeds"}} (the default run's
     flows carry their preset). The trace and captures stream to their files as the run
     goes, so memory stays flat however long the run; - writes one to stdout (the table
-    then goes to stderr).
+    then goes to stderr). An existing output file is refused unless --force.
     """
     if preset is not None:
         api.check_preset(preset)
@@ -127,6 +131,9 @@ def run_cmd(
 
     if scenario is None:
         names = [preset] if preset else api.preset_names()
+        pcaps = [pcap_path] if pcap_path in (None, "-") or len(names) == 1 else \
+            [str(_suffixed(Path(pcap_path), n)) for n in names]
+        check_new_files([trace_path, plot_path, *pcaps], force, "lossrec run")
         runs: Dict[str, Result] = {}
         for name in names:
             runs[name] = api.run(default.scenario(name), seed=seed,
@@ -150,13 +157,14 @@ def run_cmd(
     if plot_path is not None:
         if trace_path == "-":
             raise ValueError("--plot cannot read back a trace written to stdout; give --trace a file")
+    check_new_files([plot_path], force, "--plot")
     # A plot reads the trace back from a file as a stream (memory flat in the run's
     # length): without --trace, from a temporary one.
     with tempfile.TemporaryDirectory(prefix="lossrec-plot-") as tmp:
         plot_trace = trace_path if trace_path is not None else str(Path(tmp) / "trace.jsonl")
         want_trace: Any = plot_trace if plot_path is not None else trace_path
         r = api.run(scenario, seed=seed, trace=want_trace, pcap=pcap_path, preset=preset,
-                    sets=overrides, pcap_receiver=pcap_rx_path)
+                    sets=overrides, pcap_receiver=pcap_rx_path, force=force)
         if plot_path is not None:
             from .. import plot
 

@@ -40,7 +40,10 @@ if TYPE_CHECKING:
               help="The same seeds at every point (repetition i uses one seed everywhere).")
 @click.option("--chunk-size", type=click.IntRange(min=1), metavar="N",
               help="Scenarios per chunk (default: about 1% of the sweep, at least 64).")
-@click.option("--force", is_flag=True, help="Discard another sweep's partial results at FILE.partial/.")
+@click.option("--force", is_flag=True,
+              help="Overwrite an existing FILE (refused otherwise), discard another sweep's partial "
+                   "results at FILE.partial/, or replace another sweep's partitions in FOLDER "
+                   "(files lossrec did not write there are kept).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary on stderr.")
 @click.option("--progress/--no-progress", "progress_opt", default=None,
               help="Force the progress bar on (even off a terminal) or off.")

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import signal
 from pathlib import Path
 from typing import Any, Dict, Optional, Sequence
 
 import click
 
+from ..outputs import check_new_files
 from ..realwire import cleanup as wire_cleanup, unavailable as wire_unavailable, wire as run_wire
 from ..result import Result
 from ..sets import parse_sets
@@ -22,11 +22,6 @@ from .run import FLOW_COLUMNS, _suffixed
 def _text(v: Any) -> str:
     """A parsed --set value back in the engine's text form (`true`, `40`, `rack`)."""
     return str(v).lower() if isinstance(v, bool) else str(v)
-
-
-def _sigterm(*_: Any) -> None:
-    # Turned into an exception so the run's own cleanup (namespaces, devices) happens.
-    raise KeyboardInterrupt
 
 
 def _side_by_side(runs: Dict[str, Result]) -> str:
@@ -57,6 +52,12 @@ def _notes(r: Result) -> str:
     p = r.json["path"]
     if p["garbage"] or p["foreign"]:
         lines.append(f"emulator dropped {p['garbage']} garbage and {p['foreign']} foreign packets")
+    if p.get("syns_on_open_connections"):
+        lines.append(f"emulator saw {p['syns_on_open_connections']} SYNs on open connections")
+    checks = {k: v for k, v in (r.json.get("acceptance") or {}).items() if v}
+    if checks:
+        lines.append("engine acceptance checks (RFC 5961): "
+                     + ", ".join(f"{k} {v}" for k, v in checks.items()))
     return "\n".join(lines)
 
 
@@ -82,21 +83,23 @@ def _notes(r: Result) -> str:
               show_default=True,
               help="When the applications close: once every byte is acknowledged (nothing follows "
                    "the data, as in the simulator), or right after the write (a FIN on its own).")
+@click.option("--force", is_flag=True, help="Overwrite existing --trace/--pcap/--plot files.")
 @click.option("--cleanup", is_flag=True,
               help="Remove namespaces and devices left by wire runs whose process died, and exit.")
 @handle_errors
 def wire_cmd(scenario: Optional[Path], sender: str, receiver: str, seed: Optional[int],
              as_json: bool, trace_path: Optional[Path], pcap_path: Optional[Path],
              plot_path: Optional[Path], preset: Optional[str], sets: Sequence[str],
-             close: str, cleanup: bool) -> None:
+             close: str, force: bool, cleanup: bool) -> None:
     """Run SCENARIO.toml through the real wire: TUN devices, an emulated path, Linux.
 
     \b
     The path's [path] section is emulated in real time by lossrec itself (no netem); the
     engine sends as a user-space TCP endpoint, Linux from a network namespace with the
     scenario's sender settings applied where Linux has a knob (the rest are listed).
-    Needs root and /dev/net/tun. Namespaces are named lossrec-<pid>-*, removed on exit
-    and Ctrl-C; --cleanup removes those of a killed run.
+    Needs root and /dev/net/tun. Namespaces are named lossrec-<pid>-*, removed on exit,
+    Ctrl-C, SIGTERM and SIGHUP; --cleanup removes those of a killed run (SIGKILL).
+    An existing --trace/--pcap/--plot file is refused unless --force.
     """
     if cleanup:
         removed = wire_cleanup()
@@ -104,10 +107,13 @@ def wire_cmd(scenario: Optional[Path], sender: str, receiver: str, seed: Optiona
         return
     if scenario is None:
         fail("a SCENARIO.toml is needed (or --cleanup)")
+    # Every output before anything is set up (one per sender with --sender both).
+    tags = ["engine", "linux"] if sender == "both" else [None]
+    check_new_files([p if t is None else _suffixed(p, t) for p in (trace_path, pcap_path, plot_path)
+                     if p is not None for t in tags], force, "lossrec wire")
     why = wire_unavailable()
     if why:
         fail(why)
-    signal.signal(signal.SIGTERM, _sigterm)
     try:
         overrides = parse_sets(sets, single=True)
     except ValueError as e:
@@ -122,7 +128,7 @@ def wire_cmd(scenario: Optional[Path], sender: str, receiver: str, seed: Optiona
     want_trace: Any = trace_path if trace_path is not None else plot_path is not None
     try:
         res = run_wire(scenario, sender, receiver, seed, want_trace, pcap_path, preset, axes,
-                       close)
+                       close, force)
     except KeyboardInterrupt:
         # The run stopped and removed its namespaces before this reached us.
         click.echo("lossrec: interrupted; namespaces removed", err=True)
@@ -131,8 +137,10 @@ def wire_cmd(scenario: Optional[Path], sender: str, receiver: str, seed: Optiona
     for name, r in runs.items():
         tag = (lambda p, n=name: _suffixed(p, n)) if len(runs) > 1 else (lambda p: p)
         if plot_path is not None:
+            out = tag(plot_path)
+            check_new_files([out], force, "--plot")  # checked before the run; again now
             # A streamed trace is read back from its file as a stream (Result.plot).
-            r.plot(tag(plot_path), title=f"{scenario} ({name})")
+            r.plot(out, title=f"{scenario} ({name})")
     if as_json:
         out = {n: r.json for n, r in runs.items()} if len(runs) > 1 else next(iter(runs.values())).json
         click.echo(json.dumps(out, indent=2))

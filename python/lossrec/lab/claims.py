@@ -31,13 +31,19 @@ VERDICTS = (HOLDS, FAILS, NOT_SIGNIFICANT, NOT_COMPARABLE, SEED_INCONSISTENT)
 #: ``min_events``; :func:`lossrec.lab.significance.judge_difference`); the others carry no
 #: interval and say why in ``no_interval``: one arm's number against the seed's
 #: (:data:`ABSOLUTE`), a traced example or regenerated table with no randomness in it
-#: (:data:`DETERMINISTIC`), and the workload checks reported apart (:data:`CALIBRATION`,
-#: which need no reason).
+#: (:data:`DETERMINISTIC`), and the checks reported apart, which need no reason: the
+#: workload's (:data:`CALIBRATION`: a number the workload was tuned to is calibration, not
+#: a claim) and another tool's (:data:`CROSS_CHECK`).
 COMPARISON = "comparison"
 ABSOLUTE = "absolute"
 DETERMINISTIC = "deterministic"
 CALIBRATION = "calibration"
-KINDS = (COMPARISON, ABSOLUTE, DETERMINISTIC, CALIBRATION)
+#: A check against another tool (e.g. ns-3 on the same scenario), not a number of the
+#: seed: reported apart with the calibration checks, never counted as a claim.
+CROSS_CHECK = "cross-check"
+KINDS = (COMPARISON, ABSOLUTE, DETERMINISTIC, CALIBRATION, CROSS_CHECK)
+#: The kinds reported apart from the seed's claims.
+APART = (CALIBRATION, CROSS_CHECK)
 
 
 def kind(claim: Mapping[str, Any]) -> str:

@@ -12,9 +12,11 @@ frozen one for its mode; a claim whose quick verdict differs from its full one i
 quick run *cannot judge*, and quick runs list those. ``lossrec reproduce --all --freeze``
 (``scripts/freeze-verdicts.sh`` for both modes) rewrites the file from a run.
 
-Two more keys of a published claim are read here: ``kind = "calibration"`` marks a check of
-our workload against the seed's fingerprints (reported apart, never counted as a claim
-that holds), and ``[claims.<id>.seed_inconsistent]`` (``why``, ``differences``) names a
+Three more keys of a published claim are read here: ``kind = "calibration"`` marks a check of
+our workload against the seed's fingerprints and ``kind = "cross-check"`` one against
+another tool (both reported apart, never counted as a claim that holds),
+``not_comparable = "why"`` a statement our setup cannot judge (its verdict is *not
+comparable*, our number beside it), and ``[claims.<id>.seed_inconsistent]`` (``why``, ``differences``) names a
 self-contradiction of the seed: a failure whose differences are exactly ``differences`` is
 the verdict *seed inconsistent*, any other difference still fails.
 """
@@ -27,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence, Tuple
 
 from ..scenario import _toml_loads
-from .claims import CALIBRATION, FAILS, SEED_INCONSISTENT, VERDICTS, Verdict
+from .claims import APART, FAILS, NOT_COMPARABLE, SEED_INCONSISTENT, VERDICTS, Verdict
 
 if TYPE_CHECKING:  # pragma: no cover
     from .studies import Study
@@ -119,9 +121,14 @@ def freeze(study: "Study", verdicts: Sequence[Verdict], quick: bool) -> Path:
 def apply_published(published: Mapping[str, Mapping[str, Any]],
                     verdicts: Sequence[Verdict]) -> List[Verdict]:
     """A failure that is exactly a claim's documented self-contradiction of the seed
-    becomes *seed inconsistent*."""
+    becomes *seed inconsistent*; a claim whose ``not_comparable`` says why our setup cannot
+    judge it is *not comparable* whatever its rule gave (our number stays beside it)."""
     out = []
     for v in verdicts:
+        nc = published.get(v.claim, {}).get("not_comparable")
+        if nc:
+            out.append(dataclasses.replace(v, verdict=NOT_COMPARABLE, why=str(nc), other=None))
+            continue
         si = published.get(v.claim, {}).get("seed_inconsistent")
         if si and v.verdict == FAILS and v.why.strip() == str(si["differences"]).strip():
             v = dataclasses.replace(v, verdict=SEED_INCONSISTENT,
@@ -131,7 +138,9 @@ def apply_published(published: Mapping[str, Mapping[str, Any]],
 
 
 def is_calibration(published: Mapping[str, Mapping[str, Any]], claim: str) -> bool:
-    return published.get(claim, {}).get("kind") == CALIBRATION
+    """A check reported apart from the seed's claims: calibration or a cross-check
+    (:data:`~lossrec.lab.claims.APART`)."""
+    return published.get(claim, {}).get("kind") in APART
 
 
 def counts(published: Mapping[str, Mapping[str, Any]],

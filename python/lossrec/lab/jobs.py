@@ -2,6 +2,10 @@
 
 * **Atomic.** A study is written to ``OUT/.<study>.tmp-<pid>/`` and renamed to
   ``OUT/<study>/`` when complete, so a folder under ``OUT`` is always a finished study.
+* **Only its own files.** ``OUT/<study>/.lossrec-files.json`` lists what the run wrote; a
+  rerun replaces those files and nothing else. A study folder holding other files is
+  refused before the run starts unless ``force`` (``--force``), which writes beside them
+  and keeps them (:mod:`lossrec.outputs`).
 * **Resume.** Each finished sweep is kept in ``OUT/.partial/<study>/`` (a simulator sweep
   also keeps its finished chunks, as ``lossrec sweep -o`` does), and each finished study has
   ``run.json`` naming its definition (a hash of the study folder, the mode and the build):
@@ -21,14 +25,17 @@ import json
 import math
 import os
 import platform
+import re
 import shutil
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Set
 
 import pandas as pd
 
 from .._provenance import build, scenario_hash
+from ..errors import OutputExistsError
+from ..outputs import Manifest, files_under, prune_empty, remove_written
 from ..scenario import _toml_loads
 from .claims import Verdict
 
@@ -37,6 +44,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 PARTIAL = ".partial"
 RUN_FILE = "run.json"
+#: The list of files a run wrote into ``OUT/<study>/`` (see :mod:`lossrec.outputs`).
+MANIFEST = ".lossrec-files.json"
 SEED_RULE = ("each row's seed = splitmix64(splitmix64(scenario seed ^ fnv1a64(point key)) ^ rep) "
              ">> 1, with an empty point key for sweeps with common seeds")
 #: Files of a study folder that do not change what it computes.
@@ -158,13 +167,42 @@ def read_provenance(path: Path) -> Dict[str, Any]:
 
 class StudyJob:
     """Where one study's run lives: the finished folder, the staging folder and the
-    finished sweeps of an interrupted run."""
+    finished sweeps of an interrupted run. ``force``: write into a study folder that holds
+    files lossrec did not write (they are kept)."""
 
-    def __init__(self, out: Path, study: "Study", quick: bool):
-        self.out, self.study, self.quick = out, study, quick
+    def __init__(self, out: Path, study: "Study", quick: bool, force: bool = False):
+        self.out, self.study, self.quick, self.force = out, study, quick, force
         self.final = out / study.name
         self.work = out / PARTIAL / study.name
         self.definition = study_definition(study, quick)
+        self.manifest = Manifest(self.final, MANIFEST, legacy=self._legacy_files)
+
+    def _legacy_files(self) -> Set[str]:
+        """What a run of an older lossrec (no manifest) wrote: ``run.json`` naming this
+        study, its ``report.md`` and the files the report links to."""
+        try:
+            run = json.loads((self.final / RUN_FILE).read_text(encoding="utf-8"))
+            report = (self.final / "report.md").read_text(encoding="utf-8")
+        except (OSError, ValueError):
+            return set()
+        if not isinstance(run, dict) or run.get("provenance", {}).get("study") != self.study.name:
+            return set()
+        linked = {m for m in re.findall(r"\]\(([^)\s/]+)\)", report) if (self.final / m).is_file()}
+        return linked | {RUN_FILE, "report.md"}
+
+    def check_output(self) -> None:
+        """Refuses, before any work, a study folder holding files lossrec did not write
+        (unless ``force``)."""
+        foreign = self.manifest.refuse_foreign(self.force, f"`lossrec reproduce {self.study.name}`")
+        in_the_way = sorted(set(foreign) & {MANIFEST, RUN_FILE, "report.md", "results.parquet"})
+        if in_the_way:
+            raise self._in_the_way(in_the_way)
+
+    def _in_the_way(self, names: List[str]) -> OutputExistsError:
+        return OutputExistsError(
+            f"{self.final}: {', '.join(names)} would be overwritten, and lossrec did not write "
+            f"it: move it away or choose another output (--force keeps foreign files, it does "
+            f"not overwrite them)", str(self.final))
 
     # ------------------------------------------------------------------ finished studies
     def finished(self) -> Optional[Dict[str, Any]]:
@@ -229,13 +267,32 @@ class StudyJob:
         return d
 
     def commit(self, staging: Path) -> None:
-        """Replaces ``OUT/<study>`` by ``staging`` (two renames; the old folder is removed
-        after the new one is in place) and drops the finished sweeps."""
-        old = self.out / f".{self.study.name}.old-{os.getpid()}"
-        if self.final.exists():
+        """Puts ``staging`` in place as ``OUT/<study>`` with a manifest of its files, and
+        drops the finished sweeps. Without foreign files: two renames (the old folder is
+        set aside, then only the files its manifest lists are removed). With foreign files
+        (``force``): file by file, replacing only what lossrec wrote before; a foreign
+        file in the way of one of ours is refused even then."""
+        written = files_under(staging)
+        self.manifest.write(written, into=staging)
+        foreign = self.manifest.refuse_foreign(self.force, f"`lossrec reproduce {self.study.name}`")
+        ours = self.manifest.files()
+        if not self.final.exists():
+            os.replace(staging, self.final)
+        elif not foreign:
+            old = self.out / f".{self.study.name}.old-{os.getpid()}"
             os.replace(self.final, old)
-        os.replace(staging, self.final)
-        shutil.rmtree(old, ignore_errors=True)
+            os.replace(staging, self.final)
+            remove_written(old, ours | {MANIFEST})
+            prune_empty(old)  # a file that appeared meanwhile is not ours: it stays
+        else:
+            in_the_way = sorted(set(written) & set(foreign))
+            if in_the_way:
+                raise self._in_the_way(in_the_way)
+            remove_written(self.final, ours - set(written))
+            for rel in written + [MANIFEST]:
+                (self.final / rel).parent.mkdir(parents=True, exist_ok=True)
+                os.replace(staging / rel, self.final / rel)
+            shutil.rmtree(staging, ignore_errors=True)  # our staging, emptied above
         shutil.rmtree(self.work, ignore_errors=True)
         try:
             (self.out / PARTIAL).rmdir()

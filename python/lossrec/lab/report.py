@@ -120,9 +120,10 @@ def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]
     lines += calibration_mod.section(calibration)
     lines += ["## Published vs ours", "", table(HEAD, _claim_rows(claims, pub)), ""]
     if calib:
-        lines += ["## Calibration", "",
-                  "Checks of our workload against the seed's own fingerprints, made before the "
-                  "arms are compared; they are not claims of the seed and never count as holding.",
+        lines += ["## Calibration and cross-checks", "",
+                  "Checks of our workload against the seed's own fingerprints (the numbers it was "
+                  "tuned to), and against other tools on the same scenario; they are not claims "
+                  "of the seed and never count as holding.",
                   "", table(HEAD, _claim_rows(calib, pub)), ""]
     lines += frozen_section(verdicts, dict(expected or {}), quick)
     lines += [
@@ -197,10 +198,46 @@ def _provenance(study: "Study", runs: List[Dict[str, Any]], prov: Any = None) ->
             table(["scenario", "SHA-256", "base seed"], rows), ""]
 
 
+#: The first line of every index.md lossrec writes (how a rerun recognises its own).
+INDEX_TITLE = "# lossrec reproductions"
+
+
+def check_index(out: Path) -> None:
+    """Refuses an ``index.md`` or ``index.json`` in ``out`` that lossrec did not write
+    (``--force`` does not overwrite it either: it keeps foreign files)."""
+    from ..errors import OutputExistsError
+
+    for name, ours in (("index.md", _is_our_index_md), ("index.json", _is_our_index_json)):
+        p = out / name
+        if (p.exists() or p.is_symlink()) and not ours(p):
+            raise OutputExistsError(
+                f"{p}: already exists and lossrec did not write it; `lossrec reproduce --all` "
+                f"writes its index there: move it away or choose another output", str(p))
+
+
+def _is_our_index_md(p: Path) -> bool:
+    try:
+        with p.open(encoding="utf-8") as f:
+            return p.is_file() and f.readline().rstrip("\n") == INDEX_TITLE
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _is_our_index_json(p: Path) -> bool:
+    import json
+
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and {"quick", "build", "studies"} <= set(data)
+
+
 def write_index(out: Path, rows: List[Tuple["Study", Path, List[Verdict]]], quick: bool) -> Path:
     out.mkdir(parents=True, exist_ok=True)
+    check_index(out)
     body = [
-        "# lossrec reproductions", "",
+        INDEX_TITLE, "",
         f"`lossrec reproduce --all{' --quick' if quick else ''}` — "
         f"{'quick (CI) versions' if quick else 'full versions'}, written "
         f"{_dt.date.today().isoformat()}, by lossrec {_build()['version']} "
@@ -211,11 +248,40 @@ def write_index(out: Path, rows: List[Tuple["Study", Path, List[Verdict]]], quic
               [_index_row(out, s, report, vs, quick) for s, report, vs in rows]),
         "",
     ]
+    t = totals(rows)
+    body += ["## Totals", "",
+             f"- **The seeds' claims** ({sum(t['seed_claims'].values())}): "
+             f"{frozen.counts_text(t['seed_claims'])}.",
+             f"- **Kernel conformance checks**, counted apart (the `linux` preset against this "
+             f"machine's kernel, not a seed's claim; {sum(t['kernel_checks'].values())}): "
+             f"{frozen.counts_text(t['kernel_checks'])}.",
+             f"- **Calibration and cross-checks**, never counted as claims "
+             f"({sum(t['apart'].values())}): {frozen.counts_text(t['apart'])}.", ""]
     body += _index_diffs(rows, quick)
     path = out / "index.md"
     _write_atomic(path, "\n".join(body))
     _write_index_json(out, rows, quick)
     return path
+
+
+#: The study whose "published" side is this machine's kernel: its checks are conformance, not
+#: a seed's claims, and are counted apart.
+KERNEL_SEED = "kernel"
+
+
+def totals(rows: List[Tuple["Study", Path, List[Verdict]]]) -> Dict[str, Dict[str, int]]:
+    """Verdict counts over every study: the seeds' claims, the kernel conformance checks
+    (the study whose seed is :data:`KERNEL_SEED`) and the checks reported apart
+    (calibration, cross-checks)."""
+    out: Dict[str, Dict[str, int]] = {k: {v: 0 for v in MARK} for k in
+                                      ("seed_claims", "kernel_checks", "apart")}
+    for s, _, vs in rows:
+        c, cal = frozen.counts(s.claims_published, vs)
+        key = "kernel_checks" if str(s.seed) == KERNEL_SEED else "seed_claims"
+        for v in MARK:
+            out[key][v] += c[v]
+            out["apart"][v] += cal[v]
+    return out
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -268,7 +334,7 @@ def _write_index_json(out: Path, rows: List[Tuple["Study", Path, List[Verdict]]]
 
     from .jobs import provenance
 
-    data = {"quick": quick, "build": _build(), "studies": [
+    data = {"quick": quick, "build": _build(), "totals": totals(rows), "studies": [
         {"study": s.name, "report": report.relative_to(out).as_posix(),
          "provenance": provenance(s, quick, s.sweeps(quick)),
          "verdicts": [v.to_dict() for v in vs],

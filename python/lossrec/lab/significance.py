@@ -39,6 +39,55 @@ CONFIDENCE = 0.95
 MIN_BOOTSTRAP_REPS = 5
 #: Resamples per bootstrap interval (fixed seed: the same data give the same interval).
 RESAMPLES = 1999
+#: The power at which a claim's row states the smallest effect its run could detect.
+POWER = 0.8
+
+
+@dataclass(frozen=True)
+class Need:
+    """One difference ``a − b`` a claim depends on, with the relation it needs.
+
+    ``rel`` is ``">"`` / ``"<"`` (a strict order: the interval must exclude zero on that
+    side) or ``">="`` / ``"<="`` (no worse). A no-worse relation needs its ``margin`` (in
+    the difference's unit, ≥ 0): how far the wrong way still counts as no worse. It holds
+    only when the whole interval is within the margin (a non-inferiority test), fails when
+    the whole interval is beyond it, and is not significant otherwise — so a wide interval
+    cannot pass it. ``events``: the events in the two arms this relation compares; fewer
+    than the claim's ``min_events`` makes the verdict not significant (a relation between
+    arms that saw nothing is vacuous, whatever the other arms saw)."""
+
+    diff: "Diff"
+    rel: str
+    margin: Optional[float] = None
+    events: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        if self.rel not in RELATIONS:
+            raise ValueError(f"relation must be one of {RELATIONS}, got {self.rel!r}")
+        if len(self.rel) == 2 and (self.margin is None or not self.margin >= 0):
+            raise ValueError(f"a no-worse relation ({self.rel!r}) needs its margin (a number "
+                             f"≥ 0 in the difference's unit), got {self.margin!r}")
+        if len(self.rel) == 1 and self.margin is not None:
+            raise ValueError(f"a strict order ({self.rel!r}) takes no margin")
+
+    @property
+    def no_worse(self) -> bool:
+        return len(self.rel) == 2
+
+    def beyond(self) -> float:
+        """How far the interval reaches the wrong way past the margin (> 0: beyond)."""
+        d, m = self.diff, float(self.margin or 0.0)
+        return d.high - m if self.rel == "<=" else -m - d.low
+
+    def refuted(self) -> bool:
+        """The whole interval lies the wrong way beyond the margin."""
+        d, m = self.diff, float(self.margin or 0.0)
+        return d.significant_at(m) and (d.low > m if self.rel == "<=" else d.high < -m)
+
+
+def need(x: Any) -> Need:
+    """A :class:`Need` from itself or a tuple ``(diff, rel)`` / ``(diff, rel, margin)``."""
+    return x if isinstance(x, Need) else Need(*x)
 
 
 @dataclass
@@ -56,9 +105,25 @@ class Diff:
     def significant(self) -> bool:
         return self.n >= 2 and math.isfinite(self.low) and (self.low > 0 or self.high < 0)
 
+    def significant_at(self, margin: float) -> bool:
+        """The interval exists and excludes ``±margin`` on one side or the other."""
+        return self.n >= 2 and math.isfinite(self.low) and (self.low > margin or self.high < -margin)
+
+    def detectable(self, power: float = POWER) -> float:
+        """The smallest effect this run could detect: the true difference that an interval
+        of this width excludes zero for with probability ``power`` (two-sided at the
+        interval's level; half-width ``h = t_{1-α/2}·se``, so the effect is
+        ``(t_{1-α/2} + t_{power})·se`` with ``n − 1`` degrees of freedom). NaN without an
+        interval; 0 for an interval of zero width (no noise at all)."""
+        if self.n < 2 or not (math.isfinite(self.low) and math.isfinite(self.high)):
+            return math.nan
+        half = (self.high - self.low) / 2
+        t_a = t_quantile(1 - (1 - self.confidence) / 2, self.n - 1)
+        return half * (1 + t_quantile(power, self.n - 1) / t_a)
+
     def to_dict(self) -> Dict[str, Any]:
         return {"mean": self.mean, "low": self.low, "high": self.high, "n": self.n,
-                "confidence": self.confidence}
+                "confidence": self.confidence, "detectable": self.detectable()}
 
     def text(self, unit: str = "", fmt: str = "+.3g") -> str:
         u = f" {unit}" if unit else ""
@@ -234,26 +299,29 @@ def paired_reps(df: pd.DataFrame, arm_col: str, a: str, b: str, value: str,
 
 
 def judge_difference(claim: str, ok: bool, ours: str, why: str,
-                     signs: Sequence[Tuple[Diff, str]] = (), events: Optional[int] = None,
+                     signs: Sequence[Any] = (), events: Optional[int] = None,
                      min_events: int = 0, show: Optional[Sequence[Diff]] = None,
                      unit: str = "", same: Sequence[Tuple[Diff, float]] = (),
                      expect: Sequence[Tuple[Diff, float, float]] = ()) -> Verdict:
     """The verdict of a claim that compares arms. ``signs`` are the differences ``a − b``
-    the claim depends on with the relation it needs: ``">"`` or ``"<"`` (a strict order:
-    the interval must exclude zero on that side) or ``">="`` / ``"<="`` (no worse: only a
-    difference the wrong way counts, and it fails only when significant). Fewer than
-    ``min_events`` events, or a needed difference inside the noise: :data:`NOT_SIGNIFICANT`;
-    a difference significantly the wrong way: does not hold; otherwise holds / does not
-    hold by ``ok`` (the rule's magnitudes). ``same`` are differences a claim of *no*
-    effect needs within ``±tol``: one whose point is inside but whose interval is not is
+    the claim depends on, each a :class:`Need` (or a tuple ``(diff, rel)`` /
+    ``(diff, rel, margin)``): a strict order needs its interval off zero on its side; a
+    no-worse relation needs its whole interval within its margin. Fewer than
+    ``min_events`` events — in all, or in the two arms one relation compares — or a needed
+    difference inside the noise: :data:`NOT_SIGNIFICANT`; a difference significantly the
+    wrong way (beyond a no-worse margin): does not hold; otherwise holds / does not hold by
+    ``ok`` (the rule's magnitudes). ``same`` are differences a claim of *no* effect needs
+    within ``±tol``: one whose point is inside but whose interval is not is
     :data:`NOT_SIGNIFICANT` (no effect cannot be told from the noise). ``expect`` are
-    differences the rule wants in ``[lo, hi]`` (the seed's magnitude): one whose whole
-    interval lies outside refutes the claim beyond the noise (does not hold, before any
-    *not significant*). The intervals of
-    ``show`` (default: every difference) are added to ``ours``; all of them and the event
-    count go on the verdict (:attr:`Verdict.intervals`)."""
-    shown = list(show) if show is not None else [d for d, _ in signs] + [d for d, _ in same]
-    v = _judge(claim, ok, ours, why, signs, events, min_events, shown, unit, expect)
+    differences the rule wants in ``[lo, hi]`` (the seed's magnitude; ``lo`` or ``hi`` may
+    be infinite): one whose whole interval lies outside refutes the claim beyond the noise
+    (does not hold, before any *not significant*), so a magnitude the run refutes is never
+    excused by a noisy sign. The intervals of ``show`` (default: every difference) are
+    added to ``ours`` with the smallest effect each could detect (:meth:`Diff.detectable`);
+    all of them and the event count go on the verdict (:attr:`Verdict.intervals`)."""
+    needs = [need(x) for x in signs]
+    shown = list(show) if show is not None else [n.diff for n in needs] + [d for d, _ in same]
+    v = _judge(claim, ok, ours, why, needs, events, min_events, shown, unit, expect)
     if v.verdict == HOLDS:
         loose = [(d, t) for d, t in same if not (d.n >= 2 and -t <= d.low and d.high <= t)]
         if loose:
@@ -263,54 +331,83 @@ def judge_difference(claim: str, ok: bool, ours: str, why: str,
                         f"needs within ±{t:g}{(' ' + unit) if unit else ''} reaches beyond it "
                         f"({d.text(unit)}): no effect cannot be told from the noise")
     seen = {id(d) for d in shown}
-    rest = [d for d, _ in [*signs, *same]] + [d for d, _, _ in expect]
+    rest = [n.diff for n in needs] + [d for d, _ in same] + [d for d, _, _ in expect]
     v.intervals = [d.to_dict() for d in shown + [d for d in rest if id(d) not in seen]]
     v.events, v.min_events = events, min_events
     return v
 
 
-def _judge(claim: str, ok: bool, ours: str, why: str, signs: Sequence[Tuple[Diff, str]],
+def _power_text(shown: Sequence[Diff], unit: str) -> str:
+    """``smallest detectable effect ±a, ±b`` (80 % power) of the shown differences."""
+    det = [d.detectable() for d in shown]
+    if not det:
+        return ""
+    u = f" {unit}" if unit else ""
+    parts = [f"±{x:.3g}{u}" if math.isfinite(x) else "none (no interval)" for x in det]
+    return f"; smallest detectable effect ({POWER * 100:g} % power) " + ", ".join(parts)
+
+
+def _judge(claim: str, ok: bool, ours: str, why: str, needs: Sequence[Need],
            events: Optional[int], min_events: int, shown: Sequence[Diff], unit: str,
            expect: Sequence[Tuple[Diff, float, float]]) -> Verdict:
+    u = f" {unit}" if unit else ""
     if shown:
-        ours = ours + "; difference " + "; ".join(d.text(unit) for d in shown)
-    if len(signs) > len(shown):
-        ours += f" ({len(signs)} compared)"
+        ours = ours + "; difference " + "; ".join(d.text(unit) for d in shown) + _power_text(shown, unit)
+    if len(needs) > len(shown):
+        ours += f" ({len(needs)} compared)"
     if events is not None:
         ours += f"; {events} events"
         if events < min_events:
             return Verdict(claim, ours, NOT_SIGNIFICANT,
                            f"{events} events, fewer than the {min_events} the rule needs")
-    for _, rel in signs:
-        if rel not in RELATIONS:
-            raise ValueError(f"relation must be one of {RELATIONS}, got {rel!r}")
-    wrong = [d for d, rel in signs if d.significant and (d.mean > 0) != (rel[0] == ">")]
+    thin = [n for n in needs if n.events is not None and n.events < min_events]
+    if thin:
+        return Verdict(claim, ours, NOT_SIGNIFICANT,
+                       f"a relation the claim needs rests on {thin[0].events} events in the two arms "
+                       f"it compares, fewer than the {min_events} the rule needs (the other arms' "
+                       f"events say nothing about it)")
+    wrong = [n.diff for n in needs if not n.no_worse and n.diff.significant
+             and (n.diff.mean > 0) != (n.rel[0] == ">")]
+    worse = [n for n in needs if n.no_worse and n.refuted()]
     if wrong:
         return Verdict.judge(claim, False, ours,
                              f"{why}; a difference is significantly the other way ({wrong[0].text(unit)})")
+    if worse:
+        n = worse[0]
+        return Verdict.judge(claim, False, ours,
+                             f"{why}; a difference the claim needs no worse than {n.margin:g}{u} the "
+                             f"wrong way is beyond it with its whole {n.diff.confidence * 100:g} % "
+                             f"interval ({n.diff.text(unit)})")
     off = [(d, lo, hi) for d, lo, hi in expect if d.n >= 2 and (d.low > hi or d.high < lo)]
     if off:
         d, lo, hi = off[0]
         return Verdict.judge(claim, False, ours,
                              f"{why}; the {d.confidence * 100:g} % interval of a difference lies wholly "
-                             f"outside the rule's [{lo:g}, {hi:g}]{(' ' + unit) if unit else ''} "
+                             f"outside the rule's [{lo:g}, {hi:g}]{u} "
                              f"({d.text(unit)}): refuted beyond the noise")
     # exactly zero in every resample is no effect, not noise: a strict order fails on it
-    flat = [d for d, rel in signs if len(rel) == 1 and d.n >= 2 and d.low == d.high == 0]
+    flat = [n.diff for n in needs if not n.no_worse and n.diff.n >= 2 and n.diff.low == n.diff.high == 0]
     if flat:
         return Verdict.judge(claim, False, ours,
                              f"{why}; a difference the claim needs is exactly zero in every repetition")
-    weak = [d for d, rel in signs if not d.significant
-            and (len(rel) == 1 or (d.mean < 0 if rel[0] == ">" else d.mean > 0))]
-    if weak:
-        w = weak[0]
+    weak = [n.diff for n in needs if not n.no_worse and not n.diff.significant]
+    loose = [n for n in needs if n.no_worse and not (n.diff.n >= 2 and math.isfinite(n.diff.low)
+                                                     and n.beyond() <= 0)]
+    if weak or loose:
+        w = weak[0] if weak else loose[0].diff
         if w.n < 2 or not math.isfinite(w.low):
             return Verdict(claim, ours, NOT_SIGNIFICANT,
                            f"a difference the claim needs has no interval ({w.text(unit)}): too few "
                            f"repetitions to tell it from the noise (2 for a paired interval, "
                            f"{MIN_BOOTSTRAP_REPS} for a bootstrap)")
+        if weak:
+            return Verdict(claim, ours, NOT_SIGNIFICANT,
+                           f"the {w.confidence * 100:g} % interval of a difference the claim "
+                           f"needs contains zero ({w.text(unit)}): inside the noise of the "
+                           f"repetitions ({len(weak)} of {len(needs)} such differences)")
+        n = loose[0]
         return Verdict(claim, ours, NOT_SIGNIFICANT,
-                       f"the {w.confidence * 100:g} % interval of a difference the claim "
-                       f"needs contains zero ({w.text(unit)}): inside the noise of the "
-                       f"repetitions ({len(weak)} of {len(signs)} such differences)")
+                       f"the {w.confidence * 100:g} % interval of a difference the claim needs no "
+                       f"worse than {n.margin:g}{u} reaches beyond that margin ({w.text(unit)}): "
+                       f"no worse cannot be told from the noise")
     return Verdict.judge(claim, ok, ours, why)

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 import pandas as pd
+
+from ..errors import OutputExistsError
+from ..outputs import check_new_files
 
 SUFFIXES = (".csv", ".parquet")
 _SCALARS = ("sim_wall_s", "scenarios")
@@ -28,8 +30,17 @@ def partial_dir(output: Path) -> Path:
     return output.with_name(output.name + ".partial")
 
 
-def write_table(df: Optional[pd.DataFrame], path: Path, check_only: bool = False) -> None:
-    """Writes ``df`` as CSV or Parquet by ``path``'s suffix (via a temporary file)."""
+def written_files(path: Path) -> List[Path]:
+    """The files a sweep output ``path`` writes: the table, and beside a CSV its provenance
+    (``FILE.csv.json``)."""
+    side = [path.with_name(path.name + ".json")] if path.suffix.lower() == ".csv" else []
+    return [path] + side
+
+
+def write_table(df: Optional[pd.DataFrame], path: Path, check_only: bool = False,
+                force: bool = False) -> None:
+    """Writes ``df`` as CSV or Parquet by ``path``'s suffix (via a temporary file). An
+    existing file is refused unless ``force`` (:mod:`lossrec.outputs`)."""
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise ValueError(f"{path}: the output must end in .csv or .parquet, or be a folder "
@@ -43,6 +54,8 @@ def write_table(df: Optional[pd.DataFrame], path: Path, check_only: bool = False
         raise ValueError(f"{path}: folder {path.parent} does not exist")
     if check_only or df is None:
         return
+    # Checked before the run too (sweep); again here, for whatever appeared meanwhile.
+    check_new_files(written_files(path), force)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         if suffix == ".csv":
@@ -64,7 +77,7 @@ class ChunkStore:
 
     def __init__(self, output: Path, digest: str, description: Dict[str, Any], chunks: int,
                  force: bool = False):
-        self.output = output
+        self.output, self.force = output, force
         self.dir = partial_dir(output)
         self.digest = digest
         self.chunks = chunks
@@ -77,11 +90,11 @@ class ChunkStore:
             if old.get("definition") != digest:
                 if not force:
                     what = json.dumps(old.get("sweep", "unknown"), sort_keys=True)
-                    raise ValueError(
+                    raise OutputExistsError(
                         f"{output}: {self.dir} holds the partial results of a different sweep "
                         f"({what}); re-run that sweep to finish it, choose another output, or "
-                        f"pass --force (force=True) to discard them")
-                shutil.rmtree(self.dir)
+                        f"pass --force (force=True) to discard them", str(self.dir))
+                self._discard()
         self.dir.mkdir(exist_ok=True)
         if not manifest.exists():
             _atomic_write(manifest, json.dumps(
@@ -116,8 +129,21 @@ class ChunkStore:
         os.replace(tmp, self._path(i))
 
     def finish(self, df: pd.DataFrame) -> None:
-        write_table(df, self.output)
-        shutil.rmtree(self.dir, ignore_errors=True)
+        write_table(df, self.output, force=self.force)
+        self._discard()
+
+    def _discard(self) -> None:
+        """Removes what a sweep writes here (the manifest, chunks and their temporary
+        names), then the folder if that emptied it: a file lossrec did not write stays."""
+        for p in self.dir.iterdir():
+            n = p.name
+            if p.is_file() and (n in ("manifest.json", "manifest.json.tmp")
+                                or (n.startswith(("chunk-", ".chunk-")) and n.endswith(".npz"))):
+                p.unlink()
+        try:
+            self.dir.rmdir()
+        except OSError:
+            pass
 
 
 def _atomic_write(path: Path, data: bytes) -> None:

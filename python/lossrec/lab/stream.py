@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
+import re
 import time
 from pathlib import Path
 from typing import Any, Callable, Dict, Optional, Set, Union, TYPE_CHECKING
 
 import pandas as pd
 
+from ..errors import OutputExistsError
 from .store import _atomic_write
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,6 +37,17 @@ MANIFEST = "_sweep.json"
 def is_dataset(path: Path) -> bool:
     """A folder output: an existing folder, or a path without a suffix."""
     return path.is_dir() or path.suffix == ""
+
+
+#: The temporary names a sweep writes through (``PartitionStore.save``, ``_atomic_write``).
+_TEMPORARY = re.compile(r"^(\.part-\d{6}\.parquet\.tmp-\d+|_sweep\.json\.tmp)$")
+
+
+def _written(manifest: Dict[str, Any]) -> Set[str]:
+    """The files a sweep whose manifest is ``manifest`` wrote into its folder."""
+    parts = manifest.get("partitions", [])
+    names = {str(n) for n in parts if isinstance(n, str) and "/" not in n} if isinstance(parts, list) else set()
+    return names | {MANIFEST}
 
 
 def partition_name(i: int) -> str:
@@ -58,21 +70,35 @@ class PartitionStore:
             raise ValueError(f"{out}: folder {out.parent} does not exist")
         self.out, self.digest, self.chunks = out, digest, chunks
         manifest = out / MANIFEST
-        stray = out.exists() and any(p.name != MANIFEST for p in out.iterdir())
         old: Dict[str, Any] = {}
         if manifest.exists():
             try:
                 old = json.loads(manifest.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 old = {}
-        if (manifest.exists() or stray) and old.get("definition") != digest:
+        ours = _written(old) if manifest.exists() else set()
+        if out.is_dir():  # with the temporary files an interrupted run of ours left
+            ours |= {p.name for p in out.iterdir() if _TEMPORARY.match(p.name)}
+        foreign = sorted(p.name for p in out.iterdir() if p.name not in ours) if out.is_dir() else []
+        if (manifest.exists() or foreign) and old.get("definition") != digest:
             if not force:
                 what = json.dumps(old.get("sweep", "files that are not a lossrec sweep's"),
                                   sort_keys=True)
-                raise ValueError(
+                raise OutputExistsError(
                     f"{out}: holds the results of a different sweep ({what}); choose another "
-                    f"folder, or pass --force (force=True) to replace them")
-            shutil.rmtree(out)
+                    f"folder, or pass --force (force=True) to replace them (files lossrec did "
+                    f"not write are kept)", str(out))
+            # A partition name held by a foreign file would be read as a finished chunk.
+            clash = [n for n in foreign if n == MANIFEST or n.startswith("part-")]
+            if clash:
+                raise OutputExistsError(
+                    f"{out}: {', '.join(clash[:5])} is not lossrec's, and a sweep writes files "
+                    f"of that name: move it away or choose another folder (--force keeps "
+                    f"foreign files, it does not overwrite them)", str(out))
+            for name in ours:  # the other sweep's files, and only those
+                p = out / name
+                if p.is_file():
+                    p.unlink()
         out.mkdir(exist_ok=True)
         self.description = description
         if not manifest.exists() or old.get("complete"):

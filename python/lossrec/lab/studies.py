@@ -24,13 +24,14 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import pandas as pd
 
-from .. import _core
+from .. import _args, _core
+from ..errors import ArgumentError
 from ..scenario import _toml_loads
 from . import calibration, frozen
 from . import jobs as jobs_mod
 from .claims import NOT_COMPARABLE, Verdict, check_kind, missing_intervals
 from .jobs import Progress, StudyJob
-from .report import write_index, write_report
+from .report import check_index, write_index, write_report
 from .details import detailed_sweep
 from .sweeps import sweep as run_sweep
 
@@ -167,6 +168,9 @@ def load_study(name: str, root: Optional[PathLike] = None) -> Study:
             for k in keys if sub in c else ():
                 if k not in c[sub]:
                     raise ValueError(f"{pub_path}: claims.{cid}.{sub}: missing `{k}`")
+        if "not_comparable" in c and not str(c["not_comparable"]).strip():
+            raise ValueError(f"{pub_path}: claims.{cid}.not_comparable: say why the setup cannot "
+                             f"judge the claim (a non-empty string)")
         bad = check_kind(cid, c)
         if bad:
             raise ValueError(f"{pub_path}: {bad}")
@@ -248,19 +252,48 @@ def _run_sweep(study: Study, sw: Sweep, jobs: Optional[int], progress: Any, bar:
 
 
 def reproduce(name: str, out: PathLike = "out", quick: bool = False, jobs: Optional[int] = None,
-              root: Optional[PathLike] = None, progress: Any = False, resume: bool = True) -> Path:
+              root: Optional[PathLike] = None, progress: Any = False, resume: bool = True,
+              force: bool = False) -> Path:
     """Runs study ``name`` and writes ``out/<name>/`` (report.md, figures, results.parquet,
-    run.json). Returns the report's path."""
-    study = load_study(name, root)
-    return run_study(study, Path(out), quick, jobs, progress, resume=resume)[0]
+    run.json, and ``.lossrec-files.json`` listing them). Returns the report's path.
+
+    A rerun replaces only the files its previous run wrote; a study folder holding other
+    files is refused (:class:`~lossrec.errors.OutputExistsError`) unless ``force``, which
+    writes beside them and keeps them."""
+    fn = "reproduce"
+    _check_common(fn, out, quick, jobs, root, progress, resume, force)
+    if not isinstance(name, str) or not name:
+        raise _args.fail(fn, "name", "a study name (a folder of experiments/)", name)
+    try:
+        study = load_study(name, root)
+    except ValueError as e:
+        if str(e).startswith("unknown study"):
+            raise ArgumentError(fn, "name", f"{fn}(): name: {e}") from None
+        raise
+    return run_study(study, Path(out), quick, jobs, progress, resume=resume, force=force)[0]
+
+
+def _check_common(fn: str, out: Any, quick: Any, jobs: Any, root: Any, progress: Any,
+                  resume: Any, force: Any) -> None:
+    """The arguments :func:`reproduce` and :func:`reproduce_all` share."""
+    _args.path(fn, "out", out)
+    _args.boolean(fn, "quick", quick)
+    _args.integer(fn, "jobs", jobs, 1, optional=True)
+    _args.path(fn, "root", root, optional=True)
+    if not (isinstance(progress, (bool, Progress)) or progress is None or callable(progress)):
+        raise _args.fail(fn, "progress", "True, False or a callable", progress)
+    _args.boolean(fn, "resume", resume)
+    _args.boolean(fn, "force", force)
 
 
 def run_study(study: Study, out: Path, quick: bool, jobs: Optional[int],
-              progress: Any, resume: bool = True, freeze: bool = False) -> Tuple[Path, List[Verdict]]:
+              progress: Any, resume: bool = True, freeze: bool = False,
+              force: bool = False) -> Tuple[Path, List[Verdict]]:
     """Runs one study into ``out/<study>/`` (atomically); with ``resume``, a finished run of
     the same definition is reused and an interrupted one continues from its finished sweeps.
-    ``freeze`` writes the verdicts as the study's expected ones."""
-    job = StudyJob(out, study, quick)
+    ``freeze`` writes the verdicts as the study's expected ones; ``force`` writes into a
+    study folder holding files lossrec did not write (keeping them)."""
+    job = StudyJob(out, study, quick, force)
     bar = progress if isinstance(progress, Progress) else None
     done = job.finished() if resume else None
     if done is not None:
@@ -271,6 +304,7 @@ def run_study(study: Study, out: Path, quick: bool, jobs: Optional[int],
         if freeze:
             frozen.freeze(study, verdicts, quick)
         return job.final / "report.md", verdicts
+    job.check_output()  # before the work, not after it
     if not resume:
         shutil.rmtree(job.work, ignore_errors=True)
     sweeps = study.sweeps(quick)
@@ -358,13 +392,24 @@ def reproduce_all(out: PathLike = "out", quick: bool = False, jobs: Optional[int
                   root: Optional[PathLike] = None, progress: Any = False,
                   on_study: Optional[Callable[[str], None]] = None, resume: bool = True,
                   freeze: bool = False,
-                  on_progress: Optional[Callable[[str, int, int], None]] = None) -> Path:
+                  on_progress: Optional[Callable[[str, int, int], None]] = None,
+                  force: bool = False) -> Path:
     """Runs every study and writes ``out/index.md`` (and ``index.json``) linking their
     reports; returns its path. ``progress``: bars with ETA on stderr (every study, and the
-    current one); ``on_progress(study, done, total)`` is called as scenarios finish."""
+    current one); ``on_progress(study, done, total)`` is called as scenarios finish.
+    ``force``: as for :func:`reproduce`; an index lossrec did not write is always refused."""
+    fn = "reproduce_all"
+    _check_common(fn, out, quick, jobs, root, progress, resume, force)
+    _args.boolean(fn, "freeze", freeze)
+    _args.function(fn, "on_study", on_study)
+    _args.function(fn, "on_progress", on_progress)
     outp = Path(out)
-    outp.mkdir(parents=True, exist_ok=True)
     loaded = [load_study(name, root) for name in find_studies(root)]
+    # Every refusal before the first study runs, not hours into the run.
+    check_index(outp)
+    for st in loaded:
+        StudyJob(outp, st, quick, force).check_output()
+    outp.mkdir(parents=True, exist_ok=True)
     total = sum(jobs_mod.scenarios(s) for st in loaded for s in st.sweeps(quick))
     bar = Progress(bool(progress), total, on_progress)
     rows = []
@@ -372,7 +417,7 @@ def reproduce_all(out: PathLike = "out", quick: bool = False, jobs: Optional[int
         for study in loaded:
             if on_study is not None:
                 on_study(study.name)
-            report, verdicts = run_study(study, outp, quick, jobs, bar, resume, freeze)
+            report, verdicts = run_study(study, outp, quick, jobs, bar, resume, freeze, force)
             rows.append((study, report, verdicts))
     finally:
         bar.close()

@@ -33,10 +33,11 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 import numpy as np
 import pandas as pd
 
-from .. import _core
+from .. import _args, _core
+from ..outputs import check_new_files
 from ..scenario import ScenarioLike, load
 from .._provenance import sweep_provenance
-from .store import ChunkStore, write_table
+from .store import ChunkStore, write_table, written_files
 from .stream import is_dataset, sweep_dataset
 
 #: FlowResult fields, in output order (after the swept parameters, ``rep`` and ``seed``):
@@ -61,6 +62,9 @@ def sweep_seed(base: int, key: str, rep: int) -> int:
     """The seed of repetition ``rep`` of a point: ``splitmix64(splitmix64(base ^
     fnv1a64(key)) ^ rep) >> 1``, where ``base`` is the point's scenario seed and ``key`` its
     canonical override string (``""`` with ``common_seeds``)."""
+    _args.integer("sweep_seed", "base", base, 0, _args.U64_MAX)
+    _args.text("sweep_seed", "key", key)
+    _args.integer("sweep_seed", "rep", rep, 0, _args.U64_MAX)
     return _core.sweep_seed(base, key, rep)
 
 
@@ -216,6 +220,8 @@ def make_plan(
 def point_scenario(scenario: ScenarioLike, overrides: Mapping[str, Any]) -> str:
     """The TOML text of one sweep point: ``scenario`` with the dotted-key ``overrides``
     applied and validated (e.g. to trace one point of a sweep with :func:`lossrec.run`)."""
+    _args.scenario("point_scenario", scenario)
+    _args.mapping("point_scenario", "overrides", overrides, optional=False)
     text, origin = load(scenario)
     [(out, _)] = _core.sweep_points(text, origin, [[(k, _plain(v)) for k, v in overrides.items()]])
     return out
@@ -344,7 +350,10 @@ def sweep(
         common_seeds: give every point the same seed per repetition (common random
             numbers across arms) instead of seeds that depend on the point.
         chunk_size: scenarios per chunk (default: about 1 % of the sweep, 64 to 4096).
-        force: discard another sweep's partial results at ``OUTPUT.partial/``.
+        force: overwrite an existing output file (an existing one is refused otherwise),
+            discard another sweep's partial results at ``OUTPUT.partial/``, or replace
+            another sweep's partitions in a folder output (files lossrec did not write
+            there are kept).
 
     Returns:
         One row per flow: a column per swept key (by its dotted name), ``rep``, ``seed``,
@@ -361,14 +370,15 @@ def sweep(
             base file, the overrides and the field.
     """
     t0 = time.perf_counter()
+    _check_sweep_args(scenario, params, reps, jobs, dask, output, progress, common_seeds,
+                      chunk_size, force)
     if jobs is None:
         jobs = default_jobs()
-    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
-        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
     out_path = Path(output) if output is not None else None
     dataset = out_path is not None and is_dataset(out_path)
     if out_path is not None and not dataset:
         write_table(None, out_path, check_only=True)
+        check_new_files(written_files(out_path), force, "sweep output")
     show = _want_progress(progress)
     chunked = out_path is not None or dask is not None or bool(show) or chunk_size is not None
     plan = make_plan(scenario, params, reps, common_seeds,
@@ -445,6 +455,22 @@ def _sweep_direct(plan: Plan, jobs: int, t0: float, plan_scenario: Any = None) -
                          "resumed_chunks": 0, "sim_wall_s": float(part["sim_wall_s"]),
                          "wall_s": time.perf_counter() - t0, "definition": plan.digest}
     return df
+
+
+def _check_sweep_args(scenario: Any, params: Any, reps: Any, jobs: Any, dask: Any, output: Any,
+                      progress: Any, common_seeds: Any, chunk_size: Any, force: Any) -> None:
+    """:func:`sweep`'s arguments, each named in its error (see :mod:`lossrec._args`)."""
+    fn = "sweep"
+    _args.scenario(fn, scenario)
+    _args.mapping(fn, "params", params)
+    _args.integer(fn, "reps", reps, 1)
+    _args.integer(fn, "jobs", jobs, 1, optional=True)
+    _args.dask(fn, dask)
+    _args.path(fn, "output", output, optional=True)
+    _args.progress(fn, progress)
+    _args.boolean(fn, "common_seeds", common_seeds)
+    _args.integer(fn, "chunk_size", chunk_size, 1, optional=True)
+    _args.boolean(fn, "force", force)
 
 
 def default_jobs() -> int:

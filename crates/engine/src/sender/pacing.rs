@@ -137,7 +137,11 @@ impl Sender {
                 if at <= now {
                     p.queue.pop_front();
                     p.queued_truesize -= pacing::truesize(t.range.len());
-                    match acknowledged_meanwhile(t, self.sb.snd_una()) {
+                    let una = self.sb.snd_una();
+                    if !t.range.is_empty() && t.range.start < una {
+                        self.stats.pacing_acked_while_queued += 1;
+                    }
+                    match acknowledged_meanwhile(t, una) {
                         Some(t) => return Some(t),
                         None => continue,
                     }

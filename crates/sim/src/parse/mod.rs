@@ -12,12 +12,15 @@ use crate::scenario::Scenario;
 use crate::span::{key_path_at, line_col, path_at, span_of};
 use crate::ScenarioError;
 use lossrec::{Config, ConfigError, ReceiverConfig};
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::time::Duration;
 use toml::de::DeTable;
+use toml::Spanned;
 
 mod background;
 mod jitter;
+pub(crate) mod limits;
 mod models;
 mod raw;
 pub mod schema;
@@ -36,14 +39,20 @@ pub const DEFAULT_SEGMENTS: u64 = 10;
 pub const DEFAULT_BULK_S: f64 = 10.0;
 
 /// Parses and validates a scenario.
+///
+/// The limits are checked first, while the text is read ([`limits`]); then serde reads the
+/// structs. The spanned document that locates a value error is parsed only when there is
+/// an error to locate, so an accepted scenario is parsed once.
 pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
-    let doc = DeTable::parse(text).map_err(|e| toml_error(text, origin, None, &e))?;
-    let raw: Raw =
-        toml::from_str(text).map_err(|e| toml_error(text, origin, Some(doc.get_ref()), &e))?;
+    limits::check(text, origin)?;
+    let raw: Raw = toml::from_str(text).map_err(|e| {
+        let doc = DeTable::parse(text).ok();
+        toml_error(text, origin, doc.as_ref().map(|d| d.get_ref()), &e)
+    })?;
     Cx {
         text,
         origin,
-        doc: doc.get_ref(),
+        doc: OnceCell::new(),
     }
     .build(raw)
 }
@@ -78,7 +87,7 @@ fn toml_error(
         origin: origin.into(),
         line,
         column,
-        field,
+        field: field.as_deref().map(words::short),
         message,
     }
 }
@@ -87,14 +96,19 @@ fn toml_error(
 struct Cx<'a> {
     text: &'a str,
     origin: &'a str,
-    doc: &'a DeTable<'a>,
+    /// The spanned document, parsed on the first error (`None` if it does not parse).
+    doc: OnceCell<Option<Spanned<DeTable<'a>>>>,
 }
 
 type R<T> = Result<T, ScenarioError>;
 
 impl Cx<'_> {
     fn err(&self, field: &str, message: impl Into<String>) -> ScenarioError {
-        let (line, column) = match span_of(self.doc, field) {
+        let doc = self
+            .doc
+            .get_or_init(|| DeTable::parse(self.text).ok())
+            .as_ref();
+        let (line, column) = match doc.and_then(|d| span_of(d.get_ref(), field)) {
             Some(s) => {
                 let (l, c) = line_col(self.text, s.start);
                 (Some(l), Some(c))
@@ -105,7 +119,7 @@ impl Cx<'_> {
             origin: self.origin.into(),
             line,
             column,
-            field: Some(field.into()),
+            field: Some(words::short(field)),
             message: words::plain(&message.into()),
         }
     }

@@ -2,9 +2,73 @@
 //! scenario author wrote (`expected a number, got "10"`), and every unknown name —
 //! key, axis, preset, model, value — gets the closest valid one ("did you mean").
 
+/// The most characters of the author's text a message quotes (a value, a key, a path).
+pub const QUOTE_MAX: usize = 80;
+/// The longest run of a message outside quotes: the parser's own words are shorter, so a
+/// longer run is the author's text that a stray quote mark inside it left unquoted.
+const PLAIN_MAX: usize = 400;
+
+/// `text` whole when short, else its first [`QUOTE_MAX`] characters, `…` and its length.
+pub fn short(text: &str) -> String {
+    match text.char_indices().nth(QUOTE_MAX) {
+        None => text.to_string(),
+        Some((cut, _)) => format!("{}… ({} characters)", &text[..cut], text.chars().count()),
+    }
+}
+
+/// `message` with every run quoted in backticks or double quotes longer than
+/// [`QUOTE_MAX`] characters cut to its first [`QUOTE_MAX`], `…` and, after the quote, its
+/// full length: `rtt_ms = "<100 MB>"` must not make a 100 MB message (issue 26 item 8).
+fn shorten_quotes(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(4 * PLAIN_MAX));
+    let mut inside: Option<char> = None;
+    let mut run = 0usize;
+    let mut cut_len = None;
+    let mut escaped = false;
+    for c in message.chars() {
+        // serde quotes a string as Rust would: `\"` inside it does not close it.
+        let closes = inside == Some(c) && !escaped;
+        escaped = inside == Some('"') && c == '\\' && !escaped;
+        let opens = inside.is_none() && matches!(c, '`' | '"');
+        if closes || opens {
+            // A cut run's length follows its closing quote, or precedes the next opening.
+            let note = cut_len.take().map(|n| format!(" ({n} characters)"));
+            if opens {
+                out.push_str(note.as_deref().unwrap_or_default());
+            }
+            out.push(c);
+            if closes {
+                out.push_str(note.as_deref().unwrap_or_default());
+            }
+            inside = if opens { Some(c) } else { None };
+            run = 0;
+            continue;
+        }
+        run += 1;
+        let max = if inside.is_some() {
+            QUOTE_MAX
+        } else {
+            PLAIN_MAX
+        };
+        match run.cmp(&max) {
+            std::cmp::Ordering::Less | std::cmp::Ordering::Equal => out.push(c),
+            std::cmp::Ordering::Greater => {
+                if run == max + 1 {
+                    out.push('…');
+                }
+                cut_len = Some(run);
+            }
+        }
+    }
+    if let Some(n) = cut_len {
+        out.push_str(&format!(" ({n} characters)"));
+    }
+    out
+}
+
 /// Rewrites one message (see the module doc).
 pub fn plain(message: &str) -> String {
-    let m = types(message);
+    let m = types(&shorten_quotes(message));
     match suggestion(&m) {
         Some(s) => format!("{m}; did you mean `{s}`?"),
         None => m,
@@ -92,7 +156,30 @@ fn suggestion(m: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::plain;
+    use super::{plain, shorten_quotes};
+
+    #[test]
+    fn long_quoted_text_is_cut_to_a_prefix_and_its_length() {
+        let a = "a".repeat(100);
+        assert_eq!(
+            shorten_quotes(&format!("got \"{a}\", expected `{a}`")),
+            format!(
+                "got \"{}…\" (100 characters), expected `{}…` (100 characters)",
+                &a[..80],
+                &a[..80]
+            )
+        );
+        // An escaped quote stays inside; a short value is whole.
+        let e = format!("\"{}\\\"{}\" and `b`", "x".repeat(40), "y".repeat(60));
+        let out = shorten_quotes(&e);
+        assert!(out.ends_with("…\" (102 characters) and `b`"), "{out}");
+        // Text outside quotes is cut only past 400 characters.
+        let long = "z".repeat(1000);
+        assert_eq!(
+            shorten_quotes(&long),
+            format!("{}… (1000 characters)", &long[..400])
+        );
+    }
 
     #[test]
     fn scenario_words_not_rust_types() {

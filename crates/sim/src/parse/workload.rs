@@ -7,7 +7,7 @@ use crate::workload::{
 };
 
 /// Most entries a `writes` workload may list.
-const MAX_WRITES: usize = 1_000_000;
+pub(super) const MAX_WRITES: usize = 1_000_000;
 
 impl Cx<'_> {
     pub(super) fn workload(&self, w: &RawWorkload) -> R<Workload> {
