@@ -30,6 +30,23 @@ pub struct Algorithms {
     /// arrived (`dsack_proof`; `scoreboard::proof`).
     pub dsack_proof: bool,
     pub optack: OptAck,
+    /// Behaviour only Linux has, by name (from `flavour`).
+    pub rules: FlavourRules,
+}
+
+/// Behaviour only Linux has and no RFC axis owns, one named rule per field, resolved once
+/// from `flavour` (DESIGN.md "Axes carry their options"): the sender reads a rule, never
+/// the flavour, where it decides. Each rule names the kernel function that holds it
+/// (Linux 6.18 as measured on the live kernel; 6.12 LTS where that is silent).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct FlavourRules {
+    /// The ACK that ends fast recovery goes on through the Open state's processing on the
+    /// same ACK: loss detection, and a new recovery at once if it finds a loss
+    /// (`tcp_fastretrans_alert`: after `tcp_try_undo_recovery` and
+    /// `tcp_end_cwnd_reduction` the state is Open, and its `default:` case runs
+    /// `tcp_identify_packet_loss` and `tcp_time_to_recover`). RFC 6675 §5 leaves it to
+    /// the next ACK.
+    pub loss_check_on_recovery_exit: bool,
 }
 
 /// The optimistic-ACK defence (`optack_defence`), with its options (`detect::optack`).
@@ -189,6 +206,15 @@ impl Config {
                     interval: self.optack_skip_interval,
                 },
             },
+            rules: self.flavour_rules(),
+        }
+    }
+
+    /// The named rules of `flavour`.
+    fn flavour_rules(&self) -> FlavourRules {
+        let linux = self.flavour == Flavour::Linux;
+        FlavourRules {
+            loss_check_on_recovery_exit: linux,
         }
     }
 

@@ -31,6 +31,15 @@ impl Sender {
     /// An ACK outside recovery: mark losses, then start recovery (dupthresh or FACK), an
     /// early retransmit (immediate or delayed), or grow cwnd.
     pub(super) fn on_ack_open(&mut self, now: Instant, a: &AckSummary) {
+        if !self.open_starts_episode(now, a) {
+            self.grow_cwnd(now, a);
+            self.settle();
+        }
+    }
+
+    /// The Open state's loss marking and what it starts: fast recovery, a CWR episode on
+    /// ECN-Echo, an early retransmit. Returns whether one started (no growth then).
+    fn open_starts_episode(&mut self, now: Instant, a: &AckSummary) -> bool {
         let newly_lost = self.mark_lost(now);
         if self.sb.flight_size() > 0 && self.loss_trigger() {
             self.enter_recovery(now, self.recovery_why(), a.prior);
@@ -39,7 +48,7 @@ impl Sender {
                 self.ecn_forbid_restore();
             }
             self.reduce_on_ack(a, newly_lost);
-            return;
+            return true;
         }
         // RFC 3168 §6.1.2 (Linux `tcp_try_to_open` → `tcp_enter_cwr`), then this ACK's
         // reduction step (`tcp_cong_control`); no growth on it. Not with nothing
@@ -49,7 +58,7 @@ impl Sender {
             if self.reducer.prr().is_some() {
                 self.reduce_on_ack(a, newly_lost);
             }
-            return;
+            return true;
         }
         if self.sb.flight_size() > 0 {
             if let Some(trigger) = self.early_retransmit_check() {
@@ -58,12 +67,11 @@ impl Sender {
                 } else {
                     self.early_retransmit(now, trigger, a.prior);
                     self.reduce_on_ack(a, newly_lost);
-                    return;
+                    return true;
                 }
             }
         }
-        self.grow_cwnd(now, a);
-        self.settle();
+        false
     }
 
     /// An ACK in fast recovery: leave it at the recovery point, else mark losses (SACK) or
@@ -76,6 +84,14 @@ impl Sender {
         let reno_exit = self.cfg.recovery_exit == RecoveryExit::FirstNewAck && a.acked > 0;
         if reno_exit || self.ca.recovery_point() <= Some(self.sb.snd_una()) {
             self.exit_recovery(now);
+            // Linux `tcp_fastretrans_alert`: once `tcp_try_undo_recovery` has set the
+            // state Open, the same ACK takes the Open case — `tcp_identify_packet_loss`,
+            // then `tcp_time_to_recover` may start the next recovery at once. (Growth on
+            // this ACK is not part of the rule: kernels before 4.x ran `tcp_cong_avoid`
+            // before the state machine, and not in Recovery.)
+            if self.alg.rules.loss_check_on_recovery_exit {
+                self.open_starts_episode(now, a);
+            }
             return;
         }
         let mut newly_lost = self.mark_lost(now);

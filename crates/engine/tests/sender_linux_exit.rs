@@ -1,0 +1,73 @@
+//! Issue 23 item 2: Linux's rules at the edges of an episode (its end, reneging, the
+//! timer after a probe, the counters), one test per rule, named after it and citing the
+//! kernel function that holds it.
+
+mod common;
+use common::*;
+use lossrec::{Config, EventKind, RecoveryState, Sender, Why};
+
+/// `c` with the test MSS, no handshake, no timestamps.
+fn plain(mut c: Config) -> Config {
+    c.mss = MSS as u16;
+    c.handshake = false;
+    c.timestamps = false;
+    c
+}
+
+/// The kinds of the events since the last call.
+fn events(s: &mut Sender) -> Vec<EventKind> {
+    std::iter::from_fn(|| s.poll_event()).map(|e| e.kind).collect()
+}
+
+/// Forty segments written; IW10 at 0, segment 0 ACKed at 100 ms (cwnd 11, 10-11 sent).
+/// Segment 1 is lost: SACKs of 2.. from 110 ms start fast recovery (RACK, the third)
+/// with its point at segment 14; the SACKs up to segment 12 clock out 14-17.
+fn in_recovery(c: Config) -> Sender {
+    let (mut s, first) = started(plain(c), 40);
+    assert_eq!(first.len(), 10);
+    on_ack(&mut s, ms(100), ack(MSS));
+    for k in 3..=5 {
+        on_ack(&mut s, ms(110), sack(MSS, &[(2 * MSS, k * MSS)]));
+    }
+    assert_eq!(s.state(), RecoveryState::Recovery);
+    assert_eq!(s.recovery_point(), Some(14 * MSS));
+    for k in 6..=12 {
+        on_ack(&mut s, ms(100 + k), sack(MSS, &[(2 * MSS, k * MSS)]));
+    }
+    assert_eq!(s.snd_nxt(), 18 * MSS, "14-17 sent in recovery");
+    s
+}
+
+/// Linux `tcp_fastretrans_alert`: the ACK that reaches the recovery point ends recovery
+/// (`tcp_end_cwnd_reduction`, state Open) and then runs the Open state's case on the same
+/// ACK: `tcp_identify_packet_loss` (RACK) finds segment 14 lost — sent at 106 ms, before
+/// 15-17 that this ACK SACKs, an RTT ago — and `tcp_time_to_recover` starts a second
+/// recovery at once, with its retransmission. The engine used to return after the exit
+/// and wait for a probe or an RTO.
+#[test]
+fn recovery_exit_ack_runs_loss_detection() {
+    let mut s = in_recovery(Config::linux());
+    events(&mut s);
+    let out = on_ack(&mut s, ms(210), sack(14 * MSS, &[(15 * MSS, 18 * MSS)]));
+    assert_eq!(out.first(), Some(&(14, Why::RackRetransmit)), "{out:?}");
+    assert_eq!(s.state(), RecoveryState::Recovery);
+    assert_eq!(s.recovery_point(), Some(18 * MSS));
+    assert_eq!(s.stats().sack_recovery, 2);
+    let kinds = events(&mut s);
+    let exit = kinds
+        .iter()
+        .position(|k| matches!(k, EventKind::ExitRecovery { .. }));
+    let enter = kinds
+        .iter()
+        .position(|k| matches!(k, EventKind::EnterRecovery { .. }));
+    assert!(exit.is_some() && exit < enter, "{kinds:?}");
+}
+
+/// RFC 6675 §5 has no such rule: the RFC presets leave the loss to the next ACK.
+#[test]
+fn rfc_recovery_exit_ack_only_exits() {
+    let mut s = in_recovery(Config::rack_tlp());
+    on_ack(&mut s, ms(210), sack(14 * MSS, &[(15 * MSS, 18 * MSS)]));
+    assert_ne!(s.state(), RecoveryState::Recovery);
+    assert_eq!(s.stats().sack_recovery, 1);
+}
