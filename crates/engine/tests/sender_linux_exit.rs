@@ -71,3 +71,43 @@ fn rfc_recovery_exit_ack_only_exits() {
     assert_ne!(s.state(), RecoveryState::Recovery);
     assert_eq!(s.stats().sack_recovery, 1);
 }
+
+/// `in_recovery` without SACK: segment 1 lost, the duplicates of 2-13 start NewReno's
+/// recovery (its point at segment 14) and clock out 14-17.
+fn in_reno_recovery() -> Sender {
+    let mut c = Config::linux();
+    c.sack = false;
+    let (mut s, _) = started(plain(c), 40);
+    on_ack(&mut s, ms(100), ack(MSS));
+    for k in 0..10 {
+        on_ack(&mut s, ms(110 + k), ack(MSS));
+    }
+    assert_eq!(s.state(), RecoveryState::Recovery);
+    assert_eq!(s.recovery_point(), Some(14 * MSS));
+    assert_eq!(s.snd_nxt(), 18 * MSS);
+    s
+}
+
+/// Linux `tcp_is_non_sack_preventing_reopen` (from `tcp_try_undo_recovery`): without
+/// SACK an ACK that reaches `high_seq` exactly holds Recovery "until something *above*
+/// high_seq is ACKed" (RFC 2582's guard against a false fast retransmit): the duplicates
+/// that follow it retransmit nothing (the engine reopened and resent segment 14 on the
+/// third), and the first ACK above it ends the recovery with cwnd = ssthresh
+/// (`tcp_end_cwnd_reduction`).
+#[test]
+fn reno_recovery_holds_at_high_seq() {
+    let mut s = in_reno_recovery();
+    let ssthresh = s.ssthresh();
+    on_ack(&mut s, ms(210), ack(14 * MSS));
+    assert_eq!(s.state(), RecoveryState::Recovery);
+    for k in 0..3 {
+        let out = on_ack(&mut s, ms(211 + k), ack(14 * MSS));
+        assert!(out.iter().all(|&(_, w)| w != Why::FastRetransmit), "{out:?}");
+        assert_eq!(s.state(), RecoveryState::Recovery);
+    }
+    assert_eq!(s.stats().reno_recovery, 1);
+    on_ack(&mut s, ms(220), ack(15 * MSS));
+    assert_ne!(s.state(), RecoveryState::Recovery);
+    assert_eq!(s.ssthresh(), ssthresh);
+    assert_eq!(s.cwnd(), ssthresh);
+}

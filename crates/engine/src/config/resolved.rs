@@ -47,6 +47,11 @@ pub struct FlavourRules {
     /// `tcp_identify_packet_loss` and `tcp_time_to_recover`). RFC 6675 §5 leaves it to
     /// the next ACK.
     pub loss_check_on_recovery_exit: bool,
+    /// Without SACK, fast recovery holds while SND.UNA is exactly at the recovery point
+    /// and ends only on an ACK above it (`tcp_is_non_sack_preventing_reopen`, from
+    /// `tcp_try_undo_recovery`; RFC 2582's guard against a false fast retransmit). RFC
+    /// 6582 §3.2 step 3 ends it on an ACK that covers the point.
+    pub reno_holds_recovery_at_high_seq: bool,
 }
 
 /// The optimistic-ACK defence (`optack_defence`), with its options (`detect::optack`).
@@ -215,6 +220,7 @@ impl Config {
         let linux = self.flavour == Flavour::Linux;
         FlavourRules {
             loss_check_on_recovery_exit: linux,
+            reno_holds_recovery_at_high_seq: linux,
         }
     }
 

@@ -82,6 +82,14 @@ impl Sender {
         }
         // RFC 5681 §3.2 step 6 (Reno): the first ACK of new data ends recovery.
         let reno_exit = self.cfg.recovery_exit == RecoveryExit::FirstNewAck && a.acked > 0;
+        if !reno_exit && self.holds_at_recovery_point() {
+            // Linux `tcp_is_non_sack_preventing_reopen`: `tcp_fastretrans_alert` returns
+            // before marking losses or counting the duplicate (`tcp_add_reno_sack`), so
+            // only `tcp_cong_control`'s reduction step runs, on what was delivered.
+            let delivered = if a.acked > 0 { a.delivered } else { 0 };
+            self.reduce_on_ack(&AckSummary { delivered, ..*a }, 0);
+            return;
+        }
         if reno_exit || self.ca.recovery_point() <= Some(self.sb.snd_una()) {
             self.exit_recovery(now);
             // Linux `tcp_fastretrans_alert`: once `tcp_try_undo_recovery` has set the
@@ -325,6 +333,15 @@ impl Sender {
             pipe: self.pipe(),
         };
         self.emit(now, kind);
+    }
+
+    /// Without SACK, Linux holds Recovery while SND.UNA is exactly at the recovery point
+    /// "until something *above* high_seq is ACKed" (`tcp_is_non_sack_preventing_reopen`,
+    /// RFC 2582's guard against a false fast retransmit on the duplicates that follow).
+    fn holds_at_recovery_point(&self) -> bool {
+        self.alg.rules.reno_holds_recovery_at_high_seq
+            && !self.sack_ok
+            && self.ca.recovery_point() == Some(self.sb.snd_una())
     }
 
     fn exit_recovery(&mut self, now: Instant) {
