@@ -4,7 +4,8 @@
 
 mod common;
 use common::*;
-use lossrec::{Config, EventKind, RecoveryState, Sender, Why};
+use lossrec::timer::TimerKind;
+use lossrec::{Config, Duration, EventKind, RecoveryState, Sender, Why};
 
 /// `c` with the test MSS, no handshake, no timestamps.
 fn plain(mut c: Config) -> Config {
@@ -110,4 +111,27 @@ fn reno_recovery_holds_at_high_seq() {
     assert_ne!(s.state(), RecoveryState::Recovery);
     assert_eq!(s.ssthresh(), ssthresh);
     assert_eq!(s.cwnd(), ssthresh);
+}
+
+/// Linux `tcp_check_sack_reneging`: an ACK that advances SND.UNA onto a segment the
+/// receiver had SACKed says the receiver dropped it (RFC 2018 §8). Linux gives the
+/// receiver "a little time" — the retransmission timer re-armed for max(SRTT/2, 10 ms),
+/// and nothing else of `tcp_fastretrans_alert` on that ACK — before the timeout forgets
+/// the SACKs (`tcp_timeout_mark_lost`); the engine waited a full RTO.
+#[test]
+fn sack_reneging_rearms_the_timer_short() {
+    let (mut s, _) = started(plain(Config::linux()), 10);
+    on_ack(&mut s, ms(100), ack(MSS));
+    on_ack(&mut s, ms(110), sack(MSS, &[(3 * MSS, 4 * MSS)]));
+    let out = on_ack(&mut s, ms(120), ack(3 * MSS));
+    assert!(out.is_empty(), "{out:?}");
+    let srtt = s.rtt().srtt().expect("sampled");
+    let wait = (srtt / 2).max(Duration::from_millis(10));
+    assert_eq!(s.timer_kind(), Some(TimerKind::Rto));
+    assert_eq!(s.poll_timeout(), Some(ms(120) + wait));
+    // When it fires the SACKs are forgotten and the segment is resent.
+    s.on_timeout(ms(120) + wait);
+    assert_eq!(s.stats().sack_reneging, 1);
+    let out = sent(&mut s, ms(120) + wait);
+    assert_eq!(out.first(), Some(&(3, Why::RtoRetransmit)), "{out:?}");
 }

@@ -52,6 +52,11 @@ pub struct FlavourRules {
     /// `tcp_try_undo_recovery`; RFC 2582's guard against a false fast retransmit). RFC
     /// 6582 §3.2 step 3 ends it on an ACK that covers the point.
     pub reno_holds_recovery_at_high_seq: bool,
+    /// An ACK that advances SND.UNA onto a SACKed segment (the receiver reneged, RFC 2018
+    /// §8) re-arms the retransmission timer for max(SRTT/2, 10 ms) and skips the rest of
+    /// the state machine (`tcp_check_sack_reneging`). Without it the timer runs its full
+    /// RTO before the timeout forgets the SACKs.
+    pub sack_reneging_short_timer: bool,
 }
 
 /// The optimistic-ACK defence (`optack_defence`), with its options (`detect::optack`).
@@ -221,6 +226,7 @@ impl Config {
         FlavourRules {
             loss_check_on_recovery_exit: linux,
             reno_holds_recovery_at_high_seq: linux,
+            sack_reneging_short_timer: linux,
         }
     }
 

@@ -130,7 +130,16 @@ impl Sender {
             ece,
             prior,
         };
-        self.run_state_machine(now, &summary);
+        // Linux `tcp_clean_rtx_queue` FLAG_SACK_RENEGING: SND.UNA advanced onto a segment
+        // the receiver had SACKed.
+        let reneged = self.alg.rules.sack_reneging_short_timer
+            && sb.acked.bytes > 0
+            && self.sb.head().is_some_and(|h| h.sacked);
+        if reneged {
+            self.on_sack_reneging(now, &summary);
+        } else {
+            self.run_state_machine(now, &summary);
+        }
         if self.bbr.is_some() {
             self.bbr_on_ack(now, &summary, &sb);
         } else if summary.cong_control && prior.flight > 0 {
@@ -138,7 +147,7 @@ impl Sender {
             // `tcp_ack`'s no_queue path, which skips it).
             self.update_pacing_rate();
         }
-        self.after_ack(now, advanced, sb.newly_sacked > 0);
+        self.after_ack(now, advanced, sb.newly_sacked > 0, reneged);
         self.persist_on_ack(now, prior.flight == 0);
     }
 
@@ -333,14 +342,17 @@ impl Sender {
         }
     }
 
-    /// After the state machine: a cwnd ceiling a response set, the deadline, and Linux's
+    /// After the state machine: a cwnd ceiling a response set, the deadline (not after
+    /// reneging, whose timer stands: Linux clears FLAG_SET_XMIT_TIMER), and Linux's
     /// `tcp_try_to_open` clearing the first-retransmission stamp once back in
     /// Open/Disorder (or in CWR) with no retransmission left (`tcp_any_retrans_done`).
-    fn after_ack(&mut self, now: Instant, advanced: bool, newly_sacked: bool) {
+    fn after_ack(&mut self, now: Instant, advanced: bool, newly_sacked: bool, reneged: bool) {
         if let Some(ceiling) = self.cwnd_ceiling.take() {
             self.cwnd = self.cwnd.min(ceiling).max(self.mss);
         }
-        self.set_timer_after_ack(now, advanced, newly_sacked);
+        if !reneged {
+            self.set_timer_after_ack(now, advanced, newly_sacked);
+        }
         let open = matches!(self.ca, Ca::Open | Ca::Disorder | Ca::Cwr { .. });
         let head_retransmitted = self.sb.head().is_some_and(|h| h.ever_retrans);
         if open && self.sb.retrans_bytes() == 0 && !head_retransmitted {
