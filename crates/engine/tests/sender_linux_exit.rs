@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use lossrec::timer::TimerKind;
-use lossrec::{Config, Duration, EventKind, RecoveryState, Sender, Why};
+use lossrec::{Config, Duration, EventKind, ProbeKind, RecoveryState, Sender, Why};
 
 /// `c` with the test MSS, no handshake, no timestamps.
 fn plain(mut c: Config) -> Config {
@@ -134,4 +134,50 @@ fn sack_reneging_rearms_the_timer_short() {
     assert_eq!(s.stats().sack_reneging, 1);
     let out = sent(&mut s, ms(120) + wait);
     assert_eq!(out.first(), Some(&(3, Why::RtoRetransmit)), "{out:?}");
+}
+
+/// RFC 8985 §7.3: "After attempting to send a loss probe, regardless of whether a loss
+/// probe was sent, the sender MUST re-arm the RTO timer" — one RTO from now. A PTO that
+/// finds the episode still open (TLP.end_seq set) sends nothing and arms now + RTO; the
+/// engine anchored it at the head's transmission, which is Linux's `tcp_rearm_rto` (kept
+/// for `probe = tlp-linux`).
+#[test]
+fn rfc8985_rto_after_a_pto_is_one_rto_from_now() {
+    let (mut s, _) = started(plain(Config::rack_tlp()), 10);
+    on_ack(&mut s, ms(100), ack(MSS));
+    assert_eq!(s.timer_kind(), Some(TimerKind::LossProbe));
+    let pto = s.poll_timeout().unwrap();
+    s.on_timeout(pto);
+    assert_eq!(sent(&mut s, pto), vec![(9, Why::Probe(ProbeKind::Retransmit))]);
+    // Segments 1-4 are ACKed late: the episode stays open (below TLP.end_seq), the PTO
+    // is scheduled again.
+    let t = pto + Duration::from_millis(50);
+    on_ack(&mut s, t, ack(5 * MSS));
+    assert_eq!(s.timer_kind(), Some(TimerKind::LossProbe));
+    let pto = s.poll_timeout().unwrap();
+    s.on_timeout(pto);
+    assert!(sent(&mut s, pto).is_empty(), "one probe per episode");
+    assert_eq!(s.timer_kind(), Some(TimerKind::Rto));
+    assert_eq!(s.poll_timeout(), Some(pto + s.rtt().rto()));
+}
+
+/// Linux `tcp_send_loss_probe` → `tcp_rearm_rto`: the RTO that replaces the PTO is
+/// anchored at the head's last transmission (`tcp_rto_delta_us`).
+#[test]
+fn linux_rto_after_a_pto_is_anchored_at_the_head() {
+    let (mut s, _) = started(plain(Config::linux()), 10);
+    on_ack(&mut s, ms(100), ack(MSS));
+    let pto = s.poll_timeout().unwrap();
+    s.on_timeout(pto);
+    assert_eq!(sent(&mut s, pto), vec![(9, Why::Probe(ProbeKind::Retransmit))]);
+    let t = pto + Duration::from_millis(50);
+    on_ack(&mut s, t, ack(5 * MSS));
+    assert_eq!(s.timer_kind(), Some(TimerKind::LossProbe));
+    let pto = s.poll_timeout().unwrap();
+    s.on_timeout(pto);
+    assert!(sent(&mut s, pto).is_empty());
+    // Segment 5, the head, left at 0: its RTO has passed, so the timer fires at once.
+    let anchored = (ms(0) + s.rtt().rto()).max(pto + Duration::from_micros(1));
+    assert_eq!(s.timer_kind(), Some(TimerKind::Rto));
+    assert_eq!(s.poll_timeout(), Some(anchored));
 }

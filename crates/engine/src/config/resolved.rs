@@ -316,6 +316,14 @@ impl Algorithms {
 }
 
 impl Probe {
+    /// A PTO that sends no probe re-arms the RTO one RTO from now (RFC 8985 §7.3: "the
+    /// sender MUST re-arm the RTO timer … regardless of whether a loss probe was sent"),
+    /// not anchored at the head's last transmission as Linux's `tcp_send_loss_probe` →
+    /// `tcp_rearm_rto` does (`tcp_rto_delta_us`), which the draft's presets follow too.
+    pub fn rto_from_now_after_pto(self) -> bool {
+        matches!(self, Probe::Tlp { .. })
+    }
+
     /// Probing in fast recovery is allowed (`tlp_in_recovery`).
     pub fn in_recovery(self) -> bool {
         match self {
