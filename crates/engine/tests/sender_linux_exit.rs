@@ -181,3 +181,26 @@ fn linux_rto_after_a_pto_is_anchored_at_the_head() {
     assert_eq!(s.timer_kind(), Some(TimerKind::Rto));
     assert_eq!(s.poll_timeout(), Some(anchored));
 }
+
+/// Linux counts `TCPSpuriousRTOs` only for an F-RTO undo (`tcp_try_undo_loss(sk, true)`);
+/// an undo in Loss because the ACK's timestamp echo predates the retransmission
+/// (`tcp_try_undo_loss(sk, false)` via `tcp_may_undo` → `tcp_packet_delayed`, tried
+/// first in `tcp_process_loss`) is a `TCPLossUndo` alone. The engine counted every
+/// undone timeout.
+#[test]
+fn linux_spurious_rtos_count_frto_undos_only() {
+    let mut c = plain(Config::linux());
+    c.timestamps = true;
+    c.probe = lossrec::config::Probe::None;
+    let (mut s, _) = started(c, 2);
+    let rto = s.poll_timeout().unwrap();
+    s.on_timeout(rto);
+    assert_eq!(sent(&mut s, rto), vec![(0, Why::RtoRetransmit)]);
+    // The originals arrive late: the ACK echoes their TSval (sent at 0, TS clock µs + 1).
+    let mut a = ack(2 * MSS);
+    a.ts = Some(lossrec::Timestamps { val: 1, ecr: 1 });
+    s.on_ack(rto + Duration::from_millis(100), &a);
+    let st = s.stats();
+    assert_eq!((st.loss_undo, st.undos), (1, 1));
+    assert_eq!(st.spurious_rtos, 0);
+}

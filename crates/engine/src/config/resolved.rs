@@ -57,6 +57,10 @@ pub struct FlavourRules {
     /// the state machine (`tcp_check_sack_reneging`). Without it the timer runs its full
     /// RTO before the timeout forgets the SACKs.
     pub sack_reneging_short_timer: bool,
+    /// `TCPSpuriousRTOs` counts F-RTO's undos only (`tcp_try_undo_loss(sk, true)`); an
+    /// undone timeout found by a timestamp or DSACKs is a `TCPLossUndo` or `TCPDSACKUndo`
+    /// alone. Otherwise every timeout found spurious is counted.
+    pub spurious_rtos_frto_only: bool,
 }
 
 /// The optimistic-ACK defence (`optack_defence`), with its options (`detect::optack`).
@@ -227,6 +231,7 @@ impl Config {
             loss_check_on_recovery_exit: linux,
             reno_holds_recovery_at_high_seq: linux,
             sack_reneging_short_timer: linux,
+            spurious_rtos_frto_only: linux,
         }
     }
 

@@ -7,7 +7,7 @@ use super::spurious::{Counter, Verdict, MIN_RTO_STEP};
 use super::state::Ca;
 use super::Sender;
 use crate::config::{Flavour, RtoAdaptation, SpuriousResponse};
-use crate::event::EventKind;
+use crate::event::{EventKind, SpuriousSignal};
 use crate::rto::eifel;
 use crate::rto::undo::{self, Current, Snapshot};
 use crate::time::{Duration, Instant};
@@ -29,7 +29,9 @@ impl Sender {
                 by: v.by,
             },
         );
-        if v.timeout {
+        // Linux counts `TCPSpuriousRTOs` in `tcp_try_undo_loss` for an F-RTO undo only.
+        let frto_only = self.alg.rules.spurious_rtos_frto_only;
+        if v.timeout && (!frto_only || v.by == SpuriousSignal::Frto) {
             self.stats.spurious_rtos += 1;
         }
         let response = self.cfg.spurious_response;
