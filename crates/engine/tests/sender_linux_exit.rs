@@ -204,3 +204,49 @@ fn linux_spurious_rtos_count_frto_undos_only() {
     assert_eq!((st.loss_undo, st.undos), (1, 1));
     assert_eq!(st.spurious_rtos, 0);
 }
+
+/// Linux `tcp_try_undo_dsack` counts `TCPDSACKUndo` whenever every retransmission was
+/// DSACKed, also when `tcp_undo_cwnd_reduction` restores nothing because the recovery
+/// began on an ECN-Echo (`tcp_enter_recovery(sk, ece_ack)`: `prior_ssthresh` = 0). The
+/// engine counted it as kept (`spurious_kept`), not as an undo.
+#[test]
+fn linux_dsack_undo_counted_in_an_ece_started_recovery() {
+    let mut c = cfg();
+    c.flavour = lossrec::config::Flavour::Linux;
+    c.spurious_detection = lossrec::config::SpuriousDetection::Linux;
+    c.spurious_response = lossrec::config::SpuriousResponse::FullUndo;
+    c.rescue_retransmit = false;
+    c.ecn = lossrec::config::Ecn::On;
+    let mut s = sender_with(c, 10);
+    drain(&mut s, ms(0));
+    on_ack(&mut s, ms(100), ack(MSS));
+    for k in 3..=5 {
+        let mut a = sack(MSS, &[(2 * MSS, k * MSS)]);
+        a.ecn.ece = k == 5;
+        s.on_ack(ms(110), &a);
+    }
+    assert_eq!(s.state(), RecoveryState::Recovery);
+    let ssthresh = s.ssthresh();
+    drain(&mut s, ms(110));
+    on_ack(&mut s, ms(120), ack(5 * MSS));
+    s.on_ack(ms(210), &sack(5 * MSS, &[(MSS, 2 * MSS)]));
+    let st = s.stats();
+    assert_eq!((st.dsack_undo, st.undos, st.spurious_kept), (1, 1, 0));
+    assert_eq!(s.ssthresh(), ssthresh, "nothing restored");
+}
+
+/// Linux `tcp_check_sack_reordering`: a never-retransmitted segment delivered below the
+/// highest SACK is reordering, counted (`reord_seen++`, `TCPSACKReorder`) whatever its
+/// degree; only a degree above `tp->reordering` raises the threshold. Segment 1 arrives
+/// after segment 2 was SACKed (degree 2, threshold 3): counted once, not raised. The
+/// engine counted only a raise.
+#[test]
+fn linux_counts_every_sack_reordering() {
+    let (mut s, _) = started(plain(Config::linux()), 10);
+    on_ack(&mut s, ms(100), ack(MSS));
+    on_ack(&mut s, ms(105), sack(MSS, &[(2 * MSS, 3 * MSS)]));
+    on_ack(&mut s, ms(106), ack(3 * MSS));
+    assert_eq!(s.stats().sack_reorder, 1);
+    assert_eq!(s.info().tcpi_reord_seen, 1);
+    assert_eq!(s.reordering(), 3, "not raised");
+}

@@ -61,6 +61,15 @@ pub struct FlavourRules {
     /// undone timeout found by a timestamp or DSACKs is a `TCPLossUndo` or `TCPDSACKUndo`
     /// alone. Otherwise every timeout found spurious is counted.
     pub spurious_rtos_frto_only: bool,
+    /// An undo whose episode began on an ECN-Echo restores nothing (`prior_ssthresh` =
+    /// 0 in `tcp_enter_recovery(sk, ece_ack)`, `tcp_fastretrans_alert` (A)) but is still
+    /// counted as the undo it is (`TCPDSACKUndo`, `TCPFullUndo`, … in the
+    /// `tcp_try_undo_*` functions). Otherwise it counts as `TCPSpuriousKept`.
+    pub undo_counted_without_restore: bool,
+    /// Every reordering event SACKs show is counted (`TCPSACKReorder`, `tcpi_reord_seen`),
+    /// not only one that raises the threshold: `tcp_check_sack_reordering` (4.16 on)
+    /// counts before comparing the degree with `tp->reordering`.
+    pub every_reordering_counted: bool,
 }
 
 /// The optimistic-ACK defence (`optack_defence`), with its options (`detect::optack`).
@@ -232,6 +241,8 @@ impl Config {
             reno_holds_recovery_at_high_seq: linux,
             sack_reneging_short_timer: linux,
             spurious_rtos_frto_only: linux,
+            undo_counted_without_restore: linux,
+            every_reordering_counted: linux,
         }
     }
 

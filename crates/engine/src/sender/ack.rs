@@ -478,11 +478,11 @@ impl Sender {
         }
         self.reordering_seen = true;
         self.rack.note_reordering(); // RFC 8985 §6.2 step 3; Linux `reord_seen++`
-        if degree <= self.reordering() {
-            return;
-        }
-        // A timestamp's is counted as `TCPTSReorder` by the caller.
-        if by == ReorderSignal::Sack {
+        let raised = degree > self.reordering();
+        // A timestamp's is counted as `TCPTSReorder` by the caller. Linux counts every
+        // event (`tcp_check_sack_reordering`), older kernels only a raise
+        // (`tcp_update_reordering`).
+        if by == ReorderSignal::Sack && (raised || self.alg.rules.every_reordering_counted) {
             if matches!(
                 self.loss_detection(),
                 crate::config::resolved::LossDetection::Fack { .. }
@@ -491,6 +491,9 @@ impl Sender {
             } else {
                 self.stats.sack_reorder += 1;
             }
+        }
+        if !raised {
+            return;
         }
         if self.cfg.adaptive_reordering {
             self.reordering = reordering::raise(self.reordering, degree);

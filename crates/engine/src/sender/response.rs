@@ -66,13 +66,7 @@ impl Sender {
                 }
                 // Linux `tcp_ecn_withdraw_cwr`: the reduction is gone, so is its CWR.
                 self.ecn.queue_cwr = false;
-                self.stats.undos += 1;
-                match v.counter {
-                    Counter::Full => self.stats.full_undo += 1,
-                    Counter::Partial => self.stats.partial_undo += 1,
-                    Counter::Dsack => self.stats.dsack_undo += 1,
-                    Counter::Loss => self.stats.loss_undo += 1,
-                }
+                self.count_undo(v.counter);
                 self.emit(
                     now,
                     EventKind::Undo {
@@ -80,6 +74,11 @@ impl Sender {
                         ssthresh: self.ssthresh,
                     },
                 );
+            }
+            // Linux `tcp_undo_cwnd_reduction` restores nothing when the episode began on
+            // an ECN-Echo (`prior_ssthresh` = 0), yet its callers count the undo.
+            None if !s.restorable && self.alg.rules.undo_counted_without_restore => {
+                self.count_undo(v.counter);
             }
             None => self.stats.spurious_kept += 1,
         }
@@ -94,6 +93,18 @@ impl Sender {
         self.leave_recovery_undone(now);
         if v.timeout {
             self.adapt_rto(&s, response);
+        }
+    }
+
+    /// An undo, in `TCPUndo` and its own counter (Linux `tcp_try_undo_recovery`,
+    /// `tcp_try_undo_partial`, `tcp_try_undo_dsack`, `tcp_try_undo_loss`).
+    fn count_undo(&mut self, counter: Counter) {
+        self.stats.undos += 1;
+        match counter {
+            Counter::Full => self.stats.full_undo += 1,
+            Counter::Partial => self.stats.partial_undo += 1,
+            Counter::Dsack => self.stats.dsack_undo += 1,
+            Counter::Loss => self.stats.loss_undo += 1,
         }
     }
 
