@@ -26,6 +26,9 @@ pub struct TcpInfo {
     pub tcpi_bytes_acked: u64,
     /// The duplicate threshold in use, segments (`tp->reordering`).
     pub tcpi_reordering: u64,
+    /// Reordering events seen (`tp->reord_seen`: `TCPSACKReorder` + `TCPTSReorder` +
+    /// `TCPRenoReorder`, and FACK's in the kernels that had it).
+    pub tcpi_reord_seen: u64,
 }
 
 /// `ssthresh` before the first reduction, as Linux reports it (`TCP_INFINITE_SSTHRESH`).
@@ -33,7 +36,7 @@ pub const INFINITE_SSTHRESH: u64 = 0x7fff_ffff;
 
 impl TcpInfo {
     /// Every field by its packetdrill name.
-    pub fn fields(&self) -> [(&'static str, u64); 15] {
+    pub fn fields(&self) -> [(&'static str, u64); 16] {
         [
             ("tcpi_ca_state", self.tcpi_ca_state),
             ("tcpi_retransmits", self.tcpi_retransmits),
@@ -50,6 +53,7 @@ impl TcpInfo {
             ("tcpi_total_retrans", self.tcpi_total_retrans),
             ("tcpi_bytes_acked", self.tcpi_bytes_acked),
             ("tcpi_reordering", self.tcpi_reordering),
+            ("tcpi_reord_seen", self.tcpi_reord_seen),
         ]
     }
     /// A field by its packetdrill name.
@@ -88,6 +92,10 @@ impl Sender {
             tcpi_total_retrans: self.stats().retrans_segs,
             tcpi_bytes_acked: self.snd_una(),
             tcpi_reordering: u64::from(self.reordering()),
+            tcpi_reord_seen: {
+                let st = self.stats();
+                st.sack_reorder + st.fack_reorder + st.ts_reorder + st.reno_reorder
+            },
         }
     }
 }

@@ -16,6 +16,9 @@
 //!   trimmed or dropped.
 //! - With timestamps, `ts.val` is the receiver's clock (`now` in µs at `poll_ack`) and
 //!   `ts.ecr` is TS.Recent.
+//! - A FIN in order is acknowledged as data is, delayed unless another rule asks for an
+//!   ACK now, and it ends quick ACKs (Linux `tcp_fin` in ESTABLISHED: schedule the ACK and
+//!   enter pingpong mode); RFC 9293 asks for no immediate ACK of a FIN.
 
 mod config;
 mod ecn;
@@ -361,6 +364,7 @@ impl Receiver {
     /// FIN is D-SACKed (`tcp_dsack_set(seq, end_seq)`).
     fn on_data(&mut self, now: Instant, range: Range, fin: bool, marks: EcnMarks) {
         let had_ooo = self.data.has_out_of_order();
+        let fin_was_in = self.fin_received();
         let from = self.data.rcv_nxt();
         let out_of_order = range.start > self.data.rcv_nxt();
         let seq = Range::new(range.start, range.end + u64::from(fin));
@@ -390,12 +394,19 @@ impl Receiver {
         // Linux tcp_measure_rcv_mss: the largest segment seen, up to our MSS.
         self.rcv_mss = self.rcv_mss.max(range.len().min(u64::from(self.cfg.mss)));
 
+        // Linux `tcp_fin` (ESTABLISHED → CLOSE_WAIT), once the FIN is in order: the ACK
+        // is scheduled, not sent (`inet_csk_schedule_ack`), and pingpong mode turns quick
+        // ACKs off (`inet_csk_enter_pingpong_mode`; `tcp_in_quickack_mode`) until a
+        // duplicate or a CE mark turns them on again (`tcp_enter_quickack_mode`).
+        if !fin_was_in && self.fin_received() {
+            self.quick = 0;
+        }
         // RFC 5681 §4.2: ACK at once on out-of-order data, on data that fills (part of) a
         // hole, and (Linux) while any hole remains; RFC 2883 needs the duplicate's ACK now.
         let ecn = self.ecn.on_data(marks);
         self.quick = self.quick.max(ecn.quick);
         self.stats.ce_segments += u64::from(ecn.ce);
-        let urgent = dup || fin || had_ooo || self.data.has_out_of_order() || ecn.now;
+        let urgent = dup || had_ooo || self.data.has_out_of_order() || ecn.now;
         let immediate = match self.cfg.delayed_ack {
             None => true,
             Some(_) if urgent => true,

@@ -35,10 +35,12 @@ mod probe;
 mod push;
 mod rack;
 mod recovery;
+mod reordering;
 mod reno;
 mod response;
 mod spurious;
 mod state;
+mod timeout;
 mod timers;
 mod transmit;
 

@@ -403,3 +403,29 @@ fn cubic_linux_counts_whole_packets_under_ack_division() {
     };
     assert_eq!(run(8), run(1));
 }
+
+/// Linux `tcp_init_cwnd_reduction` (and `tcp_enter_loss`) zero `snd_cwnd_cnt`: ACKs
+/// counted toward the next increment before a loss are not spent after it, so the first
+/// increment after a recovery takes as many ACKs whatever came before the loss (issue 23
+/// item 2F: the engine grew one segment early after a recovery).
+#[test]
+fn cubic_linux_loss_forgets_the_ack_count() {
+    let acks_to_grow = |before: u64| {
+        let mut c = Cubic::linux();
+        let mut w = win(seg(40), seg(20));
+        let rtt = Some(Duration::from_millis(100));
+        for i in 0..before {
+            c.on_ack(at(1000 + i), &mut w, MSS, rtt);
+        }
+        assert_eq!(w.cwnd, seg(40), "no increment before the loss");
+        loss(&mut c, &mut w, at(1100));
+        let cwnd = w.cwnd;
+        let mut n = 0;
+        while w.cwnd == cwnd {
+            n += 1;
+            c.on_ack(at(1200 + n), &mut w, MSS, rtt);
+        }
+        n
+    };
+    assert_eq!(acks_to_grow(5), acks_to_grow(0));
+}

@@ -299,13 +299,39 @@ fn immediate_ack_on_duplicate_and_fin() {
     // a pure duplicate means the sender retransmits: quick ACKs again (Linux)
     assert_eq!(cums(&feed(&mut rx, ms(3), full(3))), vec![4 * MSS]);
     assert!(feed(&mut rx, ms(3), full(4)).is_empty());
+}
+
+/// Linux `tcp_fin` (ESTABLISHED → CLOSE_WAIT): `inet_csk_schedule_ack` and
+/// `inet_csk_enter_pingpong_mode` — the FIN's ACK is delayed like data's, quick ACKs
+/// are off (`tcp_in_quickack_mode` wants no pingpong), and `__tcp_ack_snd_check`'s
+/// other rules still send it at once: more than one full segment unacknowledged (the
+/// FIN's sequence number counted), or a hole filled.
+#[test]
+fn fin_ack_is_delayed_as_linux_tcp_fin() {
+    for quick in [0, 16] {
+        let mut rx = Receiver::new(delack(40, quick), ms(0));
+        let mut last = seg(0, 100);
+        last.fin = true;
+        assert!(feed(&mut rx, ms(1), last).is_empty(), "quick {quick}");
+        assert!(rx.fin_received());
+        assert_eq!(rx.delivered(), 100);
+        assert_eq!(rx.poll_timeout(), Some(ms(41)));
+        rx.on_timeout(ms(41));
+        // The delayed ACK acknowledges the FIN's sequence number too.
+        assert_eq!(cums(&all_acks(&mut rx, ms(41))), vec![101]);
+    }
+    // A full segment unacknowledged before it: at once.
     let mut rx = Receiver::new(delack(40, 0), ms(0));
-    let mut last = seg(0, 100);
+    assert!(feed(&mut rx, ms(1), full(0)).is_empty());
+    let mut last = full(1);
     last.fin = true;
-    // At once, and acknowledging the FIN's sequence number too (`tcp_fin`).
-    assert_eq!(cums(&feed(&mut rx, ms(1), last)), vec![101]);
-    assert!(rx.fin_received());
-    assert_eq!(rx.delivered(), 100);
+    assert_eq!(cums(&feed(&mut rx, ms(2), last)), vec![2 * MSS + 1]);
+    // Filling the hole below a FIN that arrived early: at once.
+    let mut rx = Receiver::new(delack(40, 0), ms(0));
+    let mut last = seg(100, 200);
+    last.fin = true;
+    assert_eq!(cums(&feed(&mut rx, ms(1), last)), vec![0]);
+    assert_eq!(cums(&feed(&mut rx, ms(2), seg(0, 100))), vec![201]);
 }
 
 #[test]

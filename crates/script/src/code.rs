@@ -1,9 +1,8 @@
 //! `%{ … }%` blocks at run time: assertions, prints and assignments over the engine's
 //! `tcp_info`, its MIB counters, `TCP_CA_*` constants and the script's own variables.
 //!
-//! Beyond the engine's [`lossrec::TcpInfo`] this adds the fields Linux's loss-recovery
-//! scripts read: `tcpi_min_rtt` (µs, Linux `tcp_min_rtt`), `tcpi_reord_seen` (reordering
-//! events: `TCPSACKReorder` + `TCPFACKReorder` + `TCPTSReorder`, Linux `tp->reord_seen`),
+//! Beyond the engine's [`lossrec::TcpInfo`] (which has `tcpi_reord_seen`) this adds the
+//! fields Linux's loss-recovery scripts read: `tcpi_min_rtt` (µs, Linux `tcp_min_rtt`),
 //! `tcpi_delivered` (packets delivered, the SYN included as Linux counts it) and
 //! `tcpi_state` (1, `TCP_ESTABLISHED`, once the handshake completed) and `tcpi_rcv_mss`
 //! (the largest segment the engine's receiver has seen, Linux `icsk_ack.rcv_mss`).
@@ -26,10 +25,6 @@ pub(crate) fn extra(r: &Runner, s: &Sender, name: &str) -> Option<u64> {
                 .map_or(x.rcv_mss(), |g| x.rcv_mss().min(u64::from(g)))
         }),
         "tcpi_min_rtt" => s.rtt().min_rtt().map_or(0, |d| d.as_micros() as u64),
-        "tcpi_reord_seen" => {
-            let st = s.stats();
-            st.sack_reorder + st.fack_reorder + st.ts_reorder
-        }
         "tcpi_delivered" => {
             1 + s.snd_una().div_ceil(mss) + s.scoreboard().sacked_bytes().div_ceil(mss)
         }

@@ -11,7 +11,6 @@ use std::collections::BTreeSet;
 /// `tcpi_*` fields the runner adds to the engine's [`TcpInfo`].
 pub const EXTRA_TCPI: &[&str] = &[
     "tcpi_min_rtt",
-    "tcpi_reord_seen",
     "tcpi_delivered",
     "tcpi_state",
     "tcpi_rcv_mss",

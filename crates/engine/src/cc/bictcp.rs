@@ -91,6 +91,13 @@ impl Bictcp {
         }
     }
 
+    /// A reduction begins (Linux `tcp_init_cwnd_reduction`, and `tcp_enter_loss`):
+    /// `snd_cwnd_cnt = 0`, so growth after it counts ACKs afresh instead of spending
+    /// credit gathered before the loss.
+    pub fn start_reduction(&mut self) {
+        self.snd_cwnd_cnt = 0;
+    }
+
     /// `cubictcp_recalc_ssthresh`: the new ssthresh, packets.
     pub fn recalc_ssthresh(&mut self, cwnd: u64) -> u64 {
         self.epoch_start = 0;

@@ -331,6 +331,8 @@ impl CongestionOps for Cubic {
         let mss = w.smss();
         if self.linux {
             self.bic.recalc_ssthresh(w.cwnd / mss);
+            // Linux `tcp_init_cwnd_reduction`: `snd_cwnd_cnt = 0`.
+            self.bic.start_reduction();
             self.reno.reset();
             return;
         }

@@ -269,7 +269,9 @@ axis!(
         /// retransmissions (`tcp_mark_lost_retrans`, 2.6.25–4.3); the TLP probe is not
         /// counted for undo (`tcp_send_loss_probe`); undo points and RACK persistence as
         /// `tcp_fastretrans_alert`; cwnd after an RTO is what is in flight + 1 with RACK
-        /// (`tcp_enter_loss`).
+        /// (`tcp_enter_loss`); and the named rules of `resolved::FlavourRules` (the ACK
+        /// that ends recovery runs loss detection, NewReno holds recovery at `high_seq`,
+        /// the short timer on SACK reneging, Linux's counters).
         Linux = "linux",
     }
 );

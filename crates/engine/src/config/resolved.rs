@@ -30,6 +30,46 @@ pub struct Algorithms {
     /// arrived (`dsack_proof`; `scoreboard::proof`).
     pub dsack_proof: bool,
     pub optack: OptAck,
+    /// Behaviour only Linux has, by name (from `flavour`).
+    pub rules: FlavourRules,
+}
+
+/// Behaviour only Linux has and no RFC axis owns, one named rule per field, resolved once
+/// from `flavour` (DESIGN.md "Axes carry their options"): the sender reads a rule, never
+/// the flavour, where it decides. Each rule names the kernel function that holds it
+/// (Linux 6.18 as measured on the live kernel; 6.12 LTS where that is silent).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct FlavourRules {
+    /// The ACK that ends fast recovery goes on through the Open state's processing on the
+    /// same ACK: loss detection, and a new recovery at once if it finds a loss
+    /// (`tcp_fastretrans_alert`: after `tcp_try_undo_recovery` and
+    /// `tcp_end_cwnd_reduction` the state is Open, and its `default:` case runs
+    /// `tcp_identify_packet_loss` and `tcp_time_to_recover`). RFC 6675 §5 leaves it to
+    /// the next ACK.
+    pub loss_check_on_recovery_exit: bool,
+    /// Without SACK, fast recovery holds while SND.UNA is exactly at the recovery point
+    /// and ends only on an ACK above it (`tcp_is_non_sack_preventing_reopen`, from
+    /// `tcp_try_undo_recovery`; RFC 2582's guard against a false fast retransmit). RFC
+    /// 6582 §3.2 step 3 ends it on an ACK that covers the point.
+    pub reno_holds_recovery_at_high_seq: bool,
+    /// An ACK that advances SND.UNA onto a SACKed segment (the receiver reneged, RFC 2018
+    /// §8) re-arms the retransmission timer for max(SRTT/2, 10 ms) and skips the rest of
+    /// the state machine (`tcp_check_sack_reneging`). Without it the timer runs its full
+    /// RTO before the timeout forgets the SACKs.
+    pub sack_reneging_short_timer: bool,
+    /// `TCPSpuriousRTOs` counts F-RTO's undos only (`tcp_try_undo_loss(sk, true)`); an
+    /// undone timeout found by a timestamp or DSACKs is a `TCPLossUndo` or `TCPDSACKUndo`
+    /// alone. Otherwise every timeout found spurious is counted.
+    pub spurious_rtos_frto_only: bool,
+    /// An undo whose episode began on an ECN-Echo restores nothing (`prior_ssthresh` =
+    /// 0 in `tcp_enter_recovery(sk, ece_ack)`, `tcp_fastretrans_alert` (A)) but is still
+    /// counted as the undo it is (`TCPDSACKUndo`, `TCPFullUndo`, … in the
+    /// `tcp_try_undo_*` functions). Otherwise it counts as `TCPSpuriousKept`.
+    pub undo_counted_without_restore: bool,
+    /// Every reordering event SACKs show is counted (`TCPSACKReorder`, `tcpi_reord_seen`),
+    /// not only one that raises the threshold: `tcp_check_sack_reordering` (4.16 on)
+    /// counts before comparing the degree with `tp->reordering`.
+    pub every_reordering_counted: bool,
 }
 
 /// The optimistic-ACK defence (`optack_defence`), with its options (`detect::optack`).
@@ -189,6 +229,20 @@ impl Config {
                     interval: self.optack_skip_interval,
                 },
             },
+            rules: self.flavour_rules(),
+        }
+    }
+
+    /// The named rules of `flavour`.
+    fn flavour_rules(&self) -> FlavourRules {
+        let linux = self.flavour == Flavour::Linux;
+        FlavourRules {
+            loss_check_on_recovery_exit: linux,
+            reno_holds_recovery_at_high_seq: linux,
+            sack_reneging_short_timer: linux,
+            spurious_rtos_frto_only: linux,
+            undo_counted_without_restore: linux,
+            every_reordering_counted: linux,
         }
     }
 
@@ -278,6 +332,14 @@ impl Algorithms {
 }
 
 impl Probe {
+    /// A PTO that sends no probe re-arms the RTO one RTO from now (RFC 8985 §7.3: "the
+    /// sender MUST re-arm the RTO timer … regardless of whether a loss probe was sent"),
+    /// not anchored at the head's last transmission as Linux's `tcp_send_loss_probe` →
+    /// `tcp_rearm_rto` does (`tcp_rto_delta_us`), which the draft's presets follow too.
+    pub fn rto_from_now_after_pto(self) -> bool {
+        matches!(self, Probe::Tlp { .. })
+    }
+
     /// Probing in fast recovery is allowed (`tlp_in_recovery`).
     pub fn in_recovery(self) -> bool {
         match self {

@@ -1,14 +1,15 @@
 //! One ACK: the cumulative and SACK parts (RFC 6675 §5, RFC 5681 §3), RTT samples
 //! (RFC 6298, RFC 7323), DeliveredData (RFC 6937 §2), and the evidence of reordering and
 //! spurious retransmission: SACKs below SND.FACK (digest §8.4), DSACKs (RFC 2883, RFC 3708)
-//! and timestamp echoes older than a retransmission (RFC 3522 §2).
+//! and timestamp echoes older than a retransmission (RFC 3522 §2); what that evidence
+//! does to the reordering threshold is `sender::reordering`.
 
 use super::pending::Pending;
 use super::spurious::SpurAck;
 use super::state::Ca;
 use super::{transmit, Sender};
 use crate::config::Flavour;
-use crate::detect::{dupthresh, reordering};
+use crate::detect::dupthresh;
 use crate::event::{EventKind, ReorderSignal};
 use crate::packet::{Ack, Range};
 use crate::scoreboard::{AckSummary as ScoreboardAck, Acked, RackFilter};
@@ -130,7 +131,16 @@ impl Sender {
             ece,
             prior,
         };
-        self.run_state_machine(now, &summary);
+        // Linux `tcp_clean_rtx_queue` FLAG_SACK_RENEGING: SND.UNA advanced onto a segment
+        // the receiver had SACKed.
+        let reneged = self.alg.rules.sack_reneging_short_timer
+            && sb.acked.bytes > 0
+            && self.sb.head().is_some_and(|h| h.sacked);
+        if reneged {
+            self.on_sack_reneging(now, &summary);
+        } else {
+            self.run_state_machine(now, &summary);
+        }
         if self.bbr.is_some() {
             self.bbr_on_ack(now, &summary, &sb);
         } else if summary.cong_control && prior.flight > 0 {
@@ -138,7 +148,7 @@ impl Sender {
             // `tcp_ack`'s no_queue path, which skips it).
             self.update_pacing_rate();
         }
-        self.after_ack(now, advanced, sb.newly_sacked > 0);
+        self.after_ack(now, advanced, sb.newly_sacked > 0, reneged);
         self.persist_on_ack(now, prior.flight == 0);
     }
 
@@ -333,14 +343,17 @@ impl Sender {
         }
     }
 
-    /// After the state machine: a cwnd ceiling a response set, the deadline, and Linux's
+    /// After the state machine: a cwnd ceiling a response set, the deadline (not after
+    /// reneging, whose timer stands: Linux clears FLAG_SET_XMIT_TIMER), and Linux's
     /// `tcp_try_to_open` clearing the first-retransmission stamp once back in
     /// Open/Disorder (or in CWR) with no retransmission left (`tcp_any_retrans_done`).
-    fn after_ack(&mut self, now: Instant, advanced: bool, newly_sacked: bool) {
+    fn after_ack(&mut self, now: Instant, advanced: bool, newly_sacked: bool, reneged: bool) {
         if let Some(ceiling) = self.cwnd_ceiling.take() {
             self.cwnd = self.cwnd.min(ceiling).max(self.mss);
         }
-        self.set_timer_after_ack(now, advanced, newly_sacked);
+        if !reneged {
+            self.set_timer_after_ack(now, advanced, newly_sacked);
+        }
         let open = matches!(self.ca, Ca::Open | Ca::Disorder | Ca::Cwr { .. });
         let head_retransmitted = self.sb.head().is_some_and(|h| h.ever_retrans);
         if open && self.sb.retrans_bytes() == 0 && !head_retransmitted {
@@ -431,65 +444,5 @@ impl Sender {
                 self.reordering_from(now, prior_una, ReorderSignal::Timestamp);
             }
         }
-    }
-
-    /// A retransmission covering `range` was not needed.
-    fn note_spurious(&mut self, now: Instant, range: Range, by: ReorderSignal) {
-        self.reordering_seen = true;
-        if let Some((er, counted)) = &mut self.er_last {
-            if !*counted && er.overlaps(&range) {
-                *counted = true;
-                self.stats.early_retrans_spurious += 1;
-            }
-        }
-        let degree = u64::from(self.reordering());
-        self.emit(now, EventKind::Reordering { degree, by });
-    }
-
-    /// Linux `tcp_check_sack_reordering` (digest §8.4): never-retransmitted data delivered
-    /// below SND.FACK arrived out of order by ⌈(SND.FACK − seq)/SMSS⌉ segments. With
-    /// adaptive reordering a larger degree becomes the duplicate threshold (and FACK is
-    /// turned off, `tcp_disable_fack`).
-    fn check_sack_reordering(&mut self, now: Instant, reorder_low: Option<u64>) {
-        if let Some(low) = reorder_low {
-            self.reordering_from(now, low, ReorderSignal::Sack);
-        }
-    }
-
-    /// Data from `low` up was delivered out of order (SACK evidence, or a timestamp that
-    /// showed a hole filled by the original): RACK learns it, and the degree
-    /// ⌈(SND.FACK − low)/SMSS⌉ may raise the adaptive threshold.
-    fn reordering_from(&mut self, now: Instant, low: u64, by: ReorderSignal) {
-        let degree = reordering::degree(self.sb.high_sacked(), low, self.mss);
-        if degree == 0 {
-            return;
-        }
-        self.reordering_seen = true;
-        self.rack.note_reordering(); // RFC 8985 §6.2 step 3; Linux `reord_seen++`
-        if degree <= self.reordering() {
-            return;
-        }
-        // A timestamp's is counted as `TCPTSReorder` by the caller.
-        if by == ReorderSignal::Sack {
-            if matches!(
-                self.loss_detection(),
-                crate::config::resolved::LossDetection::Fack { .. }
-            ) {
-                self.stats.fack_reorder += 1;
-            } else {
-                self.stats.sack_reorder += 1;
-            }
-        }
-        if self.cfg.adaptive_reordering {
-            self.reordering = reordering::raise(self.reordering, degree);
-            self.fack_disabled = true;
-        }
-        self.emit(
-            now,
-            EventKind::Reordering {
-                degree: u64::from(self.reordering()),
-                by,
-            },
-        );
     }
 }

@@ -39,9 +39,17 @@ impl Sender {
             None => None,
         };
         let (Some(kind), Some((start, end, retransmit))) = (kind, what) else {
-            // "Rearm the RTO" (draft §2.1 (3d), RFC 8985 §7.3, Linux `rearm_timer`), still
-            // anchored to the head since it replaces the PTO.
-            self.rearm_rto(now);
+            if self.alg.probe.rto_from_now_after_pto() {
+                // RFC 8985 §7.3: "regardless of whether a loss probe was sent", the RTO
+                // is re-armed — one RTO from now (RTO Restart: from the earliest
+                // outstanding segment).
+                let at = self.rto_expiry(now, true);
+                self.timer.arm(TimerKind::Rto, at);
+            } else {
+                // "Rearm the RTO" (draft §2.1 (3d); Linux `tcp_send_loss_probe` →
+                // `tcp_rearm_rto`), anchored to the head since it replaces the PTO.
+                self.rearm_rto(now);
+            }
             return;
         };
         self.pending = Pending::Probe(kind);

@@ -1,21 +1,19 @@
 //! The recovery state machine: loss marking by the configured detector (RFC 6675 IsLost,
 //! RFC 3517's variant, FACK), entering and leaving fast recovery (RFC 6675 §5, RFC 6582
-//! §3.2) with the reducer deciding cwnd and the send quota, and the retransmission timeout
-//! (RFC 6298 §5.4-5.6 with RFC 5681 §3.1 and RFC 6675 §5.1). Growth outside recovery is
-//! `sender::growth`.
+//! §3.2) with the reducer deciding cwnd and the send quota. The retransmission timeout is
+//! `sender::timeout`; growth outside recovery is `sender::growth`.
 
 use super::ack::{AckSummary, Prior};
 use super::pending::Pending;
-use super::{Conn, RecoveryState, Sender};
+use super::{RecoveryState, Sender};
 use crate::cc::CongestionOps;
 use crate::config::resolved::{DupThreshRule, LossDetection};
-use crate::config::{Flavour, RecoveryExit};
-use crate::detect::{dupthresh, fack, reordering};
+use crate::config::RecoveryExit;
+use crate::detect::{dupthresh, fack};
 use crate::event::{Event, EventKind, LossDetector};
 use crate::packet::Why;
 use crate::reduce::{Entry, RecoveryAck};
 use crate::time::Instant;
-use crate::timer::TimerKind;
 
 impl Sender {
     /// What the retransmission that starts a recovery is: RACK's, or the dupthresh/FACK
@@ -31,6 +29,15 @@ impl Sender {
     /// An ACK outside recovery: mark losses, then start recovery (dupthresh or FACK), an
     /// early retransmit (immediate or delayed), or grow cwnd.
     pub(super) fn on_ack_open(&mut self, now: Instant, a: &AckSummary) {
+        if !self.open_starts_episode(now, a) {
+            self.grow_cwnd(now, a);
+            self.settle();
+        }
+    }
+
+    /// The Open state's loss marking and what it starts: fast recovery, a CWR episode on
+    /// ECN-Echo, an early retransmit. Returns whether one started (no growth then).
+    fn open_starts_episode(&mut self, now: Instant, a: &AckSummary) -> bool {
         let newly_lost = self.mark_lost(now);
         if self.sb.flight_size() > 0 && self.loss_trigger() {
             self.enter_recovery(now, self.recovery_why(), a.prior);
@@ -39,7 +46,7 @@ impl Sender {
                 self.ecn_forbid_restore();
             }
             self.reduce_on_ack(a, newly_lost);
-            return;
+            return true;
         }
         // RFC 3168 §6.1.2 (Linux `tcp_try_to_open` → `tcp_enter_cwr`), then this ACK's
         // reduction step (`tcp_cong_control`); no growth on it. Not with nothing
@@ -49,7 +56,7 @@ impl Sender {
             if self.reducer.prr().is_some() {
                 self.reduce_on_ack(a, newly_lost);
             }
-            return;
+            return true;
         }
         if self.sb.flight_size() > 0 {
             if let Some(trigger) = self.early_retransmit_check() {
@@ -58,12 +65,11 @@ impl Sender {
                 } else {
                     self.early_retransmit(now, trigger, a.prior);
                     self.reduce_on_ack(a, newly_lost);
-                    return;
+                    return true;
                 }
             }
         }
-        self.grow_cwnd(now, a);
-        self.settle();
+        false
     }
 
     /// An ACK in fast recovery: leave it at the recovery point, else mark losses (SACK) or
@@ -74,8 +80,24 @@ impl Sender {
         }
         // RFC 5681 §3.2 step 6 (Reno): the first ACK of new data ends recovery.
         let reno_exit = self.cfg.recovery_exit == RecoveryExit::FirstNewAck && a.acked > 0;
+        if !reno_exit && self.holds_at_recovery_point() {
+            // Linux `tcp_is_non_sack_preventing_reopen`: `tcp_fastretrans_alert` returns
+            // before marking losses or counting the duplicate (`tcp_add_reno_sack`), so
+            // only `tcp_cong_control`'s reduction step runs, on what was delivered.
+            let delivered = if a.acked > 0 { a.delivered } else { 0 };
+            self.reduce_on_ack(&AckSummary { delivered, ..*a }, 0);
+            return;
+        }
         if reno_exit || self.ca.recovery_point() <= Some(self.sb.snd_una()) {
             self.exit_recovery(now);
+            // Linux `tcp_fastretrans_alert`: once `tcp_try_undo_recovery` has set the
+            // state Open, the same ACK takes the Open case — `tcp_identify_packet_loss`,
+            // then `tcp_time_to_recover` may start the next recovery at once. (Growth on
+            // this ACK is not part of the rule: kernels before 4.x ran `tcp_cong_avoid`
+            // before the state machine, and not in Recovery.)
+            if self.alg.rules.loss_check_on_recovery_exit {
+                self.open_starts_episode(now, a);
+            }
             return;
         }
         let mut newly_lost = self.mark_lost(now);
@@ -311,6 +333,15 @@ impl Sender {
         self.emit(now, kind);
     }
 
+    /// Without SACK, Linux holds Recovery while SND.UNA is exactly at the recovery point
+    /// "until something *above* high_seq is ACKed" (`tcp_is_non_sack_preventing_reopen`,
+    /// RFC 2582's guard against a false fast retransmit on the duplicates that follow).
+    fn holds_at_recovery_point(&self) -> bool {
+        self.alg.rules.reno_holds_recovery_at_high_seq
+            && !self.sack_ok
+            && self.ca.recovery_point() == Some(self.sb.snd_una())
+    }
+
     fn exit_recovery(&mut self, now: Instant) {
         let flight = self.sb.flight_size();
         let cwnd = self
@@ -323,108 +354,5 @@ impl Sender {
         self.drop_head_retransmit();
         self.rack.on_recovery_end();
         self.end_recovery(now);
-    }
-
-    /// RFC 6298 §5.4-5.6 with RFC 5681 §3.1 and RFC 6675 §5.1.
-    pub(super) fn on_rto(&mut self, now: Instant) {
-        if let Conn::Handshake { retransmitted, .. } = &mut self.conn {
-            *retransmitted = true;
-            self.on_syn_timeout(now);
-            return;
-        }
-        if self.sb.flight_size() == 0 {
-            self.timer.stop();
-            return;
-        }
-        self.stats.timeouts += 1;
-        let repeated = self.rto_retransmits > 0;
-        self.rto_retransmits = self.rto_retransmits.saturating_add(1);
-        if self.state() == RecoveryState::Recovery {
-            self.stats.recovery_fail += 1;
-        }
-        // Linux `tcp_enter_loss` (digest §16): the adaptive threshold falls back.
-        let open = matches!(self.state(), RecoveryState::Open | RecoveryState::Disorder);
-        self.reordering = reordering::after_timeout(
-            self.reordering,
-            self.cfg.dupthresh,
-            open,
-            self.sb.sacked_segs(),
-        );
-        let fresh = match self.cfg.flavour {
-            // RFC 5681 §3.1: ssthresh is held when the timer fires again for the same data.
-            Flavour::Rfc => self.rtt.backoff_count() == 0 || self.state() != RecoveryState::Loss,
-            // Linux `tcp_enter_loss`: a new reduction only from Open/Disorder, after the
-            // previous episode's point, or in Loss before any timeout retransmission —
-            // an RTO during fast recovery keeps the recovery's ssthresh and undo marker.
-            Flavour::Linux => {
-                open || self.ca.reduction_point() <= Some(self.sb.snd_una())
-                    || (self.state() == RecoveryState::Loss && !repeated)
-            }
-        };
-        let in_recovery = matches!(self.state(), RecoveryState::Recovery | RecoveryState::Loss);
-        self.timeout_reduction(now, fresh);
-        if self.sb.renege_if_head_sacked() {
-            // Linux `tcp_timeout_mark_lost`: everything is lost, RACK's filter aside.
-            self.stats.sack_reneging += 1;
-            self.sb.mark_all_lost();
-        } else if self.rack_active() {
-            // RFC 8985 §6.3: only the head and what has timed out.
-            self.rack_mark_on_rto(now);
-        } else {
-            self.sb.mark_all_lost();
-        }
-        self.cwnd = if self.cfg.flavour == Flavour::Linux {
-            // Linux `tcp_enter_loss`: in flight (after the marks) + 1 — one segment unless
-            // RACK left recent transmissions unmarked.
-            self.sb.pipe() + self.mss
-        } else {
-            self.mss // loss window (RFC 5681 §3.1)
-        };
-        // RFC 6298 §5.4: the timeout retransmits the head (a probe still pending is moot).
-        self.pending = Pending::Head(Why::RtoRetransmit);
-        self.tlp_draft.reset();
-        self.tlp.reset();
-        self.begin_loss();
-        self.bbr_on_rto(now);
-        self.dupacks = 0;
-        self.reno_sacked = 0;
-        self.reno_dupacks = 0;
-        self.reno_budget = None;
-        self.rtt.backoff();
-        self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
-        self.spurious_on_rto(in_recovery, repeated);
-        let kind = EventKind::Rto {
-            snd_una: self.sb.snd_una(),
-            backoff: self.rtt.backoff_count(),
-            rto_us: self.rtt.rto().as_micros() as u64,
-            cwnd: self.cwnd,
-            ssthresh: self.ssthresh,
-        };
-        self.emit(now, kind);
-    }
-
-    /// The SYN (or SYN-ACK) timed out: back off and send it again (RFC 6298 §5.5-5.6).
-    fn on_syn_timeout(&mut self, now: Instant) {
-        self.rtt.backoff();
-        self.pending = Pending::Syn;
-        self.stats.syn_retrans += 1;
-        let backoff = self.rtt.backoff_count();
-        self.emit(now, EventKind::SynTimeout { backoff });
-        self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
-    }
-
-    /// The timeout's reduction. Undo is a value: a timeout that starts a reduction
-    /// (`fresh`) saves the state before it; one during fast recovery or repeating for the
-    /// same data joins that episode.
-    fn timeout_reduction(&mut self, now: Instant, fresh: bool) {
-        if fresh && self.state() != RecoveryState::Recovery {
-            self.undo_begin(true);
-        } else {
-            self.undo_join_timeout();
-        }
-        if fresh {
-            self.reduce_ssthresh(now, self.sb.flight_size());
-        }
-        self.cc.on_timeout(now);
     }
 }

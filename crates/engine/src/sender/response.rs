@@ -7,7 +7,7 @@ use super::spurious::{Counter, Verdict, MIN_RTO_STEP};
 use super::state::Ca;
 use super::Sender;
 use crate::config::{Flavour, RtoAdaptation, SpuriousResponse};
-use crate::event::EventKind;
+use crate::event::{EventKind, SpuriousSignal};
 use crate::rto::eifel;
 use crate::rto::undo::{self, Current, Snapshot};
 use crate::time::{Duration, Instant};
@@ -29,7 +29,9 @@ impl Sender {
                 by: v.by,
             },
         );
-        if v.timeout {
+        // Linux counts `TCPSpuriousRTOs` in `tcp_try_undo_loss` for an F-RTO undo only.
+        let frto_only = self.alg.rules.spurious_rtos_frto_only;
+        if v.timeout && (!frto_only || v.by == SpuriousSignal::Frto) {
             self.stats.spurious_rtos += 1;
         }
         let response = self.cfg.spurious_response;
@@ -64,13 +66,7 @@ impl Sender {
                 }
                 // Linux `tcp_ecn_withdraw_cwr`: the reduction is gone, so is its CWR.
                 self.ecn.queue_cwr = false;
-                self.stats.undos += 1;
-                match v.counter {
-                    Counter::Full => self.stats.full_undo += 1,
-                    Counter::Partial => self.stats.partial_undo += 1,
-                    Counter::Dsack => self.stats.dsack_undo += 1,
-                    Counter::Loss => self.stats.loss_undo += 1,
-                }
+                self.count_undo(v.counter);
                 self.emit(
                     now,
                     EventKind::Undo {
@@ -78,6 +74,11 @@ impl Sender {
                         ssthresh: self.ssthresh,
                     },
                 );
+            }
+            // Linux `tcp_undo_cwnd_reduction` restores nothing when the episode began on
+            // an ECN-Echo (`prior_ssthresh` = 0), yet its callers count the undo.
+            None if !s.restorable && self.alg.rules.undo_counted_without_restore => {
+                self.count_undo(v.counter);
             }
             None => self.stats.spurious_kept += 1,
         }
@@ -92,6 +93,18 @@ impl Sender {
         self.leave_recovery_undone(now);
         if v.timeout {
             self.adapt_rto(&s, response);
+        }
+    }
+
+    /// An undo, in `TCPUndo` and its own counter (Linux `tcp_try_undo_recovery`,
+    /// `tcp_try_undo_partial`, `tcp_try_undo_dsack`, `tcp_try_undo_loss`).
+    fn count_undo(&mut self, counter: Counter) {
+        self.stats.undos += 1;
+        match counter {
+            Counter::Full => self.stats.full_undo += 1,
+            Counter::Partial => self.stats.partial_undo += 1,
+            Counter::Dsack => self.stats.dsack_undo += 1,
+            Counter::Loss => self.stats.loss_undo += 1,
         }
     }
 

@@ -14,6 +14,8 @@
 //! the earliest outstanding segment was sent while fewer than rrthresh segments are
 //! outstanding or queued.
 
+use super::ack::AckSummary;
+use super::state::Ca;
 use super::{RecoveryState, Sender};
 use crate::config::resolved::{Probe, RtoTimer};
 use crate::probe;
@@ -23,6 +25,10 @@ use crate::timer::TimerKind;
 
 /// The earliest an anchored RTO may fire (Linux: `max(delta_us, 1)`).
 const MIN_DELAY: Duration = Duration::from_micros(1);
+
+/// The least time Linux gives a receiver that seems to have reneged before the timeout
+/// forgets its SACKs (`tcp_check_sack_reneging`: `msecs_to_jiffies(10)`).
+const RENEGING_WAIT_MIN: Duration = Duration::from_millis(10);
 
 impl Sender {
     /// When the RTO fires if re-armed now: one RTO from now when `advancing` (an ACK of new
@@ -77,6 +83,24 @@ impl Sender {
         );
         let at = self.rto_expiry(now, !replaces);
         self.timer.arm(TimerKind::Rto, at);
+    }
+
+    /// Linux `tcp_check_sack_reneging`: SND.UNA advanced onto a segment the receiver had
+    /// SACKed, so it may have dropped what it SACKed (RFC 2018 §8). Rather than resend at
+    /// once, the receiver gets "a little time (max(RTT/2, 10ms)) to send us some more ACKs
+    /// that will restore sanity to the SACK scoreboard": the retransmission timer is
+    /// re-armed for that, and nothing else of `tcp_fastretrans_alert` runs on this ACK; if
+    /// the reneging persists, the timeout forgets the SACKs (`tcp_timeout_mark_lost`).
+    /// `tcp_cong_control` still runs: the reduction step in fast recovery or CWR, else
+    /// growth.
+    pub(super) fn on_sack_reneging(&mut self, now: Instant, a: &AckSummary) {
+        let half_srtt = self.rtt.srtt().unwrap_or_default() / 2;
+        self.timer
+            .arm(TimerKind::Rto, now + half_srtt.max(RENEGING_WAIT_MIN));
+        match self.ca {
+            Ca::Recovery { .. } | Ca::Cwr { .. } => self.reduce_on_ack(a, 0),
+            Ca::Open | Ca::Disorder | Ca::Loss { .. } => self.grow_cwnd(now, a),
+        }
     }
 
     /// The deadline after an ACK was processed (`advanced`: SND.UNA moved; `newly_sacked`:

@@ -1,0 +1,75 @@
+//! Reordering evidence on the sender: a retransmission shown unneeded (DSACK, timestamp),
+//! and never-retransmitted data delivered below the highest SACK (Linux
+//! `tcp_check_sack_reordering`, digest §8.4) — its degree, the counters, the adaptive
+//! threshold and RACK's note of it (RFC 8985 §6.2 step 3).
+
+use super::Sender;
+use crate::detect::reordering;
+use crate::event::{EventKind, ReorderSignal};
+use crate::packet::Range;
+use crate::time::Instant;
+
+impl Sender {
+    /// A retransmission covering `range` was not needed.
+    pub(super) fn note_spurious(&mut self, now: Instant, range: Range, by: ReorderSignal) {
+        self.reordering_seen = true;
+        if let Some((er, counted)) = &mut self.er_last {
+            if !*counted && er.overlaps(&range) {
+                *counted = true;
+                self.stats.early_retrans_spurious += 1;
+            }
+        }
+        let degree = u64::from(self.reordering());
+        self.emit(now, EventKind::Reordering { degree, by });
+    }
+
+    /// Linux `tcp_check_sack_reordering` (digest §8.4): never-retransmitted data delivered
+    /// below SND.FACK arrived out of order by ⌈(SND.FACK − seq)/SMSS⌉ segments. With
+    /// adaptive reordering a larger degree becomes the duplicate threshold (and FACK is
+    /// turned off, `tcp_disable_fack`).
+    pub(super) fn check_sack_reordering(&mut self, now: Instant, reorder_low: Option<u64>) {
+        if let Some(low) = reorder_low {
+            self.reordering_from(now, low, ReorderSignal::Sack);
+        }
+    }
+
+    /// Data from `low` up was delivered out of order (SACK evidence, or a timestamp that
+    /// showed a hole filled by the original): RACK learns it, and the degree
+    /// ⌈(SND.FACK − low)/SMSS⌉ may raise the adaptive threshold.
+    pub(super) fn reordering_from(&mut self, now: Instant, low: u64, by: ReorderSignal) {
+        let degree = reordering::degree(self.sb.high_sacked(), low, self.mss);
+        if degree == 0 {
+            return;
+        }
+        self.reordering_seen = true;
+        self.rack.note_reordering(); // RFC 8985 §6.2 step 3; Linux `reord_seen++`
+        let raised = degree > self.reordering();
+        // A timestamp's is counted as `TCPTSReorder` by the caller. Linux counts every
+        // event (`tcp_check_sack_reordering`), older kernels only a raise
+        // (`tcp_update_reordering`).
+        if by == ReorderSignal::Sack && (raised || self.alg.rules.every_reordering_counted) {
+            if matches!(
+                self.loss_detection(),
+                crate::config::resolved::LossDetection::Fack { .. }
+            ) {
+                self.stats.fack_reorder += 1;
+            } else {
+                self.stats.sack_reorder += 1;
+            }
+        }
+        if !raised {
+            return;
+        }
+        if self.cfg.adaptive_reordering {
+            self.reordering = reordering::raise(self.reordering, degree);
+            self.fack_disabled = true;
+        }
+        self.emit(
+            now,
+            EventKind::Reordering {
+                degree: u64::from(self.reordering()),
+                by,
+            },
+        );
+    }
+}
