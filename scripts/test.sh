@@ -58,12 +58,12 @@ else
   echo "real-wire tests SKIPPED: they need root and /dev/net/tun (CI has both)"
 fi
 # lossrec-testkit (its attack tests: 17.7 min in a debug build on a busy 2-core machine)
-# runs in the next stage, optimised.
-cargo test --workspace --exclude lossrec-py --exclude lossrec-testkit --quiet 2>&1 | tee "$logs/debug.log"
+# runs in the next stage, optimised. --no-fail-fast: every failing test binary in one run.
+cargo test --workspace --exclude lossrec-py --exclude lossrec-testkit --no-fail-fast --quiet 2>&1 | tee "$logs/debug.log"
 echo "Rust tests, debug: $(count_tests "$logs/debug.log")"
 
 stage "Rust tests, optimised with debug assertions (lossrec-testkit: the attack tests; profile test-opt)"
-cargo test --profile test-opt -p lossrec-testkit --quiet 2>&1 | tee "$logs/opt.log"
+cargo test --profile test-opt -p lossrec-testkit --no-fail-fast --quiet 2>&1 | tee "$logs/opt.log"
 echo "Rust tests, optimised: $(count_tests "$logs/opt.log")"
 
 stage "clippy -D warnings (every crate)"
