@@ -328,14 +328,17 @@ def test_ctrl_c_in_a_real_process_then_resume(tmp_path):
     while len(list(part.glob("chunk-*.npz"))) < 2 and p.poll() is None and time.time() < deadline:
         time.sleep(0.02)
     assert p.poll() is None, "the sweep finished before it could be interrupted"
-    t0 = time.time()
+    before = len(list(part.glob("chunk-*.npz")))
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=60)
     assert p.returncode == 130, err
-    assert time.time() - t0 < 5
     assert "run the same command again to resume" in err and not out.exists()
     saved = len(list(part.glob("chunk-*.npz")))
-    assert 2 <= saved < 30
+    # Promptly: chunks run one at a time (both threads inside it), and each thread stops
+    # after its current scenario, so at most the one chunk in flight at the signal is
+    # finished after it. Counted in chunks, not seconds: a wall-clock bound (it was < 5 s)
+    # depends on the machine's load.
+    assert 2 <= before <= saved <= before + 1 and saved < 30, (before, saved)
     r = subprocess.run(args[:-1] + [str(out)], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert not part.exists()

@@ -105,6 +105,20 @@ RR = {"path": {"rtt_ms": 40, "rate_mbps": 100, "loss": {"model": "tail", "count"
                    "think_ms": 20}}
 
 
+#: Emulator deliveries and timer wakeups on a response's critical path (the request, the
+#: flight's last segment and its ACK, the probe, the repair and its ACK; with room).
+CRITICAL_PATH = 10
+
+
+def _late_ms(run_json: dict) -> float:
+    """What the machine's load may add to a live FCT, as this run measured it: the
+    emulator's worst delivery and timer lateness, once per step of the critical path. A
+    quiet machine measures tens of microseconds; a busy one milliseconds, and the wire
+    FCTs move with them, where a fixed tolerance alone failed."""
+    late = run_json["delivery_lateness"]["max_us"] + run_json["timer_lateness"]["max_us"]
+    return CRITICAL_PATH * late / 1000
+
+
 def test_request_response_both_senders_one_row_per_response(tmp_path):
     runs = lossrec.wire(RR, sender="both", trace=tmp_path / "rr.jsonl")
     sim = lossrec.run(RR).json["flows"]
@@ -113,7 +127,8 @@ def test_request_response_both_senders_one_row_per_response(tmp_path):
         assert [f["id"] for f in flows] == [0, 1, 2], side
         for f, s in zip(flows, sim):
             assert f["bytes"] == 10 * MSS and (f["retransmits"], f["rtos"]) == (1, 0), (side, f)
-            assert abs(f["fct_ms"] - s["fct_ms"]) <= 0.1 * s["fct_ms"], (side, f, s)
+            slack = 0.1 * s["fct_ms"] + _late_ms(r.json)
+            assert abs(f["fct_ms"] - s["fct_ms"]) <= slack, (side, f, s, slack)
         # The trace went to its file as the run went; the result reads it back.
         lines = (tmp_path / f"rr-{side}.jsonl").read_text().splitlines()
         assert len(lines) == r.json["trace_lines"] == len(r.trace_records) > 0

@@ -10,55 +10,93 @@
 //!     lossrec_sim::bench::alloc::Counting(std::alloc::System);
 //! ```
 //!
-//! Outside [`measure`] it adds one relaxed load of a flag per allocation. The counters
-//! are process-wide: run one measurement at a time, on a quiet process (allocations by
-//! other threads count too).
+//! The counters are the measuring thread's own: [`measure`] counts what the thread that
+//! calls it allocates and frees while `f` runs, and nothing any other thread does (a test
+//! harness's threads, a concurrent test's run). A process-wide count let those land in
+//! the window: `cargo test -p lossrec-sim --test memory` failed about one run in ten on a
+//! busy machine (issue 26). So `f` must not hand its work to other threads; the simulator
+//! runs on the caller's thread. Memory the thread frees that was allocated before the
+//! measurement (or by another thread) counts as freed, as it did before.
+//!
+//! Outside [`measure`] it adds one load of a thread-local flag per allocation.
 
 use std::alloc::{GlobalAlloc, Layout};
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
+use std::cell::Cell;
 
-static ON: AtomicBool = AtomicBool::new(false);
-static LIVE: AtomicI64 = AtomicI64::new(0);
-static PEAK: AtomicI64 = AtomicI64::new(0);
+/// This thread's counters. `const`-initialised cells without destructors: reading them
+/// never allocates (the allocator must not recurse into itself) and works even while the
+/// thread is being torn down.
+struct Counters {
+    on: Cell<bool>,
+    live: Cell<i64>,
+    peak: Cell<i64>,
+}
 
-/// Wraps an allocator and counts what passes through it during [`measure`].
-pub struct Counting<A>(pub A);
+thread_local! {
+    static COUNTERS: Counters = const {
+        Counters { on: Cell::new(false), live: Cell::new(0), peak: Cell::new(0) }
+    };
+}
+
+/// Adds `delta` bytes to this thread's live count if it is measuring.
+fn count(delta: i64) {
+    // `try_with`: never panic inside the allocator, even on a thread being torn down.
+    let _ = COUNTERS.try_with(|c| {
+        if c.on.get() {
+            let live = c.live.get() + delta;
+            c.live.set(live);
+            c.peak.set(c.peak.get().max(live));
+        }
+    });
+}
 
 fn grow(n: usize) {
-    let live = LIVE.fetch_add(n as i64, Relaxed) + n as i64;
-    PEAK.fetch_max(live, Relaxed);
+    count(n as i64);
 }
 
 fn shrink(n: usize) {
-    LIVE.fetch_sub(n as i64, Relaxed);
+    count(-(n as i64));
 }
+
+fn set(on: bool) {
+    COUNTERS.with(|c| {
+        c.on.set(on);
+        c.live.set(0);
+        c.peak.set(0);
+    });
+}
+
+fn read() -> (i64, i64) {
+    COUNTERS.with(|c| (c.live.get(), c.peak.get()))
+}
+
+/// Wraps an allocator and counts what passes through it during [`measure`].
+pub struct Counting<A>(pub A);
 
 // SAFETY: every call is forwarded unchanged to the wrapped allocator; the wrapper only
 // updates counters.
 unsafe impl<A: GlobalAlloc> GlobalAlloc for Counting<A> {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         let p = self.0.alloc(l);
-        if ON.load(Relaxed) && !p.is_null() {
+        if !p.is_null() {
             grow(l.size());
         }
         p
     }
     unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
         let p = self.0.alloc_zeroed(l);
-        if ON.load(Relaxed) && !p.is_null() {
+        if !p.is_null() {
             grow(l.size());
         }
         p
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         self.0.dealloc(p, l);
-        if ON.load(Relaxed) {
-            shrink(l.size());
-        }
+        shrink(l.size());
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
         let q = self.0.realloc(p, l, new);
-        if ON.load(Relaxed) && !q.is_null() {
+        if !q.is_null() {
             grow(new);
             shrink(l.size());
         }
@@ -75,23 +113,18 @@ pub struct Heap {
     pub end: i64,
 }
 
-/// Runs `f` with the counters on. `None` for the heap figures when this process does not
-/// use [`Counting`] as its global allocator.
+/// Runs `f` on this thread with this thread's counters on (see the module doc: other
+/// threads' allocations are not counted). `None` for the heap figures when this process
+/// does not use [`Counting`] as its global allocator.
 pub fn measure<R>(f: impl FnOnce() -> R) -> (R, Option<Heap>) {
-    LIVE.store(0, Relaxed);
-    PEAK.store(0, Relaxed);
-    ON.store(true, Relaxed);
+    set(true);
     // A probe allocation: counted only if this process's allocator is `Counting`.
     let probe = std::hint::black_box(Box::new([0u8; 64]));
-    let installed = LIVE.load(Relaxed) > 0;
+    let installed = read().0 > 0;
     drop(probe);
-    LIVE.store(0, Relaxed);
-    PEAK.store(0, Relaxed);
+    set(true);
     let out = f();
-    ON.store(false, Relaxed);
-    let heap = Heap {
-        peak: PEAK.load(Relaxed),
-        end: LIVE.load(Relaxed),
-    };
-    (out, installed.then_some(heap))
+    let (end, peak) = read();
+    set(false);
+    (out, installed.then_some(Heap { peak, end }))
 }
