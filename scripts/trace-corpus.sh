@@ -19,8 +19,9 @@
 #   --bin PATH   use this already built runner (cargo build --release -p lossrec-sim
 #                --example run) instead of building one.
 #   FILTER       only the scenarios whose names contain one of these strings.
-#   compare A B  byte-compares two run folders: prints each scenario that differs (or is
-#                missing from one side) with its first differing trace line; exit 1 if any.
+#   compare A B  byte-compares two run folders: prints each scenario that differs with its
+#                first differing trace line; exit 1 if any does. Files in one folder only
+#                (a filtered run) are counted, not compared.
 #   list         prints the corpus's scenario names.
 #
 # Example: scripts/trace-corpus.sh run /tmp/before --rev main && \
@@ -215,10 +216,10 @@ import os, sys
 a, b = sys.argv[1:3]
 names = lambda d: {f for f in os.listdir(d) if f.endswith((".trace", ".pcap"))}
 na, nb = names(a), names(b)
-bad = 0
+bad = missing = 0
 for f in sorted(na | nb):
     if f not in na or f not in nb:
-        print(f"only in {a if f in na else b}: {f}"); bad += 1; continue
+        missing += 1; continue
     x, y = open(os.path.join(a, f), "rb").read(), open(os.path.join(b, f), "rb").read()
     if x == y:
         continue
@@ -230,8 +231,9 @@ for f in sorted(na | nb):
               f"  + {ly[i][:300].decode() if i < len(ly) else '<end>'}")
     else:
         print(f"DIFFERS {f}")
-total = len(na | nb)
-print(f"trace-corpus: {total - bad}/{total} files identical" + ("" if bad == 0 else f", {bad} differ"))
+total = len(na & nb)
+print(f"trace-corpus: {total - bad}/{total} files in both identical" + ("" if bad == 0 else f", {bad} differ")
+      + ("" if missing == 0 else f"; {missing} in one folder only (a filtered run?), not compared"))
 sys.exit(1 if bad else 0)
 EOF
     ;;
