@@ -374,16 +374,12 @@ impl Rtt {
             // §2.3: RTTVAR first, from the old SRTT; then SRTT. One rounding each.
             Some(old) => {
                 let (old, var) = (dur_nanos(old), dur_nanos(self.rttvar));
-                const SMALL: u64 = 1 << 60; // 36 years: u64 arithmetic cannot overflow
                 if old < SMALL && var < SMALL && (r_ns as u64) < SMALL {
-                    // The same formulas in u64 (u128 division is slow; this runs per ACK).
-                    let r = r_ns as u64;
-                    let rttvar = (3 * var + old.abs_diff(r)) / 4;
-                    (((7 * old + r) / 8) as u128, rttvar as u128)
+                    // u128 division is slow, and this runs per ACK.
+                    let (s, v) = step_u64(old, var, r_ns as u64);
+                    (u128::from(s), u128::from(v))
                 } else {
-                    let (old, var) = (old as u128, var as u128);
-                    let err = old.abs_diff(r_ns);
-                    ((7 * old + r_ns) / 8, (3 * var + err) / 4)
+                    step_u128(old as u128, var as u128, r_ns)
                 }
             }
         };
@@ -494,5 +490,42 @@ impl Rtt {
     pub fn set_base_rto(&mut self, rto: Duration) {
         self.rto = rto.min(self.max_rto);
         self.refresh_rto();
+    }
+}
+
+/// Below this (36 years in ns) [`step_u64`] cannot overflow: 7·SRTT + R < 8·2⁶⁰ = 2⁶³
+/// and 3·RTTVAR + |SRTT − R| < 4·2⁶⁰ = 2⁶², so it computes exactly what [`step_u128`]
+/// does (the same integers, the same floor divisions).
+const SMALL: u64 = 1 << 60;
+
+/// RFC 6298 §2.3 in u64 nanoseconds, for SRTT, RTTVAR and R below [`SMALL`]: (SRTT, RTTVAR).
+fn step_u64(old: u64, var: u64, r: u64) -> (u64, u64) {
+    ((7 * old + r) / 8, (3 * var + old.abs_diff(r)) / 4)
+}
+
+/// RFC 6298 §2.3 in u128 nanoseconds (any Duration): (SRTT, RTTVAR).
+fn step_u128(old: u128, var: u128, r: u128) -> (u128, u128) {
+    ((7 * old + r) / 8, (3 * var + old.abs_diff(r)) / 4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// The u64 step gives what the u128 step gives over its whole range, edges
+        /// included.
+        #[test]
+        fn u64_step_is_the_u128_step(
+            old in proptest::prop_oneof![0..SMALL, SMALL - 1_000..SMALL],
+            var in proptest::prop_oneof![0..SMALL, SMALL - 1_000..SMALL],
+            r in proptest::prop_oneof![0..SMALL, SMALL - 1_000..SMALL],
+        ) {
+            let (s, v) = step_u64(old, var, r);
+            proptest::prop_assert_eq!(
+                (u128::from(s), u128::from(v)),
+                step_u128(u128::from(old), u128::from(var), u128::from(r))
+            );
+        }
     }
 }

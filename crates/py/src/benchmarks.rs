@@ -24,7 +24,7 @@ fn scenario(which: &str) -> PyResult<Scenario> {
         "bulk" => Ok(lossrec_sim::bench::bulk()),
         "short_flows" => Ok(lossrec_sim::bench::short_flows()),
         _ => Err(PyValueError::new_err(format!(
-            "unknown benchmark `{which}`; valid: bulk, short_flows, per_ack, per_ack_app_limited, flows, attacks"
+            "unknown benchmark `{which}`; valid: bulk, short_flows, per_ack, per_ack_app_limited, per_ack_families, flows, attacks"
         ))),
     }
 }
@@ -39,6 +39,9 @@ pub(crate) fn run<'py>(py: Python<'py>, which: &str) -> PyResult<Bound<'py, PyDi
     }
     if which == "flows" {
         return flows(py);
+    }
+    if which == "per_ack_families" {
+        return per_ack_families(py);
     }
     if which == "attacks" {
         return crate::attacks::attacks(py);
@@ -151,6 +154,70 @@ pub(crate) fn per_ack_app_limited(py: Python<'_>) -> PyResult<Bound<'_, PyDict>>
     d.set_item("flatness", flatness)?;
     d.set_item("wall_s", wall_s)?;
     Ok(d)
+}
+
+/// The per-family arms (issue 29): ns per ACK for each family of
+/// `lossrec_sim::bench::app_limited::FAMILIES` (rfc, prr, linux, rack-tlp, bbr) at each size
+/// of `FAMILY_SIZES` (100 … 1,000,000 in flight), at 1 % loss (`per_ack_family_workload`)
+/// and app-limited (`app_limited_workload`). Returns `{"families", "sizes", "loss":
+/// {"median_ns_per_ack": [[...]], "best_ns_per_ack": [[...]], "flatness": [...]},
+/// "app_limited": {...}, "cpu_model", "wall_s"}`.
+pub(crate) fn per_ack_families(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    use lossrec_sim::bench::app_limited::{app_limited_workload, FAMILIES, FAMILY_SIZES};
+    use lossrec_sim::bench::per_ack_family_workload;
+    type Grid = (Vec<Vec<f64>>, Vec<Vec<f64>>);
+    let time = |app_limited: bool| -> Grid {
+        FAMILIES
+            .iter()
+            .map(|f| {
+                FAMILY_SIZES
+                    .iter()
+                    .map(|&n| {
+                        time_replays(&if app_limited {
+                            app_limited_workload(f, n)
+                        } else {
+                            per_ack_family_workload(f, n, 1)
+                        })
+                    })
+                    .unzip::<f64, f64, Vec<f64>, Vec<f64>>()
+            })
+            .unzip()
+    };
+    let (loss, app, wall_s) = py.detach(|| {
+        let t0 = Instant::now();
+        let (loss, app) = (time(false), time(true));
+        (loss, app, t0.elapsed().as_secs_f64())
+    });
+    let grid = |(medians, bests): Grid| -> PyResult<Bound<'_, PyDict>> {
+        let flatness: Vec<f64> = bests.iter().map(|b| b[b.len() - 1] / b[0]).collect();
+        let d = PyDict::new(py);
+        d.set_item("median_ns_per_ack", medians)?;
+        d.set_item("best_ns_per_ack", bests)?;
+        d.set_item("flatness", flatness)?;
+        Ok(d)
+    };
+    let d = PyDict::new(py);
+    d.set_item("families", FAMILIES.to_vec())?;
+    d.set_item("sizes", FAMILY_SIZES.to_vec())?;
+    d.set_item("loss", grid(loss)?)?;
+    d.set_item("app_limited", grid(app)?)?;
+    d.set_item("cpu_model", cpu_model())?;
+    d.set_item("wall_s", wall_s)?;
+    Ok(d)
+}
+
+/// The CPU model as /proc/cpuinfo names it (`unknown` elsewhere), for results that are
+/// compared across machines.
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
 }
 
 /// Wall time each flow count's runs cover (after at least [`FLOWS_MIN_RUNS`] runs).

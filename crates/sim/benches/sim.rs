@@ -9,6 +9,11 @@
 //!   compare the cost of an event with 1 and with N flows open.
 //! - `per_ack/N`: the engine's cost per ACK with N segments in flight (replays of a
 //!   recorded ACK stream; the set-up is not timed); in ACKs.
+//! - `per_ack_family/FAMILY/N`, `app_limited/FAMILY/N`: the same per family (rfc, prr,
+//!   linux, rack-tlp, bbr) to 1,000,000 in flight, at 1 % loss and app-limited.
+//!
+//! For CPU time rather than wall time (a shared machine), the example runner
+//! `cargo run --release -p lossrec-sim --example bench -- ARM...` times the same arms.
 //!
 //! `scripts/bench-compare.sh BASE_REV` runs these for two revisions interleaved and
 //! prints the ratios. Reading a clock is fine here: this is outside the simulator.
@@ -146,10 +151,51 @@ fn per_ack(c: &mut Criterion, sel: &Selection) {
     g.finish();
 }
 
+/// `per_ack_family/FAMILY/N` and `app_limited/FAMILY/N`: every family (rfc, prr, linux,
+/// rack-tlp, bbr) at 100 ... 1,000,000 in flight, at 1 % loss and app-limited with SACK
+/// holes open (issue 29: BBR's loss walk grew with the window past 200,000).
+fn per_ack_families(c: &mut Criterion, sel: &Selection) {
+    use lossrec_sim::bench::app_limited::{app_limited_workload, FAMILIES, FAMILY_SIZES};
+    use lossrec_sim::bench::per_ack_family_workload;
+    for group in ["per_ack_family", "app_limited"] {
+        let mut g = c.benchmark_group(group);
+        g.sample_size(10);
+        for f in FAMILIES {
+            for n in FAMILY_SIZES {
+                let id = BenchmarkId::new(f, n);
+                if !sel.runs(&format!("{group}/{f}/{n}")) {
+                    g.bench_function(id, |b| b.iter(|| ()));
+                    continue;
+                }
+                let w = if group == "app_limited" {
+                    app_limited_workload(f, n)
+                } else {
+                    per_ack_family_workload(f, n, 1)
+                };
+                g.throughput(Throughput::Elements(w.acks.len() as u64));
+                g.bench_with_input(id, &w, |b, w| {
+                    b.iter_custom(|iters| {
+                        let mut total = Duration::ZERO;
+                        for _ in 0..iters {
+                            let mut s = w.sender();
+                            let t = Instant::now();
+                            std::hint::black_box(w.replay(&mut s));
+                            total += t.elapsed();
+                        }
+                        total
+                    })
+                });
+            }
+        }
+        g.finish();
+    }
+}
+
 fn main() {
     let sel = Selection::from_args();
     let mut c = Criterion::default().configure_from_args();
     simulations(&mut c, &sel);
     per_ack(&mut c, &sel);
+    per_ack_families(&mut c, &sel);
     c.final_summary();
 }

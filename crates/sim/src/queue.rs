@@ -198,6 +198,9 @@ impl EventQueue {
         best.map(|(s, (t, _))| (s, t))
     }
     /// The earliest event, removed.
+    // Inlined into the run loop, so the popped event (136 bytes) is not copied out by a
+    // memcpy call per event.
+    #[inline]
     pub fn pop(&mut self) -> Option<(u64, Popped)> {
         let (src, time) = self.earliest()?;
         let p = match src {

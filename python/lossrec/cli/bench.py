@@ -23,13 +23,16 @@ DESCRIPTIONS = {
     "flows": "1,000,000 segments over 1 ... 100,000 concurrent flows, 10 Gb/s, 40 ms, 1% loss, linux",
     "per_ack_app_limited": "engine ns per ACK with all data written and SACK holes open, "
                            "1,000 ... 100,000 in flight, rfc/prr/linux/rack-tlp",
+    "per_ack_families": "engine ns per ACK per family (rfc, prr, linux, rack-tlp, bbr) at 100 ... "
+                        "1,000,000 in flight, 1% loss and app-limited",
     "attacks": "misbehaving receivers (ACK division, DupACK spoofing, DSACK spoofing, optimistic "
                "ACK) against every preset, SACK on and off, four phases",
 }
 #: Every benchmark: the simulator's two, the sweep machinery's, the engine's per-ACK cost.
 ALL = api.BENCHMARKS + ("sweep", "per_ack", "per_ack_app_limited", "flows")
-#: Run only when asked for (`--only attacks`): a table of the engine's behaviour, not a speed.
-ON_REQUEST = ("attacks",)
+#: Run only when asked for: `attacks` (a table of the engine's behaviour, not a speed) and
+#: `per_ack_families` (minutes: its workloads at 1,000,000 in flight are recorded first).
+ON_REQUEST = ("attacks", "per_ack_families")
 #: per_ack targets (issue #6): below 150 ns per ACK, and at most 2x from 100 to 100,000.
 PER_ACK_TARGETS = {"ns_per_ack": 150.0, "flatness": 2.0}
 #: flows targets (issue #16): at 10,000 flows at least half the one-flow events/s; an open
@@ -46,6 +49,8 @@ FLOWS_TARGETS = {"ratio_at": 10_000, "ratio": 0.5, "bytes_per_open_flow": 4096}
                    '"per_ack": {"sizes", "median_ns_per_ack", "best_ns_per_ack", "flatness", "wall_s"}, '
                    '"per_ack_app_limited": {"presets", "sizes", "median_ns_per_ack", '
                    '"best_ns_per_ack", "flatness", "wall_s"}, '
+                   '"per_ack_families": {"families", "sizes", "loss": {"median_ns_per_ack", '
+                   '"best_ns_per_ack", "flatness"}, "app_limited": {...}, "cpu_model", "wall_s"}, '
                    '"flows": {"flows", "events", "best_wall_s", "best_cpu_s", "events_per_s", '
                    '"events_per_cpu_s", "ratio_to_one_flow", "wall_ratio_to_one_flow", "runs", '
                    '"bytes_per_open_flow", "peak_heap_bytes", "peak_open_flows", '
@@ -84,7 +89,7 @@ def bench_cmd(as_json: bool, only: Optional[str], memory: Optional[str]) -> None
             click.echo(f"running {n}: {DESCRIPTIONS[n]} ...", err=True)
         if n == "sweep":
             res["sweep"] = sweep_bench.sweep_bench()
-        elif n in ("per_ack", "per_ack_app_limited", "flows", "attacks"):
+        elif n in ("per_ack", "per_ack_app_limited", "per_ack_families", "flows", "attacks"):
             res[n] = dict(_core.bench(n))
         else:
             res.update(api.bench(n))
@@ -109,6 +114,8 @@ def bench_cmd(as_json: bool, only: Optional[str], memory: Optional[str]) -> None
         _per_ack_table(res["per_ack"], first=not rows and "sweep" not in res)
     if "per_ack_app_limited" in res:
         _app_limited_table(res["per_ack_app_limited"], first=len(res) == 1)
+    if "per_ack_families" in res:
+        _families_table(res["per_ack_families"])
     if "flows" in res:
         _flows_table(res["flows"], first=len(res) == 1)
     if "attacks" in res:
@@ -163,6 +170,20 @@ def _app_limited_table(r: dict, first: bool) -> None:
                        "meets target"], rows, align_left=2))
     click.echo("per_ack_app_limited: replays of an ACK stream SACKing every segment but one in "
                "eight, with nothing new to send (NextSeg rules 3 and 4 on every ACK).")
+
+
+def _families_table(r: dict) -> None:
+    rows = []
+    for arm in ("loss", "app_limited"):
+        g = r[arm]
+        for f, meds, bests, flat in zip(r["families"], g["median_ns_per_ack"], g["best_ns_per_ack"],
+                                        g["flatness"]):
+            rows.append([arm, f, *(f"{m:.0f}/{b:.0f}" for m, b in zip(meds, bests)), f"{flat:.2f}x"])
+    click.echo(render(["arm", "family", *(f"{n:,}" for n in r["sizes"]), "flatness"], rows,
+                      align_left=2))
+    click.echo(f"per_ack_families: ns per ACK (median/best by CPU time) by segments in flight; "
+               f"loss: 1% random loss; app_limited: all data written, SACK holes open. "
+               f"CPU: {r['cpu_model']}")
 
 
 def _per_ack_table(r: dict, first: bool) -> None:

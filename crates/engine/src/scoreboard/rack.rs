@@ -185,9 +185,20 @@ impl Scoreboard {
             if !sent_after(rack.0, rack.1, n.xmit_ts, n.order) {
                 break;
             }
+            let deadline = n.xmit_ts + lost_after;
+            if deadline > now {
+                // Deadlines are sorted as send times are: no node after this one is lost
+                // yet, and the last one sent before RACK.segment waits the longest
+                // (`tcp_rack_detect_loss` walks them all for that maximum; the cursor
+                // finds it without). Unsorted (after `set_time_order`), walk them.
+                let before = |m: &TsNode| sent_after(rack.0, rack.1, m.xmit_ts, m.order);
+                if let Some((_, last)) = self.tsorted.last_before(id, before) {
+                    out.wait = Some(last.xmit_ts + lost_after - now);
+                    break;
+                }
+            }
             // Walk on before marking: marking unlinks the node.
             at = self.tsorted.next(id);
-            let deadline = n.xmit_ts + lost_after;
             if deadline <= now {
                 self.mark_node_lost(id, &n, &mut out, &mut on_lost);
             } else {

@@ -10,7 +10,10 @@
 //! counts the segments that reference it (`live`) and is unlinked when that reaches 0.
 //! Transmissions are appended in time order, so the list stays sorted by `xmit_ts` and an
 //! ACK's loss detection stops at the first node not sent before RACK.segment: its cost is
-//! the number of nodes it marks lost or leaves waiting, never the window.
+//! the number of nodes it marks lost, never the window: the nodes it leaves waiting are
+//! not walked one by one (their deadlines are sorted too, so the last of them gives the
+//! longest wait), but found by a cursor that stays on the last node sent before
+//! RACK.segment from one ACK to the next ([`TimeOrder::last_before`]).
 
 use crate::time::Instant;
 
@@ -45,6 +48,14 @@ pub struct TimeOrder {
     head: u32,
     tail: u32,
     len: usize,
+    /// Every linked node was sent after the one before it by (`xmit_ts`, `order`), so a
+    /// test "sent before X" holds on a prefix of the list. False once a node is linked
+    /// out of that order (`Scoreboard::set_time_order` links by sequence); true again
+    /// when the list empties.
+    sorted: bool,
+    /// [`TimeOrder::last_before`]'s answer last time, kept linked: unlinking it moves it
+    /// to the node before (NIL: none).
+    cursor: u32,
 }
 
 impl Default for TimeOrder {
@@ -61,6 +72,8 @@ impl TimeOrder {
             head: NIL,
             tail: NIL,
             len: 0,
+            sorted: true,
+            cursor: NIL,
         }
     }
 
@@ -90,7 +103,12 @@ impl TimeOrder {
         // Keep the order sorted even if a caller's clock stepped back.
         let xmit_ts = match self.tail {
             NIL => xmit_ts,
-            t => xmit_ts.max(self.nodes[t as usize].xmit_ts),
+            t => {
+                let last = &self.nodes[t as usize];
+                let ts = xmit_ts.max(last.xmit_ts);
+                self.sorted &= ts > last.xmit_ts || order > last.order;
+                ts
+            }
         };
         let node = TsNode {
             xmit_ts,
@@ -149,8 +167,50 @@ impl TimeOrder {
         } else {
             self.nodes[next as usize].prev = prev;
         }
+        if self.cursor == id {
+            self.cursor = prev;
+        }
         self.free.push(id);
         self.len -= 1;
+        if self.len == 0 {
+            self.sorted = true;
+        }
+    }
+
+    /// The last node of the run that starts at `from` (linked) and on which `before`
+    /// holds, when the list is sorted (by `xmit_ts`, then `order`) and `before` is a test "sent
+    /// before X" (true on a prefix of the list) holding at `from`; `None` otherwise, and
+    /// the caller walks. Amortised O(1) while X only moves later (RACK.segment does,
+    /// RFC 8985 §6.2 step 2): the walk resumes from last time's answer.
+    pub(crate) fn last_before(
+        &mut self,
+        from: u32,
+        before: impl Fn(&TsNode) -> bool,
+    ) -> Option<(u32, TsNode)> {
+        if !self.sorted {
+            return None;
+        }
+        debug_assert!(before(&self.nodes[from as usize]));
+        let mut at = match self.cursor {
+            NIL => from,
+            c => c,
+        };
+        // Back to the prefix (X moved earlier, or the cursor is past it).
+        while at != from && !before(&self.nodes[at as usize]) {
+            at = self.nodes[at as usize].prev;
+        }
+        if at == NIL {
+            at = from;
+        }
+        loop {
+            let next = self.nodes[at as usize].next;
+            if next == NIL || !before(&self.nodes[next as usize]) {
+                break;
+            }
+            at = next;
+        }
+        self.cursor = at;
+        Some((at, self.nodes[at as usize]))
     }
 
     /// The oldest linked transmission.
@@ -175,6 +235,8 @@ impl TimeOrder {
         self.head = NIL;
         self.tail = NIL;
         self.len = 0;
+        self.sorted = true;
+        self.cursor = NIL;
     }
 
     /// Debug check: `refs` are the node ids the scoreboard's segments hold; every linked
@@ -247,5 +309,60 @@ mod tests {
         o.release(c);
         o.release(d);
         assert!(o.is_empty() && o.first().is_none());
+    }
+
+    /// The node a linear walk from the head finds: the last of the prefix sent before
+    /// (`ts`, `order`), if that prefix reaches past `from`.
+    fn walked(o: &TimeOrder, ts: Instant, order: u64) -> Option<u32> {
+        let before = |n: &TsNode| crate::detect::rack::sent_after(ts, order, n.xmit_ts, n.order);
+        o.iter().take_while(|(_, n)| before(n)).map(|(id, _)| id).last()
+    }
+
+    proptest::proptest! {
+        /// Whatever is linked and released in between, and whether X moves later or
+        /// earlier, the cursor answers what walking the whole prefix answers (what
+        /// `rack_detect_lost` walked before); out of order it declines.
+        #[test]
+        fn last_before_is_the_walk(ops in proptest::collection::vec((0u8..4, 0u64..1_000), 1..200)) {
+            let mut o = TimeOrder::new();
+            let (mut clock, mut order, mut x) = (0u64, 0u64, (t(0), 0u64));
+            for (op, v) in ops {
+                match op {
+                    0 => {
+                        clock += v % 3; // equal send times are ordered by `order`
+                        order += 1;
+                        o.push_back(t(clock), order, order * 10, order * 10 + 10);
+                    }
+                    1 => {
+                        let ids: Vec<u32> = o.iter().map(|(id, _)| id).collect();
+                        if !ids.is_empty() {
+                            o.release(ids[v as usize % ids.len()]);
+                        }
+                    }
+                    2 => x = (t(v % (clock + 2)), v % (order + 2)),
+                    _ => x = (t(clock + 1), order + 1),
+                }
+                let Some(last) = walked(&o, x.0, x.1) else { continue };
+                let (head, _) = o.first().expect("a prefix means a head");
+                let got = o.last_before(head, |n| {
+                    crate::detect::rack::sent_after(x.0, x.1, n.xmit_ts, n.order)
+                });
+                proptest::prop_assert_eq!(got.map(|(id, _)| id), Some(last));
+            }
+        }
+    }
+
+    /// A node linked before the tail's (ts, order) (as `set_time_order` links by
+    /// sequence) leaves the list unsorted: the cursor declines until the list empties.
+    #[test]
+    fn out_of_order_link_declines_until_empty() {
+        let mut o = TimeOrder::new();
+        let a = o.push_back(t(1), 5, 0, 10);
+        let b = o.push_back(t(1), 3, 10, 20);
+        assert_eq!(o.last_before(a, |_| true), None);
+        o.release(a);
+        o.release(b);
+        let c = o.push_back(t(2), 1, 20, 30);
+        assert_eq!(o.last_before(c, |_| true).map(|(id, _)| id), Some(c));
     }
 }

@@ -13,18 +13,35 @@ use super::per_ack::{PerAckWorkload, MSS};
 pub const PRESETS: [&str; 4] = ["rfc", "prr", "linux", "rack-tlp"];
 /// Segments in flight (all of the data) per size.
 pub const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
+/// The families the per-family arms cover (issue 29): the presets above, and `bbr` (the
+/// `linux` preset with `cc = bbr`, whose RACK loss walk is Linux's).
+pub const FAMILIES: [&str; 5] = ["rfc", "prr", "linux", "rack-tlp", "bbr"];
+/// The sizes of the per-family arms: to 1,000,000 segments in flight, where a walk that
+/// does not stop early costs microseconds per ACK.
+pub const FAMILY_SIZES: [usize; 5] = [100, 10_000, 100_000, 400_000, 1_000_000];
 /// One segment in this many is lost.
 const HOLE_EVERY: u64 = 8;
 
 /// `preset` with the workload's MSS, no handshake or timestamps, and a window that holds
 /// all `in_flight` segments from the start.
 pub fn config(preset: &str) -> Config {
-    let mut c = Config::preset(preset).expect("a known preset");
+    let mut c = family(preset);
     c.mss = MSS as u16;
     c.handshake = false;
     c.timestamps = false;
     c.initial_cwnd = u32::MAX;
     c
+}
+
+/// The configuration of a family of [`FAMILIES`] (or any preset): `bbr` is `linux` with
+/// `cc = bbr`.
+pub fn family(name: &str) -> Config {
+    if name == "bbr" {
+        let mut c = Config::preset("linux").expect("a known preset");
+        c.set("cc", "bbr").expect("a known controller");
+        return c;
+    }
+    Config::preset(name).expect("a known preset or family")
 }
 
 /// The workload for `preset` with `in_flight` segments: segment `i` is lost when

@@ -62,7 +62,7 @@ pub mod per_ack;
 
 pub use app_limited::app_limited_workload;
 pub use flows::{flow_memory, flows, open_flow_bytes, FlowMemory, FLOW_COUNTS};
-pub use per_ack::{per_ack_workload, PerAckWorkload};
+pub use per_ack::{per_ack_family_workload, per_ack_workload, PerAckWorkload};
 
 #[cfg(test)]
 mod tests {

@@ -119,9 +119,19 @@ impl Ord for InFlight {
 /// cwnd above the window for "`in_flight` outstanding" to hold; `mean_outstanding`
 /// reports what it really was.
 pub fn per_ack_workload(in_flight: usize, seed: u64) -> PerAckWorkload {
+    per_ack_workload_with(config(), in_flight, seed)
+}
+
+/// [`per_ack_workload`] for a family of [`super::app_limited::FAMILIES`] (`rack-tlp` is
+/// [`per_ack_workload`]'s own): its preset with the same MSS, no handshake or timestamps
+/// and an initial window too large to matter.
+pub fn per_ack_family_workload(family: &str, in_flight: usize, seed: u64) -> PerAckWorkload {
+    per_ack_workload_with(super::app_limited::config(family), in_flight, seed)
+}
+
+fn per_ack_workload_with(cfg: Config, in_flight: usize, seed: u64) -> PerAckWorkload {
     let n = in_flight.max(1) as u64;
     let target = (10 * n).clamp(2_000, 400_000) as usize;
-    let cfg = config();
     let mut s = Sender::new(cfg.clone(), Instant::ZERO).expect("valid config");
     // The first window only: without a handshake the sender learns the receive window
     // from the first ACK, just before which the rest is written.
