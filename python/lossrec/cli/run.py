@@ -12,6 +12,7 @@ from .. import api, default
 from ..result import Result
 from ..sets import parse_sets
 from ..table import render
+from ..html.cli import html_check, html_default, html_run
 from . import complete
 from .common import handle_errors, main
 
@@ -66,10 +67,14 @@ def _note(msg: str) -> None:
                    "analysis needs this side).")
 @click.option("--plot", "plot_path", metavar="FILE.png|FILE.svg",
               help="Draw a time-sequence graph, with state panels (cwnd, ssthresh, pipe, SRTT, RTO).")
+@click.option("--html", "html_path", metavar="FILE.html",
+              help="Write one self-contained interactive page: zoomable time-sequence graphs "
+                   "(click a packet for its why and the engine state), state panels, results.")
+@click.option("--force", is_flag=True, help="--html: replace FILE if it exists.")
 @click.option("--flows", "plot_flows", metavar="IDS",
-              help="--plot: these flows (e.g. 0,3,7 or 0:9); default: up to 4, spread over the run.")
+              help="--plot, --html: these flows (e.g. 0,3,7 or 0:9); default: up to 4, spread over the run.")
 @click.option("--window", "plot_window", metavar="START:END",
-              help="--plot: only this time window, in seconds (e.g. 0.5:2, or 10: for the rest).")
+              help="--plot, --html: only this time window, in seconds (e.g. 0.5:2, or 10: for the rest).")
 @click.option("--overlay", is_flag=True,
               help="--plot of the default run: every preset in one panel (seed 001 slide 6 style).")
 @click.option("--preset", metavar="NAME", shell_complete=complete.presets,
@@ -88,6 +93,8 @@ def run_cmd(
     pcap_path: Optional[str],
     pcap_rx_path: Optional[str],
     plot_path: Optional[str],
+    html_path: Optional[str],
+    force: bool,
     plot_flows: Optional[str],
     plot_window: Optional[str],
     overlay: bool,
@@ -113,6 +120,8 @@ def run_cmd(
     to_stdout = "-" in (trace_path, pcap_path, pcap_rx_path)
     echo = (lambda m: click.echo(m, err=True)) if to_stdout else click.echo
     plot_kw = _plot_options(plot_flows, plot_window)
+    if html_path is not None:
+        html_check(html_path, force, trace_path)
     if overlay:
         if scenario is not None or plot_path is None:
             raise ValueError("--overlay: draws the default run's presets (no scenario) in one "
@@ -125,9 +134,12 @@ def run_cmd(
         runs: Dict[str, Result] = {}
         for name in names:
             runs[name] = api.run(default.scenario(name), seed=seed,
-                                 trace=trace_path is not None or plot_path is not None,
+                                 trace=trace_path is not None or plot_path is not None
+                                 or html_path is not None,
                                  pcap=pcap_path is not None, sets=overrides)
         _write_default_outputs(runs, trace_path, pcap_path, plot_path, plot_kw)
+        if html_path is not None:
+            _note(f"wrote {html_default(html_path, runs, DEFAULT_COLUMNS, plot_kw, force)}")
         if pcap_rx_path is not None:
             raise ValueError("--pcap-receiver needs a scenario file (the default run has several presets)")
         if as_json:
@@ -142,7 +154,7 @@ def run_cmd(
             echo(render(["preset"] + [h for h, _ in DEFAULT_COLUMNS], rows))
         return
 
-    want_trace: Any = trace_path if trace_path is not None else (plot_path is not None)
+    want_trace: Any = trace_path if trace_path is not None else (plot_path is not None or html_path is not None)
     r = api.run(scenario, seed=seed, trace=want_trace, pcap=pcap_path, preset=preset,
                 sets=overrides, pcap_receiver=pcap_rx_path)
     outs = r.json.get("outputs", {})
@@ -159,6 +171,8 @@ def run_cmd(
 
         plot.time_sequence(r.trace_records, plot_path, title=str(scenario), **plot_kw)
         _note(f"wrote {plot_path}")
+    if html_path is not None:
+        _note(f"wrote {html_run(html_path, r, str(scenario), FLOW_COLUMNS, plot_kw, force)}")
     if as_json:
         echo(json.dumps(r.json, indent=2))
     else:
