@@ -141,7 +141,8 @@ def _saturated_pixels(png: bytes, box: Tuple[float, float, float, float]) -> int
     img = Image.open(io.BytesIO(png)).convert("RGB")
     left, top, w, h = (int(round(x)) for x in box)
     area = img.crop((left, top, left + w, top + h))
-    return sum(1 for r, g, b in area.getdata() if max(r, g, b) - min(r, g, b) > 60)
+    px = area.tobytes()
+    return sum(1 for i in range(0, len(px), 3) if max(px[i:i + 3]) - min(px[i:i + 3]) > 60)
 
 
 def test_chromium_renders_the_graph_and_a_click_shows_the_packets_why(tail_page, tmp_path):
@@ -169,3 +170,19 @@ def test_chromium_renders_the_graph_and_a_click_shows_the_packets_why(tail_page,
     # the engine state there: the timeout collapsed cwnd to one segment, state loss
     assert "cwnd\t1448" in text and "state\tloss" in text, text
     assert "[13032,14480]" in text  # its seq
+
+
+def test_a_retransmission_carries_what_marked_it_lost_and_the_state_there():
+    recs = [
+        {"t_us": 1000, "flow": 0, "kind": "ack", "ack": 1448, "sack": [[2896, 4344]], "cwnd": 14480,
+         "pipe": 2896, "state": "open", "srtt_us": 20000, "rto_us": 220000, "reo_wnd_us": 5000},
+        {"t_us": 2000, "flow": 0, "kind": "event", "name": "mark_lost", "start": 1448, "end": 2896, "by": "rack"},
+        {"t_us": 2000, "flow": 0, "kind": "event", "name": "enter_recovery", "cwnd": 10136, "pipe": 1448},
+        {"t_us": 2000, "flow": 0, "kind": "send", "seq": [1448, 2896], "why": "rack"},
+    ]
+    v = build(0, recs)
+    rec = v.records[v.sends["rack"].ref[0]]
+    assert rec["why"] == "rack" and rec["marked_lost"] == "by rack at 2.000 ms"
+    snap = v.snaps[rec["snap"]]
+    assert snap["state"] == "recovery" and snap["cwnd"] == 10136 and snap["reo_wnd_us"] == 5000
+    assert v.sacks.total == 1

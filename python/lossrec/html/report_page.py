@@ -35,21 +35,28 @@ def _g(x: float) -> str:
 def bounds(c: Mapping[str, Any]) -> List[str]:
     """The rule's parameters turned into the numbers they bound, e.g. ``tolerance_pct = 5``
     on a published 120 ms reads "within [114, 126] ms"."""
-    v, unit = c.get("value"), f" {c['unit']}" if c.get("unit") else ""
+    unit = f" {c['unit']}" if c.get("unit") else ""
     out: List[str] = []
+    v = float(c["value"]) if _num(c.get("value")) else None
     for key in ("tolerance_pct", "tol_pct"):
-        if _num(c.get(key)) and _num(v):
+        if v is not None and _num(c.get(key)):
             p = float(c[key]) / 100.0
             lo, hi = sorted((v * (1 - p), v * (1 + p)))
             out.append(f"within ±{_g(c[key])} % of {_g(v)}: [{_g(lo)}, {_g(hi)}]{unit}")
-    if _num(c.get("tol_abs")) and _num(v):
+    if v is not None and _num(c.get("tol_abs")):
         out.append(f"within ±{_g(c['tol_abs'])} of {_g(v)}: [{_g(v - c['tol_abs'])}, {_g(v + c['tol_abs'])}]{unit}")
-    if _num(c.get("factor")) and _num(v) and c["factor"] > 0:
+    if v is not None and _num(c.get("factor")) and c["factor"] > 0:
         f = float(c["factor"])
         lo, hi = sorted((v / f, v * f))
         out.append(f"within a factor {_g(f)} of {_g(v)}: [{_g(lo)}, {_g(hi)}]{unit}")
     if _num(c.get("lo")) and _num(c.get("hi")):
         out.append(f"within [{_g(c['lo'])}, {_g(c['hi'])}]{unit}")
+    return out + _pct_bounds(c)
+
+
+def _pct_bounds(c: Mapping[str, Any]) -> List[str]:
+    """Bounds in percent that need no published value."""
+    out: List[str] = []
     if _num(c.get("lo_pct")) and _num(c.get("hi_pct")):
         out.append(f"within [{_g(c['lo_pct'])} %, {_g(c['hi_pct'])} %]")
     if _num(c.get("min_pct")):

@@ -115,11 +115,12 @@ def _traces(v: FlowView) -> List[Dict[str, Any]]:
         tr["text"] = names
         tr["hovertemplate"] = "%{text}<br>%{x:.3f} ms<extra></extra>"
         traces.append(tr)
-    for name, axis in (("cwnd", "y2"), ("ssthresh", "y2"), ("pipe", "y2"),
-                       ("srtt", "y3"), ("RTO", "y3"), ("reo_wnd", "y3")):
+    for name, axis, color in (("cwnd", "y2", "#1f77b4"), ("ssthresh", "y2", "#ff7f0e"), ("pipe", "y2", "#2ca02c"),
+                              ("srtt", "y3", "#9467bd"), ("RTO", "y3", "#d62728"), ("reo_wnd", "y3", "#8c564b")):
         if name in v.state_lines:
             xs, ys = thin_line(*v.state_lines[name])
-            traces.append({"type": "scatter", "mode": "lines", "line": {"shape": "hv", "width": 1.3},
+            traces.append({"type": "scatter", "mode": "lines",
+                           "line": {"shape": "hv", "width": 1.3, "color": color},
                            "name": name + (" (bytes)" if axis == "y2" else " (ms)"),
                            "x": xs, "y": ys, "xaxis": "x", "yaxis": axis, "hoverinfo": "x+y+name"})
     return traces

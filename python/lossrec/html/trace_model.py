@@ -117,6 +117,8 @@ def build(flow: Any, recs: Sequence[Mapping[str, Any]], thin: bool = True) -> Fl
     state: Dict[str, Any] = {}
     snap_of: Optional[int] = None
     snd_una = 0.0
+    #: segment start → (detector, time ms) of its last mark_lost: a retransmission's cause.
+    lost_by: Dict[float, Tuple[str, float]] = {}
 
     def snap() -> int:
         nonlocal snap_of
@@ -143,6 +145,9 @@ def build(flow: Any, recs: Sequence[Mapping[str, Any]], thin: bool = True) -> Fl
             k = send_kind(str(rec.get("why", "new")))
             s = v.sends.setdefault(k, Series())
             keep = not thin or k not in ("new", "handshake") or grid.take("send", t, sp[1])
+            marked = lost_by.pop(sp[0], None) if k not in ("new", "handshake") else None
+            if marked is not None:
+                rec = {**rec, "marked_lost": f"by {marked[0]} at {marked[1]:.3f} ms"}
             point(s, t, sp[1], sp[1] - sp[0], rec, keep)
         elif kind == "ack":
             _update(state, rec, t)
@@ -157,10 +162,12 @@ def build(flow: Any, recs: Sequence[Mapping[str, Any]], thin: bool = True) -> Fl
                           not thin or grid.take("sack", t, sp2[1]))
             _state_points(v, state, t)
         elif kind == "drop":
-            sp = _span(rec.get("seq"))
-            y = sp[1] if sp else float(rec.get("ack") or snd_una)
-            point(v.drops, t, y, (sp[1] - sp[0]) if sp else 0.0, rec, True)
+            dsp = _span(rec.get("seq"))
+            y = dsp[1] if dsp else float(rec.get("ack") or snd_una)
+            point(v.drops, t, y, (dsp[1] - dsp[0]) if dsp else 0.0, rec, True)
         elif kind == "event":
+            if rec.get("name") == "mark_lost" and rec.get("start") is not None:
+                lost_by[float(rec["start"])] = (str(rec.get("by", "?")), t)
             _update(state, rec, t)
             snap_of = None
             if rec.get("name") != "mark_lost" or not thin:
