@@ -1,7 +1,7 @@
 """``lossrec run --html FILE``: one self-contained page of a run.
 
-Per flow a zoomable, pannable time-sequence graph (plotly: drag to zoom, double-click to
-reset, shift-drag or the toolbar to pan) with sends by ``why`` (retransmissions coloured by
+Per flow a zoomable, pannable time-sequence graph (plotly: drag or scroll to zoom,
+double-click to reset, the toolbar's pan tool to pan) with sends by ``why`` (retransmissions coloured by
 cause, each a bar over its bytes as in tcptrace/Wireshark's Stevens graph), the cumulative
 ACK, SACK blocks, drops and engine events, above state panels (cwnd, ssthresh, pipe; SRTT,
 RTO, reo_wnd). A click on a point shows, in the box beside the graph, the record (its
@@ -174,8 +174,8 @@ def render(records: Sequence[Mapping[str, Any]], title: str, result_json: Option
     if len(chosen) < len(groups):
         parts.append(f"<p class=\"note\">Showing flows {page.esc(', '.join(map(str, chosen)))} of "
                      f"{len(groups)} (<code>--flows</code> to choose).</p>")
-    parts.append("<p class=\"note\">Drag to zoom, double-click to reset, shift-drag or the toolbar "
-                 "to pan; click a point for its details.</p>")
+    parts.append("<p class=\"note\">Drag or scroll to zoom, double-click to reset, the toolbar's "
+                 "pan tool to pan; click a point for its details.</p>")
     scripts = ["lossrec.flows = {};"]
     for i, f in enumerate(chosen):
         v = build(f, groups[f])
