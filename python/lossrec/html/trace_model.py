@@ -144,7 +144,7 @@ def build(flow: Any, recs: Sequence[Mapping[str, Any]], thin: bool = True) -> Fl
             sp = _span(rec.get("seq")) or (0.0, 0.0)
             k = send_kind(str(rec.get("why", "new")))
             s = v.sends.setdefault(k, Series())
-            keep = not thin or k not in ("new", "handshake") or grid.take("send", t, sp[1])
+            keep = not thin or k != "new" or grid.take("send", t, sp[1])
             marked = lost_by.pop(sp[0], None) if k not in ("new", "handshake") else None
             if marked is not None:
                 rec = {**rec, "marked_lost": f"by {marked[0]} at {marked[1]:.3f} ms"}
