@@ -48,6 +48,14 @@ if ! command -v tshark >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq tshark >/dev/null
 fi
 
+if ! command -v chromium >/dev/null 2>&1; then
+  stage "installing chromium (python/tests/test_html.py opens the HTML pages headless)"
+  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null \
+    || echo "chromium could not be installed: the headless-browser test will skip"
+fi
+
 logs="$(mktemp -d)"
 TMP_DIRS+=("$logs")
 

@@ -111,6 +111,12 @@ def test_reproduce_all_refuses_an_index_it_did_not_write(toy, tmp_path, cli):
     assert r.code == 2 and "index.md" in r.stderr, r.stderr
     assert (out / "index.md").read_text() == FOREIGN
     (out / "index.md").unlink()
+    # the interactive index too (index.html, beside index.md)
+    (out / "index.html").write_text(FOREIGN)
+    r = cli("reproduce", "--all", "--experiments", str(toy), "-o", str(out), "-q")
+    assert r.code == 2 and "index.html" in r.stderr, r.stderr
+    assert (out / "index.html").read_text() == FOREIGN
+    (out / "index.html").unlink()
     for _ in range(2):  # its own index is replaced
         r = cli("reproduce", "--all", "--experiments", str(toy), "-o", str(out), "-q")
         assert r.code == 0, r.stderr

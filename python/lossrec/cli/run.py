@@ -14,6 +14,7 @@ from ..outputs import check_new_files
 from ..result import Result
 from ..sets import parse_sets
 from ..table import render
+from ..html.cli import html_check, html_default, html_run
 from . import complete
 from .common import handle_errors, main
 
@@ -68,10 +69,13 @@ def _note(msg: str) -> None:
                    "analysis needs this side).")
 @click.option("--plot", "plot_path", metavar="FILE.png|FILE.svg",
               help="Draw a time-sequence graph, with state panels (cwnd, ssthresh, pipe, SRTT, RTO).")
+@click.option("--html", "html_path", metavar="FILE.html",
+              help="Write one self-contained interactive page: zoomable time-sequence graphs "
+                   "(click a packet for its why and the engine state), state panels, results.")
 @click.option("--flows", "plot_flows", metavar="IDS",
-              help="--plot: these flows (e.g. 0,3,7 or 0:9); default: up to 4, spread over the run.")
+              help="--plot, --html: these flows (e.g. 0,3,7 or 0:9); default: up to 4, spread over the run.")
 @click.option("--window", "plot_window", metavar="START:END",
-              help="--plot: only this time window, in seconds (e.g. 0.5:2, or 10: for the rest).")
+              help="--plot, --html: only this time window, in seconds (e.g. 0.5:2, or 10: for the rest).")
 @click.option("--overlay", is_flag=True,
               help="--plot of the default run: every preset in one panel (seed 001 slide 6 style).")
 @click.option("--preset", metavar="NAME", shell_complete=complete.presets,
@@ -82,7 +86,7 @@ def _note(msg: str) -> None:
                    "--set path.loss.packets=[2,3]; a bare axis means sender.<axis> "
                    "(--set min_rto_ms=200). Values use TOML's grammar.")
 @click.option("--force", is_flag=True,
-              help="Overwrite existing --trace/--pcap/--pcap-receiver/--plot files (refused otherwise).")
+              help="Overwrite existing --trace/--pcap/--pcap-receiver/--plot/--html files (refused otherwise).")
 @handle_errors
 def run_cmd(
     scenario: Optional[str],
@@ -92,6 +96,7 @@ def run_cmd(
     pcap_path: Optional[str],
     pcap_rx_path: Optional[str],
     plot_path: Optional[str],
+    html_path: Optional[str],
     plot_flows: Optional[str],
     plot_window: Optional[str],
     overlay: bool,
@@ -122,6 +127,8 @@ def run_cmd(
         from ..plot import check_output
 
         check_output(plot_path)  # before the run, not after it
+    if html_path is not None:
+        html_check(html_path, force, trace_path)
     if overlay:
         if scenario is not None or plot_path is None:
             raise ValueError("--overlay: draws the default run's presets (no scenario) in one "
@@ -137,9 +144,12 @@ def run_cmd(
         runs: Dict[str, Result] = {}
         for name in names:
             runs[name] = api.run(default.scenario(name), seed=seed,
-                                 trace=trace_path is not None or plot_path is not None,
+                                 trace=trace_path is not None or plot_path is not None
+                                 or html_path is not None,
                                  pcap=pcap_path is not None, sets=overrides)
         _write_default_outputs(runs, trace_path, pcap_path, plot_path, plot_kw)
+        if html_path is not None:
+            _note(f"wrote {html_default(html_path, runs, DEFAULT_COLUMNS, plot_kw, force)}")
         if pcap_rx_path is not None:
             raise ValueError("--pcap-receiver needs a scenario file (the default run has several presets)")
         if as_json:
@@ -158,11 +168,12 @@ def run_cmd(
         if trace_path == "-":
             raise ValueError("--plot cannot read back a trace written to stdout; give --trace a file")
     check_new_files([plot_path], force, "--plot")
-    # A plot reads the trace back from a file as a stream (memory flat in the run's
-    # length): without --trace, from a temporary one.
+    # A plot or a page reads the trace back from a file (the plot as a stream, memory flat
+    # in the run's length): without --trace, from a temporary one.
+    drawn = plot_path is not None or html_path is not None
     with tempfile.TemporaryDirectory(prefix="lossrec-plot-") as tmp:
         plot_trace = trace_path if trace_path is not None else str(Path(tmp) / "trace.jsonl")
-        want_trace: Any = plot_trace if plot_path is not None else trace_path
+        want_trace: Any = plot_trace if drawn else trace_path
         r = api.run(scenario, seed=seed, trace=want_trace, pcap=pcap_path, preset=preset,
                     sets=overrides, pcap_receiver=pcap_rx_path, force=force)
         if plot_path is not None:
@@ -170,7 +181,9 @@ def run_cmd(
 
             plot.time_sequence(Path(plot_trace), plot_path, title=str(scenario), **plot_kw)
             _note(f"wrote {plot_path}")
-        if trace_path is None and plot_path is not None:
+        if html_path is not None:
+            _note(f"wrote {html_run(html_path, Path(plot_trace), r.json, str(scenario), FLOW_COLUMNS, plot_kw, force)}")
+        if trace_path is None and drawn:
             # The temporary trace is no output of this run: --json does not name it.
             _forget_trace(r, keep_outputs=pcap_path is not None or pcap_rx_path is not None)
     outs = r.json.get("outputs", {})

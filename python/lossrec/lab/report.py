@@ -203,11 +203,12 @@ INDEX_TITLE = "# lossrec reproductions"
 
 
 def check_index(out: Path) -> None:
-    """Refuses an ``index.md`` or ``index.json`` in ``out`` that lossrec did not write
+    """Refuses an ``index.md``, ``index.json`` or ``index.html`` in ``out`` that lossrec did not write
     (``--force`` does not overwrite it either: it keeps foreign files)."""
     from ..errors import OutputExistsError
 
-    for name, ours in (("index.md", _is_our_index_md), ("index.json", _is_our_index_json)):
+    for name, ours in (("index.md", _is_our_index_md), ("index.json", _is_our_index_json),
+                       ("index.html", _is_our_index_html)):
         p = out / name
         if (p.exists() or p.is_symlink()) and not ours(p):
             raise OutputExistsError(
@@ -219,6 +220,15 @@ def _is_our_index_md(p: Path) -> bool:
     try:
         with p.open(encoding="utf-8") as f:
             return p.is_file() and f.readline().rstrip("\n") == INDEX_TITLE
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _is_our_index_html(p: Path) -> bool:
+    """lossrec's index page carries the index's title as its heading
+    (:func:`lossrec.html.report_page.write_index`)."""
+    try:
+        return p.is_file() and "<h1>lossrec reproductions</h1>" in p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
 

@@ -31,6 +31,7 @@ from . import calibration, frozen
 from . import jobs as jobs_mod
 from .claims import NOT_COMPARABLE, Verdict, check_kind, missing_intervals
 from .jobs import Progress, StudyJob
+from .. import html as html_pages
 from .report import check_index, write_index, write_report
 from .details import detailed_sweep
 from .sweeps import sweep as run_sweep
@@ -359,6 +360,7 @@ def _write_study(study: Study, d: Path, quick: bool, df: pd.DataFrame, runs: Lis
                           wall_s=time.perf_counter() - t0, version=_core.__version__,
                           sections=sections, data_files=data_files, provenance=prov,
                           expected=frozen.load(study), calibration=cal)
+    html_pages.write_study(study, d, quick, verdicts, figures)
     run = {"provenance": prov, "sweeps": runs, "verdicts": [v.to_dict() for v in verdicts],
            "wall_s": time.perf_counter() - t0}
     if cal is not None:
@@ -421,7 +423,9 @@ def reproduce_all(out: PathLike = "out", quick: bool = False, jobs: Optional[int
             rows.append((study, report, verdicts))
     finally:
         bar.close()
-    return write_index(outp, rows, quick)
+    index = write_index(outp, rows, quick)
+    html_pages.write_index(outp, rows, quick)
+    return index
 
 
 def list_studies(root: Optional[PathLike] = None) -> List[Tuple[str, str, str]]:
