@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import Optional
 
 import click
@@ -27,12 +28,18 @@ DESCRIPTIONS = {
                         "1,000,000 in flight, 1% loss and app-limited",
     "attacks": "misbehaving receivers (ACK division, DupACK spoofing, DSACK spoofing, optimistic "
                "ACK) against every preset, SACK on and off, four phases",
+    "wire_goodput": "the real wire (root, /dev/net/tun): engine vs Linux goodput, bulk, 1 Gb/s, "
+                    "10 ms, no loss (target: the engine >= 90 % of Linux)",
 }
 #: Every benchmark: the simulator's two, the sweep machinery's, the engine's per-ACK cost.
 ALL = api.BENCHMARKS + ("sweep", "per_ack", "per_ack_app_limited", "flows")
 #: Run only when asked for: `attacks` (a table of the engine's behaviour, not a speed) and
 #: `per_ack_families` (minutes: its workloads at 1,000,000 in flight are recorded first).
-ON_REQUEST = ("attacks", "per_ack_families")
+ON_REQUEST = ("attacks", "per_ack_families", "wire_goodput")
+#: wire_goodput: the engine's sender must never be the bottleneck (a speed of this machine's
+#: moment, so a benchmark, not a test: python/tests/test_wire.py checks only what load
+#: cannot move).
+WIRE_GOODPUT_TARGET = 0.9
 #: per_ack targets (issue #6): below 150 ns per ACK, and at most 2x from 100 to 100,000.
 PER_ACK_TARGETS = {"ns_per_ack": 150.0, "flatness": 2.0}
 #: flows targets (issue #16): at 10,000 flows at least half the one-flow events/s; an open
@@ -89,6 +96,8 @@ def bench_cmd(as_json: bool, only: Optional[str], memory: Optional[str]) -> None
             click.echo(f"running {n}: {DESCRIPTIONS[n]} ...", err=True)
         if n == "sweep":
             res["sweep"] = sweep_bench.sweep_bench()
+        elif n == "wire_goodput":
+            res[n] = _wire_goodput()
         elif n in ("per_ack", "per_ack_app_limited", "per_ack_families", "flows", "attacks"):
             res[n] = dict(_core.bench(n))
         else:
@@ -120,11 +129,43 @@ def bench_cmd(as_json: bool, only: Optional[str], memory: Optional[str]) -> None
         _flows_table(res["flows"], first=len(res) == 1)
     if "attacks" in res:
         _attacks_table(res["attacks"])
+    if "wire_goodput" in res:
+        w = res["wire_goodput"]
+        click.echo(render(["round", "engine Mb/s", "linux Mb/s", "engine / linux",
+                           "engine ns per packet"],
+                          [[i + 1, f"{e:.0f}", f"{lx:.0f}", f"{e / lx:.2f}" if lx else "-", f"{ns:,.0f}"]
+                           for i, (e, lx, ns) in enumerate(zip(w["engine_mbps"], w["linux_mbps"],
+                                                               w["engine_ns_per_packet"]))]))
+        click.echo(f"best engine / linux: {w['best_ratio']:.2f} (target >= {WIRE_GOODPUT_TARGET}: "
+                   f"{'yes' if w['best_ratio'] >= WIRE_GOODPUT_TARGET else 'NO'})")
     if "bulk" in res:
         click.echo(f"\nbulk: {res['bulk']['events_per_s']:,.0f} simulator events/s "
                    f"over {res['bulk']['runs']} run(s)")
     if rows:
         click.echo("ns-3.37 reference: the same scenarios measured on the development machine.")
+
+
+#: wire_goodput's path: 1 Gb/s, 10 ms, no loss, 3 s of bulk per sender and round.
+WIRE_GOODPUT_SCENARIO = {"path": {"rtt_ms": 10, "rate_mbps": 1000, "queue_packets": 1000},
+                         "sender": {"preset": "linux"}, "workload": {"kind": "bulk", "duration_s": 3}}
+
+
+def _wire_goodput(rounds: int = 3) -> dict:
+    """Engine vs Linux goodput on the real wire, ``rounds`` times (the best ratio counts:
+    real time on a shared machine is noisy)."""
+    eng, lin, ns = [], [], []
+    t0 = time.perf_counter()
+    for _ in range(rounds):
+        from ..realwire import wire
+
+        runs = wire(WIRE_GOODPUT_SCENARIO, sender="both")
+        assert isinstance(runs, dict)  # sender="both": one result per sender
+        eng.append(float(runs["engine"].json["goodput_mbps"]))
+        lin.append(float(runs["linux"].json["goodput_mbps"]))
+        ns.append(float(runs["engine"].json["engine_ns_per_packet"]))
+    ratios = [e / lx for e, lx in zip(eng, lin) if lx]
+    return {"engine_mbps": eng, "linux_mbps": lin, "engine_ns_per_packet": ns,
+            "best_ratio": max(ratios) if ratios else 0.0, "wall_s": time.perf_counter() - t0}
 
 
 def _sweep_table(r: dict, first: bool) -> None:
