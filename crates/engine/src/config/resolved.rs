@@ -30,6 +30,23 @@ pub struct Algorithms {
     /// arrived (`dsack_proof`; `scoreboard::proof`).
     pub dsack_proof: bool,
     pub optack: OptAck,
+    /// Behaviour only Linux has, by name (from `flavour`).
+    pub rules: FlavourRules,
+}
+
+/// Behaviour only Linux has and no RFC axis owns, one named rule per field, resolved once
+/// from `flavour` (DESIGN.md "Axes carry their options"): the sender reads a rule, never
+/// the flavour, where it decides. Each rule names the kernel function that holds it
+/// (Linux 6.18 as measured on the live kernel; 6.12 LTS where that is silent).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct FlavourRules {
+    /// With SACK, SACKed segments leave the flight in the Open and Disorder states too:
+    /// new data may go while cwnd exceeds packets_out − (sacked_out + lost_out) +
+    /// retrans_out (`tcp_cwnd_test` from `tcp_write_xmit`, `tcp_packets_in_flight`), so
+    /// an ACK that SACKs two segments frees two. This replaces RFC 3042's limited
+    /// transmit (one segment per duplicate ACK, two at most); without SACK the RFC's rule
+    /// stays (Linux counts each duplicate as one SACKed segment, `tcp_add_reno_sack`).
+    pub sacked_leave_flight: bool,
 }
 
 /// The optimistic-ACK defence (`optack_defence`), with its options (`detect::optack`).
@@ -189,6 +206,15 @@ impl Config {
                     interval: self.optack_skip_interval,
                 },
             },
+            rules: self.flavour_rules(),
+        }
+    }
+
+    /// The named rules of `flavour`.
+    fn flavour_rules(&self) -> FlavourRules {
+        let linux = self.flavour == Flavour::Linux;
+        FlavourRules {
+            sacked_leave_flight: linux,
         }
     }
 
