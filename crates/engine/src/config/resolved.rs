@@ -47,6 +47,12 @@ pub struct FlavourRules {
     /// transmit (one segment per duplicate ACK, two at most); without SACK the RFC's rule
     /// stays (Linux counts each duplicate as one SACKed segment, `tcp_add_reno_sack`).
     pub sacked_leave_flight: bool,
+    /// Outside fast and RTO recovery, what SACKs freed (beyond cwnd − FlightSize) waits
+    /// for the next ACK when `tcp_tso_should_defer` holds: the last write less than 1 ms
+    /// ago, less than a full TSO packet and a third of the window to send, more than one
+    /// segment unsent, the next ACK due within min(SRTT/2, 1 ms) (Linux 6.18). On a
+    /// burst of duplicate ACKs this holds back the second segment RFC 3042 would send.
+    pub tso_defers_small_sends: bool,
 }
 
 /// The optimistic-ACK defence (`optack_defence`), with its options (`detect::optack`).
@@ -215,6 +221,7 @@ impl Config {
         let linux = self.flavour == Flavour::Linux;
         FlavourRules {
             sacked_leave_flight: linux,
+            tso_defers_small_sends: linux,
         }
     }
 

@@ -136,6 +136,9 @@ impl Sender {
             // Linux `tcp_cwnd_test`: what SACKs took out of the flight may go, in any
             // state (`tcp_packets_in_flight`); no separate RFC 3042 allowance.
             let room = self.cwnd.saturating_sub(self.sb.pipe());
+            if self.alg.rules.tso_defers_small_sends && self.tso_defers(now, room) {
+                return None;
+            }
             return self.new_data(now, room, Why::LimitedTransmit);
         }
         let extra =
