@@ -70,6 +70,19 @@ pub struct FlavourRules {
     /// not only one that raises the threshold: `tcp_check_sack_reordering` (4.16 on)
     /// counts before comparing the degree with `tp->reordering`.
     pub every_reordering_counted: bool,
+    /// With SACK, SACKed segments leave the flight in the Open and Disorder states too:
+    /// new data may go while cwnd exceeds packets_out − (sacked_out + lost_out) +
+    /// retrans_out (`tcp_cwnd_test` from `tcp_write_xmit`, `tcp_packets_in_flight`), so
+    /// an ACK that SACKs two segments frees two. This replaces RFC 3042's limited
+    /// transmit (one segment per duplicate ACK, two at most); without SACK the RFC's rule
+    /// stays (Linux counts each duplicate as one SACKed segment, `tcp_add_reno_sack`).
+    pub sacked_leave_flight: bool,
+    /// Outside fast and RTO recovery, what SACKs freed (beyond cwnd − FlightSize) waits
+    /// for the next ACK when `tcp_tso_should_defer` holds: the last write less than 1 ms
+    /// ago, less than a full TSO packet and a third of the window to send, more than one
+    /// segment unsent, the next ACK due within min(SRTT/2, 1 ms) (Linux 6.18). On a
+    /// burst of duplicate ACKs this holds back the second segment RFC 3042 would send.
+    pub tso_defers_small_sends: bool,
 }
 
 /// The optimistic-ACK defence (`optack_defence`), with its options (`detect::optack`).
@@ -243,6 +256,8 @@ impl Config {
             spurious_rtos_frto_only: linux,
             undo_counted_without_restore: linux,
             every_reordering_counted: linux,
+            sacked_leave_flight: linux,
+            tso_defers_small_sends: linux,
         }
     }
 

@@ -134,6 +134,14 @@ impl Push {
         self.cut_writes(g);
     }
 
+    /// The unsent skb at `snd_nxt`: its end, and whether it is the write queue's tail
+    /// (`None` when nothing is cut yet).
+    fn send_head(&self, snd_nxt: u64) -> Option<(u64, bool)> {
+        let i = self.skbs.iter().position(|s| s.end() > snd_nxt)?;
+        let tail = i + 1 == self.skbs.len() && self.uncut_front.is_none();
+        Some((self.skbs[i].end(), tail))
+    }
+
     /// More skbs are wanted before the next segment is sent.
     fn wants_cut(&self) -> bool {
         self.uncut_front.is_some() && self.skbs.len() < MAX_SKBS / 2
@@ -388,6 +396,39 @@ impl Sender {
         }
     }
 
+    /// Linux `tcp_tso_should_defer` (from `tcp_write_xmit`, Open and Disorder): new data
+    /// with `room` bytes of window waits for the next ACK. Asked only when more than one
+    /// segment is unsent in the skb at SND.NXT (`tso_segs > 1`; a lone segment meets
+    /// `tcp_nagle_test` instead).
+    pub(super) fn tso_defers(&self, now: Instant, room: u64) -> bool {
+        let mss = self.mss.max(1);
+        let nxt = self.sb.snd_nxt();
+        // Asked per packet: the rest of one under way goes with it.
+        if self.push_packet_continues(now, nxt) {
+            return false;
+        }
+        let (end, tail) = self.push.send_head(nxt).unwrap_or((self.app_written, true));
+        let skb_len = end.min(self.app_written).saturating_sub(nxt);
+        if skb_len <= mss {
+            return false;
+        }
+        defer::should_defer(&defer::DeferInputs {
+            now,
+            last_write: self.last_data_sent,
+            cong_win: room,
+            send_win: (self.sb.snd_una() + self.peer_window).saturating_sub(nxt),
+            snd_wnd: self.peer_window,
+            cwnd: self.cwnd,
+            mss,
+            max_segs: self.tso_max_segs(),
+            skb_len,
+            skb_is_tail: tail,
+            skb_fin: tail && self.closed,
+            head_sent: self.sb.head().map(|h| h.last_sent),
+            srtt: self.rtt.srtt(),
+        })
+    }
+
     /// Linux `tcp_tso_segs` for the current pacing rate and RTT.
     fn tso_max_segs(&self) -> u64 {
         tso_segs(&self.pacing_inputs())
@@ -416,6 +457,7 @@ impl Sender {
     }
 }
 
+mod defer;
 mod sizing;
 #[cfg(test)]
 mod tests;

@@ -132,6 +132,15 @@ impl Sender {
         if let Some(t) = self.new_data(now, room, Why::New) {
             return Some(self.optack_on_new(now, t));
         }
+        if self.alg.rules.sacked_leave_flight && self.sack_ok {
+            // Linux `tcp_cwnd_test`: what SACKs took out of the flight may go, in any
+            // state (`tcp_packets_in_flight`); no separate RFC 3042 allowance.
+            let room = self.cwnd.saturating_sub(self.sb.pipe());
+            if self.alg.rules.tso_defers_small_sends && self.tso_defers(now, room) {
+                return None;
+            }
+            return self.new_data(now, room, Why::LimitedTransmit);
+        }
         let extra =
             dupthresh::limited_transmit_allowance(self.dupacks, self.reordering(), self.mss);
         if extra > 0 && self.cfg.limited_transmit {
