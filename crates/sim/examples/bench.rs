@@ -101,7 +101,9 @@ fn arm(b: &Budget, name: &str) -> Result<(&'static str, Vec<f64>), String> {
         ["bulk"] => Ok(("ns_per_event", sim_arm(b, &bench::bulk(), false))),
         ["short_flows"] => Ok(("ns_per_flow", sim_arm(b, &bench::short_flows(), true))),
         [kind @ ("per_ack" | "app_limited"), family, n] => {
-            let n: usize = n.parse().map_err(|_| format!("{name}: N must be a count"))?;
+            let n: usize = n
+                .parse()
+                .map_err(|_| format!("{name}: N must be a count"))?;
             if lossrec::Config::preset(family).is_err() && *family != "bbr" {
                 return Err(format!("{name}: unknown family `{family}`"));
             }
@@ -167,7 +169,10 @@ fn main() {
         });
         runs.sort_by(f64::total_cmp);
         let median = runs[runs.len() / 2];
-        eprintln!("bench: {name}: {median:.1} {unit} (median of {})", runs.len());
+        eprintln!(
+            "bench: {name}: {median:.1} {unit} (median of {})",
+            runs.len()
+        );
         out.insert(
             name.clone(),
             serde_json::json!({

@@ -315,7 +315,10 @@ mod tests {
     /// (`ts`, `order`), if that prefix reaches past `from`.
     fn walked(o: &TimeOrder, ts: Instant, order: u64) -> Option<u32> {
         let before = |n: &TsNode| crate::detect::rack::sent_after(ts, order, n.xmit_ts, n.order);
-        o.iter().take_while(|(_, n)| before(n)).map(|(id, _)| id).last()
+        o.iter()
+            .take_while(|(_, n)| before(n))
+            .map(|(id, _)| id)
+            .last()
     }
 
     proptest::proptest! {
