@@ -300,7 +300,9 @@ def test_bench_only_attacks_json(cli):
         # Issue 13's bound, on the sum over the paths.
         assert v["attack"] == "optimistic_ack" or v["within_bounds"], v
     d = a["defence"]
-    assert len(d["rows"]) == len(presets) * 2 * 4
+    attackers = {"optimistic_ack", "paced_1mss", "paced_2mss", "paced_3mss", "hiding"}
+    assert {row[3] for row in d["rows"]} == attackers
+    assert len(d["rows"]) == len(presets) * 2 * 4 * len(attackers)
     for row in d["rows"]:
         v = dict(zip(d["columns"], row))
         assert v["attacker_stopped"] or v["ratio_on"] <= 1.1, v

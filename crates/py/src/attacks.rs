@@ -65,7 +65,9 @@ pub(crate) fn attacks(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(d)
 }
 
-/// The defence table (the base path, the undefended attack included).
+/// The defence table (the base path, the undefended attacks included): one row per
+/// preset, SACK setting, phase and optimistic attacker (`Attack::OPTIMISTIC`), with the
+/// honest cost of that preset, SACK setting and phase beside it.
 fn defence_dict<'py>(py: Python<'py>, def: &[DefenceRow]) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item(
@@ -74,6 +76,7 @@ fn defence_dict<'py>(py: Python<'py>, def: &[DefenceRow]) -> PyResult<Bound<'py,
             "preset",
             "sack",
             "phase",
+            "attack",
             "ratio_off",
             "ratio_on",
             "attacker_stopped",
@@ -82,26 +85,26 @@ fn defence_dict<'py>(py: Python<'py>, def: &[DefenceRow]) -> PyResult<Bound<'py,
             "honest_completion_on_ms",
             "honest_completion_on_vs_off",
             "honest_stopped",
-            "honest_skips",
         ],
     )?;
     let ms = |t: Option<lossrec::Duration>| t.map(|t| t.as_secs_f64() * 1e3);
     let out: Vec<Bound<'_, PyAny>> = def
         .iter()
-        .map(|r| {
+        .flat_map(|r| (0..r.attacked.len()).map(move |i| (r, i)))
+        .map(|(r, i)| {
             (
                 r.preset,
                 r.sack,
                 r.phase.name(),
-                r.gain_off(),
-                r.gain_on(),
-                r.attacked_on.stopped,
+                r.attacked[i].attack.name(),
+                r.gain_off(i),
+                r.gain_on(i),
+                r.attacked[i].on.stopped,
                 r.honest_throughput(),
                 ms(r.completion_off),
                 ms(r.completion_on),
                 r.honest_completion(),
                 r.honest_on.stopped,
-                r.honest_on.skips,
             )
                 .into_pyobject(py)
                 .map(|t| t.into_any())

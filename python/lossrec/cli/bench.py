@@ -277,8 +277,8 @@ def _attacks_table(r: dict) -> None:
 
 
 def _defence_table(d: dict) -> None:
-    """The optimistic-ACK defence (`optack_defence = skip-segment`), on the base path: the
-    attack's ratio without and with it, and what it costs the honest connection (new data sent over the
+    """The optimistic-ACK defence (`optack_defence = skip-segment`), on the base path: each
+    optimistic attacker's ratio (the oracle, paced at 1-3 segments per ACK, hiding) without and with it, and what it costs the honest connection (new data sent over the
     same window, completion time of a fixed transfer), with the defence on vs off."""
     cols = d["columns"]
     rows = []
@@ -289,15 +289,15 @@ def _defence_table(d: dict) -> None:
         held += ok
         off = "-" if v["ratio_off"] is None else f"{v['ratio_off']:.2f}x"
         comp = v["honest_completion_on_vs_off"]
-        rows.append([v["preset"], "on" if v["sack"] else "off", v["phase"], off,
+        rows.append([v["preset"], "on" if v["sack"] else "off", v["phase"], v["attack"], off,
                      f"{v['ratio_on']:.2f}x", "yes" if v["attacker_stopped"] else "no",
                      f"{v['honest_throughput_on_vs_off']:.3f}",
                      "-" if comp is None else f"{comp:.3f}",
                      "YES" if v["honest_stopped"] else "no"])
     click.echo()
-    click.echo(render(["preset", "sack", "phase", "optack off", "optack on", "stopped",
+    click.echo(render(["preset", "sack", "phase", "attack", "optack off", "optack on", "stopped",
                        "honest data on/off", "honest completion on/off", "honest stopped"],
-                      rows, align_left=3))
+                      rows, align_left=4))
     click.echo(f"optimistic-ACK defence (optack_defence=skip-segment, one held segment every "
                f"{d['skip_interval']} on average; the {d['rtt_ms']} ms path): "
                f"{held} of {len(rows)} rows stop the attack "
