@@ -36,7 +36,7 @@ use crate::rng::mix64;
 pub mod defence;
 mod table;
 
-pub use table::{table, Row};
+pub use table::{table, Defences, Row};
 
 /// How the receiver misbehaves.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -329,7 +329,13 @@ impl SkipSegment {
         self.last_skipped = Some(k);
         if c.proven {
             self.strikes = 0;
-            self.credit = c.ahead_end.saturating_sub(k.end);
+            // Only an ACK over the segments ahead too, as the honest one after the report
+            // is: a slice of a divided ACK ending inside them earns no credit.
+            self.credit = if a.cum >= c.ahead_end {
+                c.ahead_end - k.end
+            } else {
+                0
+            };
             self.check = None;
             Verdict::Pass
         } else if c.excused {

@@ -93,7 +93,7 @@ impl Sender {
         let (sb, dsack) = self.update_scoreboard(now, ack, prior);
         let is_dup = self.count_dupack(now, ack, &sb, prior, prior_window);
         // Without SACK: does the advance answer a retransmission (RFC 6582's partial ACK)?
-        let fills_hole = !self.sack_ok && self.renew_reno_budget(now, &sb.acked, min_rtt);
+        let fills_hole = !self.sack_ok && self.fills_hole(now, &sb.acked, min_rtt);
         let delivered = self.delivered_data(now, &sb.acked, sb.newly_sacked, is_dup, fills_hole);
         let delivered = self.hold_partial(delivered, &sb.acked);
         let optack_credit = self.optack_credit(sb.acked.bytes, delivered);
@@ -268,7 +268,8 @@ impl Sender {
             // (`tcp_clean_rtx_queue`). Charging it would take the meaning from the genuine
             // duplicates after the next loss (`detect::ack_budget`).
             let slice = sb.acked.bytes > 0 && !sb.acked.completes_a_segment;
-            let answers_a_segment = slice || self.ack_budget.on_ack();
+            // Only with `dupack_budget`: Linux has no such budget.
+            let answers_a_segment = slice || !self.alg.dupack_budget || self.ack_budget.on_ack();
             if ack.cumulative > prior.una {
                 let outstanding = self.sb.flight_size() + self.sb.retrans_bytes();
                 self.ack_budget.on_advance(outstanding.div_ceil(self.mss));

@@ -79,6 +79,18 @@ impl DefenceRow {
     }
 }
 
+/// `cfg` with every defence beyond the stacks but the optimistic-ACK check.
+pub fn without_optack(cfg: &Config) -> Config {
+    Config {
+        dsack_proof: true,
+        dupack_budget: true,
+        ack_division_guard: true,
+        optack_defence: lossrec::config::OptAckDefence::Off,
+        hardened: false,
+        ..cfg.clone()
+    }
+}
+
 /// `cfg` with the defence on (mean interval `interval` segments).
 pub fn with_defence(cfg: &Config, interval: u32) -> Config {
     let mut c = cfg.clone();
@@ -89,8 +101,9 @@ pub fn with_defence(cfg: &Config, interval: u32) -> Config {
     c
 }
 
-/// Every preset × SACK on/off × phase, the defence at its default interval; the attacks
-/// without the defence too if `undefended` (the presets on all cores).
+/// Every preset × SACK on/off × phase, `hardened` (the defence at its default interval)
+/// and without the optimistic-ACK check ([`without_optack`]); the attacks without it too
+/// if `undefended` (the presets on all cores).
 pub fn defence_table(undefended: bool) -> Vec<DefenceRow> {
     use rayon::prelude::*;
     let per_preset: Vec<Vec<DefenceRow>> = lossrec::PRESETS
@@ -101,8 +114,12 @@ pub fn defence_table(undefended: bool) -> Vec<DefenceRow> {
 }
 
 fn preset_rows(p: &lossrec::config::Preset, undefended: bool) -> Vec<DefenceRow> {
-    let off = p.config();
-    let on = with_defence(&off, off.optack_skip_interval);
+    // On: `hardened`. Off: the same without the optimistic-ACK check, so that the honest
+    // cost is the check's alone. (Without `dupack_budget` the oracle's repeated ACKs at
+    // SND.NXT are DupACK spoofing too, which keeps a sender without SACK out of Open, where
+    // it holds segments; the attack table shows the stacks without any defence.)
+    let on = p.config().hardened();
+    let off = without_optack(&p.config());
     let mut rows = Vec::new();
     for sack in [true, false] {
         for phase in Phase::ALL {
