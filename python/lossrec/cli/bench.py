@@ -284,8 +284,10 @@ def _attacks_table(r: dict) -> None:
 
 def _defence_table(d: dict) -> None:
     """The optimistic-ACK defence (`optack_defence = skip-segment`), on the base path: each
-    optimistic attacker's ratio (the oracle, paced at 1-3 segments per ACK, hiding) without and with it, and what it costs the honest connection (new data sent over the
-    same window, completion time of a fixed transfer), with the defence on vs off."""
+    optimistic attacker's ratio (the oracle, paced at 1-3 segments per ACK, hiding) against
+    the preset with issue 13's defences only and hardened, and what the check costs the
+    honest connection (new data sent over the same window, completion time of a fixed
+    transfer), hardened vs without the check."""
     cols = d["columns"]
     rows = []
     held = 0
