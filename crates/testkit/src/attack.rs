@@ -126,6 +126,15 @@ impl Phase {
     }
 }
 
+/// The presets the tables run: every one but `linux-hardened`, whose rows are `linux`'s
+/// with [`Defences::Hardened`] (every table applies its defences to each preset).
+pub fn presets() -> Vec<&'static lossrec::config::Preset> {
+    lossrec::PRESETS
+        .iter()
+        .filter(|p| p.name != "linux-hardened")
+        .collect()
+}
+
 /// Round-trip propagation delay of the base path.
 pub const RTT: Duration = Duration::from_millis(100);
 

@@ -106,7 +106,7 @@ pub fn with_defence(cfg: &Config, interval: u32) -> Config {
 /// if `undefended` (the presets on all cores).
 pub fn defence_table(undefended: bool) -> Vec<DefenceRow> {
     use rayon::prelude::*;
-    let per_preset: Vec<Vec<DefenceRow>> = lossrec::PRESETS
+    let per_preset: Vec<Vec<DefenceRow>> = super::presets()
         .par_iter()
         .map(|p| preset_rows(p, undefended))
         .collect();

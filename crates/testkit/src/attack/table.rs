@@ -96,7 +96,7 @@ impl Defences {
 /// all cores).
 pub fn table(attacks: &[Attack], defences: Defences) -> Vec<Row> {
     use rayon::prelude::*;
-    let per_preset: Vec<Vec<Row>> = lossrec::PRESETS
+    let per_preset: Vec<Vec<Row>> = super::presets()
         .par_iter()
         .map(|p| preset_rows(p, attacks, defences))
         .collect();
