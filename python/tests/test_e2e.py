@@ -293,14 +293,19 @@ def test_bench_only_attacks_json(cli):
     assert a["columns"][:4] == ["preset", "sack", "phase", "attack"]
     presets = {row[0] for row in a["rows"]}
     assert {"rfc", "prr", "linux", "rack-tlp"} <= presets
-    assert len(a["rows"]) == len(presets) * 2 * 4 * 4
+    # Each preset as its stack is, with issue 13's defences, and hardened (issue 23.3).
+    assert {row[4] for row in a["rows"]} == {"stack", "all-but-optack", "hardened"}
+    assert len(a["rows"]) == 3 * len(presets) * 2 * 4 * 4
     assert len(a["rtt_ms"]) == 5 and a["columns"][-1] == "worst_path_ratio"
     for row in a["rows"]:
         v = dict(zip(a["columns"], row))
-        # Issue 13's bound, on the sum over the paths.
-        assert v["attack"] == "optimistic_ack" or v["within_bounds"], v
+        # Issue 13's bound, on the sum over the paths, with its defences on.
+        if v["defences"] == "all-but-optack":
+            assert v["attack"] == "optimistic_ack" or v["within_bounds"], v
     d = a["defence"]
-    assert len(d["rows"]) == len(presets) * 2 * 4
+    attackers = {"optimistic_ack", "paced_1mss", "paced_2mss", "paced_3mss", "hiding"}
+    assert {row[3] for row in d["rows"]} == attackers
+    assert len(d["rows"]) == len(presets) * 2 * 4 * len(attackers)
     for row in d["rows"]:
         v = dict(zip(d["columns"], row))
         assert v["attacker_stopped"] or v["ratio_on"] <= 1.1, v

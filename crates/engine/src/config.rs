@@ -117,8 +117,9 @@ settings! {
     /// A DSACK proves a retransmission spurious only when the original is shown to have
     /// arrived, checked when the range is first covered: a cumulative ACK echoing an older
     /// TSval (RFC 3522 §2), or any ACK sooner than min_RTT after the retransmission (Linux
-    /// `tcp_rack_advance`). Beyond Linux (issue 13, DSACK spoofing); false keeps Linux's
-    /// exact `undo_retrans` accounting (`tcp_check_dsack`, `tcp_sacktag_one`).
+    /// `tcp_rack_advance`). A defence beyond the stacks (issue 13, DSACK spoofing), off in
+    /// their presets and on with `hardened`; off keeps Linux's exact `undo_retrans`
+    /// accounting (`tcp_check_dsack`, `tcp_sacktag_one`).
     dsack_proof: bool = "dsack_proof",
     spurious_response: SpuriousResponse = "spurious_response",
     rto_adaptation: RtoAdaptation = "rto_adaptation",
@@ -164,6 +165,22 @@ settings! {
     /// `skip-segment`: the mean number of new segments between two held-back ones (the
     /// gaps are uniform on 1 ..= 2·interval − 1).
     optack_skip_interval: u32 = "optack_skip_interval" in 4..=1_000_000,
+    /// Without SACK, duplicate ACKs count only within what the peer can honestly have
+    /// sent — one ACK per segment over the connection's life (`detect::ack_budget`) and,
+    /// in fast recovery, DeliveredData within RecoverFS per NewReno round (RFC 9937 §6) —
+    /// beyond Linux's `tcp_limit_reno_sacked` (issue 13, DupACK spoofing). A defence beyond
+    /// the stacks: off in their presets, on with `hardened`.
+    dupack_budget: bool = "dupack_budget",
+    /// Without SACK, only an advance that acknowledges a retransmission the receiver has
+    /// had time to answer fills the hole (one SMSS of DeliveredData per NewReno round,
+    /// `sender::reno`), where Linux's `tcp_remove_reno_sacks` credits one packet to every
+    /// ACK that acknowledges one (issue 13, ACK division in fast recovery). A defence beyond
+    /// the stacks: off in their presets, on with `hardened`.
+    ack_division_guard: bool = "ack_division_guard",
+    /// Every defence beyond the stacks at once (`dsack_proof`, `dupack_budget`,
+    /// `ack_division_guard`, `optack_defence = skip-segment`): each is on if set on or if
+    /// this is. The `linux-hardened` preset is `linux` with it.
+    hardened: bool = "hardened",
 }
 
 mod axes;
@@ -211,6 +228,16 @@ impl LossDetection {
     /// RACK in either form (RFC 8985 or Linux).
     pub fn is_rack(self) -> bool {
         matches!(self, LossDetection::Rack | LossDetection::RackLinux)
+    }
+}
+
+impl Config {
+    /// This configuration with every defence beyond the stacks on (`hardened`).
+    pub fn hardened(self) -> Config {
+        Config {
+            hardened: true,
+            ..self
+        }
     }
 }
 

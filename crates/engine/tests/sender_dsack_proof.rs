@@ -17,9 +17,11 @@ use common::*;
 use lossrec::config::{SpuriousDetection, SpuriousResponse};
 use lossrec::{Ack, Config, RecoveryState, Sender, Timestamps, Why};
 
-/// RFC 3708 DSACK detection with full undo (the only undo evidence is the DSACK count).
+/// RFC 3708 DSACK detection with full undo (the only undo evidence is the DSACK count),
+/// with the proof on (`dsack_proof`, a defence beyond the stacks).
 fn dsack_undo(timestamps: bool) -> Config {
     let mut c = cfg();
+    c.dsack_proof = true;
     c.spurious_detection = SpuriousDetection::Dsack;
     c.spurious_response = SpuriousResponse::FullUndo;
     c.rescue_retransmit = false;
@@ -165,7 +167,7 @@ fn sacked_first_cover() {
     assert!(!run(210), "SACKed a round trip later: the retransmission");
 }
 
-/// `dsack_proof = false` keeps Linux's exact accounting (`tcp_check_dsack`,
+/// `dsack_proof = false` (the `linux` preset's) keeps Linux's exact accounting (`tcp_check_dsack`,
 /// `tcp_sacktag_one`): the attacker's DSACK undoes, as it does in Linux.
 #[test]
 fn linux_exact_accounting_when_asked() {
@@ -176,5 +178,7 @@ fn linux_exact_accounting_when_asked() {
     let (t, d) = dsack_1(false, 211, 0);
     s.on_ack(t, &d);
     assert!(undone(&s), "{:?}", s.stats());
-    assert!(Config::linux().dsack_proof && Config::rfc().dsack_proof);
+    // Issue 23 item 3: the stacks' presets keep their accounting; `hardened` proves.
+    assert!(!Config::linux().dsack_proof && !Config::rfc().dsack_proof);
+    assert!(Config::linux_hardened().resolve(true, true).dsack_proof);
 }

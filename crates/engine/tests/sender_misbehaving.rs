@@ -55,7 +55,8 @@ fn spoofed_dupacks(c: Config, dups: u64) -> u64 {
 #[test]
 fn duplicate_acks_beyond_the_flight_inflate_nothing() {
     for preset in ["rfc", "prr", "linux", "rack-tlp", "linux-rh"] {
-        let c = no_sack(Config::preset(preset).unwrap());
+        // The budget is a defence beyond the stacks (`dupack_budget`, on with `hardened`).
+        let c = no_sack(Config::preset(preset).unwrap()).hardened();
         let honest = spoofed_dupacks(c.clone(), 9);
         let spoofed = spoofed_dupacks(c, 1_000);
         assert!(
@@ -133,7 +134,10 @@ fn divided_acks_in_slow_start_grow_by_bytes() {
 #[test]
 fn linux_reads_duplicates_beyond_the_flight_as_reordering() {
     for preset in ["linux", "linux-3.17", "linux-4.4-norack"] {
-        let mut s = Sender::new(no_sack(Config::preset(preset).unwrap()), ms(0)).unwrap();
+        // With the duplicate-ACK budget (`hardened`) the spoofed copies release no new
+        // data, so the flight stays and the clamp is reached once.
+        let c = no_sack(Config::preset(preset).unwrap()).hardened();
+        let mut s = Sender::new(c, ms(0)).unwrap();
         s.write(ms(0), 10_000 * MSS);
         drain(&mut s, ms(0));
         // An honest flight's worth of duplicates (nine above the hole) leaves it alone.
@@ -169,7 +173,9 @@ fn linux_reads_duplicates_beyond_the_flight_as_reordering() {
 #[test]
 fn unused_acks_of_acknowledged_segments_pay_for_no_duplicates() {
     for preset in ["rfc", "linux", "linux-3.17", "reno-sack-eifel"] {
-        let mut s = Sender::new(no_sack(Config::preset(preset).unwrap()), ms(0)).unwrap();
+        // `detect::ack_budget` is `dupack_budget`, on with `hardened`.
+        let c = no_sack(Config::preset(preset).unwrap()).hardened();
+        let mut s = Sender::new(c, ms(0)).unwrap();
         s.write(ms(0), 20 * MSS);
         drain(&mut s, ms(0));
         // Twenty segments, one ACK per two: ten ACKs, the flight fully acknowledged.

@@ -157,6 +157,7 @@ pub const FUZZ_PRESETS: &[&str] = &[
     "reno-sack-eifel",
     "newreno-sack-eifel",
     "fack-eifel",
+    "linux-hardened",
 ];
 pub const FUZZ_AXES: &[&str] = &[
     "flavour",
@@ -205,6 +206,9 @@ pub const FUZZ_AXES: &[&str] = &[
     "ecn",
     "optack_defence",
     "optack_skip_interval",
+    "dupack_budget",
+    "ack_division_guard",
+    "hardened",
 ];
 /// Index slots (beyond the lists: room to append).
 const PRESET_SLOTS: usize = 64;

@@ -1,6 +1,7 @@
 //! `lossrec bench --only attacks`: the misbehaving-receiver table of issue 13, from
-//! `lossrec_testkit::attack` (every preset × SACK on/off × phase × attack, each beside the
-//! honest runs of the same preset, SACK setting and phase, summed over `attack::PATHS`),
+//! `lossrec_testkit::attack` (every preset × SACK on/off × phase × attack, as the stack is
+//! and `hardened`, each beside the honest runs of the same configuration and phase,
+//! summed over `attack::PATHS`),
 //! and the optimistic-ACK defence's table (`attack::defence`, on the base path: the attack
 //! with `optack_defence = skip-segment` and without, and what the defence costs the honest
 //! connection).
@@ -11,13 +12,18 @@ use pyo3::types::PyDict;
 use lossrec_testkit::attack::defence::{self, DefenceRow};
 use lossrec_testkit::attack::{self, Attack};
 
-/// `{"columns": [...], "rows": [[preset, sack, phase, attack, honest_bytes,
+/// `{"columns": [...], "rows": [[preset, sack, phase, attack, defences, honest_bytes,
 /// attacked_bytes, ratio, extra_mss_per_rtt, within_bounds, worst_path_ratio], ...],
 /// "defence": {"columns", "rows", "transfer_bytes", "skip_interval"}, "rtt_ms" (of each
 /// path), "mss", "wall_s"}`.
 pub(crate) fn attacks(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let t0 = std::time::Instant::now();
-    let (rows, def) = py.detach(|| (attack::table(&Attack::ALL), defence::defence_table(true)));
+    let (rows, def) = py.detach(|| {
+        let mut rows = attack::table(&Attack::ALL, attack::Defences::Stack);
+        rows.extend(attack::table(&Attack::ALL, attack::Defences::AllButOptack));
+        rows.extend(attack::table(&Attack::ALL, attack::Defences::Hardened));
+        (rows, defence::defence_table(true))
+    });
     let d = PyDict::new(py);
     d.set_item(
         "columns",
@@ -26,6 +32,7 @@ pub(crate) fn attacks(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
             "sack",
             "phase",
             "attack",
+            "defences",
             "honest_bytes",
             "attacked_bytes",
             "ratio",
@@ -42,6 +49,7 @@ pub(crate) fn attacks(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
                 r.sack,
                 r.phase.name(),
                 r.attack.name(),
+                r.defences.name(),
                 r.honest.sent,
                 r.attacked.sent,
                 r.ratio(),
@@ -65,7 +73,9 @@ pub(crate) fn attacks(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(d)
 }
 
-/// The defence table (the base path, the undefended attack included).
+/// The defence table (the base path, the undefended attacks included): one row per
+/// preset, SACK setting, phase and optimistic attacker (`Attack::OPTIMISTIC`), with the
+/// honest cost of that preset, SACK setting and phase beside it.
 fn defence_dict<'py>(py: Python<'py>, def: &[DefenceRow]) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item(
@@ -74,6 +84,7 @@ fn defence_dict<'py>(py: Python<'py>, def: &[DefenceRow]) -> PyResult<Bound<'py,
             "preset",
             "sack",
             "phase",
+            "attack",
             "ratio_off",
             "ratio_on",
             "attacker_stopped",
@@ -82,26 +93,26 @@ fn defence_dict<'py>(py: Python<'py>, def: &[DefenceRow]) -> PyResult<Bound<'py,
             "honest_completion_on_ms",
             "honest_completion_on_vs_off",
             "honest_stopped",
-            "honest_skips",
         ],
     )?;
     let ms = |t: Option<lossrec::Duration>| t.map(|t| t.as_secs_f64() * 1e3);
     let out: Vec<Bound<'_, PyAny>> = def
         .iter()
-        .map(|r| {
+        .flat_map(|r| (0..r.attacked.len()).map(move |i| (r, i)))
+        .map(|(r, i)| {
             (
                 r.preset,
                 r.sack,
                 r.phase.name(),
-                r.gain_off(),
-                r.gain_on(),
-                r.attacked_on.stopped,
+                r.attacked[i].attack.name(),
+                r.gain_off(i),
+                r.gain_on(i),
+                r.attacked[i].on.stopped,
                 r.honest_throughput(),
                 ms(r.completion_off),
                 ms(r.completion_on),
                 r.honest_completion(),
                 r.honest_on.stopped,
-                r.honest_on.skips,
             )
                 .into_pyobject(py)
                 .map(|t| t.into_any())

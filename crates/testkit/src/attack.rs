@@ -14,6 +14,13 @@
 //!   evidence; Linux's `undo_retrans` accounting is the defence).
 //! - Optimistic ACK: every ACK acknowledges all the sender has sent so far (an oracle
 //!   attacker, the strongest form), data still queued or lost included.
+//! - Paced optimistic ACK (issue 26 item 3): every ACK runs `step` segments past the
+//!   attacker's previous one (never behind the honest ACK, never past SND.NXT), without
+//!   SACK: a one-segment step lands on every sequence, so it lands on the held segment's
+//!   start as an honest report of the hole would.
+//! - Hiding: the honest ACKs pass unchanged except those that show a hole (a cumulative
+//!   ACK below data already received): those are hidden and replaced by an ACK of all the
+//!   data received, the hole included (losses are never reported).
 //!
 //! The path: one-way delay each way, an optional drop-tail bottleneck on the data path, and
 //! an optional random data loss decided by (sequence, transmission count) so that the
@@ -29,7 +36,7 @@ use crate::rng::mix64;
 pub mod defence;
 mod table;
 
-pub use table::{table, Row};
+pub use table::{table, Defences, Row};
 
 /// How the receiver misbehaves.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -39,6 +46,10 @@ pub enum Attack {
     DupAckSpoofing,
     DsackSpoofing,
     OptimisticAck,
+    /// Optimistic ACKs paced at this many segments past the attacker's previous ACK.
+    Paced(u8),
+    /// Honest ACKs, except that every one showing a hole is replaced by an ACK over it.
+    Hiding,
 }
 
 impl Attack {
@@ -55,8 +66,23 @@ impl Attack {
             Attack::DupAckSpoofing => "dupack_spoofing",
             Attack::DsackSpoofing => "dsack_spoofing",
             Attack::OptimisticAck => "optimistic_ack",
+            Attack::Paced(1) => "paced_1mss",
+            Attack::Paced(2) => "paced_2mss",
+            Attack::Paced(3) => "paced_3mss",
+            Attack::Paced(_) => "paced",
+            Attack::Hiding => "hiding",
         }
     }
+
+    /// The attacks that acknowledge data not received, which the optimistic-ACK defence
+    /// must stop (issue 26 item 3): the oracle, paced at each step size, and hiding.
+    pub const OPTIMISTIC: [Attack; 5] = [
+        Attack::OptimisticAck,
+        Attack::Paced(1),
+        Attack::Paced(2),
+        Attack::Paced(3),
+        Attack::Hiding,
+    ];
 }
 
 /// Pieces per divided ACK and copies per spoofed ACK (the issue's 10).
@@ -98,6 +124,15 @@ impl Phase {
             Phase::Lossy | Phase::Bottleneck => (0, 20),
         }
     }
+}
+
+/// The presets the tables run: every one but `linux-hardened`, whose rows are `linux`'s
+/// with [`Defences::Hardened`] (every table applies its defences to each preset).
+pub fn presets() -> Vec<&'static lossrec::config::Preset> {
+    lossrec::PRESETS
+        .iter()
+        .filter(|p| p.name != "linux-hardened")
+        .collect()
 }
 
 /// Round-trip propagation delay of the base path.
@@ -161,6 +196,8 @@ pub struct Measured {
     /// `OptAckStrikes`), over the whole run.
     pub skips: u64,
     pub strikes: u64,
+    /// The sender's cwnd at the end of the window (bytes; summed over paths in a row).
+    pub cwnd: u64,
 }
 
 impl std::ops::Add for Measured {
@@ -174,6 +211,7 @@ impl std::ops::Add for Measured {
             stopped: self.stopped || o.stopped,
             skips: self.skips + o.skips,
             strikes: self.strikes + o.strikes,
+            cwnd: self.cwnd + o.cwnd,
         }
     }
 }
@@ -194,6 +232,7 @@ pub fn run_on(cfg: &Config, sack: bool, phase: Phase, attack: Attack, path: Path
     sim.run_until(t0, Attack::Honest);
     let (sent0, delivered0) = (sim.s.snd_nxt(), sim.r.delivered());
     sim.run_until(t1, attack);
+
     Measured {
         sent: sim.s.snd_nxt() - sent0,
         delivered: sim.r.delivered() - delivered0,
@@ -201,6 +240,7 @@ pub fn run_on(cfg: &Config, sack: bool, phase: Phase, attack: Attack, path: Path
         stopped: sim.s.optack_detected(),
         skips: sim.s.stats().optack_skips,
         strikes: sim.s.stats().optack_strikes,
+        cwnd: sim.s.cwnd(),
     }
 }
 
@@ -450,6 +490,26 @@ impl Loop {
                     ..a
                 }]
             }
+            Attack::Paced(step) => {
+                let paced = prev + u64::from(step) * MSS;
+                let cum = self.s.snd_nxt().min(paced).max(a.cumulative).max(prev);
+                self.last_cum = cum;
+                vec![Ack {
+                    cumulative: cum,
+                    sack: Default::default(),
+                    ..a
+                }]
+            }
+            Attack::Hiding if a.cumulative < self.high_seen => {
+                let cum = self.high_seen.max(prev);
+                self.last_cum = cum;
+                vec![Ack {
+                    cumulative: cum,
+                    sack: Default::default(),
+                    ..a
+                }]
+            }
+            Attack::Hiding => vec![a],
         }
     }
 }

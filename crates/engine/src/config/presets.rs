@@ -141,6 +141,13 @@ pub const PRESETS: &[Preset] = &[
         summary: "fack with Eifel detection and full undo",
         build: Config::fack_eifel,
     },
+    Preset {
+        name: "linux-hardened",
+        summary: "linux with every defence beyond it on (hardened: dsack_proof, \
+                  dupack_budget, ack_division_guard, optack_defence=skip-segment); \
+                  the preset to embed",
+        build: Config::linux_hardened,
+    },
 ];
 
 impl Config {
@@ -175,7 +182,9 @@ impl Config {
             max_rto: Duration::from_secs(60),
             initial_rto: Duration::from_secs(1),
             spurious_detection: SpuriousDetection::None,
-            dsack_proof: true,
+            // The defences beyond the stacks are off in every stack's preset; `hardened`
+            // turns them all on (`linux-hardened`).
+            dsack_proof: false,
             spurious_response: SpuriousResponse::None,
             rto_adaptation: RtoAdaptation::Std,
             cc: CongestionControl::Reno,
@@ -195,6 +204,9 @@ impl Config {
             ecn: Ecn::Off,
             optack_defence: OptAckDefence::Off,
             optack_skip_interval: 64,
+            dupack_budget: false,
+            ack_division_guard: false,
+            hardened: false,
         }
     }
 
@@ -316,6 +328,16 @@ impl Config {
             // `tcp_ecn=2`: ECN when the peer asks for it.
             ecn: Ecn::Accept,
             ..Config::linux_classic()
+        }
+    }
+
+    /// `linux` with every defence beyond Linux on (`hardened`): what an embedder should
+    /// start from. Honest peers see Linux's behaviour, but for the optimistic-ACK check's
+    /// held segments (`detect::optack`).
+    pub fn linux_hardened() -> Config {
+        Config {
+            preset: "linux-hardened",
+            ..Config::linux().hardened()
         }
     }
 

@@ -30,6 +30,12 @@ pub struct Algorithms {
     /// arrived (`dsack_proof`; `scoreboard::proof`).
     pub dsack_proof: bool,
     pub optack: OptAck,
+    /// Without SACK, duplicates beyond what the peer can have sent count nothing
+    /// (`dupack_budget`; `detect::ack_budget`, RFC 9937 §6's RecoverFS per round).
+    pub dupack_budget: bool,
+    /// Without SACK, only an answered retransmission fills the hole
+    /// (`ack_division_guard`; `sender::reno`).
+    pub ack_division_guard: bool,
     /// Behaviour only Linux has, by name (from `flavour`).
     pub rules: FlavourRules,
 }
@@ -235,13 +241,15 @@ impl Config {
             },
             spurious_detection,
             detection_unavailable,
-            dsack_proof: self.dsack_proof,
+            dsack_proof: self.dsack_proof || self.hardened,
             optack: match self.optack_defence {
-                super::OptAckDefence::Off => OptAck::Off,
-                super::OptAckDefence::SkipSegment => OptAck::SkipSegment {
+                super::OptAckDefence::Off if !self.hardened => OptAck::Off,
+                _ => OptAck::SkipSegment {
                     interval: self.optack_skip_interval,
                 },
             },
+            dupack_budget: self.dupack_budget || self.hardened,
+            ack_division_guard: self.ack_division_guard || self.hardened,
             rules: self.flavour_rules(),
         }
     }

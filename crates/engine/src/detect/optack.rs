@@ -9,42 +9,72 @@
 //! its sender growing many times faster than the path allows. The defence plants evidence
 //! an honest receiver cannot fake: now and then (every `interval` new segments on average,
 //! at positions the attacker cannot predict) one new segment `k` is held back while the
-//! next one goes first, and `k` follows it in the same burst. An honest receiver gets
-//! `k + 1` before `k` and answers at once (RFC 5681 §4.2: out-of-order data is
-//! acknowledged immediately) with an ACK that shows the hole: its cumulative ACK stops at
-//! `k` (`cum == k.start`), or a SACK block begins above `k`. A receiver that acknowledges
-//! by expectation covers `k` with no such report.
+//! next one goes first (two without SACK), and `k` follows in the same burst. An honest
+//! receiver gets the segments ahead before `k` and answers each at once (RFC 5681 §4.2: out-of-order
+//! data is acknowledged immediately) with an ACK that shows the hole, *caused by* the
+//! segments sent ahead (issue 26 item 3: a cumulative ACK that merely stops at `k` is no
+//! report — an attacker stepping one segment per ACK lands on every sequence, and the
+//! honest ACK of `k − 1` stops there too):
+//! - with SACK, a SACK block that begins above `k` and below the end of the segments
+//!   sent ahead (RFC 2018 §4: a receiver holding out-of-order data SACKs it in every ACK);
+//! - without SACK, a duplicate ACK at `k` (SEG.ACK = SND.UNA = `k`): the second segment
+//!   ahead makes one even when the first one's ACK was the advance to `k` (a delayed ACK
+//!   of `k − 1` is sent then);
+//! - and either only once it can be an answer to the segments sent ahead: at least
+//!   min_RTT after they left, as Linux's `tcp_rack_advance` tells an ACK of a
+//!   retransmission from one of the original (and `dsack_proof` here). An attacker's
+//!   ACK sent before they reached it arrives sooner, even when its own early ACKs have
+//!   shortened min_RTT to the one-way delay.
 //!
 //! The verdict, taken on the first ACK that covers `k`:
 //! - the hole was reported: **pass**;
 //! - `k` had not even been sent yet (the caller broke the burst): proof, **detected**;
 //! - evidence is missing but could be innocent: **void**. Without SACK a loss below `k`
-//!   hides the hole (the receiver's duplicates stop below it); that loss must be repaired
-//!   before an ACK can cover `k`, so the sender is in fast recovery or loss recovery, or a
-//!   retransmission is outstanding, when it arrives ("not calm"). Or the ACK does not
-//!   cover `k + 1` (it was lost, so `k` came first in order). A duplicate ACK is no
-//!   excuse: an attacker's stale ACKs are duplicates too;
+//!   hides the hole: the receiver's answers to the segments ahead are duplicates at the
+//!   lower hole, which excuse the missing report ("excused": an answered duplicate below
+//!   the end of the segments ahead, other than at `k`). A retransmission below `k` is no
+//!   excuse by itself: a paced attacker without SACK makes duplicates at its own front,
+//!   sooner than any answer, and keeps the sender in fast recovery (issue 26 item 3:
+//!   `reno-sack` under 2 % loss voided every check that way);
+//! - an ACK that covers `k` but not the segments sent ahead says that they were lost
+//!   (`k` came first, in order). It is no excuse until they are repaired: the verdict
+//!   waits for the ACK that covers them, void if one of them was resent (or, without
+//!   SACK, reported missing by an answered duplicate) meanwhile, otherwise a strike — a paced attacker stepping one segment covers `k`
+//!   first and the segments ahead on its next ACKs;
 //! - otherwise a **strike**. [`STRIKES`] consecutive strikes are a detection: a lost ACK
-//!   (or a path that swaps `k + 1` back behind `k`) can hide one honest report, so with ACK
-//!   loss p an honest connection is taken for a liar with probability p³ per three skips.
+//!   (or a path that swaps the segments ahead back behind `k`) can hide one honest report,
+//!   so with ACK loss p an honest connection is taken for a liar with probability about
+//!   p⁶ per three skips (both reports lost, three times).
 //!
-//! What the hold costs an honest connection: `k` arrives one place out of order. One
-//! duplicate follows (fewer than DupThresh; RFC 3042 may send one new segment on it); the
-//! sender stamps `k` as sent after `k + 1` (RACK sees no reordering), does not count `k`'s
-//! late delivery as reordering evidence ([`SkipSegment::reorder_filter`]), and gives back
-//! on the passing ACK the growth Linux withholds from the duplicate
-//! ([`SkipSegment::take_credit`]). No loss is inferred and no threshold moves.
+//! What the hold costs an honest connection: `k` arrives one place out of order (two
+//! without SACK, where the second segment ahead may exceed cwnd by one segment until the
+//! next ACK). One or two duplicates follow (fewer than DupThresh, and two SACKed segments
+//! are not more than (DupThresh − 1)·SMSS, RFC 6675 IsLost; RFC 3042 may send new
+//! segments on them); the sender stamps `k` as sent after the segments ahead (RACK sees no
+//! reordering), does not count `k`'s late delivery as reordering evidence
+//! ([`SkipSegment::reorder_filter`]), and gives back on the passing ACK the growth Linux
+//! withholds from the duplicates ([`SkipSegment::take_credit`]; RFC 3465's per-ACK limit
+//! counts them as the ACKs they would have been in order). No loss is inferred and no
+//! threshold moves.
 //!
 //! Only one check is open at a time, so at most one segment is held per round trip; the
 //! interval matters when it is longer than the window. It needs a receiver that
 //! acknowledges out-of-order data at once (RFC 5681 §4.2 SHOULD; Linux, BSD and Windows do)
 //! on a path that does not thin duplicate ACKs: that is why it is off by default.
 //!
+//! What it cannot see: a receiver that acknowledges only what arrived but claims a hole
+//! as received once it has lasted (it waits out the held segment's one-burst delay) lies
+//! about losses, not about arrivals; only a segment withheld for a whole round trip
+//! (Savage et al.'s cumulative nonce, §4.3) would catch it, at a round trip of
+//! head-of-line delay per check.
+//!
 //! The engine has no RNG: the positions come from a seed the caller supplies
 //! (`Sender::set_seed`), mixed with a counter (SplitMix64's finaliser).
-//! Memory: one held segment and one open check, whatever the peer sends.
+//! Memory: one held segment, one queued ahead of it and one open check, whatever the peer
+//! sends.
 
 use crate::packet::{Range, Transmit};
+use crate::time::{Duration, Instant};
 
 /// Consecutive failed checks that count as a detection.
 pub const STRIKES: u8 = 3;
@@ -68,10 +98,35 @@ pub enum Verdict {
 #[derive(Copy, Clone, Debug)]
 struct Check {
     skipped: Range,
-    /// End of the segment sent ahead of it.
+    /// End of the segments sent ahead of it.
     ahead_end: u64,
+    /// When they were sent.
+    ahead_sent: Instant,
     sent: bool,
     proven: bool,
+    /// A segment below the held one, or one sent ahead of it, was retransmitted since
+    /// (the module doc's "excused").
+    excused: bool,
+    /// An ACK covered the held segment but not the segments ahead: the verdict waits for
+    /// the ACK that covers them.
+    awaiting_ahead: bool,
+}
+
+/// One acceptable ACK as the check reads it.
+#[derive(Copy, Clone, Debug)]
+pub struct AckView<'a> {
+    /// Its arrival time.
+    pub now: Instant,
+    /// SEG.ACK (at most SND.NXT).
+    pub cum: u64,
+    /// SND.UNA before it: `cum == una` is a duplicate (RFC 5681 §2).
+    pub una: u64,
+    /// Its SACK blocks without the DSACK (empty without SACK).
+    pub blocks: &'a [Range],
+    /// SACK is in use on the connection.
+    pub sack: bool,
+    /// The connection's min_RTT before it (zero before any sample).
+    pub min_rtt: Duration,
 }
 
 /// The defence's state on one connection.
@@ -82,8 +137,10 @@ pub struct SkipSegment {
     draws: u64,
     /// New segments still to send before the next skip.
     countdown: u64,
-    /// The segment held back while the next one goes first.
+    /// The segment held back while the next two go first.
     held: Option<Transmit>,
+    /// The second segment sent ahead of it, when the first has gone.
+    queued: Option<Transmit>,
     check: Option<Check>,
     /// The last held segment whose check was decided (its late delivery is decided on the
     /// same ACK, after the check).
@@ -103,7 +160,8 @@ fn mix(mut z: u64) -> u64 {
 }
 
 impl SkipSegment {
-    /// Skips every `interval` segments on average, at positions drawn from `seed`.
+    /// Skips every `interval` segments on average (every `interval / 8` after a failed
+    /// check), at positions drawn from `seed`.
     pub fn new(interval: u32, seed: u64) -> Self {
         let mut s = SkipSegment {
             seed,
@@ -111,6 +169,7 @@ impl SkipSegment {
             draws: 0,
             countdown: 0,
             held: None,
+            queued: None,
             check: None,
             last_skipped: None,
             credit: 0,
@@ -128,11 +187,21 @@ impl SkipSegment {
         self.countdown = self.draw();
     }
 
-    /// The next gap: uniform on 1 ..= 2·interval − 1 (mean `interval`).
+    /// The next gap: uniform on 1 ..= 2·interval − 1 (mean `interval`). After a failed
+    /// check the interval is an eighth: a peer that failed one is checked again within a
+    /// few segments (the next check still waits for this one to close, so at most one per
+    /// round trip), and an attacker whose run is short, or whose window leaves few chances
+    /// to hold a segment, cannot outlast [`STRIKES`]; an honest peer fails one only when
+    /// an ACK is lost, and pays a few more held segments then.
     fn draw(&mut self) -> u64 {
         let r = mix(self.seed ^ mix(self.draws.wrapping_add(0x9e37_79b9_7f4a_7c15)));
         self.draws += 1;
-        1 + r % (2 * self.interval - 1)
+        let interval = if self.strikes > 0 {
+            (self.interval / 8).max(1)
+        } else {
+            self.interval
+        };
+        1 + r % (2 * interval - 1)
     }
 
     /// The peer was found acknowledging data it did not receive.
@@ -155,20 +224,28 @@ impl SkipSegment {
         self.countdown = self.countdown.saturating_sub(1);
     }
 
-    /// `t` is held back; `ahead_end` ends the segment sent in its place.
-    pub fn hold(&mut self, t: Transmit, ahead_end: u64) {
+    /// `t` is held back at `now`; `second`, if any, goes after the segment sent now and
+    /// before `t`; `ahead_end` ends the segments sent ahead.
+    pub fn hold(&mut self, now: Instant, t: Transmit, second: Option<Transmit>, ahead_end: u64) {
         self.held = Some(t);
+        self.queued = second;
         self.check = Some(Check {
             skipped: t.range,
             ahead_end,
+            ahead_sent: now,
             sent: false,
             proven: false,
+            excused: false,
+            awaiting_ahead: false,
         });
         self.countdown = self.draw();
     }
 
-    /// The held segment goes out now.
+    /// The second segment ahead goes out now, then the held one.
     pub fn release(&mut self) -> Option<Transmit> {
+        if let Some(t) = self.queued.take() {
+            return Some(t);
+        }
         let t = self.held.take()?;
         if let Some(c) = self.check.as_mut() {
             c.sent = true;
@@ -186,6 +263,16 @@ impl SkipSegment {
         core::mem::take(&mut self.credit).min(acked.saturating_sub(delivered))
     }
 
+    /// A retransmission of `range`: one of the segments sent ahead was lost, which excuses
+    /// an ACK that covered the held segment before them.
+    pub fn on_retransmit(&mut self, range: Range) {
+        if let Some(c) = self.check.as_mut() {
+            if range.start >= c.skipped.end && range.start < c.ahead_end {
+                c.excused = true;
+            }
+        }
+    }
+
     /// A retransmission timeout: what was skipped may be resent, so nothing can be judged.
     pub fn void(&mut self) {
         self.check = None;
@@ -201,54 +288,84 @@ impl SkipSegment {
         }
     }
 
-    /// One acceptable ACK: `cum` (at most SND.NXT), its SACK blocks without the DSACK,
-    /// and whether the sender was calm before it: not in fast or loss recovery, no
-    /// retransmission outstanding.
-    pub fn on_ack(&mut self, cum: u64, blocks: &[Range], calm: bool) -> Verdict {
+    /// One acceptable ACK.
+    pub fn on_ack(&mut self, a: &AckView<'_>) -> Verdict {
         let Some(c) = self.check.as_mut() else {
             return Verdict::Pending;
         };
         let k = c.skipped;
-        let covers =
-            |r: Range| cum >= r.end || blocks.iter().any(|b| b.start < r.end && b.end > r.start);
+        let covers = |r: Range| {
+            a.cum >= r.end || a.blocks.iter().any(|b| b.start < r.end && b.end > r.start)
+        };
         if !c.sent {
             if covers(k) {
                 return self.detect();
             }
             return Verdict::Pending;
         }
-        if cum == k.start
-            || blocks
-                .iter()
-                .any(|b| b.start >= k.end && b.start < c.ahead_end)
-        {
+        let answers = answers(a, c.ahead_sent);
+        if answers && reports_hole(a, k, c.ahead_end) {
             c.proven = true;
+        }
+        // Without SACK, the answer to the segments ahead was a duplicate at another hole:
+        // a loss below `k`, or of the segments ahead, hides the report.
+        if answers && !a.sack && a.cum == a.una && a.cum < c.ahead_end && a.cum != k.start {
+            c.excused = true;
+        }
+        if c.awaiting_ahead {
+            if c.excused {
+                self.check = None;
+                return Verdict::Void;
+            }
+            if !covers_ahead(a, k.end, c.ahead_end) {
+                return Verdict::Pending;
+            }
+            self.check = None;
+            return self.strike();
         }
         if !covers(k) {
             return Verdict::Pending;
         }
-        let c = self.check.take().expect("checked above");
         self.last_skipped = Some(k);
         if c.proven {
             self.strikes = 0;
-            self.credit = c.ahead_end.saturating_sub(k.end);
-            Verdict::Pass
-        } else if !calm || !covers_ahead(cum, blocks, k.end, c.ahead_end) {
-            Verdict::Void
-        } else {
-            self.strikes += 1;
-            if self.strikes >= STRIKES {
-                self.detect()
+            // Only an ACK over the segments ahead too, as the honest one after the report
+            // is: a slice of a divided ACK ending inside them earns no credit.
+            self.credit = if a.cum >= c.ahead_end {
+                c.ahead_end - k.end
             } else {
-                Verdict::Strike
-            }
+                0
+            };
+            self.check = None;
+            Verdict::Pass
+        } else if c.excused {
+            self.check = None;
+            Verdict::Void
+        } else if !covers_ahead(a, k.end, c.ahead_end) {
+            // `k` arrived before the segments ahead, or so the peer says: wait for them.
+            c.awaiting_ahead = true;
+            Verdict::Pending
+        } else {
+            self.check = None;
+            self.strike()
         }
+    }
+
+    fn strike(&mut self) -> Verdict {
+        self.strikes += 1;
+        if self.strikes >= STRIKES {
+            return self.detect();
+        }
+        // The next check comes sooner (`draw`).
+        self.countdown = self.countdown.min(self.draw());
+        Verdict::Strike
     }
 
     fn detect(&mut self) -> Verdict {
         self.detected = true;
         self.check = None;
         self.held = None;
+        self.queued = None;
         Verdict::Detected
     }
 
@@ -258,162 +375,32 @@ impl SkipSegment {
     }
 }
 
-/// The ACK shows that part of `[from, to)` (the segments sent ahead) arrived.
-fn covers_ahead(cum: u64, blocks: &[Range], from: u64, to: u64) -> bool {
-    cum > from || blocks.iter().any(|b| b.start < to && b.end > from)
+/// The ACK shows that all of `[from, to)` (the segments sent ahead) arrived.
+fn covers_ahead(a: &AckView<'_>, from: u64, to: u64) -> bool {
+    a.cum >= to || a.blocks.iter().any(|b| b.start <= from && b.end >= to)
+}
+
+/// The ACK can answer the segments sent ahead at `ahead_sent`: it arrives at least
+/// min_RTT after them (as Linux's `tcp_rack_advance` tells an answer to a retransmission
+/// from an ACK of the original).
+fn answers(a: &AckView<'_>, ahead_sent: Instant) -> bool {
+    let elapsed = a.now.saturating_duration_since(ahead_sent);
+    elapsed >= a.min_rtt && elapsed > Duration::ZERO
+}
+
+/// The ACK shows the hole at `k` as an honest receiver's answer to the segments sent ahead
+/// (up to `ahead_end`) does (module doc): with SACK a block above `k` within them, without
+/// SACK a duplicate at `k`.
+fn reports_hole(a: &AckView<'_>, k: Range, ahead_end: u64) -> bool {
+    if a.sack {
+        a.cum <= k.start
+            && a.blocks
+                .iter()
+                .any(|b| b.start >= k.end && b.start < ahead_end)
+    } else {
+        a.cum == k.start && a.una == k.start
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::packet::Why;
-
-    const MSS: u64 = 1000;
-
-    fn seg(i: u64) -> Range {
-        Range::new(i * MSS, (i + 1) * MSS)
-    }
-
-    fn tx(i: u64) -> Transmit {
-        Transmit {
-            range: seg(i),
-            why: Why::New,
-            syn: None,
-            fin: false,
-            psh: false,
-            ts: None,
-            ecn: Default::default(),
-        }
-    }
-
-    /// Segment 5 held, 6 sent ahead, then 5.
-    fn skipped() -> SkipSegment {
-        let mut s = SkipSegment::new(64, 7);
-        s.hold(tx(5), seg(6).end);
-        assert_eq!(s.release().map(|t| t.range), Some(seg(5)));
-        s
-    }
-
-    #[test]
-    fn gaps_are_deterministic_bounded_and_average_the_interval() {
-        let gaps = |seed| {
-            let mut s = SkipSegment::new(16, seed);
-            (0..2000).map(|_| s.draw()).collect::<Vec<_>>()
-        };
-        assert_eq!(gaps(1), gaps(1));
-        assert_ne!(gaps(1), gaps(2));
-        let g = gaps(3);
-        assert!(g.iter().all(|&x| (1..=31).contains(&x)));
-        let mean = g.iter().sum::<u64>() as f64 / g.len() as f64;
-        assert!((14.0..18.0).contains(&mean), "{mean}");
-    }
-
-    #[test]
-    fn honest_reports_pass() {
-        // (ACKs before the one covering 5: cumulative, SACK blocks; the case)
-        type Acks<'a> = &'a [(u64, &'a [Range])];
-        let sack = [Range::new(seg(6).start, seg(7).end)];
-        let cases: [(Acks, &str); 3] = [
-            // The cumulative ACK stops at the hole.
-            (&[(seg(5).start, &[])], "cumulative"),
-            // A SACK block above the hole, cumulative ACK below it (a loss below 5).
-            (&[(seg(3).start, &sack)], "sack"),
-            // Both, after an ACK that said nothing about it.
-            (&[(seg(4).start, &[]), (seg(5).start, &sack[..])], "both"),
-        ];
-        for (before, what) in cases {
-            let mut s = skipped();
-            for &(cum, blocks) in before {
-                assert_eq!(s.on_ack(cum, blocks, true), Verdict::Pending, "{what}");
-            }
-            assert_eq!(s.on_ack(seg(7).end, &[], true), Verdict::Pass, "{what}");
-            assert_eq!(s.strikes(), 0);
-        }
-    }
-
-    #[test]
-    fn covering_the_hole_unreported_strikes_then_detects() {
-        let mut s = skipped();
-        assert_eq!(s.on_ack(seg(8).end, &[], true), Verdict::Strike);
-        for k in 1..u64::from(STRIKES) {
-            assert!(!s.detected());
-            s.hold(tx(20 * k), seg(20 * k + 1).end);
-            s.release();
-            let v = s.on_ack(seg(20 * k + 2).end, &[], true);
-            let want = if k + 1 == u64::from(STRIKES) {
-                Verdict::Detected
-            } else {
-                Verdict::Strike
-            };
-            assert_eq!(v, want);
-        }
-        assert!(s.detected() && !s.due());
-    }
-
-    #[test]
-    fn growth_withheld_by_the_report_is_given_back_once() {
-        let mut s = skipped();
-        s.on_ack(seg(5).start, &[seg(6)], true);
-        assert_eq!(s.on_ack(seg(7).end, &[], true), Verdict::Pass);
-        // Two segments acknowledged, one counted as delivered: the ahead one comes back.
-        assert_eq!(s.take_credit(2 * MSS, MSS), MSS);
-        assert_eq!(s.take_credit(2 * MSS, MSS), 0);
-        // Never more than this ACK acknowledged beyond what it delivered.
-        let mut s = skipped();
-        s.on_ack(seg(5).start, &[], true);
-        s.on_ack(seg(7).end, &[], true);
-        assert_eq!(s.take_credit(2 * MSS, 2 * MSS), 0);
-    }
-
-    #[test]
-    fn a_pass_clears_the_strikes() {
-        let mut s = skipped();
-        assert_eq!(s.on_ack(seg(8).end, &[], true), Verdict::Strike);
-        s.hold(tx(20), seg(21).end);
-        s.release();
-        s.on_ack(seg(20).start, &[], true);
-        assert_eq!(s.on_ack(seg(22).end, &[], true), Verdict::Pass);
-        assert_eq!(s.strikes(), 0);
-    }
-
-    #[test]
-    fn acking_the_held_segment_before_it_was_sent_is_proof() {
-        let mut s = SkipSegment::new(64, 7);
-        s.hold(tx(5), seg(6).end);
-        assert_eq!(s.on_ack(seg(6).end, &[], true), Verdict::Detected);
-        let mut s = SkipSegment::new(64, 7);
-        s.hold(tx(5), seg(6).end);
-        assert_eq!(s.on_ack(seg(2).end, &[seg(5)], true), Verdict::Detected);
-    }
-
-    #[test]
-    fn innocent_explanations_void_the_check() {
-        // A duplicate below the hole is no excuse (an attacker's stale ACKs are ones).
-        let mut s = skipped();
-        s.on_ack(seg(3).start, &[], true);
-        assert_eq!(s.on_ack(seg(8).end, &[], true), Verdict::Strike);
-        // Recovering a loss below it (NewReno: the duplicates stopped below the hole).
-        let mut s = skipped();
-        assert_eq!(s.on_ack(seg(8).end, &[], false), Verdict::Void);
-        // The ahead segments did not arrive: 5 came first, in order.
-        let mut s = skipped();
-        assert_eq!(s.on_ack(seg(5).end, &[], true), Verdict::Void);
-        // A timeout.
-        let mut s = skipped();
-        s.void();
-        assert_eq!(s.on_ack(seg(8).end, &[], true), Verdict::Pending);
-        assert_eq!(s.strikes(), 0);
-    }
-
-    #[test]
-    fn the_held_segments_own_reordering_is_filtered() {
-        let mut s = skipped();
-        assert_eq!(s.reorder_filter(Some(seg(5).start)), None);
-        s.on_ack(seg(5).start, &[], true);
-        assert_eq!(s.on_ack(seg(8).end, &[], true), Verdict::Pass);
-        // Still filtered on the ACK that decided the check.
-        assert_eq!(s.reorder_filter(Some(seg(5).start)), None);
-        assert_eq!(s.reorder_filter(Some(seg(4).start)), Some(seg(4).start));
-        assert_eq!(s.reorder_filter(None), None);
-    }
-}
+mod tests;

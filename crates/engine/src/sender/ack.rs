@@ -26,6 +26,10 @@ pub(super) struct AckSummary {
     pub acked: u64,
     /// RFC 6937 DeliveredData (Linux `acked_sacked`).
     pub delivered: u64,
+    /// Of `delivered`, the growth a passed optimistic-ACK check gives back: the segments
+    /// sent ahead of the held one, which in order would have been acknowledged by ACKs of
+    /// their own (`detect::optack`, `SkipSegment::take_credit`).
+    pub optack_credit: u64,
     /// Of `acked`, the bytes the receiver had reported delivered before this ACK: SACKed,
     /// or (without SACK, in RTO recovery) counted by the duplicates before the timeout.
     pub reported_before: u64,
@@ -90,10 +94,11 @@ impl Sender {
         let (sb, dsack) = self.update_scoreboard(now, ack, prior);
         let is_dup = self.count_dupack(now, ack, &sb, prior, prior_window);
         // Without SACK: does the advance answer a retransmission (RFC 6582's partial ACK)?
-        let fills_hole = !self.sack_ok && self.renew_reno_budget(now, &sb.acked, min_rtt);
+        let fills_hole = !self.sack_ok && self.fills_hole(now, &sb.acked, min_rtt);
         let delivered = self.delivered_data(now, &sb.acked, sb.newly_sacked, is_dup, fills_hole);
         let delivered = self.hold_partial(delivered, &sb.acked);
-        let delivered = self.optack_delivered(sb.acked.bytes, delivered);
+        let optack_credit = self.optack_credit(sb.acked.bytes, delivered);
+        let delivered = delivered + optack_credit;
         let echo_answers_retrans = self.echo_answers_retrans(ack);
         self.tail_on_ack(now, ack, &sb, dsack, prior, window_update);
         self.restart_rto_on_ack(now, sb.acked.bytes > 0);
@@ -120,6 +125,7 @@ impl Sender {
         let summary = AckSummary {
             acked: sb.acked.bytes,
             delivered,
+            optack_credit,
             reported_before: sb.acked.was_sacked,
             fills_hole,
             ends_inside: sb.acked.ends_inside,
@@ -272,7 +278,8 @@ impl Sender {
             // (`tcp_clean_rtx_queue`). Charging it would take the meaning from the genuine
             // duplicates after the next loss (`detect::ack_budget`).
             let slice = sb.acked.bytes > 0 && !sb.acked.completes_a_segment;
-            let answers_a_segment = slice || self.ack_budget.on_ack();
+            // Only with `dupack_budget`: Linux has no such budget.
+            let answers_a_segment = slice || !self.alg.dupack_budget || self.ack_budget.on_ack();
             if ack.cumulative > prior.una {
                 let outstanding = self.sb.flight_size() + self.sb.retrans_bytes();
                 self.ack_budget.on_advance(outstanding.div_ceil(self.mss));

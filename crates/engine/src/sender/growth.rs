@@ -46,7 +46,19 @@ impl Sender {
             return;
         }
         let mut w = self.window();
-        self.cc.on_ack(now, &mut w, amount, self.rtt.srtt());
+        // RFC flavour: the segments sent ahead of a held one (`detect::optack`) count as
+        // the ACKs they would have had in order, so RFC 3465's per-ACK limit L does not
+        // take from an honest connection what the check's reordering lumped together.
+        let ahead = if self.cfg.flavour == Flavour::Rfc {
+            a.optack_credit.min(amount)
+        } else {
+            0
+        };
+        for part in [amount - ahead, ahead] {
+            if part > 0 {
+                self.cc.on_ack(now, &mut w, part, self.rtt.srtt());
+            }
+        }
         self.cwnd = w.cwnd.max(self.mss);
     }
 

@@ -10,7 +10,7 @@
 //! trusted with. It is deterministic: the same inputs and seed give the same verdict.
 
 use super::{RecoveryState, Sender};
-use crate::detect::optack::{SkipSegment, Verdict};
+use crate::detect::optack::{AckView, SkipSegment, Verdict};
 use crate::event::EventKind;
 use crate::packet::{Ack, Transmit, Why};
 use crate::time::Instant;
@@ -43,7 +43,8 @@ impl Sender {
         }
     }
 
-    /// The held segment, right after the one sent ahead of it, stamped as sent now.
+    /// The second segment sent ahead, then the held one, right after the first, each
+    /// stamped as sent now.
     pub(super) fn optack_transmit(&mut self, now: Instant) -> Option<Transmit> {
         let t = self.optack.as_deref_mut()?.release()?;
         self.sb.restamp(now, t.range.start);
@@ -51,8 +52,8 @@ impl Sender {
     }
 
     /// `t` is the next new segment in Open state: sent as is, or held back when a skip is
-    /// due and the segment after it can go first (it is returned instead; the held one
-    /// follows on the next call, `optack_transmit`).
+    /// due and the two segments after it can go first (the first is returned instead; the
+    /// second and then the held one follow on the next calls, `optack_transmit`).
     pub(super) fn optack_on_new(&mut self, now: Instant, t: Transmit) -> Transmit {
         let Some(o) = self.optack.as_deref_mut() else {
             return t;
@@ -61,27 +62,44 @@ impl Sender {
             o.on_new_segment();
             return t;
         }
-        // Only a full segment with more full segments queued behind it, and enough in
+        // Only a full segment with two more full segments queued behind it, and enough in
         // flight that early retransmit (fewer than four outstanding) cannot misread the
-        // duplicates; never the FIN, which must stay last.
+        // duplicates; never the FIN, which must stay last. Otherwise the skip waits for
+        // the next segment.
         let queued = self.app_written.saturating_sub(self.sb.snd_nxt());
+        let rwnd_room = (self.sb.snd_una() + self.peer_window).saturating_sub(self.sb.snd_nxt());
         let suitable = t.range.len() == self.mss
             && !t.fin
             && queued >= 3 * self.mss
+            && rwnd_room >= 3 * self.mss
             && self.sb.flight_size() >= 4 * self.mss
             && self.state() == RecoveryState::Open;
         if !suitable {
             return t;
         }
         let room = self.cwnd.saturating_sub(self.sb.flight_size());
-        let Some(ahead) = self.new_data(now, room, Why::New) else {
+        let Some(first) = self.new_data(now, room, Why::New) else {
             return t;
         };
+        // Without SACK a second segment goes ahead, so that an honest receiver sends a
+        // duplicate ACK at the hole whatever its delayed-ACK parity (`detect::optack`). It
+        // may borrow one segment of the next ACK's room: the window is exceeded by at most
+        // one segment until that ACK, once per check (as RFC 3042 sends beyond it).
+        let second = if self.sack_ok {
+            None
+        } else {
+            let room = self
+                .cwnd
+                .saturating_sub(self.sb.flight_size())
+                .max(self.mss);
+            self.new_data(now, room, Why::New)
+        };
+        let ahead_end = second.map_or(first.range.end, |s| s.range.end);
         self.stats.optack_skips += 1;
         if let Some(o) = self.optack.as_deref_mut() {
-            o.hold(t, ahead.range.end);
+            o.hold(now, t, second, ahead_end);
         }
-        ahead
+        first
     }
 
     /// The check on an acceptable ACK; true if the sender has stopped.
@@ -89,14 +107,19 @@ impl Sender {
         if self.optack.is_none() {
             return false;
         }
-        let calm = !matches!(self.state(), RecoveryState::Recovery | RecoveryState::Loss)
-            && self.sb.retrans_bytes() == 0;
-        let blocks = if self.sack_ok { ack.sack_blocks() } else { &[] };
+        let view = AckView {
+            now,
+            cum: ack.cumulative,
+            una: self.sb.snd_una(),
+            blocks: if self.sack_ok { ack.sack_blocks() } else { &[] },
+            sack: self.sack_ok,
+            min_rtt: self.rtt.min_rtt().unwrap_or_default(),
+        };
         let Some(o) = self.optack.as_deref_mut() else {
             return false;
         };
         let skipped = o.skipped();
-        match o.on_ack(ack.cumulative, blocks, calm) {
+        match o.on_ack(&view) {
             Verdict::Strike => self.stats.optack_strikes += 1,
             Verdict::Detected => {
                 self.stats.optack_strikes += 1;
@@ -117,16 +140,15 @@ impl Sender {
         false
     }
 
-    /// DeliveredData of this ACK plus the growth a passed check gives back
+    /// The growth a passed check gives back on this ACK, beyond its DeliveredData
     /// (`SkipSegment::take_credit`), unless the congestion control sets cwnd itself.
-    pub(super) fn optack_delivered(&mut self, acked: u64, delivered: u64) -> u64 {
-        if self.optack.is_none() || self.cc.controls_cwnd() {
-            return delivered;
+    pub(super) fn optack_credit(&mut self, acked: u64, delivered: u64) -> u64 {
+        if self.cc.controls_cwnd() {
+            return 0;
         }
-        match self.optack.as_deref_mut() {
-            Some(o) => delivered + o.take_credit(acked, delivered),
-            None => delivered,
-        }
+        self.optack
+            .as_deref_mut()
+            .map_or(0, |o| o.take_credit(acked, delivered))
     }
 
     /// Linux's reordering evidence without the held segment's own late delivery.
@@ -134,6 +156,14 @@ impl Sender {
         match self.optack.as_deref() {
             Some(o) => o.reorder_filter(low),
             None => low,
+        }
+    }
+
+    /// A retransmission of `range`: below the held segment it repairs a loss that hides
+    /// the hole without SACK (`SkipSegment::on_retransmit`).
+    pub(super) fn optack_on_retransmit(&mut self, range: crate::packet::Range) {
+        if let Some(o) = self.optack.as_deref_mut() {
+            o.on_retransmit(range);
         }
     }
 

@@ -103,6 +103,7 @@ impl Sender {
                 let a = super::ack::AckSummary {
                     acked: 0,
                     delivered: self.mss,
+                    optack_credit: 0,
                     reported_before: 0,
                     fills_hole: false,
                     ends_inside: false,

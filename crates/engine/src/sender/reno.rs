@@ -75,9 +75,11 @@ impl Sender {
             delivered += acked.bytes - consumed;
             self.remove_reno_dupacks(now, acked.bytes.div_ceil(self.mss));
         }
-        if let Some(budget) = &mut self.reno_budget {
+        let budget = self.reno_budget.as_mut().filter(|_| self.alg.dupack_budget);
+        if let Some(budget) = budget {
             // RFC 9937 §6: the episode's estimated DeliveredData stays within RecoverFS,
-            // however often the receiver repeats itself (Savage et al.'s DupACK spoofing).
+            // however often the receiver repeats itself (Savage et al.'s DupACK spoofing;
+            // `dupack_budget`, beyond Linux).
             delivered = delivered.min(*budget);
             *budget -= delivered;
         }
@@ -88,7 +90,8 @@ impl Sender {
             let mut credit = (self.reno_sacked + self.mss)
                 .min(cap)
                 .saturating_sub(self.reno_sacked);
-            if let Some(budget) = &mut self.reno_budget {
+            let budget = self.reno_budget.as_mut().filter(|_| self.alg.dupack_budget);
+            if let Some(budget) = budget {
                 credit = credit.min(*budget);
                 *budget -= credit;
             }
@@ -178,18 +181,23 @@ impl Sender {
         }
     }
 
+    /// Without SACK: whether this advance fills the hole (one SMSS of DeliveredData, and
+    /// RFC 6582's partial ACK). With `ack_division_guard`, only one that acknowledges a
+    /// retransmission the receiver has had time to answer ([`Sender::renew_reno_budget`]);
+    /// without it, as Linux's `tcp_remove_reno_sacks` credits one packet to every ACK that
+    /// acknowledges one (`tcp_clean_rtx_queue`), any advance that completes a segment too.
+    pub(super) fn fills_hole(&mut self, now: Instant, acked: &Acked, min_rtt: Duration) -> bool {
+        let answered = self.renew_reno_budget(now, acked, min_rtt);
+        answered || (!self.alg.ack_division_guard && acked.completes_a_segment)
+    }
+
     /// NewReno repairs one hole per round trip (RFC 6582 §3.2): a partial ACK covering a
     /// retransmission old enough to have been answered (sent at least `min_rtt` ago, as it
     /// stood before this ACK) shows the receiver really got it, and starts the episode's
     /// next round with what is in flight now as its RecoverFS. A spoofer's copies arrive
     /// right after the retransmission they provoke and renew nothing. Returns whether the
     /// ACK acknowledged such a retransmission (outside a non-SACK recovery: any advance).
-    pub(super) fn renew_reno_budget(
-        &mut self,
-        now: Instant,
-        acked: &Acked,
-        min_rtt: Duration,
-    ) -> bool {
+    fn renew_reno_budget(&mut self, now: Instant, acked: &Acked, min_rtt: Duration) -> bool {
         let Some(budget) = self.reno_budget else {
             return true;
         };

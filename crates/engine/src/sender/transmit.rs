@@ -430,6 +430,7 @@ impl Sender {
         if t.why.is_retransmission() {
             self.stats.retrans_segs += 1;
             self.spurious_on_transmit(now, t);
+            self.optack_on_retransmit(t.range);
         }
         match t.why {
             Why::FastRetransmit | Why::RackRetransmit => self.stats.fast_retrans += 1,

@@ -1,5 +1,7 @@
 //! The attack table: every preset × SACK on/off × phase × attack, each row summed over
-//! [`PATHS`] (one path alone is a chaotic trajectory, see there).
+//! [`PATHS`] (one path alone is a chaotic trajectory, see there), for the presets as their
+//! stacks are (what Linux itself lets an attacker do) or `hardened` (every defence beyond
+//! the stacks on, issue 23 item 3).
 
 use super::{run_on, Attack, Measured, Phase, MSS, PATHS};
 
@@ -8,6 +10,8 @@ use super::{run_on, Attack, Measured, Phase, MSS, PATHS};
 #[derive(Copy, Clone, Debug)]
 pub struct Row {
     pub preset: &'static str,
+    /// Which defences beyond the stacks were on.
+    pub defences: Defences,
     pub sack: bool,
     pub phase: Phase,
     pub attack: Attack,
@@ -57,18 +61,50 @@ fn within_bounds(honest: &Measured, attacked: &Measured) -> bool {
     extra_mss_per_rtt(honest, attacked) < 1.0 && ratio(honest, attacked) <= 1.1
 }
 
-/// Every preset × SACK on/off × phase × the given attacks (the presets on all cores).
-pub fn table(attacks: &[Attack]) -> Vec<Row> {
+/// Which of the defences beyond the stacks a table runs with (issue 23 item 3).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Defences {
+    /// None: the preset as its stack is.
+    Stack,
+    /// Issue 13's (`dsack_proof`, `dupack_budget`, `ack_division_guard`), without the
+    /// optimistic-ACK check, whose held segments cost an honest connection up to 2 % at
+    /// the bottleneck without SACK and would show as a gain of every attacker it does not
+    /// act on (`defence::without_optack`).
+    AllButOptack,
+    /// All of them (`hardened`).
+    Hardened,
+}
+
+impl Defences {
+    pub fn name(self) -> &'static str {
+        match self {
+            Defences::Stack => "stack",
+            Defences::AllButOptack => "all-but-optack",
+            Defences::Hardened => "hardened",
+        }
+    }
+    fn apply(self, cfg: lossrec::Config) -> lossrec::Config {
+        match self {
+            Defences::Stack => cfg,
+            Defences::AllButOptack => super::defence::without_optack(&cfg),
+            Defences::Hardened => cfg.hardened(),
+        }
+    }
+}
+
+/// Every preset × SACK on/off × phase × the given attacks, with `defences` (the presets on
+/// all cores).
+pub fn table(attacks: &[Attack], defences: Defences) -> Vec<Row> {
     use rayon::prelude::*;
-    let per_preset: Vec<Vec<Row>> = lossrec::PRESETS
+    let per_preset: Vec<Vec<Row>> = super::presets()
         .par_iter()
-        .map(|p| preset_rows(p, attacks))
+        .map(|p| preset_rows(p, attacks, defences))
         .collect();
     per_preset.concat()
 }
 
-fn preset_rows(p: &lossrec::config::Preset, attacks: &[Attack]) -> Vec<Row> {
-    let cfg = p.config();
+fn preset_rows(p: &lossrec::config::Preset, attacks: &[Attack], defences: Defences) -> Vec<Row> {
+    let cfg = defences.apply(p.config());
     let mut rows = Vec::new();
     for sack in [true, false] {
         for phase in Phase::ALL {
@@ -77,6 +113,7 @@ fn preset_rows(p: &lossrec::config::Preset, attacks: &[Attack]) -> Vec<Row> {
                 let attacked = PATHS.map(|path| run_on(&cfg, sack, phase, attack, path));
                 rows.push(Row {
                     preset: p.name,
+                    defences,
                     sack,
                     phase,
                     attack,
