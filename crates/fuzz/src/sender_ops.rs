@@ -210,7 +210,9 @@ pub const FUZZ_AXES: &[&str] = &[
     "ack_division_guard",
     "hardened",
 ];
-/// Index slots (beyond the lists: room to append).
+/// Index slots (beyond the lists: room to append). A seed whose index lay past the end
+/// decoded to `rfc`; appending a name gives that index to the new preset, so a regression
+/// seed there must be moved to a slot still past the end (`regression_seeds.rs` notices).
 const PRESET_SLOTS: usize = 64;
 const AXIS_SLOTS: usize = 128;
 
