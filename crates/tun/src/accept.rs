@@ -315,6 +315,51 @@ impl AcceptStats {
     }
 }
 
+/// One synchronised connection's side of the checks, the same for both endpoints: the
+/// reply rate limit, the counters, whether an acceptable RST reset it, and the ACKs
+/// answering invalid segments until the driver takes them.
+#[derive(Clone, Debug, Default)]
+pub struct Guard {
+    limit: OowLimit,
+    stats: AcceptStats,
+    reset: bool,
+    replies: Vec<Vec<u8>>,
+}
+
+impl Guard {
+    /// Judges `seg` against `tcb` ([`accept`]), counts it, and applies the rate limit to
+    /// its reply: the verdict and whether to send that reply. An acceptable RST resets.
+    pub fn judge(&mut self, tcb: &Tcb, seg: &Seg, now: Instant) -> (Verdict, bool) {
+        let v = accept(tcb, seg);
+        let sent = reply_allowed(&v, &mut self.limit, now);
+        self.stats.count(&v, sent);
+        if v == Verdict::Reset {
+            self.reset = true;
+        }
+        (v, sent)
+    }
+
+    /// What the checks did on this connection.
+    pub fn stats(&self) -> &AcceptStats {
+        &self.stats
+    }
+
+    /// The peer reset the connection with an acceptable RST (RFC 5961 §3.2).
+    pub fn is_reset(&self) -> bool {
+        self.reset
+    }
+
+    /// Queues an encoded reply (a challenge or duplicate ACK).
+    pub fn push_reply(&mut self, packet: Vec<u8>) {
+        self.replies.push(packet);
+    }
+
+    /// Moves the queued replies to `out`.
+    pub fn take_replies(&mut self, out: &mut Vec<Vec<u8>>) {
+        out.append(&mut self.replies);
+    }
+}
+
 /// Applies the rate limit to `v`'s reply at `now`: whether to send it.
 pub fn reply_allowed(v: &Verdict, limit: &mut OowLimit, now: Instant) -> bool {
     match *v {

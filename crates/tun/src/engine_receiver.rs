@@ -19,9 +19,7 @@ use std::net::SocketAddrV4;
 use lossrec::{Ack, Instant, Range, Receiver, ReceiverConfig, Segment, SynOptions, Timestamps};
 use lossrec_wire::{encode_ipv4_into, seq, TcpFlags, TcpSegment};
 
-use crate::accept::{
-    accept, after, reply_allowed, AcceptStats, Drop, OowLimit, Reply, Seg, Tcb, Verdict,
-};
+use crate::accept::{after, AcceptStats, Drop, Guard, Reply, Seg, Tcb, Verdict};
 use crate::engine_sender::{engine_mss, ts_options, wire_mss, wire_sack};
 
 /// One connection of the engine receiver.
@@ -45,11 +43,8 @@ pub struct EngineReceiver {
     rcv_wnd: u32,
     max_window: u32,
     ts_recent: Option<u32>,
-    limit: OowLimit,
-    stats: AcceptStats,
-    reset: bool,
-    /// ACKs answering invalid segments, sent by the next [`Self::output`].
-    replies: Vec<Vec<u8>>,
+    /// The acceptance checks' limit, counters, reset flag and pending replies.
+    guard: Guard,
 }
 
 impl EngineReceiver {
@@ -76,21 +71,18 @@ impl EngineReceiver {
             rcv_wnd: 0,
             max_window: 0,
             ts_recent: None,
-            limit: OowLimit::default(),
-            stats: AcceptStats::default(),
-            reset: false,
-            replies: Vec::new(),
+            guard: Guard::default(),
         }
     }
 
     /// What the acceptance checks did on this connection.
     pub fn accept_stats(&self) -> &AcceptStats {
-        &self.stats
+        self.guard.stats()
     }
 
     /// The peer reset the connection with an acceptable RST (RFC 5961 §3.2).
     pub fn is_reset(&self) -> bool {
-        self.reset
+        self.guard.is_reset()
     }
 
     /// RCV.NXT as a stream offset (the FIN counted once in).
@@ -115,9 +107,7 @@ impl EngineReceiver {
     /// Runs the acceptance checks on a segment of a synchronised connection: `true` when
     /// the engine's receiver is to have it (see the module doc).
     fn acceptable(&mut self, now: Instant, seg: &TcpSegment<'_>) -> bool {
-        let v = accept(&self.tcb(), &Seg::of(seg));
-        let sent = reply_allowed(&v, &mut self.limit, now);
-        self.stats.count(&v, sent);
+        let (v, sent) = self.guard.judge(&self.tcb(), &Seg::of(seg), now);
         match v {
             Verdict::Accept | Verdict::SameSyn => {
                 if let Some(a) = seg.ack.filter(|&a| after(a, self.snd_una)) {
@@ -128,10 +118,7 @@ impl EngineReceiver {
                 self.ts_recent = seg.options.timestamps.map(|t| t.val).or(self.ts_recent);
                 true
             }
-            Verdict::Reset => {
-                self.reset = true;
-                false
-            }
+            Verdict::Reset => false,
             // Data outside the window: the engine's receiver answers it (with DSACK).
             Verdict::Drop {
                 why: Drop::OutOfWindow,
@@ -175,13 +162,13 @@ impl EngineReceiver {
         }
         let mut b = Vec::with_capacity(80);
         let _ = encode_ipv4_into(&s, &mut b);
-        self.replies.push(b);
+        self.guard.push_reply(b);
     }
 
     /// A segment from the client.
     pub fn input(&mut self, now: Instant, seg: &TcpSegment<'_>) {
         let syn = seg.flags.contains(TcpFlags::SYN);
-        if self.reset {
+        if self.guard.is_reset() {
             return;
         }
         if self.peer_isn.is_some() {
@@ -234,11 +221,11 @@ impl EngineReceiver {
     /// Encodes every ACK the receiver has queued (and our FIN once theirs is in), appending
     /// each IPv4 packet to `out` (one `Vec` per packet).
     pub fn output(&mut self, now: Instant, out: &mut Vec<Vec<u8>>) {
-        out.append(&mut self.replies);
+        self.guard.take_replies(out);
         let Some(peer_isn) = self.peer_isn else {
             return;
         };
-        if self.reset {
+        if self.guard.is_reset() {
             // RFC 9293 §3.10.7.4: a reset connection sends nothing more.
             while self.receiver.poll_ack(now).is_some() {}
             return;

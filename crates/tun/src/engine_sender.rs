@@ -23,7 +23,7 @@ use std::net::SocketAddrV4;
 use lossrec::{Ack, Config, Instant, Range, SackBlocks, Sender, SynOptions, Timestamps, Transmit};
 use lossrec_wire::{encode_ipv4_into, seq, Payload, SackBlock, TcpFlags, TcpOptions, TcpSegment};
 
-use crate::accept::{accept, after, reply_allowed, AcceptStats, OowLimit, Seg, Tcb, Verdict};
+use crate::accept::{after, AcceptStats, Guard, Seg, Tcb, Verdict};
 
 /// The receive window we advertise (we receive no data), before scaling.
 const OUR_WINDOW: u64 = 65_535;
@@ -50,11 +50,8 @@ pub struct EngineSender {
     snd_max: u32,
     /// The largest window the peer offered, in bytes (MAX.SND.WND).
     max_window: u32,
-    limit: OowLimit,
-    stats: AcceptStats,
-    reset: bool,
-    /// ACKs answering invalid segments, for the driver to send.
-    replies: Vec<Vec<u8>>,
+    /// The acceptance checks' limit, counters, reset flag and pending replies.
+    guard: Guard,
 }
 
 impl EngineSender {
@@ -80,27 +77,24 @@ impl EngineSender {
             rcv_wnd: 0,
             snd_max: isn,
             max_window: 0,
-            limit: OowLimit::default(),
-            stats: AcceptStats::default(),
-            reset: false,
-            replies: Vec::new(),
+            guard: Guard::default(),
         })
     }
 
     /// What the acceptance checks did on this connection.
     pub fn accept_stats(&self) -> &AcceptStats {
-        &self.stats
+        self.guard.stats()
     }
 
     /// The peer reset the connection with an acceptable RST (RFC 5961 §3.2): nothing more
     /// is to be sent or taken.
     pub fn is_reset(&self) -> bool {
-        self.reset
+        self.guard.is_reset()
     }
 
     /// Moves the ACKs answering invalid segments (challenge and duplicate ACKs) to `out`.
     pub fn take_replies(&mut self, out: &mut Vec<Vec<u8>>) {
-        out.append(&mut self.replies);
+        self.guard.take_replies(out);
     }
 
     /// The sequence state the acceptance checks read.
@@ -213,19 +207,17 @@ impl EngineSender {
     /// Runs the acceptance checks on `seg`: `true` when it is to be taken; otherwise it
     /// was counted, answered if the rate limit allows, and (an acceptable RST) reset us.
     fn acceptable(&mut self, now: Instant, seg: &TcpSegment<'_>) -> bool {
-        if self.reset {
+        if self.guard.is_reset() {
             return false;
         }
-        let v = accept(&self.tcb(), &Seg::of(seg));
-        let sent = reply_allowed(&v, &mut self.limit, now);
-        self.stats.count(&v, sent);
+        let (v, sent) = self.guard.judge(&self.tcb(), &Seg::of(seg), now);
         match v {
             Verdict::Accept | Verdict::SameSyn => return true,
-            Verdict::Reset => self.reset = true,
+            Verdict::Reset => {}
             Verdict::Drop { .. } if sent => {
                 let mut b = Vec::with_capacity(60);
                 self.pure_ack(&mut b);
-                self.replies.push(b);
+                self.guard.push_reply(b);
             }
             Verdict::Drop { .. } => {}
         }
