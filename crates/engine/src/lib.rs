@@ -36,6 +36,29 @@
 //! exists only in `crates/wire`. A decision always uses the time of the event being
 //! processed: an ACK at its arrival, a timer at its deadline.
 //!
+//! ## The driver contract
+//!
+//! How a driver (the simulator, the real wire, the script runner, an embedder) interleaves
+//! inputs and polls. Linux runs `tcp_ack` and then `tcp_data_snd_check` for each incoming
+//! segment (`tcp_rcv_established`), one segment at a time, so what an ACK allows is sent
+//! before the next ACK is looked at:
+//!
+//! 1. Hand the sender **one input**: one ACK (`on_ack`) or one timeout (`on_timeout`).
+//! 2. **Drain** [`poll_transmit(now)`](Sender::poll_transmit) until `None` (and
+//!    [`poll_event`](Sender::poll_event), if the driver records events), and put what it
+//!    returned on the wire in that order.
+//! 3. Only then the next input. A burst of ACKs read together (one `recvmmsg`, one turn of
+//!    an event loop) is fed one ACK at a time, in arrival order, each followed by step 2;
+//!    never all ACKs first and one drain after them. Inputs due at the same instant are
+//!    taken in the order they became due; a timer whose deadline precedes an ACK's
+//!    arrival is taken before that ACK.
+//! 4. Before sleeping, read [`poll_timeout()`](Sender::poll_timeout) again: every input
+//!    may move it.
+//!
+//! Given the same inputs at the same times, every driver that follows this gets the same
+//! transmissions; `crates/tun/tests/driver_contract.rs` holds the simulator and the real
+//! wire to it (the same scenarios, the same transmission sequences).
+//!
 //! ## Glossary: RFC variable → field
 //!
 //! | RFC | here |

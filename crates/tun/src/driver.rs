@@ -21,7 +21,7 @@ use lossrec_wire::{decode_ipv4, PcapWriter};
 
 use crate::apps::{Apps, Write};
 use crate::clock::{self, Clock, Lateness};
-use crate::engine_flows::{engine_step, EngineFlows};
+use crate::engine_flows::{after_input, engine_step, timer_before, EngineFlows};
 use crate::engine_receiver::EngineReceiver;
 use crate::path::{Dir, Fate, Path, Seen};
 use crate::topology::{Topology, ENGINE_CLIENT, ENGINE_SERVER, LINUX_CLIENT, LINUX_SERVER, PORT};
@@ -201,7 +201,10 @@ impl<'a> Driver<'a> {
             match dst {
                 Some(ip) if ip == LINUX_CLIENT => self.topo.tun_s.send(&h.pkt)?,
                 Some(ip) if ip == LINUX_SERVER => self.topo.tun_r.send(&h.pkt)?,
-                Some(ip) if ip == ENGINE_CLIENT => self.deliver_to_engine_sender(now, &h.pkt),
+                Some(ip) if ip == ENGINE_CLIENT => {
+                    self.engine_timer_before(now, h.at);
+                    self.deliver_to_engine_sender(now, &h.pkt);
+                }
                 Some(ip) if ip == ENGINE_SERVER => self.deliver_to_engine_receiver(now, &h.pkt),
                 _ => {}
             }
@@ -256,6 +259,23 @@ impl<'a> Driver<'a> {
         }
     }
 
+    /// The engine sender's timeout, when it fell due before `at`, with what it sends
+    /// (the driver contract: inputs in the order they became due).
+    fn engine_timer_before(&mut self, now: u64, at: u64) {
+        if let Some(e) = self.engine.as_mut() {
+            let t0 = thread_cpu_ns();
+            let trace = self.trace.as_mut();
+            timer_before(e, at, now, &mut self.lateness, &self.path, trace, &mut self.out);
+            e.cpu_ns += thread_cpu_ns() - t0;
+        }
+        self.flush_out(now);
+    }
+
+    /// One ACK to the engine sender, then what it sends in answer, onto the path before
+    /// the next packet is delivered: the driver contract (`lossrec` crate doc), as Linux
+    /// runs `tcp_ack` then `tcp_data_snd_check` per segment. Draining a burst of ACKs
+    /// first and polling once after them sent the hole's retransmission before the new
+    /// data the burst's leading cumulative ACKs allowed (issue 27).
     fn deliver_to_engine_sender(&mut self, now: u64, pkt: &[u8]) {
         let Ok(seg) = decode_ipv4(pkt) else { return };
         let Some(e) = self.engine.as_mut() else {
@@ -281,8 +301,10 @@ impl<'a> Driver<'a> {
             self.out.push(b);
         }
         s.take_replies(&mut self.out);
+        after_input(e, now, &self.path, self.trace.as_mut(), &mut self.out);
         e.cpu_ns += thread_cpu_ns() - t0;
         e.packets += 1;
+        self.flush_out(now);
     }
 
     fn deliver_to_engine_receiver(&mut self, now: u64, pkt: &[u8]) {
@@ -336,6 +358,11 @@ impl<'a> Driver<'a> {
             );
             e.cpu_ns += thread_cpu_ns() - t0;
         }
+        self.flush_out(now);
+    }
+
+    /// Offers every packet the endpoints produced to the path, in the order produced.
+    fn flush_out(&mut self, now: u64) {
         let out = std::mem::take(&mut self.out);
         for pkt in out {
             let dir = match src_ip(&pkt) {

@@ -114,7 +114,7 @@ pub fn engine_step(
     now: u64,
     late: &mut Lateness,
     path: &Path,
-    mut trace: Option<&mut Trace>,
+    trace: Option<&mut Trace>,
     out: &mut Vec<Vec<u8>>,
 ) {
     let t = Instant::from_nanos(now);
@@ -134,7 +134,6 @@ pub fn engine_step(
         (e.msg_start, e.msg_done) = (None, 0);
         e.next += 1;
     }
-    let id = e.next.saturating_sub(1) as u32;
     if e.current.as_ref().is_some_and(|(s, _)| s.is_reset()) {
         // RFC 9293 §3.10.7.4: a reset connection sends nothing more.
         end_connection(e, path);
@@ -151,6 +150,50 @@ pub fn engine_step(
             c.count(state, before, s.sender.stats().timeouts);
         }
     }
+    after_input(e, now, path, trace, out);
+}
+
+/// Fires the engine sender's timer if its deadline is before `at` (a packet arriving
+/// then): the driver contract takes inputs in the order they became due, so a timeout
+/// that came first is handled, with its transmissions, before that packet.
+pub fn timer_before(
+    e: &mut EngineFlows,
+    at: u64,
+    now: u64,
+    late: &mut Lateness,
+    path: &Path,
+    trace: Option<&mut Trace>,
+    out: &mut Vec<Vec<u8>>,
+) {
+    let Some((s, c)) = e.current.as_mut() else {
+        return;
+    };
+    let Some(d) = s.sender.poll_timeout().filter(|d| d.as_nanos() < at) else {
+        return;
+    };
+    late.record(d.as_nanos(), now);
+    let (state, before) = (s.sender.state(), s.sender.stats().timeouts);
+    s.sender.on_timeout(Instant::from_nanos(now));
+    c.count(state, before, s.sender.stats().timeouts);
+    after_input(e, now, path, trace, out);
+}
+
+/// Step 2 of the engine's driver contract (`lossrec` crate doc), after one input (an ACK,
+/// a timeout, a write): the events into the trace, then every transmission the sender
+/// has now, encoded into `out` in order (Linux `tcp_data_snd_check` after `tcp_ack`); the
+/// close once due; the connection's end once finished.
+pub fn after_input(
+    e: &mut EngineFlows,
+    now: u64,
+    path: &Path,
+    mut trace: Option<&mut Trace>,
+    out: &mut Vec<Vec<u8>>,
+) {
+    let t = Instant::from_nanos(now);
+    let id = e.next.saturating_sub(1) as u32;
+    let Some((s, _)) = e.current.as_mut() else {
+        return;
+    };
     while let Some(ev) = s.sender.poll_event() {
         if let Some(tr) = trace.as_deref_mut() {
             tr.event(id, &ev);
@@ -158,6 +201,12 @@ pub fn engine_step(
     }
     for pass in 0..2 {
         while let Some(tx) = s.sender.poll_transmit(t) {
+            // As the simulator: a decision's events before the segments it caused.
+            while let Some(ev) = s.sender.poll_event() {
+                if let Some(tr) = trace.as_deref_mut() {
+                    tr.event(id, &ev);
+                }
+            }
             if let Some(tr) = trace.as_deref_mut() {
                 tr.send(now, id, &tx);
             }
