@@ -16,6 +16,7 @@ use std::sync::OnceLock;
 
 use lossrec::{Config, Instant, ReceiverConfig};
 use lossrec_sim::Scenario;
+use lossrec_tcp::EndpointConfig;
 use lossrec_tun::engine_receiver::EngineReceiver;
 use lossrec_tun::engine_sender::EngineSender;
 use lossrec_tun::path::{Dir, Path};
@@ -34,8 +35,8 @@ pub fn run(data: &[u8]) {
     };
     let mut out = Vec::new();
     // The SYN, so that a SYN-ACK in the input completes the handshake.
-    while let Some(t) = tx.sender.poll_transmit(now) {
-        tx.encode(&t, &mut out);
+    while let Some(t) = tx.sender_mut().poll_transmit(now) {
+        tx.encode(now, &t, &mut out);
     }
     check_own(&out);
     let mut path = Path::new(path_scenario(), 1, vec![100_000]);
@@ -86,13 +87,11 @@ fn path_scenario() -> &'static Scenario {
 
 /// The peer's segment to the engine's sender; what it sends in answer must decode.
 fn to_sender(tx: &mut EngineSender, now: Instant, seg: &TcpSegment<'_>, out: &mut Vec<u8>) {
-    let mut fin = false;
-    if let Some(ack) = tx.ack_of(now, seg, &mut fin) {
-        tx.sender.on_ack(now, &ack);
-    }
+    // The endpoint hands the ACK to the sender itself.
+    let fin = tx.input(now, seg).fin;
     out.clear();
     if fin {
-        tx.fin_ack(out);
+        tx.fin_ack(now, out);
     }
     // Challenge and duplicate ACKs answering segments the acceptance checks refused.
     let mut replies = Vec::new();
@@ -100,8 +99,8 @@ fn to_sender(tx: &mut EngineSender, now: Instant, seg: &TcpSegment<'_>, out: &mu
     for r in &replies {
         check_own(r);
     }
-    while let Some(t) = tx.sender.poll_transmit(now) {
-        tx.encode(&t, out);
+    while let Some(t) = tx.sender_mut().poll_transmit(now) {
+        tx.encode(now, &t, out);
     }
     check_own(out);
 }
@@ -114,8 +113,9 @@ pub fn endpoints(now: Instant) -> Option<(EngineSender, EngineReceiver)> {
     let mut cfg = Config::linux();
     cfg.timestamps = true;
     cfg.handshake = true;
-    let tx = EngineSender::new(cfg, now, a, b, 0x1234_5678).ok()?;
-    let rx = EngineReceiver::new(ReceiverConfig::default(), now, b, a, 0x9abc_def0);
+    let ep = EndpointConfig::default();
+    let tx = EngineSender::new(cfg, now, a, b, 0x1234_5678, ep).ok()?;
+    let rx = EngineReceiver::new(ReceiverConfig::default(), now, b, a, 0x9abc_def0, ep);
     Some((tx, rx))
 }
 

@@ -12,18 +12,18 @@ use lossrec_fuzz::wire::{endpoints, frame};
 fn capture(bytes: u64, drop: &[usize]) -> Vec<u8> {
     let mut now = Instant::from_millis(1);
     let (mut tx, mut rx) = endpoints(now).unwrap();
-    tx.sender.write(now, bytes);
-    tx.sender.close(now);
+    tx.sender_mut().write(now, bytes);
+    tx.sender_mut().close(now);
     let mut out = Vec::new();
     let mut sent = 0;
     for _ in 0..200 {
         let mut data = Vec::new();
-        while let Some(t) = tx.sender.poll_transmit(now) {
+        while let Some(t) = tx.sender_mut().poll_transmit(now) {
             let mut p = Vec::new();
-            tx.encode(&t, &mut p);
+            tx.encode(now, &t, &mut p);
             data.push(p);
         }
-        if data.is_empty() && tx.sender.poll_timeout().is_none() {
+        if data.is_empty() && tx.sender_mut().poll_timeout().is_none() {
             break;
         }
         for p in data {
@@ -38,14 +38,11 @@ fn capture(bytes: u64, drop: &[usize]) -> Vec<u8> {
         now += lossrec::Duration::from_millis(10);
         for p in acks {
             frame(&p, &mut out);
-            let mut fin = false;
             let seg = lossrec_wire::decode_ipv4(&p).unwrap();
-            if let Some(a) = tx.ack_of(now, &seg, &mut fin) {
-                tx.sender.on_ack(now, &a);
-            }
+            tx.input(now, &seg); // the endpoint hands the ACK to the sender
         }
-        if let Some(t) = tx.sender.poll_timeout().filter(|t| *t <= now) {
-            tx.sender.on_timeout(t);
+        if let Some(t) = tx.sender_mut().poll_timeout().filter(|t| *t <= now) {
+            tx.sender_mut().on_timeout(t);
         }
     }
     out

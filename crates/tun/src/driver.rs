@@ -79,6 +79,8 @@ pub struct Driver<'a> {
     pub app_tx: Option<Sender<Write>>,
     pub receivers: Vec<EngineReceiver>,
     pub rcv_cfg: lossrec::ReceiverConfig,
+    /// How the engine receiver's TCP endpoints are set up (the TSval clock).
+    pub endpoint: lossrec_tcp::EndpointConfig,
     buf: Vec<u8>,
     out: Vec<Vec<u8>>,
     /// The first connection's SYN-ACK left the emulator this long after its SYN entered
@@ -120,6 +122,7 @@ impl<'a> Driver<'a> {
             app_tx: None,
             receivers: Vec::new(),
             rcv_cfg,
+            endpoint: lossrec_tcp::EndpointConfig::default(),
             buf: vec![0u8; 65_536],
             out: Vec::new(),
             handshake_ns: None,
@@ -181,7 +184,7 @@ impl<'a> Driver<'a> {
         }
         if lost && dir == Dir::Data && seen.retransmission {
             if let Some((s, c)) = self.engine.as_mut().and_then(|e| e.current.as_mut()) {
-                if s.sender.state() == lossrec::RecoveryState::Recovery {
+                if s.sender().state() == lossrec::RecoveryState::Recovery {
                     c.lost_fast_retransmits += 1;
                 }
             }
@@ -265,7 +268,15 @@ impl<'a> Driver<'a> {
         if let Some(e) = self.engine.as_mut() {
             let t0 = thread_cpu_ns();
             let trace = self.trace.as_mut();
-            timer_before(e, at, now, &mut self.lateness, &self.path, trace, &mut self.out);
+            timer_before(
+                e,
+                at,
+                now,
+                &mut self.lateness,
+                &self.path,
+                trace,
+                &mut self.out,
+            );
             e.cpu_ns += thread_cpu_ns() - t0;
         }
         self.flush_out(now);
@@ -288,16 +299,13 @@ impl<'a> Driver<'a> {
             return; // an earlier flow's late segment
         }
         let t0 = thread_cpu_ns();
-        let mut fin = false;
-        if let Some(ack) = s.ack_of(Self::inst(now), &seg, &mut fin) {
-            s.sender.on_ack(Self::inst(now), &ack);
-            if let Some(t) = self.trace.as_mut() {
-                t.ack(now, e.next as u32 - 1, &ack, Some(&s.sender));
-            }
+        let got = s.input(Self::inst(now), &seg);
+        if let (Some(ack), Some(t)) = (&got.ack, self.trace.as_mut()) {
+            t.ack(now, e.next as u32 - 1, ack, Some(s.sender()));
         }
-        if fin {
+        if got.fin {
             let mut b = Vec::new();
-            s.fin_ack(&mut b);
+            s.fin_ack(Self::inst(now), &mut b);
             self.out.push(b);
         }
         s.take_replies(&mut self.out);
@@ -309,7 +317,7 @@ impl<'a> Driver<'a> {
 
     fn deliver_to_engine_receiver(&mut self, now: u64, pkt: &[u8]) {
         let Ok(seg) = decode_ipv4(pkt) else { return };
-        let i = match self.receivers.iter().position(|r| r.peer == seg.src) {
+        let i = match self.receivers.iter().position(|r| r.peer() == seg.src) {
             Some(i) => i,
             None if seg.flags.contains(lossrec_wire::TcpFlags::SYN) => {
                 let local = SocketAddrV4::new(ENGINE_SERVER, PORT);
@@ -321,6 +329,7 @@ impl<'a> Driver<'a> {
                     local,
                     seg.src,
                     isn,
+                    self.endpoint,
                 ));
                 self.receivers.len() - 1
             }
@@ -335,13 +344,15 @@ impl<'a> Driver<'a> {
     fn engine_turn(&mut self, now: u64) {
         let t = Self::inst(now);
         for r in &mut self.receivers {
-            if r.receiver
+            if r.receiver()
                 .poll_timeout()
                 .is_some_and(|d| d.as_nanos() <= now)
             {
-                self.lateness
-                    .record(r.receiver.poll_timeout().map_or(now, |d| d.as_nanos()), now);
-                r.receiver.on_timeout(t);
+                self.lateness.record(
+                    r.receiver().poll_timeout().map_or(now, |d| d.as_nanos()),
+                    now,
+                );
+                r.receiver_mut().on_timeout(t);
                 r.output(t, &mut self.out);
             }
         }
@@ -431,10 +442,10 @@ impl<'a> Driver<'a> {
             }
         };
         if let Some((s, _)) = self.engine.as_ref().and_then(|e| e.current.as_ref()) {
-            min(s.sender.poll_timeout());
+            min(s.sender().poll_timeout());
         }
         for r in &self.receivers {
-            min(r.receiver.poll_timeout());
+            min(r.receiver().poll_timeout());
         }
         d
     }

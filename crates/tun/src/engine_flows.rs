@@ -10,13 +10,13 @@ use lossrec_sim::episodes::Counters;
 use lossrec_sim::trace::Trace;
 use lossrec_sim::FlowResult;
 
-use crate::accept::AcceptStats;
 use crate::apps::{Apps, Write};
 use crate::clock::Lateness;
 use crate::engine_sender::EngineSender;
 use crate::linux::Close;
 use crate::path::{Conn, Message, Path};
 use crate::topology::ENGINE_CLIENT;
+use lossrec_tcp::accept::AcceptStats;
 
 /// The engine sender's connections.
 pub struct EngineFlows {
@@ -46,6 +46,8 @@ pub struct EngineFlows {
     pub packets: u64,
     /// The acceptance checks' counters of the connections that ended.
     pub accept: AcceptStats,
+    /// How each connection's TCP endpoint is set up (the TSval clock).
+    pub endpoint: lossrec_tcp::EndpointConfig,
 }
 
 impl EngineFlows {
@@ -66,6 +68,7 @@ impl EngineFlows {
             cpu_ns: 0,
             packets: 0,
             accept: AcceptStats::default(),
+            endpoint: lossrec_tcp::EndpointConfig::default(),
         }
     }
 
@@ -76,7 +79,7 @@ impl EngineFlows {
             return;
         };
         let id = self.next.saturating_sub(1);
-        let now = crate::results::engine(id, &s.sender, conn, c);
+        let now = crate::results::engine(id, s.sender(), conn, c);
         let m = conn.map_or(
             Message {
                 bytes: 0,
@@ -100,7 +103,7 @@ impl EngineFlows {
     /// A later write of the current connection's application.
     pub fn write(&mut self, now: u64, w: Write) {
         if let Some((s, _)) = self.current.as_mut() {
-            s.sender.write(Instant::from_nanos(now), w.bytes);
+            s.sender_mut().write(Instant::from_nanos(now), w.bytes);
             self.close_pending |= w.last;
         }
     }
@@ -121,14 +124,15 @@ pub fn engine_step(
     if e.current.is_none() && e.next < e.flows {
         let local = SocketAddrV4::new(ENGINE_CLIENT, 10_000u16.wrapping_add(e.next as u16));
         let isn = lossrec_sim::rng::mix64(e.seed ^ lossrec_sim::rng::mix64(e.next)) as u32;
-        let Ok(mut s) = EngineSender::new(e.cfg.clone(), t, local, e.remote, isn) else {
+        let Ok(mut s) = EngineSender::new(e.cfg.clone(), t, local, e.remote, isn, e.endpoint)
+        else {
             e.next = e.flows;
             return;
         };
-        s.sender
+        s.sender_mut()
             .set_seed(lossrec_sim::rng::sender_seed(e.seed, e.next));
         let w = apps.open(e.next, now);
-        s.sender.write(t, w.bytes);
+        s.sender_mut().write(t, w.bytes);
         e.close_pending = w.last;
         e.current = Some((s, Counters::default()));
         (e.msg_start, e.msg_done) = (None, 0);
@@ -142,12 +146,12 @@ pub fn engine_step(
     let Some((s, c)) = e.current.as_mut() else {
         return;
     };
-    if let Some(d) = s.sender.poll_timeout() {
+    if let Some(d) = s.sender_mut().poll_timeout() {
         if d.as_nanos() <= now {
             late.record(d.as_nanos(), now);
-            let (state, before) = (s.sender.state(), s.sender.stats().timeouts);
-            s.sender.on_timeout(t);
-            c.count(state, before, s.sender.stats().timeouts);
+            let (state, before) = (s.sender_mut().state(), s.sender_mut().stats().timeouts);
+            s.sender_mut().on_timeout(t);
+            c.count(state, before, s.sender_mut().stats().timeouts);
         }
     }
     after_input(e, now, path, trace, out);
@@ -168,13 +172,13 @@ pub fn timer_before(
     let Some((s, c)) = e.current.as_mut() else {
         return;
     };
-    let Some(d) = s.sender.poll_timeout().filter(|d| d.as_nanos() < at) else {
+    let Some(d) = s.sender_mut().poll_timeout().filter(|d| d.as_nanos() < at) else {
         return;
     };
     late.record(d.as_nanos(), now);
-    let (state, before) = (s.sender.state(), s.sender.stats().timeouts);
-    s.sender.on_timeout(Instant::from_nanos(now));
-    c.count(state, before, s.sender.stats().timeouts);
+    let (state, before) = (s.sender_mut().state(), s.sender_mut().stats().timeouts);
+    s.sender_mut().on_timeout(Instant::from_nanos(now));
+    c.count(state, before, s.sender_mut().stats().timeouts);
     after_input(e, now, path, trace, out);
 }
 
@@ -194,15 +198,15 @@ pub fn after_input(
     let Some((s, _)) = e.current.as_mut() else {
         return;
     };
-    while let Some(ev) = s.sender.poll_event() {
+    while let Some(ev) = s.sender_mut().poll_event() {
         if let Some(tr) = trace.as_deref_mut() {
             tr.event(id, &ev);
         }
     }
     for pass in 0..2 {
-        while let Some(tx) = s.sender.poll_transmit(t) {
+        while let Some(tx) = s.sender_mut().poll_transmit(t) {
             // As the simulator: a decision's events before the segments it caused.
-            while let Some(ev) = s.sender.poll_event() {
+            while let Some(ev) = s.sender_mut().poll_event() {
                 if let Some(tr) = trace.as_deref_mut() {
                     tr.event(id, &ev);
                 }
@@ -211,20 +215,20 @@ pub fn after_input(
                 tr.send(now, id, &tx);
             }
             let mut b = Vec::with_capacity(tx.range.len() as usize + 80);
-            s.encode(&tx, &mut b);
+            s.encode(t, &tx, &mut b);
             out.push(b);
             e.packets += 1;
         }
         let due = match e.close {
-            Close::AfterWrite => s.sender.snd_nxt() > 0,
-            Close::AfterAck => s.sender.snd_una() >= s.sender.bytes_written(),
+            Close::AfterWrite => s.sender_mut().snd_nxt() > 0,
+            Close::AfterAck => s.sender_mut().snd_una() >= s.sender_mut().bytes_written(),
         };
         if pass == 0 && e.close_pending && due {
             e.close_pending = false;
-            s.sender.close(t);
+            s.sender_mut().close(t);
         }
     }
-    if s.sender.is_finished() {
+    if s.sender_mut().is_finished() {
         end_connection(e, path);
     }
 }

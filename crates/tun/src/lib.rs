@@ -20,7 +20,6 @@
 //! println!("{}", out.to_json());
 //! ```
 
-pub mod accept;
 pub mod apps;
 pub mod clock;
 pub mod device;

@@ -15,7 +15,6 @@ use lossrec_sim::{FlowResult, Scenario, Sinks};
 use lossrec_wire::PcapWriter;
 use serde::Serialize;
 
-use crate::accept::AcceptStats;
 use crate::apps::Apps;
 use crate::clock::LatenessSummary;
 use crate::driver::Driver;
@@ -24,6 +23,7 @@ use crate::linux::{self, ClientJob, Close, KernelFlow, Settings};
 use crate::path::{Path, PathStats};
 use crate::startup::Handshake;
 use crate::topology::{Topology, ENGINE_SERVER, LINUX_SERVER, PORT};
+use lossrec_tcp::accept::AcceptStats;
 
 /// Who plays one end.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
@@ -104,7 +104,7 @@ pub struct WireOutput {
     /// backlog when the emulator is saturated).
     pub delivery_lateness: LatenessSummary,
     pub kernel: KernelSide,
-    /// What the engine endpoints' acceptance checks did (RFC 5961, [`crate::accept`]),
+    /// What the engine endpoints' acceptance checks did (RFC 5961, [`lossrec_tcp::accept`]),
     /// summed over their connections, by Linux MIB name.
     pub acceptance: AcceptStats,
     /// The handshake's RTT as the sender measured it, as the emulator did, and the path's.

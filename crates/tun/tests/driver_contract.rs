@@ -58,7 +58,10 @@ fn both(name: &str, sc: &Scenario) -> (Vec<String>, Vec<String>) {
         },
     )
     .expect("wire run");
-    let (st, wt) = (sim.trace.unwrap_or_default(), wire.trace.unwrap_or_default());
+    let (st, wt) = (
+        sim.trace.unwrap_or_default(),
+        wire.trace.unwrap_or_default(),
+    );
     let out = (sends(&st), sends(&wt));
     // LOSSREC_CONTRACT_DUMP=DIR keeps both traces of a scenario that differs.
     if let (Some(dir), true) = (std::env::var_os("LOSSREC_CONTRACT_DUMP"), out.0 != out.1) {

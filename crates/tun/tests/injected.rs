@@ -18,7 +18,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use lossrec_sim::Scenario;
-use lossrec_tun::accept::AcceptStats;
+use lossrec_tcp::accept::AcceptStats;
 use lossrec_tun::topology::{ENGINE_CLIENT, ENGINE_SERVER, LINUX_CLIENT, LINUX_SERVER};
 use lossrec_tun::{netns, run, Side, WireOptions};
 use lossrec_wire::{decode_ipv4, encode_ipv4, TcpFlags, TcpSegment};

@@ -6,8 +6,8 @@
 //! 32-bit wire sequence numbers) and the segment's ([`Seg`]) and returns a [`Verdict`]; the
 //! endpoint applies it. The ACK a verdict asks for passes the per-connection rate limit
 //! ([`OowLimit`], Linux `__tcp_oow_rate_limited`), and [`AcceptStats`] counts every
-//! verdict under Linux's MIB name where one exists. Nothing here knows the engine, so the
-//! module can move to an adapter crate as it is.
+//! verdict under Linux's MIB name where one exists. Nothing here knows the engine: the
+//! checks read wire sequence numbers only ([`crate::Endpoint`] applies them).
 //!
 //! In a synchronised state, in Linux's order:
 //!
@@ -67,9 +67,10 @@ pub struct Tcb {
     pub irs: Option<u32>,
     /// RCV.NXT.
     pub rcv_nxt: u32,
-    /// RCV.NXT when we last announced a window (Linux `rcv_wup`), and that window in
-    /// bytes (scaled): the window the peer may fill is `[rcv_wup, rcv_wup + rcv_wnd]`.
+    /// RCV.NXT when we last announced a window (Linux `rcv_wup`): the window the peer may
+    /// fill is `[rcv_wup, rcv_wup + rcv_wnd]`.
     pub rcv_wup: u32,
+    /// The window we last announced, in bytes (scaled).
     pub rcv_wnd: u32,
     /// SND.UNA.
     pub snd_una: u32,
@@ -85,12 +86,17 @@ pub struct Tcb {
 /// What of a segment the checks read.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Seg {
+    /// SEG.SEQ.
     pub seq: u32,
     /// Payload length in bytes (without SYN and FIN).
     pub len: u32,
+    /// SEG.ACK, when the ACK flag is set.
     pub ack: Option<u32>,
+    /// The SYN flag.
     pub syn: bool,
+    /// The FIN flag.
     pub fin: bool,
+    /// The RST flag.
     pub rst: bool,
 }
 
@@ -141,12 +147,14 @@ pub enum Drop {
 /// What the endpoint answers a dropped segment with (before the rate limit).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Reply {
+    /// Nothing.
     None,
     /// An ACK of RCV.NXT from SND.NXT (`tcp_send_challenge_ack`): always rate-limited.
     Challenge,
     /// A duplicate ACK (`tcp_send_dupack`); `limited` when the segment carried no data
     /// or a SYN (`tcp_oow_rate_limited`: data is not part of an ACK loop).
     DupAck {
+        /// Passes the rate limit (a segment without data, or a SYN).
         limited: bool,
     },
 }
@@ -162,7 +170,12 @@ pub enum Verdict {
     /// An acceptable RST: the connection is reset (Linux `tcp_reset`, `EstabResets`).
     Reset,
     /// Drop it, answering with `reply`.
-    Drop { why: Drop, reply: Reply },
+    Drop {
+        /// Why.
+        why: Drop,
+        /// The answer, before the rate limit.
+        reply: Reply,
+    },
 }
 
 const fn drop(why: Drop, reply: Reply) -> Verdict {

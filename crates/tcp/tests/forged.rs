@@ -1,13 +1,13 @@
-//! Forged segments fed straight to the engine's endpoints (no device, no root): a
+//! Forged segments fed straight to [`Endpoint`]s (no device, no root; moved here from
+//! crates/tun with the endpoints, assertions unchanged): a
 //! synchronised connection takes nothing from a SYN or SYN-ACK with another ISN, an RST off
 //! RCV.NXT or an ACK of data never sent (RFC 5961 §3-5, Linux `tcp_validate_incoming`),
 //! and counts each; an RST exactly at RCV.NXT resets it.
 
 use std::net::{Ipv4Addr, SocketAddrV4};
 
-use lossrec::{Config, Instant, ReceiverConfig};
-use lossrec_tun::engine_receiver::EngineReceiver;
-use lossrec_tun::engine_sender::EngineSender;
+use lossrec::{Config, Instant, Receiver, ReceiverConfig, Sender};
+use lossrec_tcp::{Endpoint, EndpointConfig};
 use lossrec_wire::{decode_ipv4, Payload, TcpFlags, TcpSegment};
 
 const ME: SocketAddrV4 = SocketAddrV4::new(Ipv4Addr::new(10, 9, 0, 3), 10_000);
@@ -27,30 +27,34 @@ fn seg(seq: u32, ack: Option<u32>, flags: TcpFlags) -> TcpSegment<'static> {
     s
 }
 
+/// The endpoint's engine sender.
+fn snd(s: &mut Endpoint) -> &mut Sender {
+    s.sender.as_mut().unwrap()
+}
+
 /// Drains the sender, returning (seq, ack) of every segment it sent.
-fn sent(s: &mut EngineSender, now: Instant) -> Vec<(u32, Option<u32>)> {
+fn sent(s: &mut Endpoint, now: Instant) -> Vec<(u32, Option<u32>)> {
     let mut out = Vec::new();
-    while let Some(tx) = s.sender.poll_transmit(now) {
+    while let Some(tx) = snd(s).poll_transmit(now) {
         let mut b = Vec::new();
-        s.encode(&tx, &mut b);
+        s.encode_transmit(now, &tx, &mut b);
         let d = decode_ipv4(&b).unwrap();
         out.push((d.seq, d.ack));
     }
     out
 }
 
-fn feed(s: &mut EngineSender, now: Instant, g: &TcpSegment<'_>) {
-    let mut fin = false;
-    if let Some(a) = s.ack_of(now, g, &mut fin) {
-        s.sender.on_ack(now, &a);
-    }
+/// One segment in (the endpoint hands its ACK to the sender).
+fn feed(s: &mut Endpoint, now: Instant, g: &TcpSegment<'_>) {
+    s.input(now, g);
 }
 
 /// An engine sender with 20 segments written, its handshake done and the first flight
 /// (10 segments) out.
-fn established() -> EngineSender {
-    let mut s = EngineSender::new(Config::default(), ms(0), ME, PEER, ISS).unwrap();
-    s.sender.write(ms(0), 20 * 1000);
+fn established() -> Endpoint {
+    let sender = Sender::new(Config::default(), ms(0)).unwrap();
+    let mut s = Endpoint::client(sender, EndpointConfig::default(), ME, PEER, ISS);
+    snd(&mut s).write(ms(0), 20 * 1000);
     assert_eq!(sent(&mut s, ms(0)).len(), 1, "the SYN");
     let mut sa = seg(IRS, Some(ISS + 1), TcpFlags::SYN);
     sa.options.mss = Some(1000);
@@ -64,7 +68,7 @@ fn established() -> EngineSender {
 #[test]
 fn engine_sender_ignores_forged_syn_syn_ack_rst_and_ack() {
     let mut s = established();
-    let (una, nxt) = (s.sender.snd_una(), s.sender.snd_nxt());
+    let (una, nxt) = (snd(&mut s).snd_una(), snd(&mut s).snd_nxt());
     let far = IRS.wrapping_add(1 << 31);
     let forged = [
         seg(0xdead_beef, Some(ISS + 1), TcpFlags::SYN),
@@ -82,7 +86,7 @@ fn engine_sender_ignores_forged_syn_syn_ack_rst_and_ack() {
     for (i, f) in forged.iter().enumerate() {
         feed(&mut s, ms(50 + i as u64), f);
     }
-    assert_eq!((s.sender.snd_una(), s.sender.snd_nxt()), (una, nxt));
+    assert_eq!((snd(&mut s).snd_una(), snd(&mut s).snd_nxt()), (una, nxt));
     // The real ACK of two segments still moves the connection, and what it sends next
     // acknowledges the real ISN.
     feed(
@@ -90,7 +94,7 @@ fn engine_sender_ignores_forged_syn_syn_ack_rst_and_ack() {
         ms(80),
         &seg(IRS + 1, Some(ISS + 1 + 2000), TcpFlags::empty()),
     );
-    assert_eq!(s.sender.snd_una(), una + 2000);
+    assert_eq!(snd(&mut s).snd_una(), una + 2000);
     let next = sent(&mut s, ms(80));
     assert!(!next.is_empty());
     assert!(next.iter().all(|(_, a)| *a == Some(IRS + 1)), "{next:?}");
@@ -114,10 +118,9 @@ fn engine_sender_ignores_forged_syn_syn_ack_rst_and_ack() {
 #[test]
 fn engine_sender_answers_a_forged_syn_ack_with_a_challenge_ack() {
     let mut s = established();
-    let nxt = s.sender.snd_nxt();
-    let mut fin = false;
+    let nxt = snd(&mut s).snd_nxt();
     let f = seg(0xdead_beef, Some(ISS + 1), TcpFlags::SYN);
-    assert!(s.ack_of(ms(50), &f, &mut fin).is_none());
+    assert!(s.input(ms(50), &f).ack.is_none());
     let mut out = Vec::new();
     s.take_replies(&mut out);
     assert_eq!(out.len(), 1);
@@ -138,11 +141,11 @@ fn engine_sender_is_reset_by_an_rst_at_rcv_nxt() {
 #[test]
 fn engine_sender_still_takes_a_retransmitted_syn_ack() {
     let mut s = established();
-    let mut fin = false;
     let sa = seg(IRS, Some(ISS + 1), TcpFlags::SYN);
     // Handled as before: the engine sees it as the handshake again.
     let a = s
-        .ack_of(ms(50), &sa, &mut fin)
+        .input(ms(50), &sa)
+        .ack
         .expect("a SYN-ACK with the same ISN");
     assert!(a.syn.is_some());
     assert_eq!(s.accept_stats().syn_challenge, 0);
@@ -160,9 +163,9 @@ fn cseg(seq: u32, ack: Option<u32>, flags: TcpFlags, len: usize) -> TcpSegment<'
     s
 }
 
-fn acks(r: &mut EngineReceiver, now: Instant) -> Vec<(u32, Option<u32>, TcpFlags)> {
+fn acks(r: &mut Endpoint, now: Instant) -> Vec<(u32, Option<u32>, TcpFlags)> {
     let mut out = Vec::new();
-    r.output(now, &mut out);
+    r.poll_acks(now, &mut out);
     out.iter()
         .map(|b| {
             let d = decode_ipv4(b).unwrap();
@@ -178,7 +181,8 @@ fn engine_receiver_ignores_forged_syn_rst_and_ack() {
         delayed_ack: None,
         ..ReceiverConfig::default()
     };
-    let mut r = EngineReceiver::new(cfg, ms(0), SERVER, CLIENT, ISS);
+    let rcv = Receiver::new(cfg, ms(0));
+    let mut r = Endpoint::server(rcv, EndpointConfig::default(), SERVER, CLIENT, ISS);
     r.input(ms(0), &cseg(CISN, None, TcpFlags::SYN, 0));
     let sa = acks(&mut r, ms(0));
     assert_eq!(sa.len(), 1);
@@ -222,7 +226,7 @@ fn engine_receiver_ignores_forged_syn_rst_and_ack() {
         answers.iter().all(|a| !a.2.contains(TcpFlags::SYN)),
         "{answers:?}"
     );
-    assert_eq!(r.receiver.delivered(), 1000);
+    assert_eq!(r.receiver.as_ref().unwrap().delivered(), 1000);
     r.input(
         ms(90),
         &cseg(CISN + 1001, Some(ISS + 1), TcpFlags::empty(), 1000),

@@ -2,7 +2,7 @@
 //! the verdict RFC 793 / RFC 5961 and Linux's `tcp_validate_incoming` give it.
 
 use lossrec::Instant;
-use lossrec_tun::accept::{
+use lossrec_tcp::accept::{
     accept, reply_allowed, AcceptStats, Drop, OowLimit, Reply, Seg, Tcb, Verdict,
 };
 
