@@ -61,6 +61,28 @@ fn ecn_marks(p: &Packet) -> Option<EcnMarks> {
     })
 }
 
+/// The engine `Segment` of the peer's data line `p`, through [`lossrec_tcp::map::segment_of`]:
+/// the line as a wire segment (relative sequence numbers are a space whose ISN is
+/// `peer_isn`), its timestamps passed as written (packetdrill's TS values are the
+/// script's, not a clock).
+fn data_segment(p: &Packet, o: &Opts, marks: EcnMarks, peer_isn: u32, near: u64) -> Segment {
+    let addr = std::net::SocketAddrV4::new(std::net::Ipv4Addr::UNSPECIFIED, 0);
+    let mut w = lossrec_wire::TcpSegment::new(addr, addr, p.start);
+    w.payload = lossrec_wire::Payload::Zeros(p.len as usize);
+    if p.flags.fin {
+        w.flags |= lossrec_wire::TcpFlags::FIN;
+    }
+    if p.flags.psh {
+        w.flags |= lossrec_wire::TcpFlags::PSH;
+    }
+    lossrec_tcp::map::put_ecn(&mut w, marks);
+    let ts = o.ts.map(|(val, ecr)| Timestamps {
+        val: u64::from(val),
+        ecr: u64::from(ecr),
+    });
+    lossrec_tcp::map::segment_of(&w, peer_isn, near, ts)
+}
+
 impl Runner<'_> {
     pub(crate) fn inbound(&mut self, line: usize, p: &Packet) -> Step {
         self.log(self.now, p.to_string());
@@ -173,21 +195,12 @@ impl Runner<'_> {
             };
             self.receiver = Some(Receiver::new(cfg, self.now));
         }
-        // The peer's byte `seq` is stream offset `seq - ISN - 1`.
-        let start = u64::from(p.start.wrapping_sub(self.peer_isn).wrapping_sub(1));
         // A longer line is one GSO packet, delivered whole as after GRO (one ACK);
-        // `--mss` only sets its segment size (see `tcpi_rcv_mss`).
-        let seg = Segment {
-            ecn: marks,
-            range: Range::new(start, start + u64::from(p.len)),
-            syn: None,
-            fin: p.flags.fin,
-            psh: p.flags.psh,
-            ts: o.ts.map(|(val, ecr)| Timestamps {
-                val: u64::from(val),
-                ecr: u64::from(ecr),
-            }),
-        };
+        // `--mss` only sets its segment size (see `tcpi_rcv_mss`). The segment reaches the
+        // engine through `lossrec-tcp`'s mapping, as a wire segment would: the peer's byte
+        // `seq` is stream offset `seq - ISN - 1`, unwrapped near the highest offset taken.
+        let seg = data_segment(p, o, marks, self.peer_isn, self.rcv_high);
+        self.rcv_high = self.rcv_high.max(seg.range.end);
         let now = self.now;
         self.receiver
             .as_mut()

@@ -58,6 +58,9 @@ pub(crate) struct Runner<'a> {
     /// The script's initial sequence numbers: the engine's (from its `> S`/`> S.` line) and
     /// the peer's (from its `< S`/`< S.` line); packetdrill scripts usually use 0.
     pub(crate) local_isn: u32,
+    /// The highest stream offset of the peer's data taken (inbound sequence numbers are
+    /// unwrapped near it).
+    pub(crate) rcv_high: u64,
     pub(crate) peer_isn: u32,
     /// SACK blocks the receiver reports (relative), carried by every data segment while it
     /// holds out-of-order data, as Linux's `tcp_established_options` does.
@@ -110,6 +113,7 @@ impl<'a> Runner<'a> {
             blocking: false,
             local_isn: 0,
             peer_isn: 0,
+            rcv_high: 0,
             rcv_sack: Vec::new(),
             vars: BTreeMap::new(),
             script_dir: None,

@@ -3,8 +3,10 @@
 //!
 //! Each turn reads every packet waiting on either device (the Linux client's data, the
 //! Linux server's ACKs) and offers it to the path, hands packets whose arrival time has
-//! come to their destination (a device, or an engine endpoint), fires due engine timers,
-//! lets the engine send, then sleeps until the next deadline or a readable device. The
+//! come to their destination (a device, or an engine endpoint, whose answer goes onto the
+//! path before the next packet is handed over: the engine's driver contract,
+//! `driver/engine.rs`), fires due engine timers, lets the engine send, then sleeps until
+//! the next deadline or a readable device. The
 //! engine sees `now` as the emulator clock's value when it is called, so its segments
 //! enter the path at the moment it produced them. Every packet the path carries is also
 //! written, as it enters the path, to the pcap (both directions, real bytes).
@@ -12,7 +14,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io;
-use std::net::{Ipv4Addr, SocketAddrV4};
+use std::net::Ipv4Addr;
 use std::sync::mpsc::Sender;
 
 use lossrec::{Instant, Range};
@@ -21,10 +23,12 @@ use lossrec_wire::{decode_ipv4, PcapWriter};
 
 use crate::apps::{Apps, Write};
 use crate::clock::{self, Clock, Lateness};
-use crate::engine_flows::{after_input, engine_step, timer_before, EngineFlows};
+use crate::engine_flows::EngineFlows;
+
+mod engine;
 use crate::engine_receiver::EngineReceiver;
 use crate::path::{Dir, Fate, Path, Seen};
-use crate::topology::{Topology, ENGINE_CLIENT, ENGINE_SERVER, LINUX_CLIENT, LINUX_SERVER, PORT};
+use crate::topology::{Topology, ENGINE_CLIENT, ENGINE_SERVER, LINUX_CLIENT, LINUX_SERVER};
 
 /// A packet held by the path until it arrives.
 struct Held {
@@ -259,128 +263,6 @@ impl<'a> Driver<'a> {
         let syn = decode_ipv4(&h.pkt).is_ok_and(|s| s.flags.contains(lossrec_wire::TcpFlags::SYN));
         if let (true, Some(k)) = (syn, self.path.conns.first()) {
             self.handshake_ns = Some(now.saturating_sub(k.syn_ns));
-        }
-    }
-
-    /// The engine sender's timeout, when it fell due before `at`, with what it sends
-    /// (the driver contract: inputs in the order they became due).
-    fn engine_timer_before(&mut self, now: u64, at: u64) {
-        if let Some(e) = self.engine.as_mut() {
-            let t0 = thread_cpu_ns();
-            let trace = self.trace.as_mut();
-            timer_before(
-                e,
-                at,
-                now,
-                &mut self.lateness,
-                &self.path,
-                trace,
-                &mut self.out,
-            );
-            e.cpu_ns += thread_cpu_ns() - t0;
-        }
-        self.flush_out(now);
-    }
-
-    /// One ACK to the engine sender, then what it sends in answer, onto the path before
-    /// the next packet is delivered: the driver contract (`lossrec` crate doc), as Linux
-    /// runs `tcp_ack` then `tcp_data_snd_check` per segment. Draining a burst of ACKs
-    /// first and polling once after them sent the hole's retransmission before the new
-    /// data the burst's leading cumulative ACKs allowed (issue 27).
-    fn deliver_to_engine_sender(&mut self, now: u64, pkt: &[u8]) {
-        let Ok(seg) = decode_ipv4(pkt) else { return };
-        let Some(e) = self.engine.as_mut() else {
-            return;
-        };
-        let Some((s, _)) = e.current.as_mut() else {
-            return;
-        };
-        if seg.dst != s.local() {
-            return; // an earlier flow's late segment
-        }
-        let t0 = thread_cpu_ns();
-        let got = s.input(Self::inst(now), &seg);
-        if let (Some(ack), Some(t)) = (&got.ack, self.trace.as_mut()) {
-            t.ack(now, e.next as u32 - 1, ack, Some(s.sender()));
-        }
-        if got.fin {
-            let mut b = Vec::new();
-            s.fin_ack(Self::inst(now), &mut b);
-            self.out.push(b);
-        }
-        s.take_replies(&mut self.out);
-        after_input(e, now, &self.path, self.trace.as_mut(), &mut self.out);
-        e.cpu_ns += thread_cpu_ns() - t0;
-        e.packets += 1;
-        self.flush_out(now);
-    }
-
-    fn deliver_to_engine_receiver(&mut self, now: u64, pkt: &[u8]) {
-        let Ok(seg) = decode_ipv4(pkt) else { return };
-        let i = match self.receivers.iter().position(|r| r.peer() == seg.src) {
-            Some(i) => i,
-            None if seg.flags.contains(lossrec_wire::TcpFlags::SYN) => {
-                let local = SocketAddrV4::new(ENGINE_SERVER, PORT);
-                let isn = lossrec_sim::rng::mix64(self.receivers.len() as u64 ^ 0x5eed) as u32;
-                let cfg = self.rcv_cfg.clone();
-                self.receivers.push(EngineReceiver::new(
-                    cfg,
-                    Self::inst(now),
-                    local,
-                    seg.src,
-                    isn,
-                    self.endpoint,
-                ));
-                self.receivers.len() - 1
-            }
-            None => return,
-        };
-        let r = &mut self.receivers[i];
-        r.input(Self::inst(now), &seg);
-        r.output(Self::inst(now), &mut self.out);
-    }
-
-    /// Engine timers, the next flow, and everything the engine wants to send.
-    fn engine_turn(&mut self, now: u64) {
-        let t = Self::inst(now);
-        for r in &mut self.receivers {
-            if r.receiver()
-                .poll_timeout()
-                .is_some_and(|d| d.as_nanos() <= now)
-            {
-                self.lateness.record(
-                    r.receiver().poll_timeout().map_or(now, |d| d.as_nanos()),
-                    now,
-                );
-                r.receiver_mut().on_timeout(t);
-                r.output(t, &mut self.out);
-            }
-        }
-        if let Some(e) = self.engine.as_mut() {
-            let t0 = thread_cpu_ns();
-            engine_step(
-                e,
-                &mut self.apps,
-                now,
-                &mut self.lateness,
-                &self.path,
-                self.trace.as_mut(),
-                &mut self.out,
-            );
-            e.cpu_ns += thread_cpu_ns() - t0;
-        }
-        self.flush_out(now);
-    }
-
-    /// Offers every packet the endpoints produced to the path, in the order produced.
-    fn flush_out(&mut self, now: u64) {
-        let out = std::mem::take(&mut self.out);
-        for pkt in out {
-            let dir = match src_ip(&pkt) {
-                Some(ip) if ip == ENGINE_SERVER => Dir::Ack,
-                _ => Dir::Data,
-            };
-            self.offer(now, dir, pkt);
         }
     }
 
