@@ -22,15 +22,18 @@
 //! offset `x` is sequence number `ISN + 1 + x (mod 2^32)`, and the FIN (piggybacked on the
 //! last data segment) takes one more. Payload bytes are zeros. The sender advertises a
 //! fixed window (64 KiB unscaled on the SYN); the receiver's window is its ACK's window,
-//! scaled by the negotiated shift. Timestamps are the engine's microsecond values truncated
-//! to 32 bits.
+//! scaled by the negotiated shift. The segment ↔ engine mapping is `lossrec-tcp`'s
+//! ([`lossrec_tcp::map`]): MSS, SACK blocks, ECN marks. Timestamps show what a TCP endpoint
+//! puts on the wire ([`lossrec_tcp::ts`]): the instant each engine value stands for, on the
+//! default TSval clock (milliseconds, as Linux's `tcp_time_stamp`), each host's own; the
+//! simulated endpoints are not `Endpoint`s, so each TSecr is the engine half's own echo.
 
 use crate::rng::mix64;
 use crate::sink::Sink;
-use lossrec::{Ack, EcnMarks, IpEcn, Segment};
-use lossrec_wire::{
-    seq, Payload, PcapWriter, SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestamps,
-};
+use lossrec::{Ack, Segment};
+use lossrec_tcp::map::{put_ecn, wire_sack};
+use lossrec_tcp::ts::{receiver_ts_instant, sender_ts_instant, TsClock};
+use lossrec_wire::{seq, Payload, PcapWriter, TcpFlags, TcpOptions, TcpSegment, Timestamps};
 use std::net::{Ipv4Addr, SocketAddrV4};
 
 /// The client (data sender) address.
@@ -146,10 +149,10 @@ impl Capture {
         let f = self.flow(id);
         f.ip_id_s = f.ip_id_s.wrapping_add(1);
         let mut options = TcpOptions {
-            timestamps: tx.ts.map(|t| Timestamps {
-                val: t.val as u32,
-                ecr: t.ecr as u32,
-            }),
+            // The sender's TSval, and its echo of the receiver's.
+            timestamps: tx
+                .ts
+                .map(|t| wire_ts(sender_ts_instant(t.val), t.ecr, receiver_ts_instant)),
             ..TcpOptions::default()
         };
         let mut s = TcpSegment::new(src, dst, seq::wrap(f.isn_s, tx.range.start));
@@ -194,10 +197,10 @@ impl Capture {
         let (fin_now, was_closed) = (fin_acked && !f.closed, f.closed);
         f.closed |= fin_acked;
         let mut options = TcpOptions {
-            timestamps: ack.ts.map(|t| Timestamps {
-                val: t.val as u32,
-                ecr: t.ecr as u32,
-            }),
+            // The receiver's TSval, and its echo of the sender's.
+            timestamps: ack
+                .ts
+                .map(|t| wire_ts(receiver_ts_instant(t.val), t.ecr, sender_ts_instant)),
             ..TcpOptions::default()
         };
         let own_seq = f.isn_r.wrapping_add(1 + u32::from(was_closed));
@@ -221,12 +224,7 @@ impl Capture {
             };
             s.window = (ack.window >> shift).min(65_535) as u16;
             let max = options.max_sack_blocks();
-            for b in ack.sack.iter().take(max) {
-                options.sack.push(SackBlock::new(
-                    seq::wrap(f.isn_s, b.start),
-                    seq::wrap(f.isn_s, b.end),
-                ));
-            }
+            options.sack = wire_sack(f.isn_s, ack.sack.as_slice(), max);
         }
         if fin_now {
             s.flags |= TcpFlags::FIN;
@@ -271,23 +269,13 @@ impl Capture {
     }
 }
 
-/// Writes the engine's ECN marks onto a wire segment (RFC 3168 §5, §6.1): the codepoint
-/// into the TOS byte's ECN field, ECE and CWR into the flags.
-pub fn put_ecn(s: &mut TcpSegment<'_>, m: EcnMarks) {
-    s.set_ecn(m.ip.bits());
-    if m.ece {
-        s.flags |= TcpFlags::ECE;
-    }
-    if m.cwr {
-        s.flags |= TcpFlags::CWR;
-    }
-}
-
-/// The engine's ECN marks of a wire segment.
-pub fn ecn_marks(s: &TcpSegment<'_>) -> EcnMarks {
-    EcnMarks {
-        ip: IpEcn::from_bits(s.ecn()),
-        ece: s.flags.contains(TcpFlags::ECE),
-        cwr: s.flags.contains(TcpFlags::CWR),
+/// The Timestamps option a host's segment carries: TSval from the default clock at `sent`,
+/// TSecr the peer's engine value `ecr` (an instant by `peer`) on that clock; 0 stays 0 (no
+/// echo).
+fn wire_ts(sent: lossrec::Instant, ecr: u64, peer: fn(u64) -> lossrec::Instant) -> Timestamps {
+    let clock = TsClock::default();
+    Timestamps {
+        val: clock.val(sent),
+        ecr: if ecr == 0 { 0 } else { clock.val(peer(ecr)) },
     }
 }

@@ -199,3 +199,65 @@ fn streamed_outputs_equal_the_in_memory_ones_and_the_receiver_sees_arrivals() {
     assert_eq!(acks_out, kind(&l, "ack").len() + ack_drops(&l).len());
     assert_eq!(streamed.outputs.pcap_receiver_records, rx.len() as u64);
 }
+
+/// The capture shows the TSval clock a TCP endpoint puts on the wire (`lossrec-tcp`'s
+/// default, milliseconds as Linux's `tcp_time_stamp`, offset 1), each host's own, and
+/// every echo names a TSval the other host sent (RFC 7323 §3.2). It used to carry the
+/// engine's microsecond values.
+#[test]
+fn timestamps_tick_in_milliseconds() {
+    let text = "[path]\nrtt_ms = 30\n[path.loss]\nmodel = \"bernoulli\"\np = 0.05\n[workload]\nsegments = 40\n";
+    let opts = RunOptions {
+        pcap: true,
+        ..RunOptions::default()
+    };
+    let out = run(&scenario(text), &opts).unwrap();
+    let recs = records(out.pcap.as_ref().unwrap());
+    let (mut sent_by_client, mut sent_by_server) = (Vec::new(), Vec::new());
+    for (t_us, f) in &recs {
+        let s = decode_frame(f).unwrap();
+        let Some(ts) = s.options.timestamps else {
+            continue;
+        };
+        let client = s.src.port() == 10_000;
+        if client {
+            // Stamped as the sender emits it: the capture's time is the send time.
+            assert_eq!(ts.val, (t_us / 1000) as u32 + 1, "{s:?} at {t_us} µs");
+        } else {
+            // ACKs are captured on arrival, a one-way delay (15 ms) after they were sent.
+            assert!(ts.val <= (t_us / 1000) as u32 + 1, "{s:?} at {t_us} µs");
+            assert!(
+                ts.val + 16 >= (t_us / 1000) as u32 + 1,
+                "{s:?} at {t_us} µs"
+            );
+        }
+        let (own, other) = if client {
+            (&mut sent_by_client, &sent_by_server)
+        } else {
+            (&mut sent_by_server, &sent_by_client)
+        };
+        own.push(ts.val);
+        if ts.ecr != 0 && !other.is_empty() {
+            // The other side's sends are captured late or not at all (the capture point is
+            // the sender's host), so an echo is at most one of its values seen or newer.
+            assert!(
+                ts.ecr <= (t_us / 1000) as u32 + 1,
+                "echo {} in the future",
+                ts.ecr
+            );
+        }
+    }
+    assert!(sent_by_client.len() > 40 && !sent_by_server.is_empty());
+    // The receiver echoes values the client sent.
+    let client_vals: std::collections::BTreeSet<u32> = sent_by_client.iter().copied().collect();
+    for (_, f) in &recs {
+        let s = decode_frame(f).unwrap();
+        if let (Some(ts), true) = (s.options.timestamps, s.src.port() != 10_000) {
+            assert!(
+                ts.ecr == 0 || client_vals.contains(&ts.ecr),
+                "echo {} never sent",
+                ts.ecr
+            );
+        }
+    }
+}
