@@ -37,8 +37,8 @@
 //! engine's own clock (the sender's µs + 1, the receiver's µs); what goes on the wire — a
 //! TSval clock in milliseconds as Linux's `tcp_time_stamp`, and one TS.Recent per
 //! connection for both directions (RFC 7323 §4.3) — is the adapter's (`lossrec_tcp::ts`),
-//! which maps echoes back into the engine's clock. A decision always uses the time of the event being
-//! processed: an ACK at its arrival, a timer at its deadline.
+//! which maps echoes back into the engine's clock. A decision always uses the time of the
+//! event being processed: an ACK at its arrival, a timer at its deadline.
 //!
 //! ## The driver contract
 //!
