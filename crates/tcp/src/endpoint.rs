@@ -57,7 +57,7 @@ pub struct Input {
     /// The `Segment` handed to the engine's receiver (`on_segment` was called with it).
     pub segment: Option<Segment>,
     /// The segment carried the peer's first FIN and this endpoint has no receiver: answer
-    /// it with [`Endpoint::ack_now`].
+    /// it with [`Endpoint::ack_now`] (a receiver answers it in [`Endpoint::poll_acks`]).
     pub fin: bool,
     /// The acceptance checks dropped it (counted in [`Endpoint::accept_stats`]; a reply,
     /// if any, waits in [`Endpoint::take_replies`]).
@@ -160,6 +160,16 @@ impl Endpoint {
             receiver: Some(receiver),
             ..Endpoint::with(cfg, local, remote, iss)
         }
+    }
+
+    /// A client that also receives: the peer's data goes to `receiver` (configured as the
+    /// handshake agrees: SACK, timestamps; it starts without a SYN of its own), whose ACKs
+    /// ride on our data ([`Endpoint::encode_transmit`] carries its RCV.NXT and window) or
+    /// leave as pure ACKs from [`Endpoint::poll_acks`]. Both directions echo the one
+    /// TS.Recent (RFC 7323 §4.3).
+    pub fn with_receiver(mut self, receiver: Receiver) -> Endpoint {
+        self.receiver = Some(receiver);
+        self
     }
 
     /// Our address.
@@ -307,7 +317,11 @@ impl Endpoint {
         }
         if self.sender.is_some() {
             self.input_ack(now, seg, first_syn, &mut out);
-        } else if self.receiver.is_some() {
+        }
+        // A receiving endpoint takes every segment (its handshake too); a client's receiver
+        // takes the peer's data and FIN.
+        let data = !seg.payload.is_empty() || seg.flags.contains(TcpFlags::FIN);
+        if self.receiver.is_some() && (self.sender.is_none() || (data && !syn)) {
             self.input_data(now, seg, in_window, &mut out);
         }
         out
@@ -329,7 +343,8 @@ impl Endpoint {
         if !syn {
             let window = u64::from(seg.window) << self.shift(true);
             self.max_window = self.max_window.max(window.min(u64::from(u32::MAX)) as u32);
-            if seg.flags.contains(TcpFlags::FIN) && !self.peer_fin {
+            let fin = seg.flags.contains(TcpFlags::FIN);
+            if fin && !self.peer_fin && self.receiver.is_none() {
                 self.peer_fin = true;
                 out.fin = true;
             }

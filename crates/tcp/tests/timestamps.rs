@@ -193,3 +193,81 @@ fn a_senders_pure_ack_echoes_ts_recent_too() {
     let ts = ack.options.timestamps.expect("timestamps on the pure ACK");
     assert_eq!((ts.val, ts.ecr), (31, 90));
 }
+
+/// Data both ways: a client whose sender sends and whose receiver takes the peer's data.
+/// Its pure ACKs (the receiver's) and its data segments (the sender's) echo the same
+/// TS.Recent, which a segment past a hole does not move (RFC 7323 §4.3). The engine's
+/// halves each keep their own (the sender's would be the newest TSval of any ACK: 700).
+#[test]
+fn data_both_ways_echoes_one_ts_recent() {
+    let cfg = Config {
+        timestamps: true,
+        ..Config::default()
+    };
+    let rcfg = ReceiverConfig {
+        delayed_ack: None,
+        timestamps: true,
+        sack: true,
+        ..ReceiverConfig::default()
+    };
+    let mut c = Endpoint::client(
+        Sender::new(cfg, us(0)).unwrap(),
+        EndpointConfig::default(),
+        CLIENT,
+        SERVER,
+        ISS,
+    )
+    .with_receiver(Receiver::new(rcfg, us(0)));
+    let syn = c.sender.as_mut().unwrap().poll_transmit(us(0)).unwrap();
+    let mut b = Vec::new();
+    c.encode_transmit(us(0), &syn, &mut b);
+    let peer = |seq: u32, len: usize, flags: TcpFlags, val: u32| {
+        let mut s = TcpSegment::new(SERVER, CLIENT, seq);
+        s.flags = flags;
+        s.ack = Some(ISS + 1);
+        s.window = 65_535;
+        s.payload = Payload::Zeros(len);
+        s.options.timestamps = Some(Timestamps { val, ecr: 1 });
+        s
+    };
+    let mut sa = peer(CISN, 0, TcpFlags::SYN, 500);
+    sa.options.mss = Some(1012);
+    sa.options.sack_permitted = true;
+    assert!(c.input(us(20_000), &sa).ack.unwrap().syn.is_some());
+    // The handshake's ACK.
+    while let Some(tx) = c.sender.as_mut().unwrap().poll_transmit(us(20_000)) {
+        b.clear();
+        c.encode_transmit(us(20_000), &tx, &mut b);
+    }
+    // The peer's data, in order, then past a hole.
+    let got = c.input(us(40_000), &peer(CISN + 1, 1000, TcpFlags::empty(), 600));
+    assert_eq!(got.segment.unwrap().range.len(), 1000);
+    let mut acks = Vec::new();
+    c.poll_acks(us(40_000), &mut acks);
+    let a = decode_ipv4(acks.last().unwrap()).unwrap();
+    assert_eq!(a.ack, Some(CISN + 1001));
+    assert_eq!(a.options.timestamps.unwrap().ecr, 600);
+    c.input(us(41_000), &peer(CISN + 2001, 1000, TcpFlags::empty(), 700));
+    acks.clear();
+    c.poll_acks(us(41_000), &mut acks);
+    let dup = decode_ipv4(acks.last().unwrap()).unwrap();
+    assert_eq!(dup.ack, Some(CISN + 1001));
+    assert_eq!(dup.options.sack.len(), 1);
+    assert_eq!(dup.options.timestamps.unwrap().ecr, 600);
+    // Our data now: it acknowledges what the receiver took and echoes the same TS.Recent.
+    c.sender.as_mut().unwrap().write(us(42_000), 1000);
+    let tx = c
+        .sender
+        .as_mut()
+        .unwrap()
+        .poll_transmit(us(42_000))
+        .unwrap();
+    assert!(!tx.range.is_empty());
+    b.clear();
+    c.encode_transmit(us(42_000), &tx, &mut b);
+    let d = decode_ipv4(&b).unwrap();
+    assert_eq!(d.payload.len(), 1000);
+    assert_eq!(d.ack, Some(CISN + 1001));
+    assert_eq!(d.options.timestamps.unwrap().ecr, 600);
+    assert_eq!(c.timestamps().recent(), Some(600));
+}

@@ -132,7 +132,12 @@ impl Endpoint {
     /// One of the receiver's ACKs (its SYN-ACK included) on the wire.
     fn encode_ack(&mut self, now: Instant, irs: u32, ack: &Ack, out: &mut Vec<u8>) {
         let fin_in = self.receiver.as_ref().is_some_and(|r| r.fin_received());
-        let mut s = self.segment(self.iss.wrapping_add(1));
+        // A client's ACK leaves from SND.NXT; a server's FIN is its only sequence number.
+        let own = match self.sender {
+            Some(_) => self.snd_max,
+            None => self.iss.wrapping_add(1),
+        };
+        let mut s = self.segment(own);
         self.put_ts(now, &mut s, ack.ts.is_some());
         // The engine's ACK already counts the FIN's sequence number, and SACKs a FIN
         // above a hole (`tcp_data_queue_ofo`).
@@ -156,11 +161,14 @@ impl Endpoint {
             // Blocks that do not fit beside the other options are dropped from the end.
             let max = s.options.max_sack_blocks();
             s.options.sack = wire_sack(irs, ack.sack.as_slice(), max);
-            if fin_in && !self.fin_out {
-                self.fin_out = true;
-                s.flags |= TcpFlags::FIN;
-            } else if self.fin_out {
-                s.seq = s.seq.wrapping_add(1);
+            // A receiving endpoint closes after the peer (a client closes by its sender).
+            if self.sender.is_none() {
+                if fin_in && !self.fin_out {
+                    self.fin_out = true;
+                    s.flags |= TcpFlags::FIN;
+                } else if self.fin_out {
+                    s.seq = s.seq.wrapping_add(1);
+                }
             }
         }
         put_ecn(&mut s, ack.ecn);
