@@ -37,7 +37,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --receiver) receiver=$2; shift 2 ;;
     --write-only) write_only=1; shift ;;
-    *) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
 done
 [ -n "$out" ] || out=$(mktemp -d /tmp/driver-contract.XXXXXX)
