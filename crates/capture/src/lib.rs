@@ -1,0 +1,26 @@
+//! `lossrec-capture`: read a pcap/pcapng capture of TCP connections and explain every
+//! transmission of each with the lossrec engine.
+//!
+//! Three layers, each streaming (one frame in memory at a time):
+//!
+//! - [`source`]: frames out of classic pcap or pcapng ([`FrameSource`]).
+//! - [`decode`]: a frame → a [`TcpPacket`] (Ethernet with VLAN tags, Linux cooked,
+//!   raw IP, loopback; IPv4 and IPv6), or the [`Skip`] reason, counted.
+//! - [`conn`]: packets → per-connection records in stream offsets: the sender's
+//!   transmissions (TSO/GSO super-packets split by MSS) and the ACK stream it received,
+//!   the handshake's options, what a capture that starts mid-connection cannot know, and
+//!   capture drops (data the ACKs prove was sent that the capture never showed).
+//!
+//! Garbage in gives an error value or a skipped packet, never a panic.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod conn;
+pub mod decode;
+pub mod index;
+pub mod source;
+
+pub use decode::{decode, Skip, TcpPacket};
+pub use source::{Frame, FrameSource, SourceError};
+pub use index::{scan, scan_path, ConnInfo, Index};
