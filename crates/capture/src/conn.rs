@@ -157,6 +157,8 @@ pub struct Reconstructor {
     syn_ack: Option<SynInfo>,
     /// Segment size used to split super-packets.
     pub mss: u64,
+    /// The smaller MSS option of the handshake: no single segment is larger.
+    mss_option: Option<u64>,
     /// Highest offset + 1 the capture showed the sender send.
     snd_max: u64,
     /// Highest cumulative ACK seen.
@@ -180,6 +182,7 @@ impl Reconstructor {
             syn: None,
             syn_ack: None,
             mss: mss_hint.max(1),
+            mss_option: None,
             snd_max: 0,
             snd_una: 0,
             holes: BTreeMap::new(),
@@ -232,6 +235,7 @@ impl Reconstructor {
         let m = u64::from(a.mss.unwrap_or(536).min(b.mss.unwrap_or(536)));
         let ts = if a.tsval.is_some() && b.tsval.is_some() { 12 } else { 0 };
         self.mss = m.saturating_sub(ts).max(1);
+        self.mss_option = Some(m);
     }
 
     /// The offset of `s`, unwrapped near `near`; starts a mid-connection capture.
@@ -275,6 +279,12 @@ impl Reconstructor {
         }
         let end = start + u64::from(p.payload_len);
         self.stats.data_packets += 1;
+        // A packet no larger than the MSS option is one segment: a stack that does not
+        // subtract its option room (or a smaller one) shows its real segment size here.
+        let len = u64::from(p.payload_len);
+        if self.mss_option.is_some_and(|m| len <= m) && len > self.mss {
+            self.mss = len;
+        }
         self.note_sent(start, end);
         let pieces = (end - start).div_ceil(self.mss).max(1);
         if pieces > 1 {

@@ -31,6 +31,53 @@ pub struct ConnInfo {
     pub max_payload: u32,
     /// Which endpoint sent a SYN without ACK first (the active opener), if captured.
     pub syn_from: Option<SocketAddr>,
+    /// Sequence extent `a → b`.
+    pub seq_ab: DirSeq,
+    /// Sequence extent `b → a`.
+    pub seq_ba: DirSeq,
+}
+
+/// How far one direction's data went, in offsets from its ISN (or, without a SYN, from
+/// its first sequence number).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DirSeq {
+    /// The ISN (or first sequence number − 1), once seen.
+    pub isn: Option<u32>,
+    /// One past the highest data offset.
+    pub end: u64,
+    /// A FIN was sent.
+    pub fin: bool,
+    /// The ISN is the SYN's.
+    pub syn: bool,
+}
+
+impl DirSeq {
+    fn note(&mut self, p: &TcpPacket) {
+        if p.flags.contains(TcpFlags::SYN) {
+            if !self.syn {
+                *self = DirSeq { isn: Some(p.seq), end: 0, fin: false, syn: true };
+            }
+            return;
+        }
+        if p.payload_len == 0 && !p.flags.contains(TcpFlags::FIN) {
+            return;
+        }
+        let isn = *self.isn.get_or_insert(p.seq.wrapping_sub(1));
+        let start = lossrec_wire::seq::unwrap(isn, p.seq, self.end);
+        self.end = self.end.max(start + u64::from(p.payload_len));
+        self.fin |= p.flags.contains(TcpFlags::FIN);
+    }
+}
+
+impl ConnInfo {
+    /// The data sender's extent.
+    pub fn sender_seq(&self) -> DirSeq {
+        if self.direction().0 == self.a {
+            self.seq_ab
+        } else {
+            self.seq_ba
+        }
+    }
 }
 
 impl ConnInfo {
@@ -108,6 +155,8 @@ pub fn scan(mut source: FrameSource) -> Index {
                 bytes_ba: 0,
                 max_payload: 0,
                 syn_from: None,
+                seq_ab: DirSeq::default(),
+                seq_ba: DirSeq::default(),
             });
             idx.conns.len() - 1
         });
@@ -118,8 +167,10 @@ pub fn scan(mut source: FrameSource) -> Index {
         c.max_payload = c.max_payload.max(p.payload_len);
         if p.src == c.a {
             c.bytes_ab += u64::from(p.payload_len);
+            c.seq_ab.note(&p);
         } else {
             c.bytes_ba += u64::from(p.payload_len);
+            c.seq_ba.note(&p);
         }
         if p.flags.contains(TcpFlags::SYN) && !p.flags.contains(TcpFlags::ACK) {
             c.syn_from.get_or_insert(p.src);

@@ -18,9 +18,13 @@
 
 pub mod conn;
 pub mod decode;
+pub mod explain;
 pub mod index;
+pub mod shadow;
 pub mod source;
 
 pub use decode::{decode, Skip, TcpPacket};
 pub use source::{Frame, FrameSource, SourceError};
+pub use explain::{explain_path, AppMode, ConnReport, Options, Point, Report};
 pub use index::{scan, scan_path, ConnInfo, Index};
+pub use shadow::{Row, Summary, Verdict};
