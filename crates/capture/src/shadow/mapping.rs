@@ -74,6 +74,15 @@ impl Mapping {
         self.order.push_back(tsval);
     }
 
+    /// The engine stamped `engine_val` on the transmission the capture shows with
+    /// `tsval`: an exact mapping, replacing the one derived from the capture time.
+    pub fn match_tsval(&mut self, tsval: u32, engine_val: u64) {
+        if !self.tsvals.contains_key(&tsval) {
+            self.note_tsval(tsval, 0);
+        }
+        self.tsvals.insert(tsval, engine_val);
+    }
+
     /// The engine's SYN options of a captured SYN or SYN-ACK.
     pub fn syn_options(s: &SynInfo) -> SynOptions {
         SynOptions {

@@ -78,7 +78,18 @@ pub struct Shadow {
     closed: bool,
     /// Engine offsets start at this capture offset.
     base: u64,
+    /// Records waiting for the lookahead ([`App::AsSeen`]).
+    ahead: std::collections::VecDeque<Record>,
+    /// Highest data end (capture offset) and FIN pushed so far, lookahead included.
+    seen_end: u64,
+    seen_fin: bool,
+    /// How far ahead of the record being processed the capture is read, ns.
+    lookahead_ns: u64,
+    syn_ns: Option<u64>,
 }
+
+/// Lookahead without a handshake to measure the round trip from.
+const DEFAULT_LOOKAHEAD_NS: u64 = 200_000_000;
 
 impl std::fmt::Debug for Shadow {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -101,6 +112,11 @@ impl Shadow {
             written: 0,
             closed: false,
             base,
+            ahead: std::collections::VecDeque::new(),
+            seen_end: 0,
+            seen_fin: false,
+            lookahead_ns: DEFAULT_LOOKAHEAD_NS,
+            syn_ns: None,
         }
     }
 
@@ -109,8 +125,37 @@ impl Shadow {
         &self.win.summary
     }
 
-    /// Feeds one record; finished rows go to `out`.
+    /// Feeds one record; finished rows go to `out`. Records are processed once the
+    /// capture has been read `lookahead` past them: with [`App::AsSeen`] the application
+    /// is taken to have written, at any moment, what the capture shows sent within the
+    /// next two handshake round trips (a sender that is cwnd-limited in the capture
+    /// stays so in the engine; one that went idle, idles).
     pub fn push(&mut self, r: Record, out: &mut impl FnMut(Row)) {
+        let ts = ts_of(&r);
+        match r {
+            Record::Data(t) => {
+                self.seen_end = self.seen_end.max(t.end);
+                self.seen_fin |= t.fin;
+            }
+            Record::Syn(s) => self.syn_ns = self.syn_ns.or(Some(s.ts_ns)),
+            Record::SynAck(s) => {
+                if let Some(a) = self.syn_ns {
+                    self.lookahead_ns = (2 * s.ts_ns.saturating_sub(a)).max(10_000_000);
+                }
+            }
+            _ => {}
+        }
+        self.ahead.push_back(r);
+        while let Some(front) = self.ahead.front() {
+            if ts_of(front).saturating_add(self.lookahead_ns) > ts && self.app == App::AsSeen {
+                break;
+            }
+            let front = self.ahead.pop_front().expect("front exists");
+            self.process(front, out);
+        }
+    }
+
+    fn process(&mut self, r: Record, out: &mut impl FnMut(Row)) {
         match r {
             Record::Syn(s) => self.on_syn(s, out),
             Record::Data(t) => {
@@ -120,6 +165,7 @@ impl Shadow {
                 if let (Some(m), Some(v)) = (self.map.as_mut(), t.tsval) {
                     m.note_tsval(v, t.ts_ns);
                 }
+                self.app_write_event(&t, out);
                 self.win.captured(t);
             }
             Record::SynAck(_) | Record::Ack(_) => {
@@ -135,8 +181,26 @@ impl Shadow {
         }
     }
 
+    /// New data after the engine ran out of it: the application wrote at this moment
+    /// (after an idle period, a new response). The window closes here and the write is
+    /// the next input.
+    fn app_write_event(&mut self, t: &Transmission, out: &mut impl FnMut(Row)) {
+        let (Some(snd), Some(map)) = (self.sender.as_ref(), self.map.as_ref()) else {
+            return;
+        };
+        if self.app != App::AsSeen || map.offset(t.end) <= self.written || snd.snd_nxt() < self.written {
+            return;
+        }
+        self.close_window(t.ts_ns, out);
+        self.next_input = Some(Record::Data(*t));
+        self.win.summary.inputs += 1;
+    }
+
     /// Ends the stream: the last window closes at the last capture time.
     pub fn finish(&mut self, out: &mut impl FnMut(Row)) {
+        while let Some(r) = self.ahead.pop_front() {
+            self.process(r, out);
+        }
         let t = self.win.last_ns().saturating_add(1);
         self.close_window(t, out);
         self.win.flush_carried(out);
@@ -218,8 +282,8 @@ impl Shadow {
         let (want, fin) = match self.app {
             App::Bulk { end, fin } => (end, fin),
             App::AsSeen => {
-                let m = self.map.as_ref().map_or(0, |m| m.offset(self.win.max_end()));
-                (m, self.win.has_fin())
+                let m = self.map.as_ref().map_or(0, |m| m.offset(self.seen_end));
+                (m, self.seen_fin)
             }
         };
         if want > self.written {
@@ -265,10 +329,11 @@ impl Shadow {
     /// Polls the engine until it has nothing more to send now, matching each
     /// transmission against the window. `timer` is the timer that just fired.
     fn drain(&mut self, now: Instant, timer: Option<lossrec::timer::TimerKind>, out: &mut impl FnMut(Row)) {
-        let (Some(snd), Some(map)) = (self.sender.as_mut(), self.map.as_ref()) else {
+        let (Some(snd), Some(map)) = (self.sender.as_mut(), self.map.as_mut()) else {
             return;
         };
         let mss = snd.mss().max(1);
+        let mut tsvals = Vec::new();
         for _ in 0..100_000 {
             while let Some(ev) = snd.poll_event() {
                 self.win.on_event(&ev.kind);
@@ -282,7 +347,13 @@ impl Shadow {
             let cause = self.win.cause(t.why, snd.state(), timer);
             let start = map.capture_offset(t.range.start);
             let end = map.capture_offset(t.range.end);
-            let found = self.win.take(start, end, t.fin, mss, cause, &state, out);
+            tsvals.clear();
+            let found = self.win.take(start, end, t.fin, mss, cause, &state, &mut tsvals, out);
+            if let Some(ts) = t.ts {
+                for &v in &tsvals {
+                    map.match_tsval(v, ts.val);
+                }
+            }
             if !found {
                 // The captured sender did not send it: take it back, sending stops.
                 let _ = snd.transmit_failed(now, &t);
