@@ -82,7 +82,11 @@ pub struct Shadow {
     ahead: std::collections::VecDeque<Record>,
     /// Highest data end (capture offset) and FIN pushed so far, lookahead included.
     seen_end: u64,
-    seen_fin: bool,
+    /// Where the data end advanced: (capture time, end, FIN), not yet made available.
+    ends: std::collections::VecDeque<(u64, u64, bool)>,
+    /// Data end and FIN made available to the application model so far.
+    avail_end: u64,
+    avail_fin: bool,
     /// How far ahead of the record being processed the capture is read, ns.
     lookahead_ns: u64,
     syn_ns: Option<u64>,
@@ -114,7 +118,9 @@ impl Shadow {
             base,
             ahead: std::collections::VecDeque::new(),
             seen_end: 0,
-            seen_fin: false,
+            ends: std::collections::VecDeque::new(),
+            avail_end: 0,
+            avail_fin: false,
             lookahead_ns: DEFAULT_LOOKAHEAD_NS,
             syn_ns: None,
         }
@@ -134,8 +140,10 @@ impl Shadow {
         let ts = ts_of(&r);
         match r {
             Record::Data(t) => {
-                self.seen_end = self.seen_end.max(t.end);
-                self.seen_fin |= t.fin;
+                if t.end > self.seen_end || t.fin {
+                    self.seen_end = self.seen_end.max(t.end);
+                    self.ends.push_back((t.ts_ns, self.seen_end, t.fin));
+                }
             }
             Record::Syn(s) => self.syn_ns = self.syn_ns.or(Some(s.ts_ns)),
             Record::SynAck(s) => {
@@ -185,15 +193,26 @@ impl Shadow {
     /// (after an idle period, a new response). The window closes here and the write is
     /// the next input.
     fn app_write_event(&mut self, t: &Transmission, out: &mut impl FnMut(Row)) {
+        if self.app != App::AsSeen {
+            return;
+        }
+        // First what the application had written by the current input (the lookahead
+        // from its time): data released by that input is not a new write.
+        if let Some(r) = &self.next_input {
+            let now = map_instant(self.map.as_ref(), ts_of(r));
+            self.write_app(now);
+        }
         let (Some(snd), Some(map)) = (self.sender.as_ref(), self.map.as_ref()) else {
             return;
         };
-        if self.app != App::AsSeen || map.offset(t.end) <= self.written || snd.snd_nxt() < self.written {
+        if map.offset(t.end) <= self.written || snd.snd_nxt() < self.written {
             return;
         }
         self.close_window(t.ts_ns, out);
         self.next_input = Some(Record::Data(*t));
         self.win.summary.inputs += 1;
+        let now = map_instant(self.map.as_ref(), t.ts_ns);
+        self.write_app(now);
     }
 
     /// Ends the stream: the last window closes at the last capture time.
@@ -282,8 +301,19 @@ impl Shadow {
         let (want, fin) = match self.app {
             App::Bulk { end, fin } => (end, fin),
             App::AsSeen => {
-                let m = self.map.as_ref().map_or(0, |m| m.offset(self.seen_end));
-                (m, self.seen_fin)
+                // What the capture shows sent up to `lookahead` after now.
+                let horizon = self.map.as_ref().map_or(0, |m| m.epoch_ns + now.as_nanos());
+                let horizon = horizon.saturating_add(self.lookahead_ns);
+                while let Some(&(ts, end, fin)) = self.ends.front() {
+                    if ts > horizon {
+                        break;
+                    }
+                    self.avail_end = self.avail_end.max(end);
+                    self.avail_fin |= fin;
+                    self.ends.pop_front();
+                }
+                let m = self.map.as_ref().map_or(0, |m| m.offset(self.avail_end));
+                (m, self.avail_fin)
             }
         };
         if want > self.written {
@@ -365,6 +395,10 @@ impl Shadow {
             self.win.on_event(&ev.kind);
         }
     }
+}
+
+fn map_instant(m: Option<&Mapping>, ts_ns: u64) -> Instant {
+    m.map_or(Instant::ZERO, |m| m.instant(ts_ns))
 }
 
 fn ts_of(r: &Record) -> u64 {
