@@ -20,6 +20,7 @@ pub mod conn;
 pub mod decode;
 pub mod explain;
 pub mod index;
+pub mod json;
 pub mod shadow;
 pub mod source;
 

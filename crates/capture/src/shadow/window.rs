@@ -176,15 +176,6 @@ impl Window {
         self.pieces.first().map(|p| p.t.ts_ns)
     }
 
-    /// Highest captured end offset in the window (0 if empty).
-    pub(super) fn max_end(&self) -> u64 {
-        self.pieces.iter().map(|p| p.t.end).max().unwrap_or(0)
-    }
-
-    pub(super) fn has_fin(&self) -> bool {
-        self.pieces.iter().any(|p| p.t.fin)
-    }
-
     pub(super) fn on_event(&mut self, e: &EventKind) {
         *self.summary.events.entry(e.name()).or_default() += 1;
         match *e {
