@@ -80,7 +80,7 @@ impl Skip {
 }
 
 /// Slices the link layer off: the network layer's packet and its EtherType.
-fn link(frame: &Frame) -> Result<LaxSlicedPacket<'_>, Skip> {
+fn link<'a>(frame: &'a Frame<'_>) -> Result<LaxSlicedPacket<'a>, Skip> {
     let d = &frame.data[..];
     match frame.linktype {
         1 => LaxSlicedPacket::from_ethernet(d).map_err(|_| Skip::Truncated),
@@ -111,7 +111,7 @@ fn by_type(t: u16, rest: &[u8]) -> LaxSlicedPacket<'_> {
 }
 
 /// Decodes one frame.
-pub fn decode(frame: &Frame) -> Result<TcpPacket, Skip> {
+pub fn decode(frame: &Frame<'_>) -> Result<TcpPacket, Skip> {
     let sliced = link(frame)?;
     let (src, dst, ecn, payload, full_len) = match &sliced.net {
         Some(LaxNetSlice::Ipv4(v4)) => {

@@ -172,7 +172,7 @@ pub fn explain_path(
     }
     let mut source = FrameSource::open(path).map_err(Error::Source)?;
     let mut buf: Vec<Record> = Vec::new();
-    for frame in source.by_ref() {
+    while let Some(frame) = source.next_frame() {
         let Ok(frame) = frame else { break };
         let Ok(p) = decode(&frame) else { continue };
         let k = if p.src <= p.dst { (p.src, p.dst) } else { (p.dst, p.src) };

@@ -126,7 +126,7 @@ fn key(p: &TcpPacket) -> (SocketAddr, SocketAddr) {
 pub fn scan(mut source: FrameSource) -> Index {
     let mut idx = Index::default();
     let mut by_key: BTreeMap<(SocketAddr, SocketAddr), usize> = BTreeMap::new();
-    for frame in source.by_ref() {
+    while let Some(frame) = source.next_frame() {
         let frame = match frame {
             Ok(f) => f,
             Err(e) => {

@@ -20,11 +20,12 @@ use std::io::Read;
 use pcap_file::pcap::PcapReader;
 use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionOption;
 use pcap_file::pcapng::{Block, PcapNgReader};
-use pcap_file::{PcapError, TsResolution};
+use pcap_file::PcapError;
 
-/// One captured frame.
+/// One captured frame; `data` borrows the reader's buffer until the next read
+/// ([`FrameSource::next_frame`]) or is owned ([`Iterator`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Frame {
+pub struct Frame<'a> {
     /// Capture time, nanoseconds since the Unix epoch.
     pub ts_ns: u64,
     /// LINKTYPE_* of the interface it was captured on (1 Ethernet, 113 Linux cooked …).
@@ -32,7 +33,7 @@ pub struct Frame {
     /// pcapng interface index (0 for classic pcap).
     pub interface: u32,
     /// The bytes captured (at most the snapshot length).
-    pub data: Vec<u8>,
+    pub data: std::borrow::Cow<'a, [u8]>,
     /// The frame's length on the wire; more than `data.len()` when snaplen cut it.
     pub orig_len: u32,
 }
@@ -95,7 +96,6 @@ enum Inner {
     Pcap {
         reader: PcapReader<Input>,
         linktype: u32,
-        nanos: bool,
     },
     PcapNg {
         reader: PcapNgReader<Input>,
@@ -152,6 +152,9 @@ pub struct FrameSource {
     inner: Inner,
     records: u64,
     done: bool,
+    /// pcapng packets are copied here (one copy, no allocation): a packet block cannot
+    /// be returned from inside the loop that skips the other blocks.
+    scratch: Vec<u8>,
 }
 
 impl fmt::Debug for FrameSource {
@@ -189,7 +192,8 @@ impl FrameSource {
     /// Opens a file.
     pub fn open(path: &std::path::Path) -> Result<FrameSource, SourceError> {
         let f = std::fs::File::open(path).map_err(SourceError::Io)?;
-        FrameSource::new(std::io::BufReader::with_capacity(1 << 16, f))
+        // No BufReader: pcap-file keeps its own buffer, and a second one costs a copy.
+        FrameSource::new(f)
     }
 
     /// Opens a capture held in any reader; the format comes from its first four bytes.
@@ -211,7 +215,6 @@ impl FrameSource {
             let h = reader.header();
             Inner::Pcap {
                 linktype: u32::from(h.datalink),
-                nanos: h.ts_resolution == TsResolution::NanoSecond,
                 reader,
             }
         } else if got == 4 && magic == PCAPNG_MAGIC {
@@ -226,6 +229,7 @@ impl FrameSource {
             inner,
             records: 0,
             done: false,
+            scratch: Vec::new(),
         })
     }
 
@@ -234,18 +238,19 @@ impl FrameSource {
         self.records
     }
 
-    /// The next frame, `None` at the end, or the error that ended the stream (returned once).
-    pub fn next_frame(&mut self) -> Option<Result<Frame, SourceError>> {
+    /// The next frame, `None` at the end, or the error that ended the stream (returned
+    /// once). The frame borrows the reader's buffer: no copy per packet.
+    pub fn next_frame(&mut self) -> Option<Result<Frame<'_>, SourceError>> {
         if self.done {
             return None;
         }
         let r = match &mut self.inner {
             Inner::Pcap {
-                reader,
-                linktype,
-                nanos,
-            } => next_pcap(reader, *linktype, *nanos, self.records),
-            Inner::PcapNg { reader, interfaces } => next_pcapng(reader, interfaces, self.records),
+                reader, linktype, ..
+            } => next_pcap(reader, *linktype, self.records),
+            Inner::PcapNg { reader, interfaces } => {
+                next_pcapng(reader, interfaces, self.records, &mut self.scratch)
+            }
         };
         match &r {
             Some(Ok(_)) => self.records += 1,
@@ -255,39 +260,44 @@ impl FrameSource {
     }
 }
 
+/// Owned frames (a copy each; loops that care use [`FrameSource::next_frame`]).
 impl Iterator for FrameSource {
-    type Item = Result<Frame, SourceError>;
+    type Item = Result<Frame<'static>, SourceError>;
     fn next(&mut self) -> Option<Self::Item> {
-        self.next_frame()
+        self.next_frame().map(|r| {
+            r.map(|f| Frame {
+                data: std::borrow::Cow::Owned(f.data.into_owned()),
+                ..f
+            })
+        })
     }
 }
 
 fn next_pcap(
     reader: &mut PcapReader<Input>,
     linktype: u32,
-    nanos: bool,
     records: u64,
-) -> Option<Result<Frame, SourceError>> {
+) -> Option<Result<Frame<'_>, SourceError>> {
     let p = match reader.next_packet()? {
         Ok(p) => p,
         Err(e) => return Some(Err(classify(e, records))),
     };
     // pcap-file already scaled the fraction by the magic's resolution.
-    let _ = nanos;
     Some(Ok(Frame {
         ts_ns: u64::try_from(p.timestamp.as_nanos()).unwrap_or(u64::MAX),
         linktype,
         interface: 0,
         orig_len: p.orig_len,
-        data: p.data.into_owned(),
+        data: p.data,
     }))
 }
 
-fn next_pcapng(
+fn next_pcapng<'s>(
     reader: &mut PcapNgReader<Input>,
     interfaces: &mut Vec<Iface>,
     records: u64,
-) -> Option<Result<Frame, SourceError>> {
+    scratch: &'s mut Vec<u8>,
+) -> Option<Result<Frame<'s>, SourceError>> {
     loop {
         let block = match reader.next_block()? {
             Ok(b) => b,
@@ -306,12 +316,14 @@ fn next_pcapng(
                         what: format!("packet on undeclared interface {}", epb.interface_id),
                     }));
                 };
+                scratch.clear();
+                scratch.extend_from_slice(&epb.data);
                 return Some(Ok(Frame {
                     ts_ns: iface.ns(epb.timestamp.as_nanos()),
                     linktype: iface.linktype,
                     interface: epb.interface_id,
                     orig_len: epb.original_len,
-                    data: epb.data.into_owned(),
+                    data: std::borrow::Cow::Borrowed(&scratch[..]),
                 }));
             }
             Block::SimplePacket(spb) => {
@@ -322,12 +334,14 @@ fn next_pcapng(
                         what: "simple packet before any interface".into(),
                     }));
                 };
+                scratch.clear();
+                scratch.extend_from_slice(&spb.data);
                 return Some(Ok(Frame {
                     ts_ns: 0,
                     linktype: iface.linktype,
                     interface: 0,
                     orig_len: spb.original_len,
-                    data: spb.data.into_owned(),
+                    data: std::borrow::Cow::Borrowed(&scratch[..]),
                 }));
             }
             _ => {}

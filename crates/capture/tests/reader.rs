@@ -18,7 +18,7 @@ fn data_seg(seq: u32, payload: usize) -> Seg {
     }
 }
 
-fn frames(bytes: Vec<u8>) -> Vec<Result<lossrec_capture::Frame, SourceError>> {
+fn frames(bytes: Vec<u8>) -> Vec<Result<lossrec_capture::Frame<'static>, SourceError>> {
     FrameSource::new(std::io::Cursor::new(bytes)).unwrap().collect()
 }
 
