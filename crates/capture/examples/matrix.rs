@@ -13,7 +13,13 @@ fn main() {
         let flag = args.remove(0);
         let v = args.remove(0);
         match flag.as_str() {
-            "--app" => app = if v == "seen" { AppMode::AsSeen } else { AppMode::Bulk },
+            "--app" => {
+                app = if v == "seen" {
+                    AppMode::AsSeen
+                } else {
+                    AppMode::Bulk
+                }
+            }
             "--against" => against = Some(v),
             _ => panic!("unknown {flag}"),
         }
@@ -24,17 +30,35 @@ fn main() {
         for p in lossrec::PRESETS.iter() {
             let mut sc = match Scenario::from_toml_str(&text, file) {
                 Ok(s) => s,
-                Err(e) => { eprintln!("{file}: {e}"); break; }
+                Err(e) => {
+                    eprintln!("{file}: {e}");
+                    break;
+                }
             };
-            if sc.set_sender("preset", p.name).is_err() { continue }
-            let out = match run(&sc, &RunOptions { pcap: true, ..RunOptions::default() }) {
+            if sc.set_sender("preset", p.name).is_err() {
+                continue;
+            }
+            let out = match run(
+                &sc,
+                &RunOptions {
+                    pcap: true,
+                    ..RunOptions::default()
+                },
+            ) {
                 Ok(o) => o,
-                Err(e) => { eprintln!("{file} {}: {e}", p.name); continue; }
+                Err(e) => {
+                    eprintln!("{file} {}: {e}", p.name);
+                    continue;
+                }
             };
             let mut f = tempfile::NamedTempFile::new().unwrap();
             f.write_all(out.pcap.as_ref().unwrap()).unwrap();
             let preset = against.clone().unwrap_or_else(|| p.name.to_string());
-            let opts = Options { preset, flow: None, app };
+            let opts = Options {
+                preset,
+                flow: None,
+                app,
+            };
             let t = std::time::Instant::now();
             let r = explain_path(f.path(), &opts, |_, _| {}).unwrap();
             secs += t.elapsed().as_secs_f64();
@@ -43,9 +67,21 @@ fn main() {
             let d: u64 = r.conns.iter().map(|c| c.summary.decisions()).sum();
             all_m += m;
             all_d += d;
-            let first = r.conns.iter().filter_map(|c| c.summary.first_divergence).min();
-            println!("{file} {:<20} {m:>7}/{d:<7} {:6.2}% first divergence {:?}", p.name, 100.0 * m as f64 / d.max(1) as f64, first.map(|f| (f.0 % 100_000_000_000, f.1 as i64)));
+            let first = r
+                .conns
+                .iter()
+                .filter_map(|c| c.summary.first_divergence)
+                .min();
+            println!(
+                "{file} {:<20} {m:>7}/{d:<7} {:6.2}% first divergence {:?}",
+                p.name,
+                100.0 * m as f64 / d.max(1) as f64,
+                first.map(|f| (f.0 % 100_000_000_000, f.1 as i64))
+            );
         }
     }
-    println!("TOTAL {all_m}/{all_d} = {:.3}%  ({pkts} packets in {secs:.2}s)", 100.0 * all_m as f64 / all_d.max(1) as f64);
+    println!(
+        "TOTAL {all_m}/{all_d} = {:.3}%  ({pkts} packets in {secs:.2}s)",
+        100.0 * all_m as f64 / all_d.max(1) as f64
+    );
 }

@@ -6,12 +6,22 @@ fn main() {
     let t = std::time::Instant::now();
     let idx = scan_path(a[1].as_ref()).unwrap();
     let scan = t.elapsed().as_secs_f64();
-    let opts = Options { preset: a[2].clone(), flow: None, app: AppMode::AsSeen };
+    let opts = Options {
+        preset: a[2].clone(),
+        flow: None,
+        app: AppMode::AsSeen,
+    };
     let t = std::time::Instant::now();
     let r = explain_path(a[1].as_ref(), &opts, |_, _| {}).unwrap();
     let all = t.elapsed().as_secs_f64();
     let m: u64 = r.conns.iter().map(|c| c.summary.matched()).sum();
     let d: u64 = r.conns.iter().map(|c| c.summary.decisions()).sum();
-    println!("{} frames: scan {:.3}s ({:.0}/s), explain {:.3}s ({:.0} packets/s), matched {m}/{d}",
-        idx.frames, scan, idx.frames as f64 / scan, all, idx.frames as f64 / all);
+    println!(
+        "{} frames: scan {:.3}s ({:.0}/s), explain {:.3}s ({:.0} packets/s), matched {m}/{d}",
+        idx.frames,
+        scan,
+        idx.frames as f64 / scan,
+        all,
+        idx.frames as f64 / all
+    );
 }

@@ -207,9 +207,9 @@ impl Reconstructor {
         self.stats.snaplen_cut += u64::from(p.cut);
         let index = self.stats.packets - 1;
         if p.src == self.sender && p.dst == self.receiver {
-            self.from_sender(p, index);
+            self.on_sender_packet(p, index);
         } else if p.src == self.receiver && p.dst == self.sender {
-            self.from_receiver(p, index);
+            self.on_receiver_packet(p, index);
         }
         self.out.drain(..)
     }
@@ -233,7 +233,11 @@ impl Reconstructor {
             return;
         };
         let m = u64::from(a.mss.unwrap_or(536).min(b.mss.unwrap_or(536)));
-        let ts = if a.tsval.is_some() && b.tsval.is_some() { 12 } else { 0 };
+        let ts = if a.tsval.is_some() && b.tsval.is_some() {
+            12
+        } else {
+            0
+        };
         self.mss = m.saturating_sub(ts).max(1);
         self.mss_option = Some(m);
     }
@@ -246,11 +250,15 @@ impl Reconstructor {
             self.snd_una = MID_BASE;
             s.wrapping_sub(1).wrapping_sub(MID_BASE as u32)
         });
-        let near = if self.mid_connection { near.max(MID_BASE) } else { near };
+        let near = if self.mid_connection {
+            near.max(MID_BASE)
+        } else {
+            near
+        };
         seq::unwrap(isn, s, near)
     }
 
-    fn from_sender(&mut self, p: &TcpPacket, index: u64) {
+    fn on_sender_packet(&mut self, p: &TcpPacket, index: u64) {
         if p.flags.contains(TcpFlags::RST) {
             self.stats.resets += 1;
             return;
@@ -357,7 +365,7 @@ impl Reconstructor {
         }
     }
 
-    fn from_receiver(&mut self, p: &TcpPacket, index: u64) {
+    fn on_receiver_packet(&mut self, p: &TcpPacket, index: u64) {
         if p.flags.contains(TcpFlags::SYN) {
             let info = Self::syn_info(p);
             if p.flags.contains(TcpFlags::ACK) {

@@ -108,7 +108,11 @@ impl std::fmt::Display for Error {
             Error::NoSuchFlow { flow, present } => write!(
                 f,
                 "no TCP connection {flow} in the capture; it holds: {}",
-                if present.is_empty() { "none".into() } else { present.join(", ") }
+                if present.is_empty() {
+                    "none".into()
+                } else {
+                    present.join(", ")
+                }
             ),
         }
     }
@@ -140,7 +144,11 @@ pub fn explain_path(
     let cfg = Config::preset(&opts.preset).map_err(|e| Error::Preset(e.to_string()))?;
     let index = scan(FrameSource::open(path).map_err(Error::Source)?);
     let chosen: Vec<usize> = (0..index.conns.len())
-        .filter(|&i| opts.flow.as_deref().is_none_or(|f| flow_matches(f, &index.conns[i])))
+        .filter(|&i| {
+            opts.flow
+                .as_deref()
+                .is_none_or(|f| flow_matches(f, &index.conns[i]))
+        })
         .collect();
     if let (Some(f), true) = (&opts.flow, chosen.is_empty()) {
         return Err(Error::NoSuchFlow {
@@ -159,7 +167,10 @@ pub fn explain_path(
             AppMode::AsSeen => App::AsSeen,
             AppMode::Bulk => {
                 let d = c.sender_seq();
-                App::Bulk { end: d.end, fin: d.fin }
+                App::Bulk {
+                    end: d.end,
+                    fin: d.fin,
+                }
             }
         };
         by_key.insert((c.a, c.b), slots.len());
@@ -175,7 +186,11 @@ pub fn explain_path(
     while let Some(frame) = source.next_frame() {
         let Ok(frame) = frame else { break };
         let Ok(p) = decode(&frame) else { continue };
-        let k = if p.src <= p.dst { (p.src, p.dst) } else { (p.dst, p.src) };
+        let k = if p.src <= p.dst {
+            (p.src, p.dst)
+        } else {
+            (p.dst, p.src)
+        };
         let Some(&si) = by_key.get(&k) else { continue };
         let slot = &mut slots[si];
         note_handshake(slot, &p);

@@ -55,7 +55,12 @@ impl DirSeq {
     fn note(&mut self, p: &TcpPacket) {
         if p.flags.contains(TcpFlags::SYN) {
             if !self.syn {
-                *self = DirSeq { isn: Some(p.seq), end: 0, fin: false, syn: true };
+                *self = DirSeq {
+                    isn: Some(p.seq),
+                    end: 0,
+                    fin: false,
+                    syn: true,
+                };
             }
             return;
         }

@@ -34,10 +34,18 @@ pub fn row(conn: usize, r: &Row) -> Value {
 fn conn(c: &ConnReport) -> Value {
     let s = &c.summary;
     let counts = |m: &std::collections::BTreeMap<&'static str, u64>| {
-        Value::Object(m.iter().map(|(k, v)| ((*k).to_string(), Value::from(*v))).collect::<Map<_, _>>())
+        Value::Object(
+            m.iter()
+                .map(|(k, v)| ((*k).to_string(), Value::from(*v)))
+                .collect::<Map<_, _>>(),
+        )
     };
     let engine = s.engine_stats.as_ref().map(|st| {
-        Value::Object(st.iter().map(|(k, v)| (k.to_string(), Value::from(v))).collect::<Map<_, _>>())
+        Value::Object(
+            st.iter()
+                .map(|(k, v)| (k.to_string(), Value::from(v)))
+                .collect::<Map<_, _>>(),
+        )
     });
     json!({
         "flow": format!("{}-{}", c.sender, c.receiver),

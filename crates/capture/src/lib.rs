@@ -25,7 +25,7 @@ pub mod shadow;
 pub mod source;
 
 pub use decode::{decode, Skip, TcpPacket};
-pub use source::{Frame, FrameSource, SourceError};
 pub use explain::{explain_path, AppMode, ConnReport, Options, Point, Report};
 pub use index::{scan, scan_path, ConnInfo, Index};
 pub use shadow::{Row, Summary, Verdict};
+pub use source::{Frame, FrameSource, SourceError};

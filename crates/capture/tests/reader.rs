@@ -19,13 +19,19 @@ fn data_seg(seq: u32, payload: usize) -> Seg {
 }
 
 fn frames(bytes: Vec<u8>) -> Vec<Result<lossrec_capture::Frame<'static>, SourceError>> {
-    FrameSource::new(std::io::Cursor::new(bytes)).unwrap().collect()
+    FrameSource::new(std::io::Cursor::new(bytes))
+        .unwrap()
+        .collect()
 }
 
 #[test]
 fn ethernet_ipv4_with_options() {
     let mut s = data_seg(1001, 1448);
-    s.options = vec![TcpOptionElement::Noop, TcpOptionElement::Noop, TcpOptionElement::Timestamp(7, 9)];
+    s.options = vec![
+        TcpOptionElement::Noop,
+        TcpOptionElement::Noop,
+        TcpOptionElement::Timestamp(7, 9),
+    ];
     let f = frames(pcap(1, &[(1_500_000, eth_v4(&s, true), 0)]));
     let f = f[0].as_ref().unwrap();
     assert_eq!(f.ts_ns, 1_500_000_000);
@@ -53,7 +59,14 @@ fn vlan_ipv6_and_raw_ipv6_and_linux_cooked() {
 #[test]
 fn non_tcp_and_unknown_link_are_counted() {
     let s = data_seg(5, 10);
-    let bytes = pcap(1, &[(0, eth_udp(), 0), (1, eth_v4(&s, true), 0), (2, vec![0xff; 60], 0)]);
+    let bytes = pcap(
+        1,
+        &[
+            (0, eth_udp(), 0),
+            (1, eth_v4(&s, true), 0),
+            (2, vec![0xff; 60], 0),
+        ],
+    );
     let idx = scan(FrameSource::new(std::io::Cursor::new(bytes)).unwrap());
     assert_eq!(idx.frames, 3);
     assert_eq!(idx.skipped.get("not_tcp"), Some(&1));
@@ -100,12 +113,21 @@ fn pcapng_two_interfaces_with_their_own_clocks() {
     // Interface 0: Ethernet, microseconds; interface 1: raw IP, nanoseconds.
     let bytes = pcapng(
         &[(1, 6), (101, 9)],
-        &[(0, 2_000_000, eth_v4(&s, true)), (1, 3_000_000_123, raw_v6(&s))],
+        &[
+            (0, 2_000_000, eth_v4(&s, true)),
+            (1, 3_000_000_123, raw_v6(&s)),
+        ],
     );
     let f: Vec<_> = frames(bytes).into_iter().map(|f| f.unwrap()).collect();
     assert_eq!(f.len(), 2);
-    assert_eq!((f[0].ts_ns, f[0].linktype, f[0].interface), (2_000_000_000, 1, 0));
-    assert_eq!((f[1].ts_ns, f[1].linktype, f[1].interface), (3_000_000_123, 101, 1));
+    assert_eq!(
+        (f[0].ts_ns, f[0].linktype, f[0].interface),
+        (2_000_000_000, 1, 0)
+    );
+    assert_eq!(
+        (f[1].ts_ns, f[1].linktype, f[1].interface),
+        (3_000_000_123, 101, 1)
+    );
     assert!(decode(&f[0]).is_ok() && decode(&f[1]).is_ok());
 }
 

@@ -18,23 +18,42 @@ flows = 4\nsegments = 300\narrival = \"concurrent\"\n";
 fn capture(scenario: &str, preset: &str) -> tempfile::NamedTempFile {
     let text = scenario.replace("PRESET", preset);
     let sc = Scenario::from_toml_str(&text, "test.toml").unwrap();
-    let out = run(&sc, &RunOptions { pcap: true, ..RunOptions::default() }).unwrap();
+    let out = run(
+        &sc,
+        &RunOptions {
+            pcap: true,
+            ..RunOptions::default()
+        },
+    )
+    .unwrap();
     let mut f = tempfile::NamedTempFile::new().unwrap();
     f.write_all(out.pcap.as_ref().unwrap()).unwrap();
     f.flush().unwrap();
     f
 }
 
-fn explain(f: &tempfile::NamedTempFile, preset: &str, app: AppMode) -> (Report, Vec<(usize, lossrec_capture::Row)>) {
+fn explain(
+    f: &tempfile::NamedTempFile,
+    preset: &str,
+    app: AppMode,
+) -> (Report, Vec<(usize, lossrec_capture::Row)>) {
     let mut rows = Vec::new();
-    let opts = Options { preset: preset.into(), flow: None, app };
+    let opts = Options {
+        preset: preset.into(),
+        flow: None,
+        app,
+    };
     let r = explain_path(f.path(), &opts, |i, row| rows.push((i, *row))).unwrap();
     (r, rows)
 }
 
 fn matched_all(what: &str, r: &Report, rows: &[(usize, lossrec_capture::Row)]) {
     for (i, c) in r.conns.iter().enumerate() {
-        let bad: Vec<_> = rows.iter().filter(|(j, x)| *j == i && x.verdict != Verdict::Matched).take(5).collect();
+        let bad: Vec<_> = rows
+            .iter()
+            .filter(|(j, x)| *j == i && x.verdict != Verdict::Matched)
+            .take(5)
+            .collect();
         assert!(
             bad.is_empty() && c.summary.decisions() > 0,
             "{what} conn {i}: {} of {} matched; first divergences {bad:#?}\nsummary {:#?}",
@@ -53,7 +72,11 @@ fn own_presets_match_every_decision() {
             let (r, rows) = explain(&f, preset, AppMode::Bulk);
             assert_eq!(r.conns[0].point.name(), "sender");
             for c in &r.conns {
-                eprintln!("{preset} {name}: {} of {} matched", c.summary.matched(), c.summary.decisions());
+                eprintln!(
+                    "{preset} {name}: {} of {} matched",
+                    c.summary.matched(),
+                    c.summary.decisions()
+                );
             }
             matched_all(&format!("{preset} {name}"), &r, &rows);
         }
@@ -64,11 +87,28 @@ fn own_presets_match_every_decision() {
 fn tail_loss_is_a_probe_under_linux_and_an_rto_under_rfc() {
     let f = capture(TAIL, "linux");
     let (r, rows) = explain(&f, "linux", AppMode::Bulk);
-    assert_eq!(r.conns[0].summary.by_cause.get("probe_retransmit"), Some(&1), "{:#?}", r.conns[0].summary);
+    assert_eq!(
+        r.conns[0].summary.by_cause.get("probe_retransmit"),
+        Some(&1),
+        "{:#?}",
+        r.conns[0].summary
+    );
     // Under rfc the captured probe is something the preset would not have sent.
     let (r, rows_rfc) = explain(&f, "rfc", AppMode::Bulk);
-    let first = rows_rfc.iter().find(|(_, x)| x.verdict != Verdict::Matched).unwrap().1;
-    let probe = rows.iter().find(|(_, x)| x.cause == "probe_retransmit").unwrap().1;
-    assert_eq!((first.start, first.end), (probe.start, probe.end), "{first:?}");
+    let first = rows_rfc
+        .iter()
+        .find(|(_, x)| x.verdict != Verdict::Matched)
+        .unwrap()
+        .1;
+    let probe = rows
+        .iter()
+        .find(|(_, x)| x.cause == "probe_retransmit")
+        .unwrap()
+        .1;
+    assert_eq!(
+        (first.start, first.end),
+        (probe.start, probe.end),
+        "{first:?}"
+    );
     assert!(r.conns[0].summary.matched() < r.conns[0].summary.decisions());
 }

@@ -24,10 +24,21 @@ pub fn explain_capture(
     let app = match app {
         "seen" => AppMode::AsSeen,
         "bulk" => AppMode::Bulk,
-        other => return Err(PyValueError::new_err(format!("app: expected seen or bulk, got {other:?}"))),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "app: expected seen or bulk, got {other:?}"
+            )))
+        }
     };
-    let mut sink = rows_path.map(crate::open_stream).transpose()?.map(std::io::BufWriter::new);
-    let opts = Options { preset: preset.to_string(), flow, app };
+    let mut sink = rows_path
+        .map(crate::open_stream)
+        .transpose()?
+        .map(std::io::BufWriter::new);
+    let opts = Options {
+        preset: preset.to_string(),
+        flow,
+        app,
+    };
     let (result, rows, write_err) = py.detach(|| {
         let mut rows: Vec<serde_json::Value> = Vec::new();
         let mut write_err: Option<std::io::Error> = None;
@@ -50,7 +61,10 @@ pub fn explain_capture(
         (r, rows, write_err)
     });
     if let Some(e) = write_err {
-        return Err(PyOSError::new_err(format!("{}: {e}", rows_path.unwrap_or("-"))));
+        return Err(PyOSError::new_err(format!(
+            "{}: {e}",
+            rows_path.unwrap_or("-")
+        )));
     }
     let report = result.map_err(|e| PyValueError::new_err(format!("{path}: {e}")))?;
     let rows = keep_rows.then(|| serde_json::Value::Array(rows).to_string());
@@ -63,23 +77,35 @@ pub fn explain_capture(
 /// counted once: the capture's frames over the whole explain), and the matched share.
 pub(crate) fn bench<'py>(py: Python<'py>) -> PyResult<pyo3::Bound<'py, pyo3::types::PyDict>> {
     let sc = lossrec_sim::bench::bulk();
-    let path = std::env::temp_dir().join(format!("lossrec-bench-explain-{}.pcap", std::process::id()));
-    let (res, wall_s) = py.detach(|| -> Result<_, String> {
-        let out = lossrec_sim::run(&sc, &lossrec_sim::RunOptions { pcap: true, ..Default::default() })
+    let path =
+        std::env::temp_dir().join(format!("lossrec-bench-explain-{}.pcap", std::process::id()));
+    let (res, wall_s) = py
+        .detach(|| -> Result<_, String> {
+            let out = lossrec_sim::run(
+                &sc,
+                &lossrec_sim::RunOptions {
+                    pcap: true,
+                    ..Default::default()
+                },
+            )
             .map_err(|e| e.to_string())?;
-        let bytes = out.pcap.ok_or("no capture")?;
-        // A fresh name of our own (pid): created here, removed below.
-        std::fs::write(&path, bytes).map_err(|e| e.to_string())?;
-        let opts = Options { preset: "rfc".into(), flow: None, app: AppMode::AsSeen };
-        // Thread CPU time: one core's work, whatever else the machine runs.
-        let t0 = crate::benchmarks::thread_cpu_s();
-        let r = explain_path(&path, &opts, |_, _| {});
-        let wall = crate::benchmarks::thread_cpu_s() - t0;
-        let _ = std::fs::remove_file(&path);
-        r.map(|r| (r, wall)).map_err(|e| e.to_string())
-    })
-    .map_err(PyValueError::new_err)
-    .map(|(r, w)| (r, w))?;
+            let bytes = out.pcap.ok_or("no capture")?;
+            // A fresh name of our own (pid): created here, removed below.
+            std::fs::write(&path, bytes).map_err(|e| e.to_string())?;
+            let opts = Options {
+                preset: "rfc".into(),
+                flow: None,
+                app: AppMode::AsSeen,
+            };
+            // Thread CPU time: one core's work, whatever else the machine runs.
+            let t0 = crate::benchmarks::thread_cpu_s();
+            let r = explain_path(&path, &opts, |_, _| {});
+            let wall = crate::benchmarks::thread_cpu_s() - t0;
+            let _ = std::fs::remove_file(&path);
+            r.map(|r| (r, wall)).map_err(|e| e.to_string())
+        })
+        .map_err(PyValueError::new_err)
+        .map(|(r, w)| (r, w))?;
     let d = pyo3::types::PyDict::new(py);
     let frames = res.index.frames;
     let decisions: u64 = res.conns.iter().map(|c| c.summary.decisions()).sum();

@@ -139,11 +139,9 @@ impl Shadow {
     pub fn push(&mut self, r: Record, out: &mut impl FnMut(Row)) {
         let ts = ts_of(&r);
         match r {
-            Record::Data(t) => {
-                if t.end > self.seen_end || t.fin {
-                    self.seen_end = self.seen_end.max(t.end);
-                    self.ends.push_back((t.ts_ns, self.seen_end, t.fin));
-                }
+            Record::Data(t) if t.end > self.seen_end || t.fin => {
+                self.seen_end = self.seen_end.max(t.end);
+                self.ends.push_back((t.ts_ns, self.seen_end, t.fin));
             }
             Record::Syn(s) => self.syn_ns = self.syn_ns.or(Some(s.ts_ns)),
             Record::SynAck(s) => {
@@ -248,7 +246,11 @@ impl Shadow {
                 snd.allow_transmit_failures();
                 self.sender = Some(snd);
             }
-            Err(e) => self.win.summary.notes.push(format!("engine refused the SYN's options: {e}")),
+            Err(e) => self
+                .win
+                .summary
+                .notes
+                .push(format!("engine refused the SYN's options: {e}")),
         }
         if let Some(v) = s.tsval {
             let mut map = map;
@@ -297,7 +299,9 @@ impl Shadow {
     }
 
     fn write_app(&mut self, now: Instant) {
-        let Some(snd) = self.sender.as_mut() else { return };
+        let Some(snd) = self.sender.as_mut() else {
+            return;
+        };
         let (want, fin) = match self.app {
             App::Bulk { end, fin } => (end, fin),
             App::AsSeen => {
@@ -339,7 +343,9 @@ impl Shadow {
         self.write_app(now);
         self.drain(now, None, out);
         for _ in 0..MAX_TIMERS_PER_WINDOW {
-            let Some(snd) = self.sender.as_mut() else { break };
+            let Some(snd) = self.sender.as_mut() else {
+                break;
+            };
             match snd.poll_timeout() {
                 Some(d) if d < next => {
                     let kind = snd.timer_kind();
@@ -358,7 +364,12 @@ impl Shadow {
 
     /// Polls the engine until it has nothing more to send now, matching each
     /// transmission against the window. `timer` is the timer that just fired.
-    fn drain(&mut self, now: Instant, timer: Option<lossrec::timer::TimerKind>, out: &mut impl FnMut(Row)) {
+    fn drain(
+        &mut self,
+        now: Instant,
+        timer: Option<lossrec::timer::TimerKind>,
+        out: &mut impl FnMut(Row),
+    ) {
         let (Some(snd), Some(map)) = (self.sender.as_mut(), self.map.as_mut()) else {
             return;
         };
@@ -368,8 +379,13 @@ impl Shadow {
             while let Some(ev) = snd.poll_event() {
                 self.win.on_event(&ev.kind);
             }
-            let Some(t) = snd.poll_transmit(now) else { break };
-            if matches!(t.why, Why::Syn | Why::SynAck | Why::HandshakeAck | Why::WindowProbe) {
+            let Some(t) = snd.poll_transmit(now) else {
+                break;
+            };
+            if matches!(
+                t.why,
+                Why::Syn | Why::SynAck | Why::HandshakeAck | Why::WindowProbe
+            ) {
                 self.win.summary.control += 1;
                 continue;
             }
@@ -378,7 +394,9 @@ impl Shadow {
             let start = map.capture_offset(t.range.start);
             let end = map.capture_offset(t.range.end);
             tsvals.clear();
-            let found = self.win.take(start, end, t.fin, mss, cause, &state, &mut tsvals, out);
+            let found = self
+                .win
+                .take(start, end, t.fin, mss, cause, &state, &mut tsvals, out);
             if let Some(ts) = t.ts {
                 for &v in &tsvals {
                     map.match_tsval(v, ts.val);
@@ -387,7 +405,8 @@ impl Shadow {
             if !found {
                 // The captured sender did not send it: take it back, sending stops.
                 let _ = snd.transmit_failed(now, &t);
-                self.win.engine_only(now.as_nanos() + map.epoch_ns, start, end, cause, state, out);
+                self.win
+                    .engine_only(now.as_nanos() + map.epoch_ns, start, end, cause, state, out);
                 break;
             }
         }

@@ -141,6 +141,8 @@ struct Piece {
     matched: bool,
     /// Windows it has been carried over.
     age: u32,
+    /// The engine's state when the window that captured it closed without it.
+    state: Option<EngineState>,
 }
 
 /// How many windows an unmatched captured piece waits for a late engine decision.
@@ -165,6 +167,7 @@ impl Window {
             t,
             matched: false,
             age: 0,
+            state: None,
         });
     }
 
@@ -191,7 +194,12 @@ impl Window {
     }
 
     /// The finer cause of an engine transmission.
-    pub(super) fn cause(&mut self, why: Why, st: RecoveryState, timer: Option<TimerKind>) -> &'static str {
+    pub(super) fn cause(
+        &mut self,
+        why: Why,
+        st: RecoveryState,
+        timer: Option<TimerKind>,
+    ) -> &'static str {
         match why {
             Why::RtoRetransmit if self.rto_head.take().is_some() => "rto",
             Why::RtoRetransmit => "loss_retransmit",
@@ -208,7 +216,10 @@ impl Window {
             *self.summary.by_cause.entry(row.cause).or_default() += 1;
         }
         if row.verdict != Verdict::Matched
-            && self.summary.first_divergence.is_none_or(|(t, _)| row.ts_ns < t)
+            && self
+                .summary
+                .first_divergence
+                .is_none_or(|(t, _)| row.ts_ns < t)
         {
             self.summary.first_divergence = Some((row.ts_ns, row.packet));
         }
@@ -230,13 +241,19 @@ impl Window {
         tsvals: &mut Vec<u32>,
         out: &mut impl FnMut(Row),
     ) -> bool {
-        let backoff = if matches!(cause, "rto" | "loss_retransmit") { self.backoff } else { 0 };
+        let backoff = if matches!(cause, "rto" | "loss_retransmit") {
+            self.backoff
+        } else {
+            0
+        };
         let mut any = false;
         let mut a = start;
         loop {
             let b = (a + mss).min(end);
             let bare_fin = a == b;
-            let hit = |p: &Piece| !p.matched && p.t.start == a && p.t.end == b && (!bare_fin || p.t.fin == fin);
+            let hit = |p: &Piece| {
+                !p.matched && p.t.start == a && p.t.end == b && (!bare_fin || p.t.fin == fin)
+            };
             if let Some(p) = self.pieces.iter_mut().find(|p| hit(p)) {
                 p.matched = true;
                 let t = p.t;
@@ -282,18 +299,21 @@ impl Window {
 
     /// The window ends: unmatched pieces wait (carried) for a late engine decision;
     /// carried ones that waited too long, or that `snd_una` passed, are capture_only.
-    pub(super) fn close(&mut self, state: Option<EngineState>, snd_una: u64, out: &mut impl FnMut(Row)) {
+    pub(super) fn close(
+        &mut self,
+        state: Option<EngineState>,
+        snd_una: u64,
+        out: &mut impl FnMut(Row),
+    ) {
         let mut carried = std::mem::take(&mut self.carried);
         for p in self.pieces.drain(..).filter(|p| !p.matched) {
-            carried.push(Piece { age: 0, ..p });
+            carried.push(Piece { age: 0, state, ..p });
         }
         let mut keep = Vec::with_capacity(carried.len());
         for mut p in carried {
             p.age += 1;
             if p.age > CARRY_WINDOWS || p.t.end <= snd_una && p.t.start < p.t.end {
-                let mut r = row(&p.t, Verdict::CaptureOnly, "", 0, state);
-                r.state = state;
-                self.emit(r, out);
+                self.emit(row(&p.t, Verdict::CaptureOnly, "", 0, p.state), out);
             } else {
                 keep.push(p);
             }
@@ -303,12 +323,18 @@ impl Window {
 
     pub(super) fn flush_carried(&mut self, out: &mut impl FnMut(Row)) {
         for p in std::mem::take(&mut self.carried) {
-            self.emit(row(&p.t, Verdict::CaptureOnly, "", 0, None), out);
+            self.emit(row(&p.t, Verdict::CaptureOnly, "", 0, p.state), out);
         }
     }
 }
 
-fn row(t: &Transmission, verdict: Verdict, cause: &'static str, backoff: u32, state: Option<EngineState>) -> Row {
+fn row(
+    t: &Transmission,
+    verdict: Verdict,
+    cause: &'static str,
+    backoff: u32,
+    state: Option<EngineState>,
+) -> Row {
     Row {
         ts_ns: t.ts_ns,
         packet: t.packet,

@@ -26,7 +26,7 @@ pub fn pcap(linktype: u32, records: &[(u64, Vec<u8>, u32)]) -> Vec<u8> {
 
 fn block(kind: u32, body: &[u8]) -> Vec<u8> {
     let mut b = body.to_vec();
-    while b.len() % 4 != 0 {
+    while !b.len().is_multiple_of(4) {
         b.push(0);
     }
     let len = (b.len() + 12) as u32;
@@ -66,7 +66,7 @@ pub fn pcapng(ifaces: &[(u16, u8)], packets: &[(u32, u64, Vec<u8>)]) -> Vec<u8> 
         epb.extend_from_slice(&(data.len() as u32).to_le_bytes());
         epb.extend_from_slice(&(data.len() as u32).to_le_bytes());
         epb.extend_from_slice(data);
-        while epb.len() % 4 != 0 {
+        while !epb.len().is_multiple_of(4) {
             epb.push(0);
         }
         v.extend(block(6, &epb));
@@ -110,7 +110,11 @@ fn tcp_step(
 
 /// Ethernet/IPv4 frame 10.0.0.1 ↔ 10.0.0.2 (`forward`: from .1).
 pub fn eth_v4(s: &Seg, forward: bool) -> Vec<u8> {
-    let (a, b) = if forward { ([10, 0, 0, 1], [10, 0, 0, 2]) } else { ([10, 0, 0, 2], [10, 0, 0, 1]) };
+    let (a, b) = if forward {
+        ([10, 0, 0, 1], [10, 0, 0, 2])
+    } else {
+        ([10, 0, 0, 2], [10, 0, 0, 1])
+    };
     let builder = PacketBuilder::ethernet2([2; 6], [4; 6]).ipv4(a, b, 64);
     let t = tcp_step(builder, s);
     let mut v = Vec::new();

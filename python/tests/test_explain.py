@@ -1,0 +1,97 @@
+"""``lossrec explain`` and ``lossrec.explain``: captures the simulator wrote (``lossrec run
+--pcap``) explained under the preset that made them (every decision matched) and under
+another (divergences where they differ); outputs follow outputs.py's rules."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import lossrec
+
+TAIL = """seed = 1
+[path]
+rtt_ms = 100
+rate_mbps = 10
+[path.loss]
+model = "tail"
+count = 1
+[sender]
+preset = "PRESET"
+[workload]
+kind = "flows"
+flows = 2
+segments = 10
+"""
+
+
+@pytest.fixture
+def tail_pcap(tmp_path, cli):
+    def go(preset: str):
+        sc = tmp_path / f"tail-{preset}.toml"
+        sc.write_text(TAIL.replace("PRESET", preset))
+        out = tmp_path / f"tail-{preset}.pcap"
+        r = cli("run", str(sc), "--pcap", str(out))
+        assert r.code == 0, r.stderr
+        return out
+    return go
+
+
+def test_api_returns_a_frame_with_every_decision_matched(tail_pcap):
+    df = lossrec.explain(tail_pcap("linux"), preset="linux")
+    rep = df.attrs["report"]
+    assert len(rep["connections"]) == 2
+    assert (df.verdict == "matched").all()
+    assert (df.groupby("cause").size()["probe_retransmit"]) == 2
+    assert rep["connections"][0]["capture_point"] == "sender"
+
+
+def test_wrong_preset_diverges_at_the_probe(tail_pcap):
+    path = tail_pcap("linux")
+    right = lossrec.explain(path, preset="linux")
+    wrong = lossrec.explain(path, preset="rfc")
+    probe = right[(right.conn == 0) & (right.cause == "probe_retransmit")].iloc[0]
+    first = wrong[(wrong.conn == 0) & (wrong.verdict != "matched")].iloc[0]
+    assert (first.start, first.end) == (probe.start, probe.end)
+    assert first.cwnd is not None and first.timer == "rto"
+
+
+def test_cli_table_json_trace_and_plot(tail_pcap, tmp_path, cli):
+    path = tail_pcap("rack-tlp")
+    r = cli("explain", str(path), "--preset", "rack-tlp")
+    assert r.code == 0, r.stderr
+    assert "decisions matched: 11/11 (100.0 %)" in r.stdout
+    r = cli("explain", str(path), "--preset", "rack-tlp", "--json",
+            "--flow", "10.0.0.2:80-10.0.0.1:10001")
+    doc = json.loads(r.stdout)
+    assert len(doc["report"]["connections"]) == 1
+    assert {t["verdict"] for t in doc["transmissions"]} == {"matched"}
+    trace = tmp_path / "rows.jsonl"
+    plot = tmp_path / "ts.png"
+    r = cli("explain", str(path), "--trace", str(trace), "--plot", str(plot))
+    assert r.code == 0, r.stderr
+    assert len(trace.read_text().splitlines()) == 22 and plot.stat().st_size > 0
+    # An existing output is refused without --force, and kept.
+    r = cli("explain", str(path), "--trace", str(trace))
+    assert r.code != 0 and "already exists" in r.stderr
+    assert len(trace.read_text().splitlines()) == 22
+    assert cli("explain", str(path), "--trace", str(trace), "--force").code == 0
+
+
+def test_bad_input_is_a_clear_message(tmp_path, cli):
+    junk = tmp_path / "junk.pcap"
+    junk.write_bytes(b"not a capture at all")
+    r = cli("explain", str(junk))
+    assert r.code != 0 and "not a pcap or pcapng" in r.stderr
+    r = cli("explain", str(junk), "--preset", "bogus")
+    assert r.code != 0 and "bogus" in r.stderr
+
+
+def test_truncated_capture_gives_a_partial_result(tail_pcap, tmp_path, cli):
+    data = tail_pcap("linux").read_bytes()
+    cut = tmp_path / "cut.pcap"
+    cut.write_bytes(data[: len(data) * 2 // 3])
+    r = cli("explain", str(cut))
+    assert r.code == 0, r.stderr
+    assert "warning: the capture is truncated" in r.stdout
