@@ -1,4 +1,5 @@
-"""``lossrec.explain`` (this module, :mod:`lossrec.capture`): why every data packet of a captured TCP connection was sent.
+"""``lossrec.explain`` (this module, :mod:`lossrec.capture`): why every data packet of a
+captured TCP connection was sent.
 
     >>> import lossrec
     >>> df = lossrec.explain("server.pcap", preset="linux")
