@@ -41,6 +41,8 @@ pub enum Point {
     Sender,
     /// At the data receiver (or near it).
     Receiver,
+    /// On the path: both handshake gaps are a good part of the round trip.
+    Path,
     /// No handshake captured.
     Unknown,
 }
@@ -51,6 +53,7 @@ impl Point {
         match self {
             Point::Sender => "sender",
             Point::Receiver => "receiver",
+            Point::Path => "path",
             Point::Unknown => "unknown",
         }
     }
@@ -193,7 +196,15 @@ pub fn explain_path(
         };
         let Some(&si) = by_key.get(&k) else { continue };
         let slot = &mut slots[si];
-        note_handshake(slot, &p);
+        if note_handshake(slot, &p) {
+            // The opener's third packet: how long an ACK takes from the capture point
+            // to the data sender (≈ 0 at the sender, the reverse path's delay on it).
+            if let ([_, Some(b), Some(c)], Some(o)) = (slot.hs, slot.opener) {
+                if o == slot.rec.sender {
+                    slot.shadow.set_ack_shift(c.saturating_sub(b));
+                }
+            }
+        }
         buf.extend(slot.rec.push(&p));
         for r in buf.drain(..) {
             slot.shadow.push(r, &mut |row| on_row(si, &row));
@@ -211,7 +222,8 @@ pub fn explain_path(
     Ok(Report { index, conns })
 }
 
-fn note_handshake(slot: &mut Slot, p: &crate::decode::TcpPacket) {
+/// Notes the handshake's times; true when this packet is the opener's third packet.
+fn note_handshake(slot: &mut Slot, p: &crate::decode::TcpPacket) -> bool {
     use lossrec_wire::TcpFlags;
     let syn = p.flags.contains(TcpFlags::SYN);
     let ack = p.flags.contains(TcpFlags::ACK);
@@ -222,11 +234,13 @@ fn note_handshake(slot: &mut Slot, p: &crate::decode::TcpPacket) {
         (true, true) => {
             slot.hs[1].get_or_insert(p.ts_ns);
         }
-        _ if slot.hs[1].is_some() && Some(p.src) == slot.opener => {
-            slot.hs[2].get_or_insert(p.ts_ns);
+        _ if slot.hs[1].is_some() && slot.hs[2].is_none() && Some(p.src) == slot.opener => {
+            slot.hs[2] = Some(p.ts_ns);
+            return true;
         }
         _ => {}
     }
+    false
 }
 
 fn report(info: &ConnInfo, s: Slot) -> ConnReport {
@@ -237,7 +251,13 @@ fn report(info: &ConnInfo, s: Slot) -> ConnReport {
         [Some(a), Some(b), Some(c)] => Some(b - a >= c - b),
         _ => None,
     };
+    // Each gap over a fifth of the handshake's round trip: neither end.
+    let on_path = match s.hs {
+        [Some(a), Some(b), Some(c)] => (b - a) * 5 > c - a && (c - b) * 5 > c - a,
+        _ => false,
+    };
     let point = match (opener_side, s.opener) {
+        _ if on_path => Point::Path,
         (Some(at_opener), Some(o)) => {
             if at_opener == (o == s.rec.sender) {
                 Point::Sender

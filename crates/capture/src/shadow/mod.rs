@@ -90,6 +90,11 @@ pub struct Shadow {
     /// How far ahead of the record being processed the capture is read, ns.
     lookahead_ns: u64,
     syn_ns: Option<u64>,
+    /// Added to every ACK's capture time: how long after the capture point an ACK
+    /// reaches the sender (0 for a capture at the sender).
+    ack_shift_ns: u64,
+    /// Capture time of the newest record pushed.
+    newest_ns: u64,
 }
 
 /// Lookahead without a handshake to measure the round trip from.
@@ -123,6 +128,26 @@ impl Shadow {
             avail_fin: false,
             lookahead_ns: DEFAULT_LOOKAHEAD_NS,
             syn_ns: None,
+            ack_shift_ns: 0,
+            newest_ns: 0,
+        }
+    }
+
+    /// ACKs reach the sender `ns` after the capture shows them (a capture taken on the
+    /// path: the emulator's, a middlebox's). Applies to ACKs not yet processed.
+    pub fn set_ack_shift(&mut self, ns: u64) {
+        let add = ns.saturating_sub(self.ack_shift_ns);
+        self.ack_shift_ns = ns;
+        for r in self.ahead.iter_mut() {
+            shift(r, add);
+        }
+        self.ahead.make_contiguous().sort_by_key(ts_of);
+        if ns >= 1_000_000 {
+            self.win.summary.notes.push(format!(
+                "the capture was taken on the path: ACKs are fed {:.1} ms after their capture \
+                 time (the handshake's third packet followed the SYN-ACK by that much)",
+                ns as f64 / 1e6
+            ));
         }
     }
 
@@ -136,8 +161,10 @@ impl Shadow {
     /// is taken to have written, at any moment, what the capture shows sent within the
     /// next two handshake round trips (a sender that is cwnd-limited in the capture
     /// stays so in the engine; one that went idle, idles).
-    pub fn push(&mut self, r: Record, out: &mut impl FnMut(Row)) {
+    pub fn push(&mut self, mut r: Record, out: &mut impl FnMut(Row)) {
         let ts = ts_of(&r);
+        self.newest_ns = self.newest_ns.max(ts);
+        shift(&mut r, self.ack_shift_ns);
         match r {
             Record::Data(t) if t.end > self.seen_end || t.fin => {
                 self.seen_end = self.seen_end.max(t.end);
@@ -151,9 +178,14 @@ impl Shadow {
             }
             _ => {}
         }
-        self.ahead.push_back(r);
+        // In time order: a shifted ACK goes after the data captured before it arrived.
+        let at = ts_of(&r);
+        let pos = self.ahead.iter().rposition(|q| ts_of(q) <= at).map_or(0, |i| i + 1);
+        self.ahead.insert(pos, r);
+        let ahead = if self.app == App::AsSeen { self.lookahead_ns } else { 0 };
+        let wait = ahead.saturating_add(self.ack_shift_ns);
         while let Some(front) = self.ahead.front() {
-            if ts_of(front).saturating_add(self.lookahead_ns) > ts && self.app == App::AsSeen {
+            if ts_of(front).saturating_add(wait) > self.newest_ns {
                 break;
             }
             let front = self.ahead.pop_front().expect("front exists");
@@ -413,6 +445,15 @@ impl Shadow {
         while let Some(ev) = snd.poll_event() {
             self.win.on_event(&ev.kind);
         }
+    }
+}
+
+/// Moves an ACK (or SYN-ACK) `ns` later.
+fn shift(r: &mut Record, ns: u64) {
+    match r {
+        Record::Ack(a) => a.ts_ns += ns,
+        Record::SynAck(s) => s.ts_ns += ns,
+        _ => {}
     }
 }
 
