@@ -201,7 +201,12 @@ pub fn explain_path(
             // to the data sender (≈ 0 at the sender, the reverse path's delay on it).
             if let ([_, Some(b), Some(c)], Some(o)) = (slot.hs, slot.opener) {
                 if o == slot.rec.sender {
-                    slot.shadow.set_ack_shift(c.saturating_sub(b));
+                    // Less a tolerance (a fifth, at most 200 µs: the sender's own turnaround
+                    // on the SYN-ACK is in the gap), so that data an ACK released is not
+                    // captured before the ACK is fed; more would move ACKs into the window
+                    // of the one before (ACKs 1.2 ms apart at 10 Mb/s).
+                    let gap = c.saturating_sub(b);
+                    slot.shadow.set_ack_shift(gap - (gap / 5).min(200_000));
                 }
             }
         }

@@ -84,9 +84,8 @@ pub struct Shadow {
     seen_end: u64,
     /// Where the data end advanced: (capture time, end, FIN), not yet made available.
     ends: std::collections::VecDeque<(u64, u64, bool)>,
-    /// Data end and FIN made available to the application model so far.
+    /// Data end made available to the application model so far.
     avail_end: u64,
-    avail_fin: bool,
     /// How far ahead of the record being processed the capture is read, ns.
     lookahead_ns: u64,
     syn_ns: Option<u64>,
@@ -95,6 +94,12 @@ pub struct Shadow {
     ack_shift_ns: u64,
     /// Capture time of the newest record pushed.
     newest_ns: u64,
+    /// Capture time of the first FIN the sender sent.
+    fin_ns: Option<u64>,
+    /// The application's close is taken as done once the FIN is shown before this
+    /// capture time (the end of the window being polled): a close is never looked
+    /// ahead, as an application closes after its last write.
+    fin_until_ns: u64,
 }
 
 /// Lookahead without a handshake to measure the round trip from.
@@ -125,11 +130,12 @@ impl Shadow {
             seen_end: 0,
             ends: std::collections::VecDeque::new(),
             avail_end: 0,
-            avail_fin: false,
             lookahead_ns: DEFAULT_LOOKAHEAD_NS,
             syn_ns: None,
             ack_shift_ns: 0,
             newest_ns: 0,
+            fin_ns: None,
+            fin_until_ns: 0,
         }
     }
 
@@ -169,6 +175,9 @@ impl Shadow {
             Record::Data(t) if t.end > self.seen_end || t.fin => {
                 self.seen_end = self.seen_end.max(t.end);
                 self.ends.push_back((t.ts_ns, self.seen_end, t.fin));
+                if t.fin {
+                    self.fin_ns = self.fin_ns.or(Some(t.ts_ns));
+                }
             }
             Record::Syn(s) => self.syn_ns = self.syn_ns.or(Some(s.ts_ns)),
             Record::SynAck(s) => {
@@ -235,13 +244,17 @@ impl Shadow {
         let (Some(snd), Some(map)) = (self.sender.as_ref(), self.map.as_ref()) else {
             return;
         };
-        if map.offset(t.end) <= self.written || snd.snd_nxt() < self.written {
+        let idle = snd.snd_nxt() >= self.written;
+        let new_data = map.offset(t.end) > self.written;
+        let close = t.fin && !self.closed;
+        if !idle || !(new_data || close) {
             return;
         }
         self.close_window(t.ts_ns, out);
         self.next_input = Some(Record::Data(*t));
         self.win.summary.inputs += 1;
         let now = map_instant(self.map.as_ref(), t.ts_ns);
+        self.fin_until_ns = t.ts_ns + 1;
         self.write_app(now);
     }
 
@@ -344,12 +357,12 @@ impl Shadow {
                     if ts > horizon {
                         break;
                     }
+                    let _ = fin; // the close is not looked ahead (see `fin_until_ns`)
                     self.avail_end = self.avail_end.max(end);
-                    self.avail_fin |= fin;
                     self.ends.pop_front();
                 }
                 let m = self.map.as_ref().map_or(0, |m| m.offset(self.avail_end));
-                (m, self.avail_fin)
+                (m, self.fin_ns.is_some_and(|f| f < self.fin_until_ns))
             }
         };
         if want > self.written {
@@ -372,6 +385,7 @@ impl Shadow {
         };
         let next = map.instant(next_ns);
         let base = map.base;
+        self.fin_until_ns = self.fin_until_ns.max(next_ns);
         self.write_app(now);
         self.drain(now, None, out);
         for _ in 0..MAX_TIMERS_PER_WINDOW {
