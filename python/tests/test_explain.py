@@ -95,3 +95,27 @@ def test_truncated_capture_gives_a_partial_result(tail_pcap, tmp_path, cli):
     r = cli("explain", str(cut))
     assert r.code == 0, r.stderr
     assert "warning: the capture is truncated" in r.stdout
+
+
+CORPUS = __import__("pathlib").Path(__file__).resolve().parents[2] / "tests" / "explain"
+#: Counters explain must reproduce from the kernel's nstat deltas (engine Stats names are
+#: the MIB's).
+KERNEL_COUNTERS = ("RetransSegs", "TCPLossProbes", "TCPFastRetrans", "TCPTimeouts",
+                   "TCPSlowStartRetrans", "TCPSpuriousRTOs", "TCPDSACKRecv")
+
+
+@pytest.mark.parametrize("name", ["tail", "burst", "lost-retransmission", "random"])
+def test_kernel_corpus_under_linux(name, tmp_path):
+    """Linux's own sender captured on the wire (scripts/explain-corpus.py): explain
+    --preset linux matches its decisions and reproduces its nstat counters."""
+    import gzip
+
+    pcap = tmp_path / f"{name}.pcap"
+    pcap.write_bytes(gzip.decompress((CORPUS / f"{name}.pcap.gz").read_bytes()))
+    kernel = json.loads((CORPUS / f"{name}.json").read_text())["mib"]
+    df = lossrec.explain(pcap, preset="linux")
+    (c,) = df.attrs["report"]["connections"]
+    assert c["capture_point"] == "path"
+    assert c["matched"] >= 0.99 * c["decisions"], c
+    got = {k: c["engine_counters"][k] for k in KERNEL_COUNTERS}
+    assert got == {k: kernel[k] for k in KERNEL_COUNTERS}
