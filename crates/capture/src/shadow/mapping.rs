@@ -30,6 +30,8 @@ pub struct Mapping {
     pub epoch_ns: u64,
     tsvals: HashMap<u32, u64>,
     order: VecDeque<u32>,
+    /// The last TSval noted: a burst shares one, so most packets skip the map.
+    last: Option<u32>,
 }
 
 impl Mapping {
@@ -40,6 +42,7 @@ impl Mapping {
             epoch_ns: first_ns - first_ns % 1_000_000_000,
             tsvals: HashMap::new(),
             order: VecDeque::new(),
+            last: None,
         }
     }
 
@@ -60,9 +63,10 @@ impl Mapping {
 
     /// Records a captured transmission's TSval with the engine's clock at that time.
     pub fn note_tsval(&mut self, tsval: u32, ts_ns: u64) {
-        if self.tsvals.contains_key(&tsval) {
+        if self.last == Some(tsval) || self.tsvals.contains_key(&tsval) {
             return;
         }
+        self.last = Some(tsval);
         if self.order.len() == TS_MEMORY {
             if let Some(old) = self.order.pop_front() {
                 self.tsvals.remove(&old);
