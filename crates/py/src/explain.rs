@@ -104,8 +104,7 @@ pub(crate) fn bench<'py>(py: Python<'py>) -> PyResult<pyo3::Bound<'py, pyo3::typ
             let _ = std::fs::remove_file(&path);
             r.map(|r| (r, wall)).map_err(|e| e.to_string())
         })
-        .map_err(PyValueError::new_err)
-        .map(|(r, w)| (r, w))?;
+        .map_err(PyValueError::new_err)?;
     let d = pyo3::types::PyDict::new(py);
     let frames = res.index.frames;
     let decisions: u64 = res.conns.iter().map(|c| c.summary.decisions()).sum();

@@ -189,9 +189,17 @@ impl Shadow {
         }
         // In time order: a shifted ACK goes after the data captured before it arrived.
         let at = ts_of(&r);
-        let pos = self.ahead.iter().rposition(|q| ts_of(q) <= at).map_or(0, |i| i + 1);
+        let pos = self
+            .ahead
+            .iter()
+            .rposition(|q| ts_of(q) <= at)
+            .map_or(0, |i| i + 1);
         self.ahead.insert(pos, r);
-        let ahead = if self.app == App::AsSeen { self.lookahead_ns } else { 0 };
+        let ahead = if self.app == App::AsSeen {
+            self.lookahead_ns
+        } else {
+            0
+        };
         let wait = ahead.saturating_add(self.ack_shift_ns);
         while let Some(front) = self.ahead.front() {
             if ts_of(front).saturating_add(wait) > self.newest_ns {
