@@ -37,6 +37,7 @@
 //! sender, a mid-connection start (the engine starts from its initial window), capture
 //! drops.
 
+mod app;
 pub mod mapping;
 mod window;
 
@@ -74,36 +75,19 @@ pub struct Shadow {
     win: window::Window,
     /// The window's inputs are fed; its captured pieces are being collected.
     next_input: Option<Record>,
-    written: u64,
-    closed: bool,
+    /// What the application has written and closed (the `--app` model).
+    data: app::AppData,
     /// Engine offsets start at this capture offset.
     base: u64,
     /// Records waiting for the lookahead ([`App::AsSeen`]).
     ahead: std::collections::VecDeque<Record>,
-    /// Highest data end (capture offset) and FIN pushed so far, lookahead included.
-    seen_end: u64,
-    /// Where the data end advanced: (capture time, end, FIN), not yet made available.
-    ends: std::collections::VecDeque<(u64, u64, bool)>,
-    /// Data end made available to the application model so far.
-    avail_end: u64,
-    /// How far ahead of the record being processed the capture is read, ns.
-    lookahead_ns: u64,
     syn_ns: Option<u64>,
     /// Added to every ACK's capture time: how long after the capture point an ACK
     /// reaches the sender (0 for a capture at the sender).
     ack_shift_ns: u64,
     /// Capture time of the newest record pushed.
     newest_ns: u64,
-    /// Capture time of the first FIN the sender sent.
-    fin_ns: Option<u64>,
-    /// The application's close is taken as done once the FIN is shown before this
-    /// capture time (the end of the window being polled): a close is never looked
-    /// ahead, as an application closes after its last write.
-    fin_until_ns: u64,
 }
-
-/// Lookahead without a handshake to measure the round trip from.
-const DEFAULT_LOOKAHEAD_NS: u64 = 200_000_000;
 
 impl std::fmt::Debug for Shadow {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -123,19 +107,12 @@ impl Shadow {
             syn: None,
             win: window::Window::default(),
             next_input: None,
-            written: 0,
-            closed: false,
+            data: app::AppData::new(app),
             base,
             ahead: std::collections::VecDeque::new(),
-            seen_end: 0,
-            ends: std::collections::VecDeque::new(),
-            avail_end: 0,
-            lookahead_ns: DEFAULT_LOOKAHEAD_NS,
             syn_ns: None,
             ack_shift_ns: 0,
             newest_ns: 0,
-            fin_ns: None,
-            fin_until_ns: 0,
         }
     }
 
@@ -172,17 +149,11 @@ impl Shadow {
         self.newest_ns = self.newest_ns.max(ts);
         shift(&mut r, self.ack_shift_ns);
         match r {
-            Record::Data(t) if t.end > self.seen_end || t.fin => {
-                self.seen_end = self.seen_end.max(t.end);
-                self.ends.push_back((t.ts_ns, self.seen_end, t.fin));
-                if t.fin {
-                    self.fin_ns = self.fin_ns.or(Some(t.ts_ns));
-                }
-            }
+            Record::Data(t) => self.data.note(&t),
             Record::Syn(s) => self.syn_ns = self.syn_ns.or(Some(s.ts_ns)),
             Record::SynAck(s) => {
                 if let Some(a) = self.syn_ns {
-                    self.lookahead_ns = (2 * s.ts_ns.saturating_sub(a)).max(10_000_000);
+                    self.data.lookahead_ns = (2 * s.ts_ns.saturating_sub(a)).max(10_000_000);
                 }
             }
             _ => {}
@@ -196,7 +167,7 @@ impl Shadow {
             .map_or(0, |i| i + 1);
         self.ahead.insert(pos, r);
         let ahead = if self.app == App::AsSeen {
-            self.lookahead_ns
+            self.data.lookahead_ns
         } else {
             0
         };
@@ -252,17 +223,14 @@ impl Shadow {
         let (Some(snd), Some(map)) = (self.sender.as_ref(), self.map.as_ref()) else {
             return;
         };
-        let idle = snd.snd_nxt() >= self.written;
-        let new_data = map.offset(t.end) > self.written;
-        let close = t.fin && !self.closed;
-        if !idle || !(new_data || close) {
+        if !self.data.is_new_write(t, snd, map) {
             return;
         }
         self.close_window(t.ts_ns, out);
         self.next_input = Some(Record::Data(*t));
         self.win.summary.inputs += 1;
         let now = map_instant(self.map.as_ref(), t.ts_ns);
-        self.fin_until_ns = t.ts_ns + 1;
+        self.data.close_until(t.ts_ns + 1);
         self.write_app(now);
     }
 
@@ -352,34 +320,8 @@ impl Shadow {
     }
 
     fn write_app(&mut self, now: Instant) {
-        let Some(snd) = self.sender.as_mut() else {
-            return;
-        };
-        let (want, fin) = match self.app {
-            App::Bulk { end, fin } => (end, fin),
-            App::AsSeen => {
-                // What the capture shows sent up to `lookahead` after now.
-                let horizon = self.map.as_ref().map_or(0, |m| m.epoch_ns + now.as_nanos());
-                let horizon = horizon.saturating_add(self.lookahead_ns);
-                while let Some(&(ts, end, fin)) = self.ends.front() {
-                    if ts > horizon {
-                        break;
-                    }
-                    let _ = fin; // the close is not looked ahead (see `fin_until_ns`)
-                    self.avail_end = self.avail_end.max(end);
-                    self.ends.pop_front();
-                }
-                let m = self.map.as_ref().map_or(0, |m| m.offset(self.avail_end));
-                (m, self.fin_ns.is_some_and(|f| f < self.fin_until_ns))
-            }
-        };
-        if want > self.written {
-            snd.write(now, want - self.written);
-            self.written = want;
-        }
-        if fin && !self.closed {
-            snd.close(now);
-            self.closed = true;
+        if let (Some(snd), Some(map)) = (self.sender.as_mut(), self.map.as_ref()) {
+            self.data.write(snd, now, map);
         }
     }
 
@@ -393,7 +335,7 @@ impl Shadow {
         };
         let next = map.instant(next_ns);
         let base = map.base;
-        self.fin_until_ns = self.fin_until_ns.max(next_ns);
+        self.data.close_until(next_ns);
         self.write_app(now);
         self.drain(now, None, out);
         for _ in 0..MAX_TIMERS_PER_WINDOW {
