@@ -10,6 +10,10 @@
 //!   transmissions (TSO/GSO super-packets split by MSS) and the ACK stream it received,
 //!   the handshake's options, what a capture that starts mid-connection cannot know, and
 //!   capture drops (data the ACKs prove was sent that the capture never showed).
+//! - [`index`]: the first pass: the connections, who sends in each, what was skipped.
+//! - [`shadow`]: the engine run against one connection's captured ACKs, each captured
+//!   transmission labelled with the engine's cause or the divergence ([`Row`]).
+//! - [`explain`]: both passes end to end ([`explain_path`]); [`json`] for the CLI.
 //!
 //! Garbage in gives an error value or a skipped packet, never a panic.
 

@@ -112,3 +112,35 @@ fn tail_loss_is_a_probe_under_linux_and_an_rto_under_rfc() {
     );
     assert!(r.conns[0].summary.matched() < r.conns[0].summary.decisions());
 }
+
+/// The whole of explain (both passes and the engine) on corrupted captures: a result or
+/// an error, never a panic or a hang.
+#[test]
+fn corrupted_captures_never_panic() {
+    let f = capture(BERNOULLI, "linux");
+    let good = std::fs::read(f.path()).unwrap();
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    for round in 0..40 {
+        let mut b = good.clone();
+        for _ in 0..(1 + round % 16) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let i = 24 + (x as usize) % (b.len() - 24);
+            b[i] = (x >> 32) as u8;
+        }
+        if round % 5 == 0 {
+            b.truncate(b.len() - (x as usize) % (b.len() / 2));
+        }
+        let mut t = tempfile::NamedTempFile::new().unwrap();
+        t.write_all(&b).unwrap();
+        for app in [AppMode::AsSeen, AppMode::Bulk] {
+            let opts = Options {
+                preset: "linux".into(),
+                flow: None,
+                app,
+            };
+            let _ = explain_path(t.path(), &opts, |_, _| {});
+        }
+    }
+}
