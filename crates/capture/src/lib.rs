@@ -4,7 +4,7 @@
 //! Three layers, each streaming (one frame in memory at a time):
 //!
 //! - [`source`]: frames out of classic pcap or pcapng ([`FrameSource`]).
-//! - [`decode`]: a frame → a [`TcpPacket`] (Ethernet with VLAN tags, Linux cooked,
+//! - [`decode`](mod@decode): a frame → a [`TcpPacket`] (Ethernet with VLAN tags, Linux cooked,
 //!   raw IP, loopback; IPv4 and IPv6), or the [`Skip`] reason, counted.
 //! - [`conn`]: packets → per-connection records in stream offsets: the sender's
 //!   transmissions (TSO/GSO super-packets split by MSS) and the ACK stream it received,
