@@ -26,6 +26,7 @@ rtt_ms = {rtt}
 rate_mbps = 10
 [path.loss]
 {loss}
+{extra}
 [sender]
 preset = "linux"
 [workload]
@@ -42,6 +43,14 @@ SCENARIOS = {
                                 loss='model = "drop-list"\npackets = [3]\n'
                                      '[[path.loss.drops]]\nsegment = 3\ntransmission = 2'),
     "random": dict(seed=5, rtt=40, segments=200, loss='model = "bernoulli"\np = 0.02'),
+    "rto": dict(seed=1, rtt=60, segments=10, loss='model = "tail"\ncount = 2'),
+    "ackloss": dict(seed=3, rtt=40, segments=100, loss='model = "bernoulli"\np = 0.02',
+                    extra='[path.ack_loss]\nmodel = "bernoulli"\np = 0.1'),
+    "delack": dict(seed=4, rtt=40, segments=60, loss='model = "drop-list"\npackets = [20, 40]',
+                   extra='[receiver]\ndelayed_ack_ms = 40'),
+    "long": dict(seed=9, rtt=30, segments=1000, loss='model = "bernoulli"\np = 0.01'),
+    "burst5": dict(seed=2, rtt=50, segments=80,
+                   loss='model = "drop-list"\npackets = [30, 31, 32, 33, 34]'),
 }
 
 #: The counters the test compares (kernel nstat name = engine Stats name).
@@ -67,7 +76,7 @@ def main() -> None:
         targets = [out / f"{name}.pcap.gz", out / f"{name}.json"]
         if any(t.exists() for t in targets) and not force:
             sys.exit(f"{targets[0]} exists; pass --force to replace the corpus files")
-        text = BASE.format(**params)
+        text = BASE.format(**{"extra": "", **params})
         with tempfile.TemporaryDirectory() as tmp:
             sc = Path(tmp) / f"{name}.toml"
             sc.write_text(text)
