@@ -88,12 +88,13 @@ def table(report: Dict[str, Any]) -> str:
         lines.append(f"[{i}] {c['flow']}  captured at the {c['capture_point']}, MSS {c['mss']}, "
                      f"{c['data_packets']} data packets ({c['super_packets']} TSO), "
                      f"{c['acks']} ACKs, {c['duration_s']:.3f} s")
-        lines.append(f"    decisions matched: {m}/{d} ({pct:.1f} %)  "
-                     + "  ".join(f"{k} {v}" for k, v in c["verdicts"].items() if k != "matched"))
+        other = "  ".join(f"{k} {v}" for k, v in c["verdicts"].items() if k != "matched")
+        lines.append(f"    decisions matched: {m}/{d} ({pct:.1f} %)" + (f"  {other}" if other else ""))
         if c["first_divergence_t"] is not None:
             pkt = c["first_divergence_packet"]
             where = f"packet {pkt}" if pkt is not None else "an engine-only transmission"
-            lines.append(f"    first divergence at t={c['first_divergence_t']:.6f} s ({where})")
+            rel = c["first_divergence_t"] - c["first_t"]
+            lines.append(f"    first divergence {rel:.6f} s into the connection ({where})")
         causes = "  ".join(f"{k} {v}" for k, v in sorted(c["by_cause"].items(), key=lambda kv: -kv[1]))
         lines.append(f"    by cause: {causes or '-'}")
         ev = c["events"]
@@ -146,8 +147,9 @@ def plot(df: Any, path: "str | os.PathLike[str]", conn: int = 0) -> None:
     ax.set_title(f"connection {conn}: transmissions by the engine's cause")
     s = d.dropna(subset=["cwnd"])
     if len(s):
-        st.step(s.t - t0, s.cwnd / 1e3, where="post", label="cwnd at divergences")
-        st.step(s.t - t0, s.pipe / 1e3, where="post", label="pipe")
+        # Brackets: `pipe` is also a DataFrame method.
+        st.step(s["t"] - t0, s["cwnd"] / 1e3, where="post", marker="o", label="cwnd at divergences")
+        st.step(s["t"] - t0, s["pipe"] / 1e3, where="post", marker="s", label="pipe")
         st.legend(fontsize=8)
     st.set_ylabel("kB")
     st.set_xlabel("time since first transmission (s)")

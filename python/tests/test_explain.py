@@ -57,6 +57,14 @@ def test_wrong_preset_diverges_at_the_probe(tail_pcap):
     assert first.cwnd is not None and first.timer == "rto"
 
 
+def test_plot_draws_the_divergences(tail_pcap, tmp_path, cli):
+    out = tmp_path / "div.png"
+    r = cli("explain", str(tail_pcap("linux")), "--preset", "rfc", "--plot", str(out))
+    assert r.code == 0, r.stderr
+    assert out.stat().st_size > 0
+    assert "first divergence 0.5" in r.stdout
+
+
 def test_cli_table_json_trace_and_plot(tail_pcap, tmp_path, cli):
     path = tail_pcap("rack-tlp")
     r = cli("explain", str(path), "--preset", "rack-tlp")

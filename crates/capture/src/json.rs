@@ -61,6 +61,7 @@ fn conn(c: &ConnReport) -> Value {
         "snaplen_cut": c.stats.snaplen_cut,
         "before_start": c.stats.before_start,
         "capture_drop_bytes": c.stats.capture_drop_bytes,
+        "first_t": c.info.first_ns as f64 / 1e9,
         "duration_s": (c.info.last_ns - c.info.first_ns) as f64 / 1e9,
         "decisions": s.decisions(),
         "matched": s.matched(),
