@@ -39,6 +39,7 @@ _LAZY = {
     "reproduce": "lab",
     "reproduce_all": "lab",
     "wire": "realwire",
+    "explain": "capture",
 }
 
 __all__ = sorted(set(_LAZY) | {"ScenarioError", "__version__"})

@@ -24,7 +24,7 @@ fn scenario(which: &str) -> PyResult<Scenario> {
         "bulk" => Ok(lossrec_sim::bench::bulk()),
         "short_flows" => Ok(lossrec_sim::bench::short_flows()),
         _ => Err(PyValueError::new_err(format!(
-            "unknown benchmark `{which}`; valid: bulk, short_flows, per_ack, per_ack_app_limited, per_ack_families, flows, attacks"
+            "unknown benchmark `{which}`; valid: bulk, short_flows, per_ack, per_ack_app_limited, per_ack_families, flows, attacks, explain"
         ))),
     }
 }
@@ -45,6 +45,9 @@ pub(crate) fn run<'py>(py: Python<'py>, which: &str) -> PyResult<Bound<'py, PyDi
     }
     if which == "attacks" {
         return crate::attacks::attacks(py);
+    }
+    if which == "explain" {
+        return crate::explain::bench(py);
     }
     let sc = scenario(which)?;
     let opts = RunOptions::default();
@@ -226,7 +229,7 @@ const FLOWS_MIN_RUNS: usize = 2;
 
 /// CPU time this thread has used, seconds: on a machine shared with other work, a run's
 /// wall time includes the time it waited for a core; its CPU time does not.
-fn thread_cpu_s() -> f64 {
+pub(crate) fn thread_cpu_s() -> f64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,

@@ -23,6 +23,7 @@ use pyo3::types::{PyBytes, PyDict};
 mod attacks;
 mod batch;
 mod benchmarks;
+mod explain;
 
 /// mimalloc: a simulation allocates per flow (its endpoints, scoreboard, reassembly), and
 /// with thousands of flows the system allocator's cost showed in the profile (~7 % at
@@ -259,6 +260,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(batch::run_batch, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::sweep_seed, m)?)?;
     m.add_function(wrap_pyfunction!(batch::simulate_only, m)?)?;
+    m.add_function(wrap_pyfunction!(explain::explain_capture, m)?)?;
     m.add_function(wrap_pyfunction!(wire::wire_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(wire::wire_cleanup, m)?)?;
     m.add_function(wrap_pyfunction!(wire::wire_unavailable, m)?)?;

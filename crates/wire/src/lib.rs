@@ -65,6 +65,7 @@ pub use encode::{
     IPV4_HEADER_LEN, TCP_HEADER_LEN,
 };
 pub use error::{Layer, WireError};
+pub use options::parse as decode_tcp_options;
 pub use pcap::{PcapError, PcapWriter};
 pub use segment::{
     dummy_mac, Payload, SackBlock, SackList, TcpFlags, TcpOptions, TcpSegment, Timestamps, ECN_CE,

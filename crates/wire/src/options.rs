@@ -101,8 +101,9 @@ fn be32(b: &[u8]) -> u32 {
 
 /// Parses an options area. Unknown kinds with a sane length are skipped
 /// (RFC 9293 §3.1); parsing stops at End of Option List. A later duplicate of
-/// a known option overrides an earlier one.
-pub(crate) fn parse(bytes: &[u8]) -> Result<TcpOptions, WireError> {
+/// a known option overrides an earlier one. Public as [`crate::decode_tcp_options`] for
+/// readers that slice IPv6 or link layers themselves (`lossrec-capture`).
+pub fn parse(bytes: &[u8]) -> Result<TcpOptions, WireError> {
     let mut o = TcpOptions::default();
     let mut i = 0;
     while i < bytes.len() {

@@ -28,6 +28,8 @@ DESCRIPTIONS = {
                         "1,000,000 in flight, 1% loss and app-limited",
     "attacks": "misbehaving receivers (ACK division, DupACK spoofing, DSACK spoofing, optimistic "
                "ACK) against every preset, SACK on and off, four phases",
+    "explain": "lossrec explain on one core: the bulk benchmark's sender-side capture "
+               "(~1 M frames) explained under rfc (target: >= 1 M packets/s)",
     "wire_goodput": "the real wire (root, /dev/net/tun): engine vs Linux goodput, bulk, 1 Gb/s, "
                     "10 ms, no loss (target: the engine >= 90 % of Linux)",
 }
@@ -35,7 +37,7 @@ DESCRIPTIONS = {
 ALL = api.BENCHMARKS + ("sweep", "per_ack", "per_ack_app_limited", "flows")
 #: Run only when asked for: `attacks` (a table of the engine's behaviour, not a speed) and
 #: `per_ack_families` (minutes: its workloads at 1,000,000 in flight are recorded first).
-ON_REQUEST = ("attacks", "per_ack_families", "wire_goodput")
+ON_REQUEST = ("attacks", "per_ack_families", "wire_goodput", "explain")
 #: wire_goodput: the engine's sender must never be the bottleneck (a speed of this machine's
 #: moment, so a benchmark, not a test: python/tests/test_wire.py checks only what load
 #: cannot move).
@@ -98,7 +100,8 @@ def bench_cmd(as_json: bool, only: Optional[str], memory: Optional[str]) -> None
             res["sweep"] = sweep_bench.sweep_bench()
         elif n == "wire_goodput":
             res[n] = _wire_goodput()
-        elif n in ("per_ack", "per_ack_app_limited", "per_ack_families", "flows", "attacks"):
+        elif n in ("per_ack", "per_ack_app_limited", "per_ack_families", "flows", "attacks",
+                   "explain"):
             res[n] = dict(_core.bench(n))
         else:
             res.update(api.bench(n))
@@ -127,6 +130,11 @@ def bench_cmd(as_json: bool, only: Optional[str], memory: Optional[str]) -> None
         _families_table(res["per_ack_families"])
     if "flows" in res:
         _flows_table(res["flows"], first=len(res) == 1)
+    if "explain" in res:
+        e = res["explain"]
+        click.echo(f"explain: {e['frames']:,} frames in {e['cpu_s']:.2f} s of CPU = "
+                   f"{e['packets_per_s']:,.0f} packets/s on one core; decisions matched "
+                   f"{e['matched']:,}/{e['decisions']:,}")
     if "attacks" in res:
         _attacks_table(res["attacks"])
     if "wire_goodput" in res:

@@ -78,6 +78,7 @@ SUBCOMMANDS: Dict[str, str] = {
     "scenario": "scenario",
     "wire": "wire",
     "diff": "diff",
+    "explain": "explain",
 }
 
 
