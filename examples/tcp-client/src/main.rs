@@ -4,7 +4,8 @@
 //!
 //! ```text
 //! sudo lossrec-tcp-client FILE [--preset linux|rfc|rack-tlp|…] [--set axis=value]…
-//!      [--loss PERCENT] [--seed N] [--drop-every N] [--timeout SECONDS]
+//!      [--loss PERCENT] [--seed N] [--drop-every N] [--delay MS] [--out PATH]
+//!      [--timeout SECONDS]
 //! ```
 //!
 //! It uses only what an embedder should: `Sender`, `Config`, `Transmit`, `Why`, `Stats`
@@ -16,20 +17,24 @@
 
 mod net;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
+use std::fs::File;
 use std::io::Write as _;
 use std::net::SocketAddrV4;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::RecvTimeoutError;
+use std::sync::mpsc::{Receiver as Rx, RecvTimeoutError};
 use std::time::Duration as StdDuration;
 
-use lossrec::{Config, Instant, ProbeKind, Sender, Transmit, Why};
+use lossrec::{Config, Duration, Instant, ProbeKind, Sender, Transmit, Why};
 use lossrec_tcp::{Endpoint, EndpointConfig};
 use lossrec_wire::{decode_ipv4, encode_ipv4_into, Payload};
 
 const USAGE: &str = "usage: lossrec-tcp-client FILE [--preset NAME] [--set AXIS=VALUE]... \
-[--loss PERCENT] [--seed N] [--drop-every N] [--timeout SECONDS]";
+[--loss PERCENT] [--seed N] [--drop-every N] [--delay MS] [--out PATH] [--timeout SECONDS]";
+
+/// The longest the loop sleeps before looking at Ctrl-C again.
+const MAX_WAIT: StdDuration = StdDuration::from_millis(100);
 
 /// The command line.
 struct Args {
@@ -38,6 +43,10 @@ struct Args {
     loss: f64,
     seed: u64,
     drop_every: u64,
+    /// Held back this long after the kernel sends them (its ACKs), in user space: the path's RTT.
+    delay_ms: u32,
+    /// Where to write what the server received.
+    out: Option<String>,
     timeout: StdDuration,
 }
 
@@ -45,6 +54,7 @@ fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
     let (mut file, mut preset, mut sets) = (None, "linux".to_string(), Vec::new());
     let (mut loss, mut seed, mut drop_every, mut timeout) = (0.0, 1, 0, 60.0);
+    let (mut delay, mut out) = (0.0, None);
     while let Some(a) = it.next() {
         let mut val = |name: &str| it.next().ok_or(format!("{name} needs a value"));
         let num = |s: String| s.parse::<f64>().map_err(|e| format!("{s}: {e}"));
@@ -55,6 +65,8 @@ fn parse_args() -> Result<Args, String> {
             "--seed" => seed = num(val("--seed")?)? as u64,
             "--drop-every" => drop_every = num(val("--drop-every")?)? as u64,
             "--timeout" => timeout = num(val("--timeout")?)?,
+            "--delay" => delay = num(val("--delay")?)?,
+            "--out" => out = Some(val("--out")?),
             "-h" | "--help" => return Err(USAGE.into()),
             f if !f.starts_with("--") && file.is_none() => file = Some(f.to_string()),
             other => return Err(format!("unknown argument {other}\n{USAGE}")),
@@ -62,11 +74,18 @@ fn parse_args() -> Result<Args, String> {
     }
     let mut config = Config::preset(&preset).map_err(|e| e.to_string())?;
     for s in sets {
-        let (k, v) = s.split_once('=').ok_or(format!("--set {s}: want AXIS=VALUE"))?;
+        let (k, v) = s
+            .split_once('=')
+            .ok_or(format!("--set {s}: want AXIS=VALUE"))?;
         config.set(k, v).map_err(|e| e.to_string())?;
     }
-    if !(0.0..100.0).contains(&loss) || !(0.0..=3600.0).contains(&timeout) {
-        return Err("--loss must be in [0, 100), --timeout in [0, 3600]".into());
+    let bad = !(0.0..100.0).contains(&loss)
+        || !(0.0..=3600.0).contains(&timeout)
+        || !(0.0..=10_000.0).contains(&delay);
+    if bad {
+        return Err(
+            "--loss must be in [0, 100), --timeout in [0, 3600], --delay in [0, 10000]".into(),
+        );
     }
     Ok(Args {
         file: file.ok_or(USAGE)?,
@@ -74,6 +93,8 @@ fn parse_args() -> Result<Args, String> {
         loss: loss / 100.0,
         seed,
         drop_every,
+        delay_ms: delay as u32,
+        out,
         timeout: StdDuration::from_secs_f64(timeout),
     })
 }
@@ -110,13 +131,20 @@ impl Client {
     }
 
     fn sender(&mut self) -> &mut Sender {
-        self.ep.sender.as_mut().expect("a client endpoint has a sender")
+        self.ep
+            .sender
+            .as_mut()
+            .expect("a client endpoint has a sender")
     }
 
     /// Step 2 of the driver contract: everything the engine may send now, as packets.
     fn drain(&mut self, now: Instant, out: &mut Vec<Vec<u8>>) {
         while let Some(tx) = self.sender().poll_transmit(now) {
-            *self.tally.by_why.entry(format!("{:?}", tx.why)).or_default() += 1;
+            *self
+                .tally
+                .by_why
+                .entry(format!("{:?}", tx.why))
+                .or_default() += 1;
             self.tally.retransmissions += u64::from(is_retransmission(tx.why));
             let pkt = self.encode(now, &tx);
             if !tx.range.is_empty() && self.lose() {
@@ -150,6 +178,33 @@ impl Client {
         self.data_sent += 1;
         let nth = self.drop_every > 0 && self.data_sent % self.drop_every == 0;
         nth || (self.loss > 0.0 && self.rng.f64() < self.loss)
+    }
+
+    /// Every input due by `now`, earliest first — the timer at its deadline, a packet at
+    /// its arrival — each followed by a drain. Returns whether the server's FIN came.
+    fn due(
+        &mut self,
+        now: Instant,
+        q: &mut VecDeque<(Instant, Vec<u8>)>,
+        out: &mut Vec<Vec<u8>>,
+    ) -> bool {
+        let mut fin = false;
+        loop {
+            let timer = self.sender().poll_timeout().filter(|&d| d <= now);
+            let pkt = q.front().map(|p| p.0).filter(|&a| a <= now);
+            match (timer, pkt) {
+                (Some(d), a) if a.is_none_or(|a| d <= a) => {
+                    self.sender().on_timeout(d);
+                    self.drain(d, out);
+                }
+                (_, Some(a)) => {
+                    let (_, p) = q.pop_front().expect("a packet is due");
+                    fin |= self.input(a, &p, out);
+                    self.drain(a, out);
+                }
+                _ => return fin,
+            }
+        }
     }
 
     /// Step 1 with a packet from the kernel: ours goes to the endpoint; the server's FIN
@@ -199,63 +254,68 @@ fn run(args: Args) -> Result<(), String> {
     let len = c.data.len() as u64;
     c.sender().write(t0, len);
     c.sender().close(t0);
-    let mut out = Vec::new();
-    c.drain(t0, &mut out);
-    let mut tun = &lab.tun;
-    let mut fin_in = false;
-    while !(c.sender().is_finished() && fin_in) {
-        if net::CANCEL.load(Ordering::SeqCst) {
-            return Err("interrupted".into());
-        }
-        if c.ep.is_reset() {
-            return Err("the server reset the connection".into());
-        }
-        if start.elapsed() > args.timeout {
-            return Err(format!("not done after {:?}", args.timeout));
-        }
-        for p in out.drain(..) {
-            // The kernel refusing a packet (device going down) is a loss, as on a wire.
-            let _ = tun.write(&p);
-        }
-        let deadline = c.sender().poll_timeout();
-        let now = c.now();
-        // Wake at the deadline, and at least every 100 ms to notice Ctrl-C.
-        let wait = deadline.map_or(StdDuration::from_millis(100), |d| {
-            StdDuration::from_nanos(d.as_nanos().saturating_sub(now.as_nanos()))
-        });
-        match packets.recv_timeout(wait.min(StdDuration::from_millis(100))) {
-            Ok(p) => {
-                let now = c.now();
-                // A timer that fell due before this packet came first (driver contract).
-                if let Some(d) = c.sender().poll_timeout().filter(|&d| d <= now) {
-                    c.sender().on_timeout(d);
-                    c.drain(d, &mut out);
-                }
-                fin_in |= c.input(now, &p, &mut out);
-                c.drain(now, &mut out);
-            }
-            Err(RecvTimeoutError::Timeout) => {
-                let now = c.now();
-                if let Some(d) = c.sender().poll_timeout().filter(|&d| d <= now) {
-                    c.sender().on_timeout(d);
-                    c.drain(d, &mut out);
-                }
-            }
-            Err(RecvTimeoutError::Disconnected) => return Err("the TUN device closed".into()),
-        }
-    }
-    for p in out.drain(..) {
-        let _ = tun.write(&p);
-    }
+    transfer(&mut c, &lab.tun, &packets, &args)?;
     let elapsed = start.elapsed();
     let got = lab
         .server
         .recv_timeout(StdDuration::from_secs(5))
         .map_err(|_| "the server did not finish reading".to_string())?
         .map_err(|e| format!("server: {e}"))?;
+    if let Some(path) = &args.out {
+        std::fs::write(path, &got).map_err(|e| format!("{path}: {e}"))?;
+    }
     summary(&args, &c, elapsed, &got);
     if got != c.data {
         return Err("the server received different bytes".into());
+    }
+    Ok(())
+}
+
+/// The main loop: packets from the kernel (delayed by `--delay`) and the engine's timer,
+/// taken in the order they fall due, each followed by a drain (the driver contract), until
+/// our FIN is acknowledged and the server's FIN is in.
+fn transfer(
+    c: &mut Client,
+    mut tun: &File,
+    packets: &Rx<Vec<u8>>,
+    args: &Args,
+) -> Result<(), String> {
+    let delay = Duration::from_millis(u64::from(args.delay_ms));
+    let mut pending: VecDeque<(Instant, Vec<u8>)> = VecDeque::new();
+    let (mut out, mut fin_in) = (Vec::new(), false);
+    c.drain(c.now(), &mut out);
+    while !(c.sender().is_finished() && fin_in) {
+        for p in out.drain(..) {
+            // The kernel refusing a packet (device going down) is a loss, as on a wire.
+            let _ = tun.write(&p);
+        }
+        if net::CANCEL.load(Ordering::SeqCst) {
+            return Err("interrupted".into());
+        }
+        if c.ep.is_reset() {
+            return Err("the server reset the connection".into());
+        }
+        if c.start.elapsed() > args.timeout {
+            return Err(format!("not done after {:?}", args.timeout));
+        }
+        let next = [c.sender().poll_timeout(), pending.front().map(|p| p.0)];
+        let now = c.now();
+        // Wake when the next input falls due, and at least every 100 ms to see Ctrl-C.
+        let wait = next.into_iter().flatten().min().map_or(MAX_WAIT, |d| {
+            StdDuration::from_nanos(d.as_nanos().saturating_sub(now.as_nanos()))
+        });
+        match packets.recv_timeout(wait.min(MAX_WAIT)) {
+            Ok(p) => pending.push_back((c.now() + delay, p)),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return Err("the TUN device closed".into()),
+        }
+        while let Ok(p) = packets.try_recv() {
+            pending.push_back((c.now() + delay, p));
+        }
+        fin_in |= c.due(c.now(), &mut pending, &mut out);
+    }
+    for p in out.drain(..) {
+        let _ = tun.write(&p);
     }
     Ok(())
 }
@@ -273,7 +333,11 @@ fn summary(args: &Args, c: &Client, elapsed: StdDuration, got: &[u8]) {
     println!(
         "server received   {} bytes, {}",
         got.len(),
-        if got == c.data { "identical" } else { "DIFFERENT" }
+        if got == c.data {
+            "identical"
+        } else {
+            "DIFFERENT"
+        }
     );
     println!("loss injected     {} data segments", c.tally.injected);
     println!(
