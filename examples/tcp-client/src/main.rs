@@ -176,7 +176,7 @@ impl Client {
     /// The injected loss: every Nth data segment, or each with probability `loss`.
     fn lose(&mut self) -> bool {
         self.data_sent += 1;
-        let nth = self.drop_every > 0 && self.data_sent % self.drop_every == 0;
+        let nth = self.drop_every > 0 && self.data_sent.is_multiple_of(self.drop_every);
         nth || (self.loss > 0.0 && self.rng.f64() < self.loss)
     }
 

@@ -5,7 +5,8 @@
 //!
 //! Deleting the namespace destroys the TUN device inside it (a device with
 //! `rtnl_link_ops` is unregistered with its namespace, `default_device_exit_batch`), and
-//! with it the server's socket. Nothing is created outside the namespace.
+//! with it the server's socket. Nothing is created outside the namespace. A run killed
+//! with SIGKILL leaves its namespace; the next run deletes it.
 
 use std::ffi::CString;
 use std::fs::{File, OpenOptions};
@@ -92,6 +93,7 @@ impl Lab {
     /// Creates the namespace, the TUN device `mtu` bytes wide inside it, and a server
     /// listening on [`SERVER`]:[`PORT`]. On any error what was made is removed.
     pub fn create(mtu: u32) -> io::Result<Lab> {
+        remove_dead();
         let ns = ns_name();
         ip(&["netns", "add", &ns])?;
         // From here on, `Drop` deletes the namespace whatever fails next.
@@ -114,6 +116,22 @@ impl Lab {
         ip(&["-n", n, "addr", "add", &format!("{SERVER}/24"), "dev", &dev])?;
         lab.server = serve(&lab.ns)?;
         Ok(lab)
+    }
+}
+
+/// Deletes the namespaces of earlier runs that were killed (SIGKILL skips `Drop`): a
+/// namespace made with `ip netns add` is a bind mount that outlives its process.
+fn remove_dead() {
+    let Ok(dir) = std::fs::read_dir("/run/netns") else {
+        return;
+    };
+    for name in dir.filter_map(|e| e.ok()?.file_name().into_string().ok()) {
+        let pid = name
+            .strip_prefix("lrembed-")
+            .and_then(|p| p.parse::<u32>().ok());
+        if pid.is_some_and(|p| !Path::new("/proc").join(p.to_string()).exists()) {
+            let _ = ip(&["netns", "delete", &name]);
+        }
     }
 }
 

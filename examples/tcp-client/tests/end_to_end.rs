@@ -73,7 +73,12 @@ fn send(dir: &Path, args: &[&str]) -> (Output, u32) {
 /// The number after `label` in the summary.
 fn field(stdout: &str, label: &str) -> u64 {
     let line = stdout.lines().find(|l| l.starts_with(label)).unwrap();
-    line[label.len()..].split_whitespace().next().unwrap().parse().unwrap()
+    line[label.len()..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
 }
 
 fn transfer(preset: &str, loss: &[&str]) {
@@ -92,9 +97,15 @@ fn transfer(preset: &str, loss: &[&str]) {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(std::fs::read(dir.join("out.bin")).unwrap(), data);
-    assert!(stdout.contains(&format!("server received   {} bytes, identical", data.len())));
+    assert!(stdout.contains(&format!(
+        "server received   {} bytes, identical",
+        data.len()
+    )));
     // Loss was injected and repaired: every dropped segment was sent again.
-    let (lost, re) = (field(&stdout, "loss injected"), field(&stdout, "retransmissions"));
+    let (lost, re) = (
+        field(&stdout, "loss injected"),
+        field(&stdout, "retransmissions"),
+    );
     assert!(lost > 0 && re >= lost, "{stdout}");
     assert_eq!(left_behind(pid), Vec::<String>::new());
     std::fs::remove_dir_all(dir).unwrap();
@@ -128,14 +139,20 @@ fn ctrl_c_leaves_nothing_behind() {
     let pid = child.id();
     // Wait (on a condition, not a clock) until the namespace exists, then interrupt.
     while left_behind(pid).is_empty() {
-        assert!(child.try_wait().unwrap().is_none(), "the client ended early");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the client ended early"
+        );
         std::thread::yield_now();
     }
     // SAFETY: kill(2) on our own child's pid.
     assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGINT) }, 0);
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && stderr.contains("interrupted"), "{stderr}");
+    assert!(
+        !out.status.success() && stderr.contains("interrupted"),
+        "{stderr}"
+    );
     assert_eq!(left_behind(pid), Vec::<String>::new());
     std::fs::remove_dir_all(dir).unwrap();
 }
