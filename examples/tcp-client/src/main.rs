@@ -130,6 +130,7 @@ impl Client {
         Instant::from_nanos(self.start.elapsed().as_nanos() as u64)
     }
 
+    /// The engine's sender (a client endpoint always has one).
     fn sender(&mut self) -> &mut Sender {
         self.ep
             .sender
@@ -138,7 +139,7 @@ impl Client {
     }
 
     /// Step 2 of the driver contract: everything the engine may send now, as packets.
-    fn drain(&mut self, now: Instant, out: &mut Vec<Vec<u8>>) {
+    fn drain(&mut self, now: Instant, out: &mut Vec<Vec<u8>>) -> Result<(), String> {
         while let Some(tx) = self.sender().poll_transmit(now) {
             *self
                 .tally
@@ -146,7 +147,7 @@ impl Client {
                 .entry(format!("{:?}", tx.why))
                 .or_default() += 1;
             self.tally.retransmissions += u64::from(is_retransmission(tx.why));
-            let pkt = self.encode(now, &tx);
+            let pkt = self.encode(now, &tx)?;
             if !tx.range.is_empty() && self.lose() {
                 self.tally.injected += 1;
                 continue;
@@ -154,23 +155,30 @@ impl Client {
             out.push(pkt);
         }
         self.ep.take_replies(out);
+        Ok(())
     }
 
     /// The transmission as an IPv4 packet carrying the file's bytes. `encode_transmit`
     /// writes a payload of zeros (the engine counts bytes, it does not hold them), so the
     /// segment is decoded and encoded again with the real bytes (see the README).
-    fn encode(&mut self, now: Instant, tx: &Transmit) -> Vec<u8> {
+    /// Fails only if the engine or the endpoint broke their contracts (a range past the
+    /// bytes written, a segment that does not decode): the transfer stops with the reason.
+    fn encode(&mut self, now: Instant, tx: &Transmit) -> Result<Vec<u8>, String> {
         let mut zeros = Vec::with_capacity(1600);
         self.ep.encode_transmit(now, tx, &mut zeros);
         if tx.range.is_empty() {
-            return zeros;
+            return Ok(zeros);
         }
-        let mut seg = decode_ipv4(&zeros).expect("the endpoint's own segment decodes");
+        let mut seg = decode_ipv4(&zeros).map_err(|e| format!("own segment: {e}"))?;
         let (a, b) = (tx.range.start as usize, tx.range.end as usize);
-        seg.payload = Payload::Bytes(&self.data[a..b]);
+        let bytes = self
+            .data
+            .get(a..b)
+            .ok_or(format!("range {a}..{b} past the file"))?;
+        seg.payload = Payload::Bytes(bytes);
         let mut pkt = Vec::with_capacity(zeros.len());
-        encode_ipv4_into(&seg, &mut pkt).expect("same size as the endpoint's segment");
-        pkt
+        encode_ipv4_into(&seg, &mut pkt).map_err(|e| format!("own segment: {e}"))?;
+        Ok(pkt)
     }
 
     /// The injected loss: every Nth data segment, or each with probability `loss`.
@@ -187,7 +195,7 @@ impl Client {
         now: Instant,
         q: &mut VecDeque<(Instant, Vec<u8>)>,
         out: &mut Vec<Vec<u8>>,
-    ) -> bool {
+    ) -> Result<bool, String> {
         let mut fin = false;
         loop {
             let timer = self.sender().poll_timeout().filter(|&d| d <= now);
@@ -195,14 +203,14 @@ impl Client {
             match (timer, pkt) {
                 (Some(d), a) if a.is_none_or(|a| d <= a) => {
                     self.sender().on_timeout(d);
-                    self.drain(d, out);
+                    self.drain(d, out)?;
                 }
                 (_, Some(a)) => {
                     let (_, p) = q.pop_front().expect("a packet is due");
                     fin |= self.input(a, &p, out);
-                    self.drain(a, out);
+                    self.drain(a, out)?;
                 }
-                _ => return fin,
+                _ => return Ok(fin),
             }
         }
     }
@@ -283,7 +291,7 @@ fn transfer(
     let delay = Duration::from_millis(u64::from(args.delay_ms));
     let mut pending: VecDeque<(Instant, Vec<u8>)> = VecDeque::new();
     let (mut out, mut fin_in) = (Vec::new(), false);
-    c.drain(c.now(), &mut out);
+    c.drain(c.now(), &mut out)?;
     while !(c.sender().is_finished() && fin_in) {
         for p in out.drain(..) {
             // The kernel refusing a packet (device going down) is a loss, as on a wire.
@@ -312,7 +320,7 @@ fn transfer(
         while let Ok(p) = packets.try_recv() {
             pending.push_back((c.now() + delay, p));
         }
-        fin_in |= c.due(c.now(), &mut pending, &mut out);
+        fin_in |= c.due(c.now(), &mut pending, &mut out)?;
     }
     for p in out.drain(..) {
         let _ = tun.write(&p);
