@@ -45,7 +45,7 @@ struct Args {
     drop_every: u64,
     /// Held back this long after the kernel sends them (its ACKs), in user space: the path's RTT.
     delay_ms: u32,
-    /// Where to write what the server received.
+    /// Where to write what the server received (a new file).
     out: Option<String>,
     timeout: StdDuration,
 }
@@ -86,6 +86,11 @@ fn parse_args() -> Result<Args, String> {
         return Err(
             "--loss must be in [0, 100), --timeout in [0, 3600], --delay in [0, 10000]".into(),
         );
+    }
+    if let Some(o) = out.as_ref().filter(|o| std::path::Path::new(o).exists()) {
+        return Err(format!(
+            "--out {o}: exists (the example writes only a new file)"
+        ));
     }
     Ok(Args {
         file: file.ok_or(USAGE)?,
@@ -237,6 +242,7 @@ impl Client {
     }
 }
 
+/// Sets up the namespace, sends the file, checks what the server got, prints the summary.
 fn run(args: Args) -> Result<(), String> {
     let data = std::fs::read(&args.file).map_err(|e| format!("{}: {e}", args.file))?;
     net::catch_signals();
@@ -270,7 +276,13 @@ fn run(args: Args) -> Result<(), String> {
         .map_err(|_| "the server did not finish reading".to_string())?
         .map_err(|e| format!("server: {e}"))?;
     if let Some(path) = &args.out {
-        std::fs::write(path, &got).map_err(|e| format!("{path}: {e}"))?;
+        // A new file only: the example overwrites nothing it did not write.
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path);
+        f.and_then(|mut f| f.write_all(&got))
+            .map_err(|e| format!("--out {path}: {e}"))?;
     }
     summary(&args, &c, elapsed, &got);
     if got != c.data {
