@@ -25,6 +25,7 @@ use crate::map::{self, AckView};
 use crate::ts::{receiver_ts, sender_ts, TsClock, TsState};
 
 mod output;
+pub use output::PayloadError;
 
 /// What an endpoint is given besides its engine half.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

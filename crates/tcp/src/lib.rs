@@ -59,4 +59,4 @@ mod endpoint;
 pub mod map;
 pub mod ts;
 
-pub use endpoint::{Endpoint, EndpointConfig, Input};
+pub use endpoint::{Endpoint, EndpointConfig, Input, PayloadError};

@@ -28,7 +28,7 @@ use std::time::Duration as StdDuration;
 
 use lossrec::{Config, Duration, Instant, ProbeKind, Sender, Transmit, Why};
 use lossrec_tcp::{Endpoint, EndpointConfig};
-use lossrec_wire::{decode_ipv4, encode_ipv4_into, Payload};
+use lossrec_wire::decode_ipv4;
 
 const USAGE: &str = "usage: lossrec-tcp-client FILE [--preset NAME] [--set AXIS=VALUE]... \
 [--loss PERCENT] [--seed N] [--drop-every N] [--delay MS] [--out PATH] [--timeout SECONDS]";
@@ -163,26 +163,14 @@ impl Client {
         Ok(())
     }
 
-    /// The transmission as an IPv4 packet carrying the file's bytes. `encode_transmit`
-    /// writes a payload of zeros (the engine counts bytes, it does not hold them), so the
-    /// segment is decoded and encoded again with the real bytes (see the README).
-    /// Fails only if the engine or the endpoint broke their contracts (a range past the
-    /// bytes written, a segment that does not decode): the transfer stops with the reason.
+    /// The transmission as an IPv4 packet carrying the file's bytes (the engine counts
+    /// bytes; the adapter takes them from us). Fails only if the engine broke its contract
+    /// (a range past the bytes written): the transfer stops with the reason.
     fn encode(&mut self, now: Instant, tx: &Transmit) -> Result<Vec<u8>, String> {
-        let mut zeros = Vec::with_capacity(1600);
-        self.ep.encode_transmit(now, tx, &mut zeros);
-        if tx.range.is_empty() {
-            return Ok(zeros);
-        }
-        let mut seg = decode_ipv4(&zeros).map_err(|e| format!("own segment: {e}"))?;
-        let (a, b) = (tx.range.start as usize, tx.range.end as usize);
-        let bytes = self
-            .data
-            .get(a..b)
-            .ok_or(format!("range {a}..{b} past the file"))?;
-        seg.payload = Payload::Bytes(bytes);
-        let mut pkt = Vec::with_capacity(zeros.len());
-        encode_ipv4_into(&seg, &mut pkt).map_err(|e| format!("own segment: {e}"))?;
+        let mut pkt = Vec::with_capacity(1600);
+        self.ep
+            .encode_transmit_bytes(now, tx, &self.data, &mut pkt)
+            .map_err(|e| format!("own segment: {e}"))?;
         Ok(pkt)
     }
 

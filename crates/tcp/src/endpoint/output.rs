@@ -54,10 +54,47 @@ impl Endpoint {
         }
     }
 
-    /// Encodes one of the sender's transmissions, appending the IPv4 packet to `out`.
+    /// Encodes one of the sender's transmissions, appending the IPv4 packet to `out`, with
+    /// a payload of zeros (the engine counts bytes and never holds them: the simulator and
+    /// the wire lab send zeros; an application sends its bytes with
+    /// [`encode_transmit_bytes`](Self::encode_transmit_bytes)).
     pub fn encode_transmit(&mut self, now: Instant, tx: &Transmit, out: &mut Vec<u8>) {
+        self.encode_with(now, tx, Payload::Zeros(tx.range.len() as usize), out);
+    }
+
+    /// Encodes one of the sender's transmissions carrying the application's bytes:
+    /// `stream[tx.range]`, where `stream` holds the bytes written so far from stream
+    /// offset 0. Fails, writing nothing, when `stream` does not hold the whole range.
+    pub fn encode_transmit_bytes(
+        &mut self,
+        now: Instant,
+        tx: &Transmit,
+        stream: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), PayloadError> {
+        let (a, b) = (tx.range.start, tx.range.end);
+        let bytes = usize::try_from(a)
+            .ok()
+            .zip(usize::try_from(b).ok())
+            .and_then(|(a, b)| stream.get(a..b))
+            .ok_or(PayloadError {
+                start: a,
+                end: b,
+                held: stream.len() as u64,
+            })?;
+        self.encode_with(now, tx, Payload::Bytes(bytes), out);
+        Ok(())
+    }
+
+    fn encode_with(
+        &mut self,
+        now: Instant,
+        tx: &Transmit,
+        payload: Payload<'_>,
+        out: &mut Vec<u8>,
+    ) {
         let mut s = self.segment(seq::wrap(self.iss, tx.range.start));
-        s.payload = Payload::Zeros(tx.range.len() as usize);
+        s.payload = payload;
         if let Some(syn) = tx.syn {
             s.seq = self.iss;
             s.flags = TcpFlags::SYN;
@@ -175,3 +212,27 @@ impl Endpoint {
         let _ = encode_ipv4_into(&s, out);
     }
 }
+
+/// A transmission whose bytes the caller does not hold
+/// ([`Endpoint::encode_transmit_bytes`]): the stream range and how many bytes were given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PayloadError {
+    /// First stream offset of the transmission.
+    pub start: u64,
+    /// One past its last.
+    pub end: u64,
+    /// Bytes of the stream the caller held.
+    pub held: u64,
+}
+
+impl std::fmt::Display for PayloadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "transmission of stream bytes {}..{} but only {} bytes were given",
+            self.start, self.end, self.held
+        )
+    }
+}
+
+impl std::error::Error for PayloadError {}
