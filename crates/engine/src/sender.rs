@@ -296,7 +296,7 @@ impl Sender {
             er_enhanced: false,
             er_last: None,
             rack: match alg.loss_detection {
-                resolved::LossDetection::Rack {
+                resolved::Detection::Rack {
                     variant,
                     reo_wnd,
                     dupthresh_shortcut,
@@ -310,7 +310,7 @@ impl Sender {
             rack_advanced: false,
             rack_wait: None,
             tlp_draft: tlp_draft::Episode::default(),
-            tlp: tlp::Episode::new(matches!(alg.probe, resolved::Probe::TlpLinux { .. })),
+            tlp: tlp::Episode::new(matches!(alg.probe, resolved::Probing::TlpLinux { .. })),
             undo: undo::Undo::default(),
             frto: frto::Frto::new(frto::Variant::Sack),
             eifel_adapt: None,

@@ -18,11 +18,11 @@ use super::{Config, Flavour};
 /// Every algorithm choice the sender matches on, with its options.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Algorithms {
-    pub loss_detection: LossDetection,
-    pub probe: Probe,
-    pub early_retransmit: EarlyRetransmit,
-    pub rto_timer: RtoTimer,
-    pub spurious_detection: SpuriousDetection,
+    pub loss_detection: Detection,
+    pub probe: Probing,
+    pub early_retransmit: ErMode,
+    pub rto_timer: RtoRearm,
+    pub spurious_detection: SpuriousDetector,
     /// The configured spurious-timeout detector needs an option the connection did not
     /// negotiate, so it runs as `None` (counted as `TCPSpuriousDetectionUnavailable`).
     pub detection_unavailable: bool,
@@ -104,7 +104,7 @@ pub enum OptAck {
 
 /// How losses are detected before a timeout (`loss_detection`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum LossDetection {
+pub enum Detection {
     /// RFC 6675 §4 IsLost (more than (DupThresh − 1)·SMSS SACKed above), or RFC 3517's
     /// rule; NewReno's partial ACKs without SACK (RFC 6582).
     DupThresh { rule: DupThreshRule },
@@ -147,7 +147,7 @@ pub enum ReoWnd {
 
 /// Tail loss probing (`probe`), with the options of each kind.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Probe {
+pub enum Probing {
     None,
     /// draft-dukkipati-tcpm-tcp-loss-probe-01 (seed 000).
     TlpDraft {
@@ -172,7 +172,7 @@ pub enum Probe {
 
 /// Early Retransmit (RFC 5827), with its mitigations when on.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum EarlyRetransmit {
+pub enum ErMode {
     Off,
     On {
         rule: ErRule,
@@ -198,7 +198,7 @@ pub enum ErRule {
 
 /// How the retransmission timer is re-armed on an ACK of new data (`rto_timer`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum RtoTimer {
+pub enum RtoRearm {
     /// RFC 6298 §5.3.
     Rfc6298,
     /// RFC 7765 §4 RTO Restart while fewer than `rrthresh` segments are outstanding or
@@ -208,7 +208,7 @@ pub enum RtoTimer {
 
 /// The spurious-timeout detector that can run on this connection (`spurious_detection`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum SpuriousDetection {
+pub enum SpuriousDetector {
     None,
     /// RFC 5682: basic F-RTO (§2.1) without SACK, SACK-enhanced (§3.1) with it.
     Frto {
@@ -231,11 +231,11 @@ impl Config {
         let (spurious_detection, detection_unavailable) = self.detection(sack, timestamps);
         Algorithms {
             loss_detection: self.loss_detector(sack),
-            probe: if sack { self.probe() } else { Probe::None },
+            probe: if sack { self.probe() } else { Probing::None },
             early_retransmit: self.er(),
             rto_timer: match self.rto_timer {
-                super::RtoTimer::Rfc6298 => RtoTimer::Rfc6298,
-                super::RtoTimer::Restart => RtoTimer::Restart {
+                super::RtoTimer::Rfc6298 => RtoRearm::Rfc6298,
+                super::RtoTimer::Restart => RtoRearm::Restart {
                     rrthresh: self.rrthresh,
                 },
             },
@@ -269,9 +269,9 @@ impl Config {
         }
     }
 
-    fn loss_detector(&self, sack: bool) -> LossDetection {
+    fn loss_detector(&self, sack: bool) -> Detection {
         use super::LossDetection as K;
-        let rack = |variant| LossDetection::Rack {
+        let rack = |variant| Detection::Rack {
             variant,
             reo_wnd: if self.rack_static_reo_wnd {
                 ReoWnd::Static
@@ -280,15 +280,15 @@ impl Config {
             },
             dupthresh_shortcut: !self.rack_no_dupthresh,
         };
-        let newreno = LossDetection::DupThresh {
+        let newreno = Detection::DupThresh {
             rule: DupThreshRule::Rfc6675,
         };
         match self.loss_detection {
             K::DupThresh => newreno,
-            K::DupThresh3517 => LossDetection::DupThresh {
+            K::DupThresh3517 => Detection::DupThresh {
                 rule: DupThreshRule::Rfc3517,
             },
-            K::Fack => LossDetection::Fack {
+            K::Fack => Detection::Fack {
                 lost_retrans: self.flavour == Flavour::Linux && self.fack_lost_retrans,
             },
             // RFC 8985 §4: RACK needs SACK; without it the sender is NewReno.
@@ -298,32 +298,32 @@ impl Config {
         }
     }
 
-    fn probe(&self) -> Probe {
+    fn probe(&self) -> Probing {
         let in_recovery = self.tlp_in_recovery;
         match self.probe {
-            super::Probe::None => Probe::None,
-            super::Probe::TlpDraft => Probe::TlpDraft {
+            super::Probe::None => Probing::None,
+            super::Probe::TlpDraft => Probing::TlpDraft {
                 max_probes: self.tlp_max_probes,
                 wc_del_ack_t: self.tlp_max_ack_delay,
                 in_recovery,
             },
-            super::Probe::Tlp => Probe::Tlp {
+            super::Probe::Tlp => Probing::Tlp {
                 max_ack_delay: self.tlp_max_ack_delay,
                 in_recovery,
             },
-            super::Probe::TlpLinux => Probe::TlpLinux { in_recovery },
+            super::Probe::TlpLinux => Probing::TlpLinux { in_recovery },
         }
     }
 
-    fn er(&self) -> EarlyRetransmit {
+    fn er(&self) -> ErMode {
         use super::EarlyRetransmit as K;
         let rule = match self.early_retransmit {
-            K::Off => return EarlyRetransmit::Off,
+            K::Off => return ErMode::Off,
             K::Rfc5827 => ErRule::Segments,
             K::Rfc5827Bytes => ErRule::Bytes,
             K::ErTlp => ErRule::SegmentsTlp,
         };
-        EarlyRetransmit::On {
+        ErMode::On {
             rule,
             delayed: self.er_delayed,
             disable_on_reordering: self.er_disable_on_reordering,
@@ -331,17 +331,17 @@ impl Config {
         }
     }
 
-    fn detection(&self, sack: bool, timestamps: bool) -> (SpuriousDetection, bool) {
+    fn detection(&self, sack: bool, timestamps: bool) -> (SpuriousDetector, bool) {
         use super::SpuriousDetection as K;
         let d = match self.spurious_detection {
-            K::None => SpuriousDetection::None,
-            K::Frto => SpuriousDetection::Frto { sack },
-            K::Eifel if !timestamps => return (SpuriousDetection::None, true),
-            K::Eifel => SpuriousDetection::Eifel,
-            K::Dsack if !sack => return (SpuriousDetection::None, true),
-            K::Dsack => SpuriousDetection::Dsack,
-            K::Linux => SpuriousDetection::Linux { frto: true },
-            K::LinuxNoFrto => SpuriousDetection::Linux { frto: false },
+            K::None => SpuriousDetector::None,
+            K::Frto => SpuriousDetector::Frto { sack },
+            K::Eifel if !timestamps => return (SpuriousDetector::None, true),
+            K::Eifel => SpuriousDetector::Eifel,
+            K::Dsack if !sack => return (SpuriousDetector::None, true),
+            K::Dsack => SpuriousDetector::Dsack,
+            K::Linux => SpuriousDetector::Linux { frto: true },
+            K::LinuxNoFrto => SpuriousDetector::Linux { frto: false },
         };
         (d, false)
     }
@@ -350,26 +350,26 @@ impl Config {
 impl Algorithms {
     /// RACK is the loss detector.
     pub fn rack(&self) -> bool {
-        matches!(self.loss_detection, LossDetection::Rack { .. })
+        matches!(self.loss_detection, Detection::Rack { .. })
     }
 }
 
-impl Probe {
+impl Probing {
     /// A PTO that sends no probe re-arms the RTO one RTO from now (RFC 8985 §7.3: "the
     /// sender MUST re-arm the RTO timer … regardless of whether a loss probe was sent"),
     /// not anchored at the head's last transmission as Linux's `tcp_send_loss_probe` →
     /// `tcp_rearm_rto` does (`tcp_rto_delta_us`), which the draft's presets follow too.
     pub fn rto_from_now_after_pto(self) -> bool {
-        matches!(self, Probe::Tlp { .. })
+        matches!(self, Probing::Tlp { .. })
     }
 
     /// Probing in fast recovery is allowed (`tlp_in_recovery`).
     pub fn in_recovery(self) -> bool {
         match self {
-            Probe::None => false,
-            Probe::TlpDraft { in_recovery, .. }
-            | Probe::Tlp { in_recovery, .. }
-            | Probe::TlpLinux { in_recovery } => in_recovery,
+            Probing::None => false,
+            Probing::TlpDraft { in_recovery, .. }
+            | Probing::Tlp { in_recovery, .. }
+            | Probing::TlpLinux { in_recovery } => in_recovery,
         }
     }
 }
@@ -383,10 +383,10 @@ mod tests {
         let mut c = Config::linux_3_17_rtor();
         c.set("rrthresh", "7").unwrap();
         let a = c.resolve(true, true);
-        assert_eq!(a.rto_timer, RtoTimer::Restart { rrthresh: 7 });
+        assert_eq!(a.rto_timer, RtoRearm::Restart { rrthresh: 7 });
         assert!(matches!(
             a.early_retransmit,
-            EarlyRetransmit::On {
+            ErMode::On {
                 rule: ErRule::Segments,
                 delayed: true,
                 disable_on_reordering: true,
@@ -395,7 +395,7 @@ mod tests {
         ));
         // rrthresh is meaningless with the RFC 6298 timer: it cannot be read there.
         c.set("rto_timer", "rfc6298").unwrap();
-        assert_eq!(c.resolve(true, true).rto_timer, RtoTimer::Rfc6298);
+        assert_eq!(c.resolve(true, true).rto_timer, RtoRearm::Rfc6298);
     }
 
     #[test]
@@ -403,21 +403,21 @@ mod tests {
         let a = Config::linux().resolve(false, false);
         assert_eq!(
             a.loss_detection,
-            LossDetection::DupThresh {
+            Detection::DupThresh {
                 rule: DupThreshRule::Rfc6675
             }
         );
-        assert_eq!(a.probe, Probe::None);
+        assert_eq!(a.probe, Probing::None);
         let mut c = Config::reno_sack_eifel();
         assert!(c.resolve(true, false).detection_unavailable);
         assert_eq!(
             c.resolve(true, false).spurious_detection,
-            SpuriousDetection::None
+            SpuriousDetector::None
         );
         c.set("spurious_detection", "frto").unwrap();
         assert_eq!(
             c.resolve(false, true).spurious_detection,
-            SpuriousDetection::Frto { sack: false }
+            SpuriousDetector::Frto { sack: false }
         );
     }
 }

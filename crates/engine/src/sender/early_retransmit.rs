@@ -6,7 +6,7 @@
 
 use super::ack::Prior;
 use super::{RecoveryState, Sender};
-use crate::config::resolved::EarlyRetransmit;
+use crate::config::resolved::ErMode;
 use crate::detect::early_retransmit::{self as er, Trigger, View};
 use crate::event::EventKind;
 use crate::packet::Why;
@@ -16,7 +16,7 @@ use crate::timer::TimerKind;
 impl Sender {
     /// Whether an early retransmit is allowed now (outside recovery).
     pub(super) fn early_retransmit_check(&self) -> Option<Trigger> {
-        let EarlyRetransmit::On {
+        let ErMode::On {
             disable_on_reordering,
             rate_cap_percent,
             ..
@@ -62,7 +62,7 @@ impl Sender {
     pub(super) fn maybe_delay_early_retransmit(&mut self, now: Instant, trigger: Trigger) -> bool {
         let delayed = matches!(
             self.alg.early_retransmit,
-            EarlyRetransmit::On { delayed: true, .. }
+            ErMode::On { delayed: true, .. }
         );
         if !(delayed || trigger == Trigger::Enhanced) {
             return false;

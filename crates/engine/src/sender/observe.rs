@@ -2,7 +2,7 @@
 //! which algorithms are active on this connection, and their state.
 
 use super::{Conn, RecoveryState, Sender};
-use crate::config::resolved::{DupThreshRule, LossDetection, Probe};
+use crate::config::resolved::{Detection, DupThreshRule, Probing};
 use crate::config::{Algorithms, Config};
 use crate::detect::rack::Rack;
 use crate::probe::{tlp, tlp_draft};
@@ -144,9 +144,9 @@ impl Sender {
     ///
     /// RACK needs SACK (RFC 8985 §4): without it the sender falls back to `dupthresh`
     /// (NewReno).
-    pub fn loss_detection(&self) -> LossDetection {
+    pub fn loss_detection(&self) -> Detection {
         match self.alg.loss_detection {
-            LossDetection::Fack { .. } if self.fack_disabled => LossDetection::DupThresh {
+            Detection::Fack { .. } if self.fack_disabled => Detection::DupThresh {
                 rule: DupThreshRule::Rfc6675,
             },
             d => d,
@@ -167,7 +167,7 @@ impl Sender {
     /// Tail loss probing is on (configured, and SACK in use: TLP draft §2.1 (2d), RFC 8985
     /// §4, Linux `tcp_is_sack`).
     pub fn probe_active(&self) -> bool {
-        self.alg.probe != Probe::None
+        self.alg.probe != Probing::None
     }
     /// The TLP draft's episode state (TLPRtxOut, TLPHighRxt).
     pub fn tlp_draft_episode(&self) -> &tlp_draft::Episode {

@@ -7,7 +7,7 @@ use super::ack::{AckSummary, Prior};
 use super::pending::Pending;
 use super::{RecoveryState, Sender};
 use crate::cc::CongestionOps;
-use crate::config::resolved::{DupThreshRule, LossDetection};
+use crate::config::resolved::{Detection, DupThreshRule};
 use crate::config::RecoveryExit;
 use crate::detect::{dupthresh, fack};
 use crate::event::{Event, EventKind, LossDetector};
@@ -192,11 +192,11 @@ impl Sender {
         let detector = self.loss_detection();
         let before = self.sb.lost_bytes();
         let by = match detector {
-            LossDetection::Fack { .. } => LossDetector::Fack,
+            Detection::Fack { .. } => LossDetector::Fack,
             _ => LossDetector::DupThresh,
         };
         let fack_limit = fack::lost_below(self.sb.high_sacked(), d, mss);
-        let lost_retrans = detector == (LossDetection::Fack { lost_retrans: true })
+        let lost_retrans = detector == (Detection::Fack { lost_retrans: true })
             && self.state() == RecoveryState::Recovery;
         let (sb, events, dropped) = (&mut self.sb, &mut self.events, &mut self.events_dropped);
         if lost_retrans {
@@ -218,14 +218,14 @@ impl Sender {
             super::push_event(events, dropped, Event { at: now, kind });
         };
         match detector {
-            LossDetection::DupThresh {
+            Detection::DupThresh {
                 rule: DupThreshRule::Rfc6675,
             } => sb.update_lost(d, mss, on_lost),
-            LossDetection::DupThresh {
+            Detection::DupThresh {
                 rule: DupThreshRule::Rfc3517,
             } => sb.update_lost_3517(d, mss, on_lost),
-            LossDetection::Fack { .. } => sb.update_lost_fack(fack_limit, on_lost),
-            LossDetection::Rack { .. } => 0,
+            Detection::Fack { .. } => sb.update_lost_fack(fack_limit, on_lost),
+            Detection::Rack { .. } => 0,
         };
         self.sb.lost_bytes() - before
     }
@@ -238,20 +238,20 @@ impl Sender {
         }
         let head_lost = self.sb.head_lost();
         match self.loss_detection() {
-            LossDetection::DupThresh {
+            Detection::DupThresh {
                 rule: DupThreshRule::Rfc6675,
             } => dupthresh::should_enter_recovery(self.dupacks, d, head_lost),
             // RFC 3517 §5: only DupThresh duplicate ACKs start recovery.
-            LossDetection::DupThresh {
+            Detection::DupThresh {
                 rule: DupThreshRule::Rfc3517,
             } => self.dupacks >= d,
-            LossDetection::Fack { .. } => {
+            Detection::Fack { .. } => {
                 fack::should_enter_recovery(self.sb.high_sacked(), self.sb.snd_una(), d, self.mss)
                     || dupthresh::should_enter_recovery(self.dupacks, d, head_lost)
             }
             // RFC 8985 §6.2: any segment RACK marked lost starts fast recovery (Linux
             // `tcp_time_to_recover`: lost_out).
-            LossDetection::Rack { .. } => self.sb.lost_bytes() > 0,
+            Detection::Rack { .. } => self.sb.lost_bytes() > 0,
         }
     }
 

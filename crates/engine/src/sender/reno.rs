@@ -19,7 +19,7 @@
 //! was resent or sent new (`sent_since_rto`, RFC 3465 §2.3).
 
 use super::Sender;
-use crate::config::resolved::LossDetection;
+use crate::config::resolved::Detection;
 use crate::config::Flavour;
 use crate::detect::reordering;
 use crate::event::{EventKind, ReorderSignal};
@@ -167,7 +167,7 @@ impl Sender {
         let metric = (packets_out + addend).min(u64::from(reordering::MAX_REORDERING)) as u32;
         let before = self.reordering;
         self.reordering = match self.alg.loss_detection {
-            LossDetection::Rack { .. } => metric,
+            Detection::Rack { .. } => metric,
             _ => self.reordering.max(metric),
         };
         self.reordering_seen = true;

@@ -50,7 +50,7 @@ impl Sender {
         if by == ReorderSignal::Sack && (raised || self.alg.rules.every_reordering_counted) {
             if matches!(
                 self.loss_detection(),
-                crate::config::resolved::LossDetection::Fack { .. }
+                crate::config::resolved::Detection::Fack { .. }
             ) {
                 self.stats.fack_reorder += 1;
             } else {

@@ -8,7 +8,7 @@
 
 use super::pending::{FrtoNew, Pending};
 use super::{RecoveryState, Sender};
-use crate::config::resolved::SpuriousDetection;
+use crate::config::resolved::SpuriousDetector;
 use crate::config::Flavour;
 use crate::event::{EventKind, SpuriousSignal};
 use crate::packet::{Ack, Range, Transmit, Why};
@@ -67,7 +67,7 @@ pub(super) struct Verdict {
 impl Sender {
     /// The detector in use: the configured one, or `none` when it needs an option the
     /// connection did not negotiate (Eifel: timestamps; DSACK: SACK).
-    pub fn spurious_detection(&self) -> SpuriousDetection {
+    pub fn spurious_detection(&self) -> SpuriousDetector {
         self.alg.spurious_detection
     }
 
@@ -94,9 +94,9 @@ impl Sender {
 
     fn frto_variant(&self) -> Option<Variant> {
         match self.spurious_detection() {
-            SpuriousDetection::Frto { sack: true } => Some(Variant::Sack),
-            SpuriousDetection::Frto { sack: false } => Some(Variant::Basic),
-            SpuriousDetection::Linux { frto: true } => Some(Variant::Linux),
+            SpuriousDetector::Frto { sack: true } => Some(Variant::Sack),
+            SpuriousDetector::Frto { sack: false } => Some(Variant::Basic),
+            SpuriousDetector::Linux { frto: true } => Some(Variant::Linux),
             _ => None,
         }
     }
@@ -217,10 +217,10 @@ impl Sender {
             self.pending = Pending::Nothing;
         }
         let v = match self.spurious_detection() {
-            SpuriousDetection::None => None,
-            SpuriousDetection::Frto { .. } => self.frto_on_ack(now, a),
-            SpuriousDetection::Eifel => self.eifel_on_ack(now, a),
-            SpuriousDetection::Dsack => self.undo.all_dsacked().then_some(Verdict {
+            SpuriousDetector::None => None,
+            SpuriousDetector::Frto { .. } => self.frto_on_ack(now, a),
+            SpuriousDetector::Eifel => self.eifel_on_ack(now, a),
+            SpuriousDetector::Dsack => self.undo.all_dsacked().then_some(Verdict {
                 timeout: self.state() == RecoveryState::Loss
                     || self.undo.snapshot.as_ref().is_some_and(|s| s.timeout),
                 late: true,
@@ -228,7 +228,7 @@ impl Sender {
                 unmark: true,
                 counter: Counter::Dsack,
             }),
-            SpuriousDetection::Linux { .. } => self.linux_on_ack(now, a),
+            SpuriousDetector::Linux { .. } => self.linux_on_ack(now, a),
         };
         match v {
             Some(v) => {
@@ -370,7 +370,7 @@ impl Sender {
                 if a.advanced && self.undo.may_undo(a.ts_ecr) {
                     return Some(v(by_evidence(self), Counter::Loss, true, true));
                 }
-                if self.spurious_detection() == (SpuriousDetection::Linux { frto: true }) {
+                if self.spurious_detection() == (SpuriousDetector::Linux { frto: true }) {
                     return self.frto_on_ack(now, a);
                 }
                 None
