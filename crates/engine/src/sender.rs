@@ -52,7 +52,7 @@ pub use failed::{TransmitFailedError, RESOURCE_PROBE_INTERVAL};
 use crate::cc::cwnd_limited::CwndUsage;
 use crate::cc::reno::SlowStart;
 use crate::cc::{Cc, Window};
-use crate::config::{resolved, Algorithms, Config, ConfigError, CongestionControl, Flavour};
+use crate::config::{resolved, Algorithms, Config, ConfigError, CongestionControl};
 use crate::detect::ack_budget::AckBudget;
 use crate::detect::rack::{self as rack_det, Rack};
 use crate::event::{Event, EventKind};
@@ -272,9 +272,10 @@ impl Sender {
             ),
             cc: {
                 let mut cc = Cc::new(config.cc);
-                cc.set_slow_start(match config.flavour {
-                    Flavour::Rfc => SlowStart::Abc,
-                    Flavour::Linux => SlowStart::Linux,
+                cc.set_slow_start(if alg.rules.growth_by_delivered {
+                    SlowStart::Linux
+                } else {
+                    SlowStart::Abc
                 });
                 cc
             },
@@ -452,7 +453,7 @@ impl Sender {
         let rack = self.alg.rack();
         self.sb.set_time_order(rack);
         self.sb
-            .set_whole_segments(rack || self.cfg.flavour == Flavour::Linux);
+            .set_whole_segments(rack || self.alg.rules.whole_segment_sack_tagging);
     }
 
     fn established_event(&self) -> EventKind {

@@ -13,7 +13,9 @@ use core::time::Duration;
 
 pub use crate::detect::rack::Variant as RackVariant;
 
-use super::{Config, Flavour};
+pub use super::rules::FlavourRules;
+pub use super::shell::ShellSettings;
+use super::{Config, Flavour, RecoveryExit, RtoAdaptation, SpuriousResponse};
 
 /// Every algorithm choice the sender matches on, with its options.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -36,59 +38,24 @@ pub struct Algorithms {
     /// Without SACK, only an answered retransmission fills the hole
     /// (`ack_division_guard`; `sender::reno`).
     pub ack_division_guard: bool,
+    /// DupThresh (RFC 5681 §3.2, RFC 6675 §2), the initial reordering degree.
+    pub dupthresh: u32,
+    /// Linux's adaptive reordering degree (`tp->reordering`), raised from SACKs.
+    pub adaptive_reordering: bool,
+    /// RFC 3042 limited transmit.
+    pub limited_transmit: bool,
+    /// RFC 6675 NextSeg rule 4, the rescue retransmission.
+    pub rescue_retransmit: bool,
+    /// When fast recovery ends (RFC 6582 §3.2 step 3, or RFC 5681's first new ACK).
+    pub recovery_exit: RecoveryExit,
+    /// What a spurious verdict restores (`rto::undo`).
+    pub spurious_response: SpuriousResponse,
+    /// What a spurious timeout does to the RTO (seed 004).
+    pub rto_adaptation: RtoAdaptation,
     /// Behaviour only Linux has, by name (from `flavour`).
     pub rules: FlavourRules,
-}
-
-/// Behaviour only Linux has and no RFC axis owns, one named rule per field, resolved once
-/// from `flavour` (DESIGN.md "Axes carry their options"): the sender reads a rule, never
-/// the flavour, where it decides. Each rule names the kernel function that holds it
-/// (Linux 6.18 as measured on the live kernel; 6.12 LTS where that is silent).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct FlavourRules {
-    /// The ACK that ends fast recovery goes on through the Open state's processing on the
-    /// same ACK: loss detection, and a new recovery at once if it finds a loss
-    /// (`tcp_fastretrans_alert`: after `tcp_try_undo_recovery` and
-    /// `tcp_end_cwnd_reduction` the state is Open, and its `default:` case runs
-    /// `tcp_identify_packet_loss` and `tcp_time_to_recover`). RFC 6675 §5 leaves it to
-    /// the next ACK.
-    pub loss_check_on_recovery_exit: bool,
-    /// Without SACK, fast recovery holds while SND.UNA is exactly at the recovery point
-    /// and ends only on an ACK above it (`tcp_is_non_sack_preventing_reopen`, from
-    /// `tcp_try_undo_recovery`; RFC 2582's guard against a false fast retransmit). RFC
-    /// 6582 §3.2 step 3 ends it on an ACK that covers the point.
-    pub reno_holds_recovery_at_high_seq: bool,
-    /// An ACK that advances SND.UNA onto a SACKed segment (the receiver reneged, RFC 2018
-    /// §8) re-arms the retransmission timer for max(SRTT/2, 10 ms) and skips the rest of
-    /// the state machine (`tcp_check_sack_reneging`). Without it the timer runs its full
-    /// RTO before the timeout forgets the SACKs.
-    pub sack_reneging_short_timer: bool,
-    /// `TCPSpuriousRTOs` counts F-RTO's undos only (`tcp_try_undo_loss(sk, true)`); an
-    /// undone timeout found by a timestamp or DSACKs is a `TCPLossUndo` or `TCPDSACKUndo`
-    /// alone. Otherwise every timeout found spurious is counted.
-    pub spurious_rtos_frto_only: bool,
-    /// An undo whose episode began on an ECN-Echo restores nothing (`prior_ssthresh` =
-    /// 0 in `tcp_enter_recovery(sk, ece_ack)`, `tcp_fastretrans_alert` (A)) but is still
-    /// counted as the undo it is (`TCPDSACKUndo`, `TCPFullUndo`, … in the
-    /// `tcp_try_undo_*` functions). Otherwise it counts as `TCPSpuriousKept`.
-    pub undo_counted_without_restore: bool,
-    /// Every reordering event SACKs show is counted (`TCPSACKReorder`, `tcpi_reord_seen`),
-    /// not only one that raises the threshold: `tcp_check_sack_reordering` (4.16 on)
-    /// counts before comparing the degree with `tp->reordering`.
-    pub every_reordering_counted: bool,
-    /// With SACK, SACKed segments leave the flight in the Open and Disorder states too:
-    /// new data may go while cwnd exceeds packets_out − (sacked_out + lost_out) +
-    /// retrans_out (`tcp_cwnd_test` from `tcp_write_xmit`, `tcp_packets_in_flight`), so
-    /// an ACK that SACKs two segments frees two. This replaces RFC 3042's limited
-    /// transmit (one segment per duplicate ACK, two at most); without SACK the RFC's rule
-    /// stays (Linux counts each duplicate as one SACKed segment, `tcp_add_reno_sack`).
-    pub sacked_leave_flight: bool,
-    /// Outside fast and RTO recovery, what SACKs freed (beyond cwnd − FlightSize) waits
-    /// for the next ACK when `tcp_tso_should_defer` holds: the last write less than 1 ms
-    /// ago, less than a full TSO packet and a third of the window to send, more than one
-    /// segment unsent, the next ACK due within min(SRTT/2, 1 ms) (Linux 6.18). On a
-    /// burst of duplicate ACKs this holds back the second segment RFC 3042 would send.
-    pub tso_defers_small_sends: bool,
+    /// What the connection shell reads, resolved once.
+    pub shell: ShellSettings,
 }
 
 /// The optimistic-ACK defence (`optack_defence`), with its options (`detect::optack`).
@@ -250,22 +217,15 @@ impl Config {
             },
             dupack_budget: self.dupack_budget || self.hardened,
             ack_division_guard: self.ack_division_guard || self.hardened,
-            rules: self.flavour_rules(),
-        }
-    }
-
-    /// The named rules of `flavour`.
-    fn flavour_rules(&self) -> FlavourRules {
-        let linux = self.flavour == Flavour::Linux;
-        FlavourRules {
-            loss_check_on_recovery_exit: linux,
-            reno_holds_recovery_at_high_seq: linux,
-            sack_reneging_short_timer: linux,
-            spurious_rtos_frto_only: linux,
-            undo_counted_without_restore: linux,
-            every_reordering_counted: linux,
-            sacked_leave_flight: linux,
-            tso_defers_small_sends: linux,
+            dupthresh: self.dupthresh,
+            adaptive_reordering: self.adaptive_reordering,
+            limited_transmit: self.limited_transmit,
+            rescue_retransmit: self.rescue_retransmit,
+            recovery_exit: self.recovery_exit,
+            spurious_response: self.spurious_response,
+            rto_adaptation: self.rto_adaptation,
+            rules: FlavourRules::of(self.flavour, self.slow_start_after_idle),
+            shell: ShellSettings::of(self),
         }
     }
 

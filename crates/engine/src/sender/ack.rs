@@ -8,7 +8,6 @@ use super::pending::Pending;
 use super::spurious::SpurAck;
 use super::state::Ca;
 use super::{transmit, Sender};
-use crate::config::Flavour;
 use crate::detect::dupthresh;
 use crate::event::{EventKind, ReorderSignal};
 use crate::packet::{Ack, Range};
@@ -133,7 +132,8 @@ impl Sender {
             echo_answers_retrans,
             is_dup,
             // Linux's old-ACK path skips `tcp_cong_control`.
-            cong_control: !(ack.cumulative < prior.una && self.cfg.flavour == Flavour::Linux),
+            cong_control: !(ack.cumulative < prior.una
+                && self.alg.rules.old_ack_skips_cong_control),
             ece,
             prior,
         };
@@ -232,7 +232,8 @@ impl Sender {
             // Linux takes no send-time sample from an ACK that also covers a
             // retransmission: it waited for the hole (`tcp_clean_rtx_queue`,
             // FLAG_RETRANS_DATA_ACKED). RFC 6298's Karn rule excludes only the segment.
-            let waited = sb.acked.any_retransmitted && self.cfg.flavour == Flavour::Linux;
+            let waited =
+                sb.acked.any_retransmitted && self.alg.rules.no_send_time_sample_after_retransmit;
             let send_time_sample = (!waited)
                 .then_some(sb.acked.rtt_sample_sent)
                 .flatten()
@@ -447,7 +448,7 @@ impl Sender {
             // Linux `tcp_try_undo_partial`: in recovery this is reordering, measured from
             // the prior SND.UNA (`tcp_check_sack_reordering(sk, prior_snd_una, 1)`).
             let in_recovery = matches!(self.ca, Ca::Recovery { .. });
-            if in_recovery && self.cfg.flavour == Flavour::Linux {
+            if in_recovery && self.alg.rules.timestamp_undo_is_reordering {
                 self.reordering_from(now, prior_una, ReorderSignal::Timestamp);
             }
         }

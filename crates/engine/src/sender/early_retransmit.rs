@@ -60,10 +60,7 @@ impl Sender {
     /// case) and possible: an RTT sample exists and the RTO would not fire first (Linux
     /// `tcp_pause_early_retransmit`). Returns whether it was armed.
     pub(super) fn maybe_delay_early_retransmit(&mut self, now: Instant, trigger: Trigger) -> bool {
-        let delayed = matches!(
-            self.alg.early_retransmit,
-            ErMode::On { delayed: true, .. }
-        );
+        let delayed = matches!(self.alg.early_retransmit, ErMode::On { delayed: true, .. });
         if !(delayed || trigger == Trigger::Enhanced) {
             return false;
         }

@@ -57,9 +57,9 @@ impl Sender {
     pub(super) fn ecn_negotiate(&mut self, peer: &SynOptions, passive: bool) {
         self.ecn.ok = peer.ecn
             && if passive {
-                self.cfg.ecn != Ecn::Off
+                self.alg.shell.ecn != Ecn::Off
             } else {
-                self.cfg.ecn == Ecn::On
+                self.alg.shell.ecn == Ecn::On
             };
     }
 
@@ -67,7 +67,7 @@ impl Sender {
     /// A retransmitted SYN no longer asks, in case ECN-setup SYNs are what gets dropped
     /// (Linux `tcp_ecn_clear_syn` with `tcp_ecn_fallback=1`, its default; RFC 3168 §6.1.1.1).
     pub(super) fn ecn_syn_marks(&self, passive: bool, retransmitted: bool) -> EcnMarks {
-        let ask = !passive && !retransmitted && self.cfg.ecn == Ecn::On;
+        let ask = !passive && !retransmitted && self.alg.shell.ecn == Ecn::On;
         EcnMarks {
             ip: IpEcn::NotEct,
             ece: ask || (passive && self.ecn.ok),

@@ -129,10 +129,10 @@ impl Sender {
     }
     /// The duplicate threshold in use: `dupthresh`, or Linux's adaptive `tp->reordering`.
     pub fn reordering(&self) -> u32 {
-        if self.cfg.adaptive_reordering {
+        if self.alg.adaptive_reordering {
             self.reordering
         } else {
-            self.cfg.dupthresh
+            self.alg.dupthresh
         }
     }
     /// Reordering was detected (SACK, DSACK or timestamps) at least once.

@@ -42,9 +42,9 @@ impl Sender {
     /// Linux `tcp_probe0_when`: the RTO (at least the minimum RTO) doubled per probe,
     /// capped at the maximum RTO.
     pub(super) fn persist_interval(&self) -> Duration {
-        let base = self.rtt.rto().max(self.cfg.min_rto);
+        let base = self.rtt.rto().max(self.alg.shell.min_rto);
         let shifted = base.saturating_mul(1 << self.persist_backoff.min(MAX_PROBE_BACKOFF));
-        shifted.min(self.cfg.max_rto)
+        shifted.min(self.alg.shell.max_rto)
     }
 
     /// Linux `tcp_check_probe_timer`, after sending stopped: arm the probe when blocked

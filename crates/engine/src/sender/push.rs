@@ -30,7 +30,6 @@
 use std::collections::VecDeque;
 
 use super::{RecoveryState, Sender};
-use crate::config::Flavour;
 use crate::scoreboard::SentSeg;
 use crate::time::Instant;
 use sizing::{size_goal, tso_segs, PacingInputs};
@@ -315,7 +314,7 @@ struct WriteGeometry {
 
 impl Sender {
     fn push_linux(&self) -> bool {
-        self.cfg.flavour == Flavour::Linux
+        self.alg.rules.skb_push_and_tso
     }
 
     /// The application wrote `bytes` after `[0, written)`.
@@ -452,7 +451,7 @@ impl Sender {
             mss: self.mss.max(1),
             rate: self.sk_pacing_rate(),
             min_rtt: self.rtt.min_rtt(),
-            min_tso_segs: u64::from(self.cfg.min_tso_segs),
+            min_tso_segs: u64::from(self.alg.shell.min_tso_segs),
         }
     }
 }

@@ -79,7 +79,7 @@ impl Sender {
             self.ecn_forbid_restore(); // Linux `tcp_fastretrans_alert` (A)
         }
         // RFC 5681 §3.2 step 6 (Reno): the first ACK of new data ends recovery.
-        let reno_exit = self.cfg.recovery_exit == RecoveryExit::FirstNewAck && a.acked > 0;
+        let reno_exit = self.alg.recovery_exit == RecoveryExit::FirstNewAck && a.acked > 0;
         if !reno_exit && self.holds_at_recovery_point() {
             // Linux `tcp_is_non_sack_preventing_reopen`: `tcp_fastretrans_alert` returns
             // before marking losses or counting the duplicate (`tcp_add_reno_sack`), so

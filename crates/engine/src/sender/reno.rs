@@ -20,7 +20,6 @@
 
 use super::Sender;
 use crate::config::resolved::Detection;
-use crate::config::Flavour;
 use crate::detect::reordering;
 use crate::event::{EventKind, ReorderSignal};
 use crate::packet::Range;
@@ -37,7 +36,7 @@ impl Sender {
         let super::state::Ca::Loss { recovery_point, .. } = self.ca else {
             return 0;
         };
-        if self.cfg.flavour != Flavour::Rfc {
+        if self.alg.rules.growth_by_delivered {
             return 0;
         }
         let min_rtt = self.rtt.min_rtt().unwrap_or_default();
@@ -112,7 +111,7 @@ impl Sender {
     /// (`acked_sacked`) until the ACK that completes the segment, so a divided ACK grows
     /// cwnd and releases data when, and as much as, the whole ACK would.
     pub(super) fn hold_partial(&mut self, delivered: u64, acked: &Acked) -> u64 {
-        if self.cfg.flavour != Flavour::Linux || !self.sack_ok || acked.bytes == 0 {
+        if !self.alg.rules.hold_partial_segments || !self.sack_ok || acked.bytes == 0 {
             return delivered;
         }
         // Acknowledging more than the tail of the segment it ends in completes the one
@@ -160,7 +159,7 @@ impl Sender {
     /// RACK-era kernels assign it; 3.x-4.4 went through `tcp_update_reordering`, which
     /// only raises it.
     fn check_reno_reordering(&mut self, now: Instant, addend: u64) {
-        if !self.cfg.adaptive_reordering {
+        if !self.alg.adaptive_reordering {
             return;
         }
         let packets_out = self.sb.flight_size().div_ceil(self.mss);

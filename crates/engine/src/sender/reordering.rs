@@ -60,7 +60,7 @@ impl Sender {
         if !raised {
             return;
         }
-        if self.cfg.adaptive_reordering {
+        if self.alg.adaptive_reordering {
             self.reordering = reordering::raise(self.reordering, degree);
             self.fack_disabled = true;
         }

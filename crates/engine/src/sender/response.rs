@@ -6,7 +6,7 @@
 use super::spurious::{Counter, Verdict, MIN_RTO_STEP};
 use super::state::Ca;
 use super::Sender;
-use crate::config::{Flavour, RtoAdaptation, SpuriousResponse};
+use crate::config::{RtoAdaptation, SpuriousResponse};
 use crate::event::{EventKind, SpuriousSignal};
 use crate::rto::eifel;
 use crate::rto::undo::{self, Current, Snapshot};
@@ -34,7 +34,7 @@ impl Sender {
         if v.timeout && (!frto_only || v.by == SpuriousSignal::Frto) {
             self.stats.spurious_rtos += 1;
         }
-        let response = self.cfg.spurious_response;
+        let response = self.alg.spurious_response;
         // Linux `tcp_undo_cwnd_reduction`: the algorithm rolls back to the checkpoint and
         // cwnd is max(cwnd, prior_cwnd) (`tcp_reno_undo_cwnd`).
         // BBR's `bbr_undo_cwnd` returns cwnd as it is.
@@ -51,7 +51,7 @@ impl Sender {
             ssthresh: self.ssthresh,
             flight_size: self.sb.flight_size(),
             bytes_acked,
-            iw: u64::from(self.cfg.initial_cwnd) * self.mss,
+            iw: u64::from(self.alg.shell.initial_cwnd) * self.mss,
             undo_cwnd,
             // RFC 4015 step 9: an acceptable ACK with ECN-Echo keeps the reduction.
             ece,
@@ -83,7 +83,7 @@ impl Sender {
             None => self.stats.spurious_kept += 1,
         }
         // Linux `tcp_try_undo_dsack`: the reordering window persists one recovery longer.
-        if v.counter == Counter::Dsack && self.cfg.flavour == Flavour::Linux {
+        if v.counter == Counter::Dsack && self.alg.rules.dsack_undo_keeps_reo_wnd {
             self.rack.on_dsack_undo();
         }
         if v.unmark {
@@ -134,7 +134,7 @@ impl Sender {
         self.drop_head_retransmit();
         // RFC 8985 §6.2 step 4 counts every recovery's end; Linux only those not undone
         // (`tcp_try_undo_recovery`).
-        if self.cfg.flavour == Flavour::Rfc {
+        if !self.alg.rules.undone_recovery_not_counted {
             self.rack.on_recovery_end();
         }
         self.end_recovery(now);
@@ -142,7 +142,7 @@ impl Sender {
 
     /// Seed 004's RTO adaptations after a spurious timeout, and RFC 4015 step 11.
     fn adapt_rto(&mut self, s: &Snapshot, response: SpuriousResponse) {
-        match self.cfg.rto_adaptation {
+        match self.alg.rto_adaptation {
             RtoAdaptation::Std => {}
             RtoAdaptation::Reseed => self.rtt.reseed_on_next_sample(),
             RtoAdaptation::Backoff => self.rtt.keep_backoff(s.backoff),

@@ -9,7 +9,6 @@
 use super::pending::{FrtoNew, Pending};
 use super::{RecoveryState, Sender};
 use crate::config::resolved::SpuriousDetector;
-use crate::config::Flavour;
 use crate::event::{EventKind, SpuriousSignal};
 use crate::packet::{Ack, Range, Transmit, Why};
 use crate::rto::eifel::{self, AcceptableAck, Prev};
@@ -164,7 +163,7 @@ impl Sender {
         }
         // Linux's probe (`tcp_send_loss_probe` → `__tcp_retransmit_skb`) is neither in
         // undo_retrans nor retrans_stamp.
-        let linux_probe = matches!(t.why, Why::Probe(_)) && self.cfg.flavour == Flavour::Linux;
+        let linux_probe = matches!(t.why, Why::Probe(_)) && self.alg.rules.probe_outside_undo;
         let segs = t.range.len().div_ceil(self.mss);
         self.undo
             .on_retransmit(now, super::transmit::ts_clock(now), segs, !linux_probe);
@@ -181,7 +180,7 @@ impl Sender {
         let Some(s) = self.undo.snapshot.as_deref().copied() else {
             return;
         };
-        if probe && self.cfg.flavour == Flavour::Linux {
+        if probe && self.alg.rules.probe_outside_undo {
             return;
         }
         let cover = self.alg.dsack_proof.then(|| Cover {

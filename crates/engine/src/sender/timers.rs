@@ -156,7 +156,8 @@ impl Sender {
             _ => self.sb.flight_size() <= self.mss,
         };
         let srtt = self.rtt.srtt();
-        let Some(pto) = probe::pto(self.alg.probe, srtt, one_segment, self.cfg.min_rto) else {
+        let Some(pto) = probe::pto(self.alg.probe, srtt, one_segment, self.alg.shell.min_rto)
+        else {
             return false;
         };
         let at = probe::deadline(now, pto, self.rto_expiry(now, advancing));

@@ -143,7 +143,7 @@ impl Sender {
         }
         let extra =
             dupthresh::limited_transmit_allowance(self.dupacks, self.reordering(), self.mss);
-        if extra > 0 && self.cfg.limited_transmit {
+        if extra > 0 && self.alg.limited_transmit {
             let room = (self.cwnd + extra).saturating_sub(self.sb.flight_size());
             return self.new_data(now, room, Why::LimitedTransmit);
         }
@@ -174,7 +174,7 @@ impl Sender {
         let t = self.retransmit(now, first, why);
         // RFC 6675 §5 step (4.3): HighRxt and RescueRxt both become the last octet
         // retransmitted, "to prevent … a premature rescue retransmission".
-        if self.cfg.rescue_retransmit {
+        if self.alg.rescue_retransmit {
             self.sb.rescue_rxt = Some(first.end - 1);
         }
         Some(t)
@@ -208,8 +208,8 @@ impl Sender {
             } else {
                 SynOptions {
                     mss: self.advertised_mss(),
-                    sack_permitted: self.cfg.sack,
-                    timestamps: self.cfg.timestamps,
+                    sack_permitted: self.alg.shell.offer_sack,
+                    timestamps: self.alg.shell.offer_timestamps,
                     window_scale: Some(WINDOW_SCALE),
                     ecn: marks.ece,
                 }
@@ -217,7 +217,7 @@ impl Sender {
             let ts = if passive {
                 self.ts_ok
             } else {
-                self.cfg.timestamps
+                self.alg.shell.offer_timestamps
             }
             .then(|| Timestamps {
                 val: ts_clock(now),
@@ -274,7 +274,7 @@ impl Sender {
             // resend what is merely un-SACKed) do not apply.
             return None;
         }
-        let rescue_ok = self.cfg.rescue_retransmit;
+        let rescue_ok = self.alg.rescue_retransmit;
         match self
             .sb
             .next_seg_fallback_with(self.ca.recovery_point()?, rescue_ok)
