@@ -187,21 +187,12 @@ pub struct Sender {
     /// Without SACK: bytes credited to duplicate ACKs as delivered above SND.UNA (Linux's
     /// emulated `sacked_out`; RFC 6937 §2 DeliveredData).
     reno_sacked: u64,
-    /// Without SACK, in fast recovery: how much more DeliveredData the episode may be
-    /// credited (RFC 9937 §6: the non-SACK estimate never exceeds RecoverFS in total, the
-    /// mitigation of Savage et al.'s duplicate-ACK spoofing).
-    reno_budget: Option<u64>,
     /// Without SACK: the ACKs the peer can honestly have sent (`detect::ack_budget`); a
     /// duplicate beyond it is not counted.
     ack_budget: AckBudget,
     /// Zero-window probes sent since the window last opened (Linux `icsk_backoff` while
     /// the persist timer runs).
     persist_backoff: u32,
-    /// The deadline (RTO, or a pending probe or reorder timer) a delayed early retransmit
-    /// displaced from the single slot.
-    er_saved_rto: Option<(TimerKind, Instant)>,
-    /// The pending delayed early retransmit is the TLP draft §4.2 case.
-    er_enhanced: bool,
     /// The last early retransmission and whether it was already found spurious.
     er_last: Option<(Range, bool)>,
     /// RACK's state (RFC 8985 §5.3).
@@ -290,11 +281,8 @@ impl Sender {
             reordering_seen: false,
             fack_disabled: false,
             reno_sacked: 0,
-            reno_budget: None,
             ack_budget: AckBudget::default(),
             persist_backoff: 0,
-            er_saved_rto: None,
-            er_enhanced: false,
             er_last: None,
             rack: match alg.loss_detection {
                 resolved::Detection::Rack {

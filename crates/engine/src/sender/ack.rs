@@ -344,7 +344,7 @@ impl Sender {
     /// The recovery state machine on one ACK.
     fn run_state_machine(&mut self, now: Instant, a: &AckSummary) {
         match self.ca {
-            Ca::Open | Ca::Disorder => self.on_ack_open(now, a),
+            Ca::Open | Ca::Disorder { .. } => self.on_ack_open(now, a),
             Ca::Cwr { high_seq } => self.on_ack_cwr(now, a, high_seq),
             Ca::Recovery { .. } => self.on_ack_recovery(now, a),
             Ca::Loss { recovery_point, .. } => self.on_ack_loss(now, a, recovery_point),
@@ -362,7 +362,7 @@ impl Sender {
         if !reneged {
             self.set_timer_after_ack(now, advanced, newly_sacked);
         }
-        let open = matches!(self.ca, Ca::Open | Ca::Disorder | Ca::Cwr { .. });
+        let open = matches!(self.ca, Ca::Open | Ca::Disorder { .. } | Ca::Cwr { .. });
         let head_retransmitted = self.sb.head().is_some_and(|h| h.ever_retrans);
         if open && self.sb.retrans_bytes() == 0 && !head_retransmitted {
             self.undo.retransmissions_done();

@@ -5,6 +5,7 @@
 //! cancelled by any ACK, fast-retransmitting on expiry.
 
 use super::ack::Prior;
+use super::state::DelayedEr;
 use super::{RecoveryState, Sender};
 use crate::config::resolved::ErMode;
 use crate::detect::early_retransmit::{self as er, Trigger, View};
@@ -74,8 +75,10 @@ impl Sender {
         if at <= now + delay {
             return false;
         }
-        self.er_saved_rto = Some((kind, at));
-        self.er_enhanced = trigger == Trigger::Enhanced;
+        self.delay_early_retransmit(DelayedEr {
+            displaced: (kind, at),
+            enhanced: trigger == Trigger::Enhanced,
+        });
         self.timer.arm(TimerKind::EarlyRetransmit, now + delay);
         self.stats.early_retrans_delayed += 1;
         self.emit(
@@ -101,26 +104,34 @@ impl Sender {
 
     /// Any ACK cancels a pending delayed early retransmit: the RTO it displaced returns.
     pub(super) fn cancel_delayed_early_retransmit(&mut self) {
+        let delayed = self.take_delayed_er();
         if self.timer.kind() == Some(TimerKind::EarlyRetransmit) {
-            if let Some((kind, at)) = self.er_saved_rto.take() {
+            if let Some(DelayedEr {
+                displaced: (kind, at),
+                ..
+            }) = delayed
+            {
                 self.timer.arm(kind, at);
             }
         }
-        self.er_saved_rto = None;
     }
 
     /// The delayed early retransmit's deadline passed with no ACK in between: the RTO
     /// returns to the slot and, if ER still applies, fast recovery starts.
     pub(super) fn on_delayed_early_retransmit(&mut self, now: Instant) {
-        match self.er_saved_rto.take() {
-            Some((kind, at)) => self.timer.arm(kind, at),
+        let delayed = self.take_delayed_er();
+        match delayed {
+            Some(DelayedEr {
+                displaced: (kind, at),
+                ..
+            }) => self.timer.arm(kind, at),
             None => self.arm_rto(now),
         }
         let open = matches!(self.state(), RecoveryState::Open | RecoveryState::Disorder);
         if !open || self.sb.flight_size() == 0 {
             return;
         }
-        let enhanced = self.er_enhanced;
+        let enhanced = delayed.is_some_and(|d| d.enhanced);
         if let Some(trigger) = self.early_retransmit_check() {
             let trigger = if enhanced { Trigger::Enhanced } else { trigger };
             let prior = self.prior();

@@ -23,7 +23,6 @@
 //!   ssthresh on undo (`prior_ssthresh = 0`).
 
 use super::ack::AckSummary;
-use super::state::Ca;
 use super::{RecoveryState, Sender};
 use crate::config::Ecn;
 use crate::event::EventKind;
@@ -122,7 +121,7 @@ impl Sender {
         self.tlp_draft.reset();
         self.tlp.reset();
         let high_seq = self.sb.snd_nxt();
-        self.ca = Ca::Cwr { high_seq };
+        self.begin_cwr(high_seq);
         self.stats.ecn_reductions += 1;
         let (cwnd, ssthresh) = (self.cwnd, self.ssthresh);
         self.emit(

@@ -1,5 +1,6 @@
 //! DESIGN.md's debug invariants, checked at the end of every handler.
 
+use super::state::Ca;
 use super::{Conn, Sender};
 use crate::timer::TimerKind;
 
@@ -15,7 +16,12 @@ impl Sender {
             self.reducer.check();
             match self.timer.kind() {
                 Some(TimerKind::EarlyRetransmit) => assert!(
-                    self.er_saved_rto.is_some(),
+                    matches!(
+                        self.ca,
+                        Ca::Disorder {
+                            delayed_er: Some(_)
+                        }
+                    ),
                     "delayed ER without an RTO to restore"
                 ),
                 Some(TimerKind::LossProbe) => {

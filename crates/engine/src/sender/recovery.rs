@@ -306,8 +306,8 @@ impl Sender {
         }
         // RFC 9937 §6: RecoverFS (FlightSize at entry) bounds the non-SACK estimate of the
         // whole episode, the duplicates that started it included.
-        self.reno_budget = (!self.sack_ok).then(|| flight.saturating_sub(self.reno_sacked));
-        self.begin_recovery();
+        let budget = (!self.sack_ok).then(|| flight.saturating_sub(self.reno_sacked));
+        self.begin_recovery(budget);
         self.sb.start_recovery_episode();
         // The head is lost (with SACK: IsLost may not say so yet; without SACK it is the
         // segment the duplicates point at, as Linux's `tcp_mark_head_lost`). RACK marks
@@ -350,7 +350,6 @@ impl Sender {
         self.reduction_sets_cwnd(cwnd);
         self.reno_sacked = 0;
         self.reno_dupacks = 0;
-        self.reno_budget = None;
         self.drop_head_retransmit();
         self.rack.on_recovery_end();
         self.end_recovery(now);

@@ -18,6 +18,7 @@
 //! ends inside one. In RTO recovery the RFC flavour also reads how much of what it covers
 //! was resent or sent new (`sent_since_rto`, RFC 3465 §2.3).
 
+use super::state::Ca;
 use super::Sender;
 use crate::config::resolved::Detection;
 use crate::detect::reordering;
@@ -33,7 +34,7 @@ impl Sender {
     /// that this ACK can be their answer (RFC 3465 §2.3). Elsewhere nothing reads it and
     /// the walk is skipped; the ACK's other facts come from the scoreboard's own walk.
     pub(super) fn sent_since_rto(&self, now: Instant, cumulative: u64) -> u64 {
-        let super::state::Ca::Loss { recovery_point, .. } = self.ca else {
+        let Ca::Loss { recovery_point, .. } = self.ca else {
             return 0;
         };
         if self.alg.rules.growth_by_delivered {
@@ -74,8 +75,7 @@ impl Sender {
             delivered += acked.bytes - consumed;
             self.remove_reno_dupacks(now, acked.bytes.div_ceil(self.mss));
         }
-        let budget = self.reno_budget.as_mut().filter(|_| self.alg.dupack_budget);
-        if let Some(budget) = budget {
+        if let Some(budget) = self.dupack_budget_mut() {
             // RFC 9937 §6: the episode's estimated DeliveredData stays within RecoverFS,
             // however often the receiver repeats itself (Savage et al.'s DupACK spoofing;
             // `dupack_budget`, beyond Linux).
@@ -89,8 +89,7 @@ impl Sender {
             let mut credit = (self.reno_sacked + self.mss)
                 .min(cap)
                 .saturating_sub(self.reno_sacked);
-            let budget = self.reno_budget.as_mut().filter(|_| self.alg.dupack_budget);
-            if let Some(budget) = budget {
+            if let Some(budget) = self.dupack_budget_mut() {
                 credit = credit.min(*budget);
                 *budget -= credit;
             }
@@ -102,6 +101,23 @@ impl Sender {
             self.reno_dupacks = 0;
         }
         delivered
+    }
+
+    /// Without SACK, in fast recovery: how much more DeliveredData the episode may be
+    /// credited (RFC 9937 §6); `None` outside one.
+    pub(super) fn episode_budget(&self) -> Option<u64> {
+        match self.ca {
+            Ca::Recovery { budget, .. } => budget,
+            _ => None,
+        }
+    }
+
+    /// The episode's budget when `dupack_budget` enforces it.
+    fn dupack_budget_mut(&mut self) -> Option<&mut u64> {
+        if !self.alg.dupack_budget {
+            return None;
+        }
+        self.ca.budget_mut()
     }
 
     /// Linux counts delivery in packets: an ACK ending inside a one-segment skb
@@ -197,7 +213,7 @@ impl Sender {
     /// right after the retransmission they provoke and renew nothing. Returns whether the
     /// ACK acknowledged such a retransmission (outside a non-SACK recovery: any advance).
     fn renew_reno_budget(&mut self, now: Instant, acked: &Acked, min_rtt: Duration) -> bool {
-        let Some(budget) = self.reno_budget else {
+        let Some(budget) = self.episode_budget() else {
             return true;
         };
         let answered = acked
@@ -205,7 +221,9 @@ impl Sender {
             .is_some_and(|sent| answered_by(now, sent, min_rtt));
         if answered {
             let in_flight = self.sb.flight_size().saturating_sub(self.reno_sacked);
-            self.reno_budget = Some(budget.max(in_flight));
+            if let Some(b) = self.ca.budget_mut() {
+                *b = budget.max(in_flight);
+            }
         }
         answered
     }

@@ -76,7 +76,6 @@ impl Sender {
         self.dupacks = 0;
         self.reno_sacked = 0;
         self.reno_dupacks = 0;
-        self.reno_budget = None;
         self.rtt.backoff();
         self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
         self.spurious_on_rto(in_recovery, repeated);

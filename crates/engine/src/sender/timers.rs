@@ -99,7 +99,7 @@ impl Sender {
             .arm(TimerKind::Rto, now + half_srtt.max(RENEGING_WAIT_MIN));
         match self.ca {
             Ca::Recovery { .. } | Ca::Cwr { .. } => self.reduce_on_ack(a, 0),
-            Ca::Open | Ca::Disorder | Ca::Loss { .. } => self.grow_cwnd(now, a),
+            Ca::Open | Ca::Disorder { .. } | Ca::Loss { .. } => self.grow_cwnd(now, a),
         }
     }
 
