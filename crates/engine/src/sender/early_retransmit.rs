@@ -25,7 +25,7 @@ impl Sender {
         else {
             return None;
         };
-        if (disable_on_reordering && self.reordering_seen)
+        if (disable_on_reordering && self.reorder.seen)
             || !er::within_rate_cap(
                 rate_cap_percent,
                 self.stats.early_retrans,
@@ -40,7 +40,7 @@ impl Sender {
             sacked_segs: self.sb.sacked_segs(),
             sacked_bytes: self.sb.sacked_bytes(),
             last_sacked: self.sb.last_sacked(),
-            dupacks: self.dupacks,
+            dupacks: self.dup.count,
             sack: self.sack_ok,
             mss: self.mss,
             can_send_new: self.can_send_new(),
@@ -52,8 +52,8 @@ impl Sender {
     /// segment of it (then limited transmit, not ER, applies).
     fn can_send_new(&self) -> bool {
         let start = self.sb.snd_nxt();
-        let avail = self.app_written.saturating_sub(start);
-        let rwnd_room = (self.sb.snd_una() + self.peer_window).saturating_sub(start);
+        let avail = self.stream.written.saturating_sub(start);
+        let rwnd_room = (self.sb.snd_una() + self.peer.window).saturating_sub(start);
         avail > 0 && rwnd_room >= self.mss.min(avail)
     }
 

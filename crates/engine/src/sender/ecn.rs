@@ -96,7 +96,7 @@ impl Sender {
     /// An ECE ACK in Open or Disorder (Linux `tcp_enter_cwr` + `tcp_init_cwnd_reduction`).
     pub(super) fn enter_cwr(&mut self, now: Instant) {
         // Congestion is proven: nothing undoes this reduction (`undo_marker = 0`).
-        self.undo.snapshot = None;
+        self.evidence.undo.snapshot = None;
         let flight = self.sb.flight_size();
         let prior_cwnd = self.cwnd;
         self.reduce_ssthresh(now, flight);
@@ -176,7 +176,7 @@ impl Sender {
     /// the whole restore in `tcp_undo_cwnd_reduction`. Called from the one `ece` test
     /// each ACK path already makes, so ECN adds a single branch per ACK.
     pub(super) fn ecn_forbid_restore(&mut self) {
-        if let Some(s) = self.undo.snapshot.as_mut() {
+        if let Some(s) = self.evidence.undo.snapshot.as_mut() {
             s.restorable = false;
         }
     }

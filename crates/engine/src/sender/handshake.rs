@@ -47,7 +47,7 @@ impl Sender {
         if let Some(m) = self.bbr.as_deref_mut() {
             m.bbr.set_mss(self.mss);
         }
-        self.peer_window_scale = peer.window_scale;
+        self.peer.scale = peer.window_scale;
         let passive = matches!(
             self.conn,
             Conn::Listen | Conn::Handshake { passive: true, .. }
@@ -82,8 +82,8 @@ impl Sender {
             self.negotiate(&peer, ack.ts);
             self.pending = Pending::HandshakeAck;
         }
-        self.peer_window = ack.window.min(super::ack::MAX_WINDOW);
-        self.max_window = self.peer_window;
+        self.peer.window = ack.window.min(super::ack::MAX_WINDOW);
+        self.peer.max_window = self.peer.window;
         self.rtt.reset_backoff();
         // Seed SRTT from the handshake as Linux does (`tcp_synack_rtt_meas`): from the first
         // SYN's send time unless it was retransmitted (Karn), else from the timestamp echo.

@@ -24,7 +24,7 @@ impl Sender {
     pub(super) fn idle_on_write(&mut self, now: Instant) {
         if !self.alg.rules.idle_restart
             || self.sb.flight_size() > 0
-            || self.app_written > self.sb.snd_nxt()
+            || self.stream.written > self.sb.snd_nxt()
         {
             return;
         }
@@ -37,7 +37,7 @@ impl Sender {
         if !changed
             || !self.alg.rules.idle_restart
             || prior_flight > 0
-            || self.app_written <= self.sb.snd_nxt()
+            || self.stream.written <= self.sb.snd_nxt()
         {
             return;
         }
@@ -46,7 +46,7 @@ impl Sender {
 
     /// `tcp_slow_start_after_idle_check`'s idle test and `tcp_cwnd_restart`.
     fn cwnd_restart_after_idle(&mut self, now: Instant) {
-        let Some(last) = self.last_data_sent else {
+        let Some(last) = self.stream.last_data_sent else {
             return;
         };
         let rto = self.rtt.rto();
@@ -79,11 +79,13 @@ impl Sender {
         // CA_EVENT_TX_START: new data and nothing else in flight.
         let first = t.why == Why::New && self.sb.flight_size() == t.range.len();
         if first {
-            if let (Some(last), true) = (self.last_data_sent, self.alg.rules.cc_tx_start_event) {
+            if let (Some(last), true) =
+                (self.stream.last_data_sent, self.alg.rules.cc_tx_start_event)
+            {
                 self.cc.on_tx_start(now, now - last);
             }
             self.bbr_on_tx_start(now);
         }
-        self.last_data_sent = Some(now);
+        self.stream.last_data_sent = Some(now);
     }
 }

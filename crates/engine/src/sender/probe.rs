@@ -33,7 +33,7 @@ impl Sender {
             Some(ProbeKind::New) => {
                 let s = self.sb.snd_nxt();
                 // A queued bare FIN is the new "segment": its sequence number.
-                Some((s, s + self.mss.min(self.app_written - s).max(1), false))
+                Some((s, s + self.mss.min(self.stream.written - s).max(1), false))
             }
             Some(ProbeKind::Retransmit) => self.probe_target().map(|t| (t.start, t.end, true)),
             None => None,
@@ -125,9 +125,10 @@ impl Sender {
     /// it carries).
     pub(super) fn can_send_new_segment(&self) -> bool {
         let start = self.sb.snd_nxt();
-        let avail = self.app_written.saturating_sub(start);
-        let rwnd_room = (self.sb.snd_una() + self.peer_window).saturating_sub(start);
-        let fin_queued = self.closed && !self.fin_sent && start == self.app_written;
+        let avail = self.stream.written.saturating_sub(start);
+        let rwnd_room = (self.sb.snd_una() + self.peer.window).saturating_sub(start);
+        let fin_queued =
+            self.stream.closed && !self.stream.fin_sent && start == self.stream.written;
         (avail > 0 && rwnd_room >= self.mss.min(avail)) || (fin_queued && rwnd_room > 0)
     }
 

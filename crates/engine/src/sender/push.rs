@@ -330,8 +330,8 @@ impl Sender {
         let mss = self.mss.max(1);
         WriteGeometry {
             snd_nxt: self.sb.snd_nxt(),
-            size_goal: size_goal(mss, self.max_window),
-            max_window: self.max_window,
+            size_goal: size_goal(mss, self.peer.max_window),
+            max_window: self.peer.max_window,
             mss,
             cwnd: if sends { self.cwnd / mss } else { 0 },
             in_flight: self.sb.flight_size().div_ceil(mss),
@@ -406,23 +406,26 @@ impl Sender {
         if self.push_packet_continues(now, nxt) {
             return false;
         }
-        let (end, tail) = self.push.send_head(nxt).unwrap_or((self.app_written, true));
-        let skb_len = end.min(self.app_written).saturating_sub(nxt);
+        let (end, tail) = self
+            .push
+            .send_head(nxt)
+            .unwrap_or((self.stream.written, true));
+        let skb_len = end.min(self.stream.written).saturating_sub(nxt);
         if skb_len <= mss {
             return false;
         }
         defer::should_defer(&defer::DeferInputs {
             now,
-            last_write: self.last_data_sent,
+            last_write: self.stream.last_data_sent,
             cong_win: room,
-            send_win: (self.sb.snd_una() + self.peer_window).saturating_sub(nxt),
-            snd_wnd: self.peer_window,
+            send_win: (self.sb.snd_una() + self.peer.window).saturating_sub(nxt),
+            snd_wnd: self.peer.window,
             cwnd: self.cwnd,
             mss,
             max_segs: self.tso_max_segs(),
             skb_len,
             skb_is_tail: tail,
-            skb_fin: tail && self.closed,
+            skb_fin: tail && self.stream.closed,
             head_sent: self.sb.head().map(|h| h.last_sent),
             srtt: self.rtt.srtt(),
         })

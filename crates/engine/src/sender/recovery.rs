@@ -234,20 +234,20 @@ impl Sender {
     pub(super) fn loss_trigger(&self) -> bool {
         let d = self.reordering();
         if !self.sack_ok {
-            return self.dupacks >= d; // RFC 5681 §3.2 / RFC 6582
+            return self.dup.count >= d; // RFC 5681 §3.2 / RFC 6582
         }
         let head_lost = self.sb.head_lost();
         match self.loss_detection() {
             Detection::DupThresh {
                 rule: DupThreshRule::Rfc6675,
-            } => dupthresh::should_enter_recovery(self.dupacks, d, head_lost),
+            } => dupthresh::should_enter_recovery(self.dup.count, d, head_lost),
             // RFC 3517 §5: only DupThresh duplicate ACKs start recovery.
             Detection::DupThresh {
                 rule: DupThreshRule::Rfc3517,
-            } => self.dupacks >= d,
+            } => self.dup.count >= d,
             Detection::Fack { .. } => {
                 fack::should_enter_recovery(self.sb.high_sacked(), self.sb.snd_una(), d, self.mss)
-                    || dupthresh::should_enter_recovery(self.dupacks, d, head_lost)
+                    || dupthresh::should_enter_recovery(self.dup.count, d, head_lost)
             }
             // RFC 8985 §6.2: any segment RACK marked lost starts fast recovery (Linux
             // `tcp_time_to_recover`: lost_out).
@@ -306,7 +306,7 @@ impl Sender {
         }
         // RFC 9937 §6: RecoverFS (FlightSize at entry) bounds the non-SACK estimate of the
         // whole episode, the duplicates that started it included.
-        let budget = (!self.sack_ok).then(|| flight.saturating_sub(self.reno_sacked));
+        let budget = (!self.sack_ok).then(|| flight.saturating_sub(self.dup.reno_sacked));
         self.begin_recovery(budget);
         self.sb.start_recovery_episode();
         // The head is lost (with SACK: IsLost may not say so yet; without SACK it is the
@@ -348,8 +348,7 @@ impl Sender {
             .reducer
             .on_exit(self.cwnd, self.ssthresh, flight, self.mss);
         self.reduction_sets_cwnd(cwnd);
-        self.reno_sacked = 0;
-        self.reno_dupacks = 0;
+        self.dup.on_recovery_exit();
         self.drop_head_retransmit();
         self.rack.on_recovery_end();
         self.end_recovery(now);

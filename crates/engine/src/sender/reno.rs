@@ -70,8 +70,8 @@ impl Sender {
             // the duplicates (RFC 9937 §6: "minus 1 SMSS per earlier duplicate"), however
             // many ACKs it is cut into.
             let hole = if hole_filled { self.mss } else { 0 };
-            let consumed = self.reno_sacked.min(acked.bytes.saturating_sub(hole));
-            self.reno_sacked -= consumed;
+            let consumed = self.dup.reno_sacked.min(acked.bytes.saturating_sub(hole));
+            self.dup.reno_sacked -= consumed;
             delivered += acked.bytes - consumed;
             self.remove_reno_dupacks(now, acked.bytes.div_ceil(self.mss));
         }
@@ -86,19 +86,19 @@ impl Sender {
             // Never credit more than is outstanding beyond the hole (Linux
             // `tcp_limit_reno_sacked`), nor beyond the episode's budget.
             let cap = self.sb.flight_size().saturating_sub(self.mss);
-            let mut credit = (self.reno_sacked + self.mss)
+            let mut credit = (self.dup.reno_sacked + self.mss)
                 .min(cap)
-                .saturating_sub(self.reno_sacked);
+                .saturating_sub(self.dup.reno_sacked);
             if let Some(budget) = self.dupack_budget_mut() {
                 credit = credit.min(*budget);
                 *budget -= credit;
             }
             delivered += credit;
-            self.reno_sacked += credit;
+            self.dup.reno_sacked += credit;
         }
         if self.sb.flight_size() == 0 {
-            self.reno_sacked = 0;
-            self.reno_dupacks = 0;
+            self.dup.reno_sacked = 0;
+            self.dup.reno = 0;
         }
         delivered
     }
@@ -133,11 +133,11 @@ impl Sender {
         // Acknowledging more than the tail of the segment it ends in completes the one
         // before, whose held prefix is delivered now.
         let released = if acked.bytes > acked.partial {
-            std::mem::take(&mut self.held_partial)
+            std::mem::take(&mut self.dup.held_partial)
         } else {
             0
         };
-        self.held_partial += acked.partial;
+        self.dup.held_partial += acked.partial;
         (delivered + released).saturating_sub(acked.partial)
     }
 
@@ -145,7 +145,7 @@ impl Sender {
     /// the ACK budget ignores included: Linux has no such budget), which
     /// `tcp_limit_reno_sacked` keeps below the segments outstanding.
     pub(super) fn add_reno_dupack(&mut self, now: Instant) {
-        self.reno_dupacks = self.reno_dupacks.saturating_add(1);
+        self.dup.reno = self.dup.reno.saturating_add(1);
         self.limit_reno_dupacks(now, 0);
     }
 
@@ -153,7 +153,7 @@ impl Sender {
     /// the rest from the duplicates, then `tcp_check_reno_reordering(sk, acked)`.
     fn remove_reno_dupacks(&mut self, now: Instant, acked_segs: u64) {
         let eaten = u32::try_from(acked_segs.saturating_sub(1)).unwrap_or(u32::MAX);
-        self.reno_dupacks = self.reno_dupacks.saturating_sub(eaten);
+        self.dup.reno = self.dup.reno.saturating_sub(eaten);
         self.limit_reno_dupacks(now, acked_segs);
     }
 
@@ -162,8 +162,8 @@ impl Sender {
     fn limit_reno_dupacks(&mut self, now: Instant, addend: u64) {
         let packets_out = self.sb.flight_size().div_ceil(self.mss);
         let room = u32::try_from(packets_out.saturating_sub(1)).unwrap_or(u32::MAX);
-        if self.reno_dupacks > room {
-            self.reno_dupacks = room;
+        if self.dup.reno > room {
+            self.dup.reno = room;
             self.check_reno_reordering(now, addend);
         }
     }
@@ -180,17 +180,17 @@ impl Sender {
         }
         let packets_out = self.sb.flight_size().div_ceil(self.mss);
         let metric = (packets_out + addend).min(u64::from(reordering::MAX_REORDERING)) as u32;
-        let before = self.reordering;
-        self.reordering = match self.alg.loss_detection {
+        let before = self.reorder.degree;
+        self.reorder.degree = match self.alg.loss_detection {
             Detection::Rack { .. } => metric,
-            _ => self.reordering.max(metric),
+            _ => self.reorder.degree.max(metric),
         };
-        self.reordering_seen = true;
+        self.reorder.seen = true;
         // Linux counts every clamp; the event says only what changed (a spoofer clamps on
         // every copy).
         self.stats.reno_reorder += 1;
-        if self.reordering != before {
-            let degree = u64::from(self.reordering);
+        if self.reorder.degree != before {
+            let degree = u64::from(self.reorder.degree);
             let by = ReorderSignal::DupAcks;
             self.emit(now, EventKind::Reordering { degree, by });
         }
@@ -220,7 +220,7 @@ impl Sender {
             .oldest_retrans_sent
             .is_some_and(|sent| answered_by(now, sent, min_rtt));
         if answered {
-            let in_flight = self.sb.flight_size().saturating_sub(self.reno_sacked);
+            let in_flight = self.sb.flight_size().saturating_sub(self.dup.reno_sacked);
             if let Some(b) = self.ca.budget_mut() {
                 *b = budget.max(in_flight);
             }

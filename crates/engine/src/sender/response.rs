@@ -16,10 +16,10 @@ impl Sender {
     /// Applies a spurious verdict: the response from the snapshot, the marks, the state,
     /// the RTO adaptation.
     pub(super) fn apply_verdict(&mut self, now: Instant, v: Verdict, bytes_acked: u64, ece: bool) {
-        let Some(s) = self.undo.snapshot.take() else {
+        let Some(s) = self.evidence.undo.snapshot.take() else {
             return;
         };
-        self.frto.stop();
+        self.evidence.frto.stop();
         self.drop_frto_new();
         self.emit(
             now,
@@ -128,7 +128,7 @@ impl Sender {
         if self.ca.recovery_point().is_none() {
             return;
         }
-        self.reno_sacked = 0;
+        self.dup.on_undo();
         // Linux's undo keeps `sacked_out` (`tcp_try_undo_partial`, `tcp_try_undo_dsack`);
         // only the end of recovery and a timeout reset it (`tcp_reset_reno_sack`).
         self.drop_head_retransmit();
@@ -150,7 +150,7 @@ impl Sender {
         }
         if response == SpuriousResponse::Rfc4015 {
             if let Some(p) = s.eifel.filter(|p| p.srtt_prev.is_some()) {
-                self.eifel_adapt = Some(Box::new((s.high, p)));
+                self.evidence.eifel_adapt = Some(Box::new((s.high, p)));
             }
         }
     }
@@ -159,9 +159,9 @@ impl Sender {
     /// after the spurious timeout (SND.UNA beyond what was outstanding then); every other
     /// sample goes to the estimator.
     pub(super) fn take_rtt_sample(&mut self, now: Instant, r: Duration) {
-        match self.eifel_adapt.as_deref() {
+        match self.evidence.eifel_adapt.as_deref() {
             Some(&(high, p)) if self.sb.snd_una() > high => {
-                self.eifel_adapt = None;
+                self.evidence.eifel_adapt = None;
                 let (srtt, rttvar) = eifel::adapt(&p, r);
                 self.rtt.update_min_rtt(now, r);
                 self.rtt.set_estimate(srtt, rttvar);

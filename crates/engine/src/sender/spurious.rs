@@ -73,15 +73,15 @@ impl Sender {
     /// The congestion snapshot of the current (or last) reduction, if it may still be
     /// undone (Linux `undo_marker` ≠ 0).
     pub fn undo_snapshot(&self) -> Option<&Snapshot> {
-        self.undo.snapshot.as_deref()
+        self.evidence.undo.snapshot.as_deref()
     }
     /// Linux `undo_retrans`: retransmissions of the episode not yet DSACKed (−1: none).
     pub fn undo_retrans(&self) -> i64 {
-        self.undo.retrans
+        self.evidence.undo.retrans
     }
     /// F-RTO's state.
     pub fn frto(&self) -> &frto::Frto {
-        &self.frto
+        &self.evidence.frto
     }
 
     /// Counts a detector that cannot run on this connection (once, when established).
@@ -115,7 +115,7 @@ impl Sender {
             restorable: self.state() != RecoveryState::Cwr,
         };
         let retrans_out = self.sb.retrans_bytes().div_ceil(self.mss);
-        self.undo.start(s, retrans_out);
+        self.evidence.undo.start(s, retrans_out);
     }
 
     fn eifel_prev(&self) -> Prev {
@@ -132,7 +132,7 @@ impl Sender {
     /// timeout): the snapshot stays (it is the state before the first reduction).
     pub(super) fn undo_join_timeout(&mut self) {
         let prev = self.eifel_prev();
-        if let Some(s) = &mut self.undo.snapshot {
+        if let Some(s) = &mut self.evidence.undo.snapshot {
             s.timeout = true;
             s.eifel.get_or_insert(prev);
         }
@@ -142,17 +142,19 @@ impl Sender {
     /// `in_recovery`: a fast or RTO recovery was in progress; `repeated`: SND.UNA did not
     /// move since the previous timeout.
     pub(super) fn spurious_on_rto(&mut self, in_recovery: bool, repeated: bool) {
-        if let Some(s) = &mut self.undo.snapshot {
+        if let Some(s) = &mut self.evidence.undo.snapshot {
             s.backoff = self.rtt.backoff_count();
         }
         let Some(variant) = self.frto_variant() else {
-            self.frto.stop();
+            self.evidence.frto.stop();
             return;
         };
-        self.frto.variant = variant;
-        let start = self.frto.may_start(in_recovery, repeated);
+        self.evidence.frto.variant = variant;
+        let start = self.evidence.frto.may_start(in_recovery, repeated);
         let head_end = self.sb.head().map_or(self.sb.snd_una(), |h| h.end);
-        self.frto.on_rto(start, self.sb.snd_nxt(), head_end);
+        self.evidence
+            .frto
+            .on_rto(start, self.sb.snd_nxt(), head_end);
     }
 
     /// A transmission's part: retransmissions feed `undo_retrans` and RetransmitTS
@@ -165,7 +167,8 @@ impl Sender {
         // undo_retrans nor retrans_stamp.
         let linux_probe = matches!(t.why, Why::Probe(_)) && self.alg.rules.probe_outside_undo;
         let segs = t.range.len().div_ceil(self.mss);
-        self.undo
+        self.evidence
+            .undo
             .on_retransmit(now, super::transmit::ts_clock(now), segs, !linux_probe);
     }
 
@@ -176,8 +179,8 @@ impl Sender {
     /// to arrive count (`scoreboard::proof`); `ack` is that evidence for what it covers
     /// for the first time.
     pub(super) fn spurious_on_dsack(&mut self, now: Instant, d: Range, probe: bool, ack: &Ack) {
-        self.dsack_seen = true;
-        let Some(s) = self.undo.snapshot.as_deref().copied() else {
+        self.evidence.dsack_seen = true;
+        let Some(s) = self.evidence.undo.snapshot.as_deref().copied() else {
             return;
         };
         if probe && self.alg.rules.probe_outside_undo {
@@ -198,7 +201,7 @@ impl Sender {
             dup_segs = dup_segs.min(self.sb.proven_acked_segs_in(d, self.mss));
         }
         let retransmissions = self.sb.retransmissions_in(d, cover);
-        self.undo.on_dsack(
+        self.evidence.undo.on_dsack(
             (d.start, d.end),
             self.sb.snd_una(),
             in_queue,
@@ -219,9 +222,14 @@ impl Sender {
             SpuriousDetector::None => None,
             SpuriousDetector::Frto { .. } => self.frto_on_ack(now, a),
             SpuriousDetector::Eifel => self.eifel_on_ack(now, a),
-            SpuriousDetector::Dsack => self.undo.all_dsacked().then_some(Verdict {
+            SpuriousDetector::Dsack => self.evidence.undo.all_dsacked().then_some(Verdict {
                 timeout: self.state() == RecoveryState::Loss
-                    || self.undo.snapshot.as_ref().is_some_and(|s| s.timeout),
+                    || self
+                        .evidence
+                        .undo
+                        .snapshot
+                        .as_ref()
+                        .is_some_and(|s| s.timeout),
                 late: true,
                 by: SpuriousSignal::Dsack,
                 unmark: true,
@@ -243,14 +251,14 @@ impl Sender {
 
     /// RFC 3522 §3.2: the first acceptable ACK after the episode's first retransmission.
     fn eifel_on_ack(&mut self, now: Instant, a: &SpurAck) -> Option<Verdict> {
-        let rts = self.undo.retrans_ts?;
-        if self.undo.eifel_done || !a.advanced || self.undo.snapshot.is_none() {
+        let rts = self.evidence.undo.retrans_ts?;
+        if self.evidence.undo.eifel_done || !a.advanced || self.evidence.undo.snapshot.is_none() {
             return None;
         }
         if !matches!(self.state(), RecoveryState::Recovery | RecoveryState::Loss) {
             return None;
         }
-        self.undo.eifel_done = true;
+        self.evidence.undo.eifel_done = true;
         let acc = AcceptableAck {
             ts_ecr: a.ts_ecr,
             dsack: a.dsack,
@@ -280,14 +288,16 @@ impl Sender {
 
     /// RFC 5682 (and Linux's F-RTO) on one ACK in RTO recovery.
     fn frto_on_ack(&mut self, now: Instant, a: &SpurAck) -> Option<Verdict> {
-        if self.state() != RecoveryState::Loss || !self.frto.in_progress() {
+        if self.state() != RecoveryState::Loss || !self.evidence.frto.in_progress() {
             return None;
         }
         let delivered = a.delivered;
         let orig_acked = delivered
             .orig_min_end
-            .is_some_and(|e| e <= self.frto.recover);
-        let beyond_recover = delivered.max_end.is_some_and(|e| e > self.frto.recover);
+            .is_some_and(|e| e <= self.evidence.frto.recover);
+        let beyond_recover = delivered
+            .max_end
+            .is_some_and(|e| e > self.evidence.frto.recover);
         let view = frto::AckView {
             advanced: a.advanced,
             cumulative: self.sb.snd_una(),
@@ -298,12 +308,12 @@ impl Sender {
             snd_nxt: self.sb.snd_nxt(),
             can_send_new: self.can_send_new_segment(),
         };
-        match self.frto.on_ack(&view) {
+        match self.evidence.frto.on_ack(&view) {
             Decision::Wait => None,
             Decision::SendNew => {
-                if self.frto.variant == Variant::Linux {
+                if self.evidence.frto.variant == Variant::Linux {
                     // high_seq = snd_nxt; new data as cwnd allows on this ACK.
-                    self.extend_loss(self.frto.recover);
+                    self.extend_loss(self.evidence.frto.recover);
                     self.pending = Pending::FrtoNew(FrtoNew::CwndAllows);
                 } else {
                     self.pending = Pending::FrtoNew(FrtoNew::Segments(2));
@@ -340,7 +350,7 @@ impl Sender {
             counter,
         };
         let by_evidence = |s: &Self| {
-            if s.undo.retrans == 0 {
+            if s.evidence.undo.retrans == 0 {
                 SpuriousSignal::Dsack
             } else {
                 SpuriousSignal::Timestamp
@@ -350,23 +360,25 @@ impl Sender {
             RecoveryState::Recovery => {
                 if self.ca.recovery_point() <= Some(una) {
                     return self
+                        .evidence
                         .undo
                         .may_undo(a.ts_ecr)
                         .then(|| v(by_evidence(self), Counter::Full, false, false));
                 }
                 if a.advanced
-                    && self.undo.snapshot.is_some()
-                    && self.undo.packet_delayed(a.ts_ecr)
+                    && self.evidence.undo.snapshot.is_some()
+                    && self.evidence.undo.packet_delayed(a.ts_ecr)
                     && self.sb.retrans_bytes() == 0
                 {
                     return Some(v(SpuriousSignal::Timestamp, Counter::Partial, false, true));
                 }
-                self.undo
+                self.evidence
+                    .undo
                     .all_dsacked()
                     .then(|| v(SpuriousSignal::Dsack, Counter::Dsack, false, false))
             }
             RecoveryState::Loss => {
-                if a.advanced && self.undo.may_undo(a.ts_ecr) {
+                if a.advanced && self.evidence.undo.may_undo(a.ts_ecr) {
                     return Some(v(by_evidence(self), Counter::Loss, true, true));
                 }
                 if self.spurious_detection() == (SpuriousDetector::Linux { frto: true }) {
@@ -376,8 +388,13 @@ impl Sender {
             }
             // A late DSACK undo after the recovery ended; a timeout's counts as spurious.
             _ => {
-                let timeout = self.undo.snapshot.as_ref().is_some_and(|s| s.timeout);
-                (a.dsack && self.undo.all_dsacked())
+                let timeout = self
+                    .evidence
+                    .undo
+                    .snapshot
+                    .as_ref()
+                    .is_some_and(|s| s.timeout);
+                (a.dsack && self.evidence.undo.all_dsacked())
                     .then(|| v(SpuriousSignal::Dsack, Counter::Dsack, timeout, false))
             }
         }
@@ -387,7 +404,7 @@ impl Sender {
     /// F-RTO's cwnd cap), and the RTO adaptations end (seed 004: "reset to the standard
     /// timer upon a genuine timeout").
     fn genuine_rto(&mut self, now: Instant, by: SpuriousSignal, cwnd_cap: Option<u64>) {
-        self.frto.stop();
+        self.evidence.frto.stop();
         self.drop_frto_new();
         self.stats.genuine_rtos += 1;
         // RFC 5682 3a (2a): "no more than 3·MSS" (2·MSS) — as much as conventional
@@ -409,21 +426,21 @@ impl Sender {
 
     /// A timeout's recovery ended without a spurious verdict.
     pub(super) fn genuine_loss_end(&mut self) {
-        self.frto.stop();
+        self.evidence.frto.stop();
         self.rtt.reset_adaptation();
     }
 
     /// Linux's F-RTO step 2b when cwnd leaves no room for new data after all
     /// (`tcp_xmit_recovery`: nothing new sent → `frto = 0`).
     pub(super) fn frto_check_room(&mut self, now: Instant) {
-        if self.pending.frto_new().is_none() || self.frto.variant != Variant::Linux {
+        if self.pending.frto_new().is_none() || self.evidence.frto.variant != Variant::Linux {
             return;
         }
         let room = self.cwnd.saturating_sub(self.sb.pipe());
         if room
             < self
                 .mss
-                .min(self.app_written.saturating_sub(self.sb.snd_nxt()))
+                .min(self.stream.written.saturating_sub(self.sb.snd_nxt()))
         {
             self.genuine_rto(now, SpuriousSignal::Frto, None);
         }
@@ -433,8 +450,8 @@ impl Sender {
     /// segment of step 2b, `Some(None)` nothing (retransmissions wait for the verdict),
     /// `None` F-RTO does not interfere.
     pub(super) fn frto_transmit(&mut self, now: Instant) -> Option<Option<Transmit>> {
-        let rfc = self.frto.variant != Variant::Linux;
-        let holding = self.frto.in_progress() && rfc;
+        let rfc = self.evidence.frto.variant != Variant::Linux;
+        let holding = self.evidence.frto.in_progress() && rfc;
         let Some(left) = self.pending.frto_new() else {
             return holding.then_some(None);
         };
@@ -454,7 +471,7 @@ impl Sender {
             }
             // Linux `tcp_xmit_recovery`: once new data went out on this ACK, no
             // retransmission follows it.
-            None if !rfc && self.sb.snd_nxt() > self.frto.recover => Some(None),
+            None if !rfc && self.sb.snd_nxt() > self.evidence.frto.recover => Some(None),
             None => {
                 self.drop_frto_new();
                 holding.then_some(None)

@@ -104,7 +104,7 @@ impl Sender {
     /// Open, or Disorder while SACK marks or duplicate ACKs remain (keeping a Disorder
     /// episode's data).
     pub(super) fn settle(&mut self) {
-        let suspicious = self.sb.sacked_bytes() > 0 || self.dupacks > 0;
+        let suspicious = self.sb.sacked_bytes() > 0 || self.dup.count > 0;
         match self.ca {
             Ca::Disorder { .. } if suspicious => {}
             _ if suspicious => self.ca = Ca::Disorder { delayed_er: None },
@@ -156,7 +156,7 @@ impl Sender {
             Some(head) if !self.sack_ok => {
                 let hole = head.end - head.start;
                 let beyond = self.sb.flight_size().saturating_sub(hole);
-                let reported = u64::from(self.reno_dupacks).saturating_mul(self.mss);
+                let reported = u64::from(self.dup.reno).saturating_mul(self.mss);
                 (reported.min(beyond), hole)
             }
             _ => (0, 0),
@@ -213,7 +213,7 @@ impl Sender {
     /// Disorder while SACK marks remain. Emits ExitRecovery/ExitLoss.
     pub(super) fn end_recovery(&mut self, now: Instant) {
         let was = self.ca;
-        self.dupacks = 0;
+        self.dup.count = 0;
         self.ca = if self.sb.sacked_bytes() > 0 {
             Ca::Disorder { delayed_er: None }
         } else {

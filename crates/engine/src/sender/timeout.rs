@@ -32,8 +32,8 @@ impl Sender {
         }
         // Linux `tcp_enter_loss` (digest §16): the adaptive threshold falls back.
         let open = matches!(self.state(), RecoveryState::Open | RecoveryState::Disorder);
-        self.reordering = reordering::after_timeout(
-            self.reordering,
+        self.reorder.degree = reordering::after_timeout(
+            self.reorder.degree,
             self.alg.dupthresh,
             open,
             self.sb.sacked_segs(),
@@ -73,9 +73,7 @@ impl Sender {
         self.tlp.reset();
         self.begin_loss();
         self.bbr_on_rto(now);
-        self.dupacks = 0;
-        self.reno_sacked = 0;
-        self.reno_dupacks = 0;
+        self.dup.on_timeout();
         self.rtt.backoff();
         self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
         self.spurious_on_rto(in_recovery, repeated);

@@ -54,7 +54,8 @@ impl Sender {
         let head = self.sb.head()?;
         let outstanding = self.sb.flight_size().div_ceil(self.mss);
         let prevunsnt = self
-            .app_written
+            .stream
+            .written
             .saturating_sub(self.sb.snd_nxt())
             .div_ceil(self.mss);
         if outstanding + prevunsnt >= u64::from(rrthresh) {
@@ -200,7 +201,7 @@ impl Sender {
             // limit; (d) SACK (probe_active). The PTO needs SRTT (Linux 3.10 `tp->srtt`).
             Probing::TlpDraft { max_probes, .. } => {
                 let cwnd_room = self.cwnd > self.sb.flight_size();
-                let queued = self.app_written > self.sb.snd_nxt();
+                let queued = self.stream.written > self.sb.snd_nxt();
                 self.state() == RecoveryState::Open
                     && !(cwnd_room && queued)
                     && self.tlp_draft.consecutive < max_probes
