@@ -23,6 +23,7 @@ mod early_retransmit;
 mod ecn;
 mod evidence;
 mod failed;
+mod frto;
 mod growth;
 mod handshake;
 mod hystart;

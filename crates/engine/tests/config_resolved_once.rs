@@ -11,12 +11,24 @@ use std::path::{Path, PathBuf};
 const ALLOWED: &[(&str, &str)] = &[
     // Sender::new: set-up only.
     ("sender.rs", "if s.cfg.handshake {"),
-    ("sender.rs", "s.rtt.set_granularity(s.cfg.clock_granularity);"),
+    (
+        "sender.rs",
+        "s.rtt.set_granularity(s.cfg.clock_granularity);",
+    ),
     // Negotiation re-resolves the axes with the options agreed.
-    ("handshake.rs", "self.alg = self.cfg.resolve(self.sack_ok, self.ts_ok);"),
+    (
+        "handshake.rs",
+        "self.alg = self.cfg.resolve(self.sack_ok, self.ts_ok);",
+    ),
     // Called from Sender::new only.
-    ("hystart.rs", "let (train, delay) = match (self.alg.rules.hystart, self.cfg.hystart) {"),
-    ("hystart.rs", ".with_low_window_rounds(self.cfg.hystart_rounds == HyStartRounds::LowWindow)"),
+    (
+        "hystart.rs",
+        "let (train, delay) = match (self.alg.rules.hystart, self.cfg.hystart) {",
+    ),
+    (
+        "hystart.rs",
+        ".with_low_window_rounds(self.cfg.hystart_rounds == HyStartRounds::LowWindow)",
+    ),
     ("pacing.rs", "let fq = match (cfg.pacing, cfg.cc) {"),
 ];
 
