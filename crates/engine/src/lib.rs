@@ -87,8 +87,8 @@
 //! | RACK.min_RTT | [`rtt::Rtt::min_rtt`] |
 //! | TLP.end_seq, TLP.is_retrans (RFC 8985 §7.1; Linux `tlp_high_seq`) | [`probe::tlp::Episode`], via [`Sender::tlp_episode`] |
 //! | TLPRtxOut, TLPHighRxt (TLP draft §3.2) | [`probe::tlp_draft::Episode`], via [`Sender::tlp_draft_episode`] |
-//! | PTO, WCDelAckT / TLP.max_ack_delay | [`probe::pto`], `resolved::Probe::Tlp { max_ack_delay }` |
-//! | rrthresh, prevunsnt, T_earliest (RFC 7765 §4) | `resolved::RtoTimer::Restart { rrthresh }`, [`rto::restart`] |
+//! | PTO, WCDelAckT / TLP.max_ack_delay | [`probe::pto`], `resolved::Probing::Tlp { max_ack_delay }` |
+//! | rrthresh, prevunsnt, T_earliest (RFC 7765 §4) | `resolved::RtoRearm::Restart { rrthresh }`, [`rto::restart`] |
 //! | recover / RecoveryPoint of F-RTO (RFC 5682) | [`rto::frto::Frto`] `recover`, via [`Sender::frto`] |
 //! | SpuriousRecovery, RetransmitTS (RFC 3522 §3.2) | [`rto::eifel::SpuriousRecovery`], [`rto::undo::Undo`] `retrans_ts` |
 //! | pipe_prev, SRTT_prev, RTTVAR_prev, G (RFC 4015 §3.1) | [`rto::eifel::Prev`], `Config::clock_granularity` |

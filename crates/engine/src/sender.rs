@@ -18,9 +18,12 @@
 
 mod ack;
 mod bbr;
+mod dupacks;
 mod early_retransmit;
 mod ecn;
+mod evidence;
 mod failed;
+mod frto;
 mod growth;
 mod handshake;
 mod hystart;
@@ -29,6 +32,7 @@ mod invariants;
 mod observe;
 mod optack;
 mod pacing;
+mod peer;
 mod pending;
 mod persist;
 mod probe;
@@ -40,6 +44,7 @@ mod reordering;
 mod response;
 mod spurious;
 mod state;
+mod stream;
 mod timeout;
 mod timers;
 mod transmit;
@@ -52,14 +57,12 @@ pub use failed::{TransmitFailedError, RESOURCE_PROBE_INTERVAL};
 use crate::cc::cwnd_limited::CwndUsage;
 use crate::cc::reno::SlowStart;
 use crate::cc::{Cc, Window};
-use crate::config::{resolved, Algorithms, Config, ConfigError, CongestionControl, Flavour};
-use crate::detect::ack_budget::AckBudget;
+use crate::config::{resolved, Algorithms, Config, ConfigError, CongestionControl};
 use crate::detect::rack::{self as rack_det, Rack};
 use crate::event::{Event, EventKind};
-use crate::packet::{Ack, Range, SynOptions, Timestamps};
+use crate::packet::{Ack, SynOptions, Timestamps};
 use crate::probe::{tlp, tlp_draft};
 use crate::reduce::Reducer;
-use crate::rto::{eifel, frto, undo};
 use crate::rtt::Rtt;
 use crate::scoreboard::Scoreboard;
 use crate::stats::Stats;
@@ -142,24 +145,17 @@ pub struct Sender {
     ts_ok: bool,
     /// Latest TSval from the peer (RFC 7323 TS.Recent), echoed on our segments.
     ts_recent: u64,
-    /// Application bytes written so far; the stream is [0, app_written).
-    app_written: u64,
-    closed: bool,
-    /// FIN sent (on the last data segment or on its own).
-    fin_sent: bool,
+    /// The application's stream (`stream`).
+    stream: stream::AppStream,
     /// Consecutive timeouts without SND.UNA advancing (Linux `icsk_retransmits`).
     rto_retransmits: u32,
     /// Where PSH goes (`push`): the unsent data's skbs or write ends.
     push: push::Push,
-    /// When data last left (Linux `tp->lsndtime`, for `idle`).
-    last_data_sent: Option<Instant>,
     sb: Scoreboard,
     cwnd: u64,
     ssthresh: u64,
-    peer_window: u64,
-    /// Window scale the peer offered on its SYN (echoed on our SYN-ACK).
-    peer_window_scale: Option<u8>,
-    max_window: u64,
+    /// The peer's window and the persist back-off (`peer`).
+    peer: peer::PeerWindow,
     rtt: Rtt,
     cc: Cc,
     /// Whether the window is in use (Linux `tcp_cwnd_validate`), for growth.
@@ -168,42 +164,12 @@ pub struct Sender {
     ca: Ca,
     /// ECN agreed, and a CWR to send (`ecn`).
     ecn: ecn::EcnState,
-    /// RFC 6675 DupAcks.
-    dupacks: u32,
-    /// Without SACK: Linux's `sacked_out` as `tcp_add_reno_sack` counts it, every
-    /// duplicate ACK, at most the segments outstanding beyond the hole.
-    reno_dupacks: u32,
-    /// Linux flavour with SACK: bytes acknowledged of the segment SND.UNA is inside, not
-    /// yet delivered (Linux counts packets; `sender::reno::hold_partial`).
-    held_partial: u64,
+    /// Duplicate-ACK counts and the non-SACK emulation of `sacked_out` (`dupacks`).
+    dup: dupacks::DupAcks,
     /// The rate-reduction algorithm with its per-episode state.
     reducer: Reducer,
-    /// Linux `tp->reordering`: the duplicate threshold in use with adaptive reordering.
-    reordering: u32,
-    /// Reordering was detected at least once (RFC 5827 App. A.1 mitigation input).
-    reordering_seen: bool,
-    /// FACK turned off after reordering (Linux `tcp_disable_fack`).
-    fack_disabled: bool,
-    /// Without SACK: bytes credited to duplicate ACKs as delivered above SND.UNA (Linux's
-    /// emulated `sacked_out`; RFC 6937 §2 DeliveredData).
-    reno_sacked: u64,
-    /// Without SACK, in fast recovery: how much more DeliveredData the episode may be
-    /// credited (RFC 9937 §6: the non-SACK estimate never exceeds RecoverFS in total, the
-    /// mitigation of Savage et al.'s duplicate-ACK spoofing).
-    reno_budget: Option<u64>,
-    /// Without SACK: the ACKs the peer can honestly have sent (`detect::ack_budget`); a
-    /// duplicate beyond it is not counted.
-    ack_budget: AckBudget,
-    /// Zero-window probes sent since the window last opened (Linux `icsk_backoff` while
-    /// the persist timer runs).
-    persist_backoff: u32,
-    /// The deadline (RTO, or a pending probe or reorder timer) a delayed early retransmit
-    /// displaced from the single slot.
-    er_saved_rto: Option<(TimerKind, Instant)>,
-    /// The pending delayed early retransmit is the TLP draft §4.2 case.
-    er_enhanced: bool,
-    /// The last early retransmission and whether it was already found spurious.
-    er_last: Option<(Range, bool)>,
+    /// The reordering seen and the threshold it set (`reordering`).
+    reorder: reordering::Reorder,
     /// RACK's state (RFC 8985 §5.3).
     rack: Rack,
     /// RACK.segment advanced on the ACK being processed (Linux `rack.advanced`).
@@ -214,14 +180,9 @@ pub struct Sender {
     tlp_draft: tlp_draft::Episode,
     /// RFC 8985 / Linux TLP episode (TLP.end_seq, TLP.is_retrans).
     tlp: tlp::Episode,
-    /// The congestion snapshot and the evidence for undoing it (`rto::undo`).
-    undo: undo::Undo,
-    /// F-RTO (RFC 5682 / Linux) state.
-    frto: frto::Frto,
-    /// RFC 4015 step 11 waits for the first RTT sample of data above this offset.
-    eifel_adapt: Option<Box<(u64, eifel::Prev)>>,
-    /// A believable DSACK arrived on this connection (RFC 3522 step 5).
-    dsack_seen: bool,
+    /// The undo value, F-RTO and the other evidence of spurious retransmission
+    /// (`evidence`).
+    evidence: evidence::Evidence,
     /// The most cwnd may be after the ACK being processed: set by a response that fixed
     /// cwnd on it (RFC 4015) or an F-RTO cap (RFC 5682 steps 2a/3a), applied after that
     /// ACK's growth, then cleared.
@@ -252,18 +213,13 @@ impl Sender {
             sack_ok: config.sack,
             ts_ok: config.timestamps,
             ts_recent: 0,
-            app_written: 0,
-            closed: false,
-            fin_sent: false,
+            stream: stream::AppStream::default(),
             rto_retransmits: 0,
             push: push::Push::default(),
-            last_data_sent: None,
             sb: Scoreboard::new(),
             cwnd: u64::from(config.initial_cwnd) * mss,
             ssthresh: u64::MAX,
-            peer_window: ack::MAX_WINDOW,
-            peer_window_scale: None,
-            max_window: 0,
+            peer: peer::PeerWindow::new(ack::MAX_WINDOW),
             rtt: Rtt::new(
                 config.rtt_estimator,
                 config.initial_rto,
@@ -272,31 +228,21 @@ impl Sender {
             ),
             cc: {
                 let mut cc = Cc::new(config.cc);
-                cc.set_slow_start(match config.flavour {
-                    Flavour::Rfc => SlowStart::Abc,
-                    Flavour::Linux => SlowStart::Linux,
+                cc.set_slow_start(if alg.rules.growth_by_delivered {
+                    SlowStart::Linux
+                } else {
+                    SlowStart::Abc
                 });
                 cc
             },
             cwnd_usage: CwndUsage::default(),
             ca: Ca::Open,
             ecn: ecn::EcnState::new(config.ecn),
-            dupacks: 0,
-            reno_dupacks: 0,
-            held_partial: 0,
+            dup: dupacks::DupAcks::default(),
             reducer: Reducer::new(config.reduction),
-            reordering: config.dupthresh,
-            reordering_seen: false,
-            fack_disabled: false,
-            reno_sacked: 0,
-            reno_budget: None,
-            ack_budget: AckBudget::default(),
-            persist_backoff: 0,
-            er_saved_rto: None,
-            er_enhanced: false,
-            er_last: None,
+            reorder: reordering::Reorder::new(config.dupthresh),
             rack: match alg.loss_detection {
-                resolved::LossDetection::Rack {
+                resolved::Detection::Rack {
                     variant,
                     reo_wnd,
                     dupthresh_shortcut,
@@ -310,11 +256,8 @@ impl Sender {
             rack_advanced: false,
             rack_wait: None,
             tlp_draft: tlp_draft::Episode::default(),
-            tlp: tlp::Episode::new(matches!(alg.probe, resolved::Probe::TlpLinux { .. })),
-            undo: undo::Undo::default(),
-            frto: frto::Frto::new(frto::Variant::Sack),
-            eifel_adapt: None,
-            dsack_seen: false,
+            tlp: tlp::Episode::new(matches!(alg.probe, resolved::Probing::TlpLinux { .. })),
+            evidence: evidence::Evidence::default(),
             cwnd_ceiling: None,
             optack: None,
             timer: Timer::default(),
@@ -385,20 +328,20 @@ impl Sender {
 
     /// The application makes `bytes` more bytes available. Ignored after `close`.
     pub fn write(&mut self, now: Instant, bytes: u64) {
-        if self.closed || bytes == 0 {
+        if self.stream.closed || bytes == 0 {
             return;
         }
         self.xmit_on_input();
         self.bbr_on_write();
         self.idle_on_write(now);
-        let written = self.app_written;
-        self.app_written = self.app_written.saturating_add(bytes);
-        self.push_on_write(written, self.app_written - written);
+        let written = self.stream.written;
+        self.stream.written = self.stream.written.saturating_add(bytes);
+        self.push_on_write(written, self.stream.written - written);
     }
 
     /// No more data will be written; the last segment carries FIN.
     pub fn close(&mut self, _now: Instant) {
-        self.closed = true;
+        self.stream.closed = true;
     }
 
     /// Processes one ACK.
@@ -452,7 +395,7 @@ impl Sender {
         let rack = self.alg.rack();
         self.sb.set_time_order(rack);
         self.sb
-            .set_whole_segments(rack || self.cfg.flavour == Flavour::Linux);
+            .set_whole_segments(rack || self.alg.rules.whole_segment_sack_tagging);
     }
 
     fn established_event(&self) -> EventKind {

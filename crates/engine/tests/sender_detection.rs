@@ -133,7 +133,7 @@ fn reordering_turns_fack_off() {
     assert_eq!(s.reordering(), 5);
     assert_eq!(
         s.loss_detection(),
-        lossrec::config::resolved::LossDetection::DupThresh {
+        lossrec::config::resolved::Detection::DupThresh {
             rule: lossrec::config::resolved::DupThreshRule::Rfc6675
         }
     );

@@ -200,7 +200,7 @@ fn rack_without_sack_falls_back() {
     let mut s = started(c, 10);
     assert_eq!(
         s.loss_detection(),
-        lossrec::config::resolved::LossDetection::DupThresh {
+        lossrec::config::resolved::Detection::DupThresh {
             rule: lossrec::config::resolved::DupThreshRule::Rfc6675
         }
     );

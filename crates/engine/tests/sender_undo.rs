@@ -177,7 +177,7 @@ fn degraded_detectors_are_counted() {
         let s = Sender::new(c, ms(0)).unwrap();
         assert_eq!(
             s.spurious_detection(),
-            resolved::SpuriousDetection::None,
+            resolved::SpuriousDetector::None,
             "{d}"
         );
         assert_eq!(s.stats().spurious_detection_unavailable, 1);
@@ -188,7 +188,7 @@ fn degraded_detectors_are_counted() {
     let s = Sender::new(c, ms(0)).unwrap();
     assert_eq!(
         s.spurious_detection(),
-        resolved::SpuriousDetection::Frto { sack: false },
+        resolved::SpuriousDetector::Frto { sack: false },
         "basic F-RTO"
     );
     assert_eq!(s.stats().spurious_detection_unavailable, 0);

@@ -13,16 +13,18 @@ use core::time::Duration;
 
 pub use crate::detect::rack::Variant as RackVariant;
 
-use super::{Config, Flavour};
+pub use super::rules::FlavourRules;
+pub use super::shell::ShellSettings;
+use super::{Config, Flavour, RecoveryExit, RtoAdaptation, SpuriousResponse};
 
 /// Every algorithm choice the sender matches on, with its options.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Algorithms {
-    pub loss_detection: LossDetection,
-    pub probe: Probe,
-    pub early_retransmit: EarlyRetransmit,
-    pub rto_timer: RtoTimer,
-    pub spurious_detection: SpuriousDetection,
+    pub loss_detection: Detection,
+    pub probe: Probing,
+    pub early_retransmit: ErMode,
+    pub rto_timer: RtoRearm,
+    pub spurious_detection: SpuriousDetector,
     /// The configured spurious-timeout detector needs an option the connection did not
     /// negotiate, so it runs as `None` (counted as `TCPSpuriousDetectionUnavailable`).
     pub detection_unavailable: bool,
@@ -36,59 +38,24 @@ pub struct Algorithms {
     /// Without SACK, only an answered retransmission fills the hole
     /// (`ack_division_guard`; `sender::reno`).
     pub ack_division_guard: bool,
+    /// DupThresh (RFC 5681 §3.2, RFC 6675 §2), the initial reordering degree.
+    pub dupthresh: u32,
+    /// Linux's adaptive reordering degree (`tp->reordering`), raised from SACKs.
+    pub adaptive_reordering: bool,
+    /// RFC 3042 limited transmit.
+    pub limited_transmit: bool,
+    /// RFC 6675 NextSeg rule 4, the rescue retransmission.
+    pub rescue_retransmit: bool,
+    /// When fast recovery ends (RFC 6582 §3.2 step 3, or RFC 5681's first new ACK).
+    pub recovery_exit: RecoveryExit,
+    /// What a spurious verdict restores (`rto::undo`).
+    pub spurious_response: SpuriousResponse,
+    /// What a spurious timeout does to the RTO (seed 004).
+    pub rto_adaptation: RtoAdaptation,
     /// Behaviour only Linux has, by name (from `flavour`).
     pub rules: FlavourRules,
-}
-
-/// Behaviour only Linux has and no RFC axis owns, one named rule per field, resolved once
-/// from `flavour` (DESIGN.md "Axes carry their options"): the sender reads a rule, never
-/// the flavour, where it decides. Each rule names the kernel function that holds it
-/// (Linux 6.18 as measured on the live kernel; 6.12 LTS where that is silent).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct FlavourRules {
-    /// The ACK that ends fast recovery goes on through the Open state's processing on the
-    /// same ACK: loss detection, and a new recovery at once if it finds a loss
-    /// (`tcp_fastretrans_alert`: after `tcp_try_undo_recovery` and
-    /// `tcp_end_cwnd_reduction` the state is Open, and its `default:` case runs
-    /// `tcp_identify_packet_loss` and `tcp_time_to_recover`). RFC 6675 §5 leaves it to
-    /// the next ACK.
-    pub loss_check_on_recovery_exit: bool,
-    /// Without SACK, fast recovery holds while SND.UNA is exactly at the recovery point
-    /// and ends only on an ACK above it (`tcp_is_non_sack_preventing_reopen`, from
-    /// `tcp_try_undo_recovery`; RFC 2582's guard against a false fast retransmit). RFC
-    /// 6582 §3.2 step 3 ends it on an ACK that covers the point.
-    pub reno_holds_recovery_at_high_seq: bool,
-    /// An ACK that advances SND.UNA onto a SACKed segment (the receiver reneged, RFC 2018
-    /// §8) re-arms the retransmission timer for max(SRTT/2, 10 ms) and skips the rest of
-    /// the state machine (`tcp_check_sack_reneging`). Without it the timer runs its full
-    /// RTO before the timeout forgets the SACKs.
-    pub sack_reneging_short_timer: bool,
-    /// `TCPSpuriousRTOs` counts F-RTO's undos only (`tcp_try_undo_loss(sk, true)`); an
-    /// undone timeout found by a timestamp or DSACKs is a `TCPLossUndo` or `TCPDSACKUndo`
-    /// alone. Otherwise every timeout found spurious is counted.
-    pub spurious_rtos_frto_only: bool,
-    /// An undo whose episode began on an ECN-Echo restores nothing (`prior_ssthresh` =
-    /// 0 in `tcp_enter_recovery(sk, ece_ack)`, `tcp_fastretrans_alert` (A)) but is still
-    /// counted as the undo it is (`TCPDSACKUndo`, `TCPFullUndo`, … in the
-    /// `tcp_try_undo_*` functions). Otherwise it counts as `TCPSpuriousKept`.
-    pub undo_counted_without_restore: bool,
-    /// Every reordering event SACKs show is counted (`TCPSACKReorder`, `tcpi_reord_seen`),
-    /// not only one that raises the threshold: `tcp_check_sack_reordering` (4.16 on)
-    /// counts before comparing the degree with `tp->reordering`.
-    pub every_reordering_counted: bool,
-    /// With SACK, SACKed segments leave the flight in the Open and Disorder states too:
-    /// new data may go while cwnd exceeds packets_out − (sacked_out + lost_out) +
-    /// retrans_out (`tcp_cwnd_test` from `tcp_write_xmit`, `tcp_packets_in_flight`), so
-    /// an ACK that SACKs two segments frees two. This replaces RFC 3042's limited
-    /// transmit (one segment per duplicate ACK, two at most); without SACK the RFC's rule
-    /// stays (Linux counts each duplicate as one SACKed segment, `tcp_add_reno_sack`).
-    pub sacked_leave_flight: bool,
-    /// Outside fast and RTO recovery, what SACKs freed (beyond cwnd − FlightSize) waits
-    /// for the next ACK when `tcp_tso_should_defer` holds: the last write less than 1 ms
-    /// ago, less than a full TSO packet and a third of the window to send, more than one
-    /// segment unsent, the next ACK due within min(SRTT/2, 1 ms) (Linux 6.18). On a
-    /// burst of duplicate ACKs this holds back the second segment RFC 3042 would send.
-    pub tso_defers_small_sends: bool,
+    /// What the connection shell reads, resolved once.
+    pub shell: ShellSettings,
 }
 
 /// The optimistic-ACK defence (`optack_defence`), with its options (`detect::optack`).
@@ -104,7 +71,7 @@ pub enum OptAck {
 
 /// How losses are detected before a timeout (`loss_detection`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum LossDetection {
+pub enum Detection {
     /// RFC 6675 §4 IsLost (more than (DupThresh − 1)·SMSS SACKed above), or RFC 3517's
     /// rule; NewReno's partial ACKs without SACK (RFC 6582).
     DupThresh { rule: DupThreshRule },
@@ -147,7 +114,7 @@ pub enum ReoWnd {
 
 /// Tail loss probing (`probe`), with the options of each kind.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Probe {
+pub enum Probing {
     None,
     /// draft-dukkipati-tcpm-tcp-loss-probe-01 (seed 000).
     TlpDraft {
@@ -172,7 +139,7 @@ pub enum Probe {
 
 /// Early Retransmit (RFC 5827), with its mitigations when on.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum EarlyRetransmit {
+pub enum ErMode {
     Off,
     On {
         rule: ErRule,
@@ -198,7 +165,7 @@ pub enum ErRule {
 
 /// How the retransmission timer is re-armed on an ACK of new data (`rto_timer`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum RtoTimer {
+pub enum RtoRearm {
     /// RFC 6298 §5.3.
     Rfc6298,
     /// RFC 7765 §4 RTO Restart while fewer than `rrthresh` segments are outstanding or
@@ -208,7 +175,7 @@ pub enum RtoTimer {
 
 /// The spurious-timeout detector that can run on this connection (`spurious_detection`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum SpuriousDetection {
+pub enum SpuriousDetector {
     None,
     /// RFC 5682: basic F-RTO (§2.1) without SACK, SACK-enhanced (§3.1) with it.
     Frto {
@@ -231,11 +198,11 @@ impl Config {
         let (spurious_detection, detection_unavailable) = self.detection(sack, timestamps);
         Algorithms {
             loss_detection: self.loss_detector(sack),
-            probe: if sack { self.probe() } else { Probe::None },
+            probe: if sack { self.probe() } else { Probing::None },
             early_retransmit: self.er(),
             rto_timer: match self.rto_timer {
-                super::RtoTimer::Rfc6298 => RtoTimer::Rfc6298,
-                super::RtoTimer::Restart => RtoTimer::Restart {
+                super::RtoTimer::Rfc6298 => RtoRearm::Rfc6298,
+                super::RtoTimer::Restart => RtoRearm::Restart {
                     rrthresh: self.rrthresh,
                 },
             },
@@ -250,28 +217,21 @@ impl Config {
             },
             dupack_budget: self.dupack_budget || self.hardened,
             ack_division_guard: self.ack_division_guard || self.hardened,
-            rules: self.flavour_rules(),
+            dupthresh: self.dupthresh,
+            adaptive_reordering: self.adaptive_reordering,
+            limited_transmit: self.limited_transmit,
+            rescue_retransmit: self.rescue_retransmit,
+            recovery_exit: self.recovery_exit,
+            spurious_response: self.spurious_response,
+            rto_adaptation: self.rto_adaptation,
+            rules: FlavourRules::of(self.flavour, self.slow_start_after_idle),
+            shell: ShellSettings::of(self),
         }
     }
 
-    /// The named rules of `flavour`.
-    fn flavour_rules(&self) -> FlavourRules {
-        let linux = self.flavour == Flavour::Linux;
-        FlavourRules {
-            loss_check_on_recovery_exit: linux,
-            reno_holds_recovery_at_high_seq: linux,
-            sack_reneging_short_timer: linux,
-            spurious_rtos_frto_only: linux,
-            undo_counted_without_restore: linux,
-            every_reordering_counted: linux,
-            sacked_leave_flight: linux,
-            tso_defers_small_sends: linux,
-        }
-    }
-
-    fn loss_detector(&self, sack: bool) -> LossDetection {
+    fn loss_detector(&self, sack: bool) -> Detection {
         use super::LossDetection as K;
-        let rack = |variant| LossDetection::Rack {
+        let rack = |variant| Detection::Rack {
             variant,
             reo_wnd: if self.rack_static_reo_wnd {
                 ReoWnd::Static
@@ -280,15 +240,15 @@ impl Config {
             },
             dupthresh_shortcut: !self.rack_no_dupthresh,
         };
-        let newreno = LossDetection::DupThresh {
+        let newreno = Detection::DupThresh {
             rule: DupThreshRule::Rfc6675,
         };
         match self.loss_detection {
             K::DupThresh => newreno,
-            K::DupThresh3517 => LossDetection::DupThresh {
+            K::DupThresh3517 => Detection::DupThresh {
                 rule: DupThreshRule::Rfc3517,
             },
-            K::Fack => LossDetection::Fack {
+            K::Fack => Detection::Fack {
                 lost_retrans: self.flavour == Flavour::Linux && self.fack_lost_retrans,
             },
             // RFC 8985 §4: RACK needs SACK; without it the sender is NewReno.
@@ -298,32 +258,32 @@ impl Config {
         }
     }
 
-    fn probe(&self) -> Probe {
+    fn probe(&self) -> Probing {
         let in_recovery = self.tlp_in_recovery;
         match self.probe {
-            super::Probe::None => Probe::None,
-            super::Probe::TlpDraft => Probe::TlpDraft {
+            super::Probe::None => Probing::None,
+            super::Probe::TlpDraft => Probing::TlpDraft {
                 max_probes: self.tlp_max_probes,
                 wc_del_ack_t: self.tlp_max_ack_delay,
                 in_recovery,
             },
-            super::Probe::Tlp => Probe::Tlp {
+            super::Probe::Tlp => Probing::Tlp {
                 max_ack_delay: self.tlp_max_ack_delay,
                 in_recovery,
             },
-            super::Probe::TlpLinux => Probe::TlpLinux { in_recovery },
+            super::Probe::TlpLinux => Probing::TlpLinux { in_recovery },
         }
     }
 
-    fn er(&self) -> EarlyRetransmit {
+    fn er(&self) -> ErMode {
         use super::EarlyRetransmit as K;
         let rule = match self.early_retransmit {
-            K::Off => return EarlyRetransmit::Off,
+            K::Off => return ErMode::Off,
             K::Rfc5827 => ErRule::Segments,
             K::Rfc5827Bytes => ErRule::Bytes,
             K::ErTlp => ErRule::SegmentsTlp,
         };
-        EarlyRetransmit::On {
+        ErMode::On {
             rule,
             delayed: self.er_delayed,
             disable_on_reordering: self.er_disable_on_reordering,
@@ -331,17 +291,17 @@ impl Config {
         }
     }
 
-    fn detection(&self, sack: bool, timestamps: bool) -> (SpuriousDetection, bool) {
+    fn detection(&self, sack: bool, timestamps: bool) -> (SpuriousDetector, bool) {
         use super::SpuriousDetection as K;
         let d = match self.spurious_detection {
-            K::None => SpuriousDetection::None,
-            K::Frto => SpuriousDetection::Frto { sack },
-            K::Eifel if !timestamps => return (SpuriousDetection::None, true),
-            K::Eifel => SpuriousDetection::Eifel,
-            K::Dsack if !sack => return (SpuriousDetection::None, true),
-            K::Dsack => SpuriousDetection::Dsack,
-            K::Linux => SpuriousDetection::Linux { frto: true },
-            K::LinuxNoFrto => SpuriousDetection::Linux { frto: false },
+            K::None => SpuriousDetector::None,
+            K::Frto => SpuriousDetector::Frto { sack },
+            K::Eifel if !timestamps => return (SpuriousDetector::None, true),
+            K::Eifel => SpuriousDetector::Eifel,
+            K::Dsack if !sack => return (SpuriousDetector::None, true),
+            K::Dsack => SpuriousDetector::Dsack,
+            K::Linux => SpuriousDetector::Linux { frto: true },
+            K::LinuxNoFrto => SpuriousDetector::Linux { frto: false },
         };
         (d, false)
     }
@@ -350,26 +310,26 @@ impl Config {
 impl Algorithms {
     /// RACK is the loss detector.
     pub fn rack(&self) -> bool {
-        matches!(self.loss_detection, LossDetection::Rack { .. })
+        matches!(self.loss_detection, Detection::Rack { .. })
     }
 }
 
-impl Probe {
+impl Probing {
     /// A PTO that sends no probe re-arms the RTO one RTO from now (RFC 8985 §7.3: "the
     /// sender MUST re-arm the RTO timer … regardless of whether a loss probe was sent"),
     /// not anchored at the head's last transmission as Linux's `tcp_send_loss_probe` →
     /// `tcp_rearm_rto` does (`tcp_rto_delta_us`), which the draft's presets follow too.
     pub fn rto_from_now_after_pto(self) -> bool {
-        matches!(self, Probe::Tlp { .. })
+        matches!(self, Probing::Tlp { .. })
     }
 
     /// Probing in fast recovery is allowed (`tlp_in_recovery`).
     pub fn in_recovery(self) -> bool {
         match self {
-            Probe::None => false,
-            Probe::TlpDraft { in_recovery, .. }
-            | Probe::Tlp { in_recovery, .. }
-            | Probe::TlpLinux { in_recovery } => in_recovery,
+            Probing::None => false,
+            Probing::TlpDraft { in_recovery, .. }
+            | Probing::Tlp { in_recovery, .. }
+            | Probing::TlpLinux { in_recovery } => in_recovery,
         }
     }
 }
@@ -383,10 +343,10 @@ mod tests {
         let mut c = Config::linux_3_17_rtor();
         c.set("rrthresh", "7").unwrap();
         let a = c.resolve(true, true);
-        assert_eq!(a.rto_timer, RtoTimer::Restart { rrthresh: 7 });
+        assert_eq!(a.rto_timer, RtoRearm::Restart { rrthresh: 7 });
         assert!(matches!(
             a.early_retransmit,
-            EarlyRetransmit::On {
+            ErMode::On {
                 rule: ErRule::Segments,
                 delayed: true,
                 disable_on_reordering: true,
@@ -395,7 +355,7 @@ mod tests {
         ));
         // rrthresh is meaningless with the RFC 6298 timer: it cannot be read there.
         c.set("rto_timer", "rfc6298").unwrap();
-        assert_eq!(c.resolve(true, true).rto_timer, RtoTimer::Rfc6298);
+        assert_eq!(c.resolve(true, true).rto_timer, RtoRearm::Rfc6298);
     }
 
     #[test]
@@ -403,21 +363,21 @@ mod tests {
         let a = Config::linux().resolve(false, false);
         assert_eq!(
             a.loss_detection,
-            LossDetection::DupThresh {
+            Detection::DupThresh {
                 rule: DupThreshRule::Rfc6675
             }
         );
-        assert_eq!(a.probe, Probe::None);
+        assert_eq!(a.probe, Probing::None);
         let mut c = Config::reno_sack_eifel();
         assert!(c.resolve(true, false).detection_unavailable);
         assert_eq!(
             c.resolve(true, false).spurious_detection,
-            SpuriousDetection::None
+            SpuriousDetector::None
         );
         c.set("spurious_detection", "frto").unwrap();
         assert_eq!(
             c.resolve(false, true).spurious_detection,
-            SpuriousDetection::Frto { sack: false }
+            SpuriousDetector::Frto { sack: false }
         );
     }
 }

@@ -10,7 +10,7 @@
 
 use core::time::Duration;
 
-use crate::config::resolved::{EarlyRetransmit, ErRule};
+use crate::config::resolved::{ErMode, ErRule};
 
 /// The connection as an ACK leaves it, as far as ER cares.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -59,8 +59,8 @@ pub fn thresh_bytes(ownd: u64, smss: u64) -> Option<u32> {
 }
 
 /// Whether this ACK allows an early retransmit under `mode`.
-pub fn check(mode: EarlyRetransmit, v: &View) -> Option<Trigger> {
-    let EarlyRetransmit::On { rule, .. } = mode else {
+pub fn check(mode: ErMode, v: &View) -> Option<Trigger> {
+    let ErMode::On { rule, .. } = mode else {
         return None;
     };
     if v.can_send_new || v.ownd == 0 {
@@ -154,8 +154,8 @@ mod tests {
     }
 
     /// ER on with `rule` and no mitigation (they are the sender's, not `check`'s).
-    fn on(rule: ErRule) -> EarlyRetransmit {
-        EarlyRetransmit::On {
+    fn on(rule: ErRule) -> ErMode {
+        ErMode::On {
             rule,
             delayed: false,
             disable_on_reordering: false,
@@ -170,7 +170,7 @@ mod tests {
             on(ErRule::SegmentsTlp),
             on(ErRule::Bytes),
         );
-        let off = EarlyRetransmit::Off;
+        let off = ErMode::Off;
         assert_eq!(check(rfc5827, &view(3, 2, true)), Some(Trigger::Rfc5827));
         assert_eq!(check(rfc5827, &view(3, 1, true)), None);
         assert_eq!(check(er_tlp, &view(3, 1, true)), Some(Trigger::Enhanced));

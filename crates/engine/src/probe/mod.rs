@@ -6,7 +6,7 @@
 pub mod tlp;
 pub mod tlp_draft;
 
-use crate::config::resolved::Probe;
+use crate::config::resolved::Probing;
 use crate::time::{Duration, Instant};
 
 /// What the probe's ACKs showed.
@@ -49,17 +49,17 @@ pub struct AckView {
 /// variant does not probe without SRTT (the draft, as Linux 3.10 required `tp->srtt`).
 /// Linux's one-packet term is `rto_min` (`tcp_rto_min(sk)` in `tcp_schedule_loss_probe`).
 pub fn pto(
-    variant: Probe,
+    variant: Probing,
     srtt: Option<Duration>,
     one_segment: bool,
     rto_min: Duration,
 ) -> Option<Duration> {
     match variant {
-        Probe::None => None,
-        Probe::TlpDraft { wc_del_ack_t, .. } => {
+        Probing::None => None,
+        Probing::TlpDraft { wc_del_ack_t, .. } => {
             srtt.map(|s| tlp_draft::pto(s, one_segment, wc_del_ack_t))
         }
-        Probe::Tlp { max_ack_delay, .. } => Some(srtt.map_or(tlp::NO_SRTT_PTO, |s| {
+        Probing::Tlp { max_ack_delay, .. } => Some(srtt.map_or(tlp::NO_SRTT_PTO, |s| {
             2 * s
                 + if one_segment {
                     max_ack_delay
@@ -67,7 +67,7 @@ pub fn pto(
                     Duration::ZERO
                 }
         })),
-        Probe::TlpLinux { .. } => Some(srtt.map_or(tlp::NO_SRTT_PTO, |s| {
+        Probing::TlpLinux { .. } => Some(srtt.map_or(tlp::NO_SRTT_PTO, |s| {
             2 * s
                 + if one_segment {
                     rto_min
@@ -105,16 +105,16 @@ mod tests {
         let s = Some(ms(100));
         #[allow(non_snake_case)]
         let (TlpDraft, Tlp, TlpLinux) = (
-            Probe::TlpDraft {
+            Probing::TlpDraft {
                 max_probes: 1,
                 wc_del_ack_t: d,
                 in_recovery: false,
             },
-            Probe::Tlp {
+            Probing::Tlp {
                 max_ack_delay: d,
                 in_recovery: false,
             },
-            Probe::TlpLinux { in_recovery: false },
+            Probing::TlpLinux { in_recovery: false },
         );
         assert_eq!(pto(TlpDraft, s, false, d), Some(ms(200)));
         assert_eq!(pto(TlpDraft, s, true, d), Some(ms(350)), "1.5·100 + 200");
@@ -135,7 +135,7 @@ mod tests {
         assert_eq!(pto(TlpLinux, s, false, d), Some(ms(202)));
         assert_eq!(pto(TlpLinux, s, true, d), Some(ms(400)));
         assert_eq!(pto(TlpLinux, Some(ms(4)), false, d), Some(ms(10)));
-        assert_eq!(pto(Probe::None, s, false, d), None);
+        assert_eq!(pto(Probing::None, s, false, d), None);
     }
 
     #[test]

@@ -8,7 +8,6 @@ use super::pending::Pending;
 use super::spurious::SpurAck;
 use super::state::Ca;
 use super::{transmit, Sender};
-use crate::config::Flavour;
 use crate::detect::dupthresh;
 use crate::event::{EventKind, ReorderSignal};
 use crate::packet::{Ack, Range};
@@ -80,13 +79,13 @@ impl Sender {
         // the checks below may arm a fresh one.
         self.cancel_delayed_early_retransmit();
         let prior = self.prior();
-        let prior_window = self.peer_window;
+        let prior_window = self.peer.window;
         let window = ack.window.min(MAX_WINDOW);
         let window_update = window != prior_window;
-        self.peer_window = window;
-        self.max_window = self.max_window.max(window);
+        self.peer.window = window;
+        self.peer.max_window = self.peer.max_window.max(window);
         self.idle_on_window_update(now, window_update, prior.flight);
-        let dsack_before = self.dsack_seen;
+        let dsack_before = self.evidence.dsack_seen;
         let sent_since_rto = self.sent_since_rto(now, ack.cumulative);
         // Before this ACK's own sample: one taken from an ACK that ends a hole's wait
         // would make the hole's retransmission look too recent to have been answered.
@@ -133,7 +132,8 @@ impl Sender {
             echo_answers_retrans,
             is_dup,
             // Linux's old-ACK path skips `tcp_cong_control`.
-            cong_control: !(ack.cumulative < prior.una && self.cfg.flavour == Flavour::Linux),
+            cong_control: !(ack.cumulative < prior.una
+                && self.alg.rules.old_ack_skips_cong_control),
             ece,
             prior,
         };
@@ -172,9 +172,9 @@ impl Sender {
             self.pending = Pending::HandshakeAck;
             return None;
         }
-        let piggybacked = self.fin_sent && !self.fin_on_scoreboard();
-        let cumulative = if piggybacked && ack.cumulative == self.app_written + 1 {
-            self.app_written
+        let piggybacked = self.stream.fin_sent && !self.fin_on_scoreboard();
+        let cumulative = if piggybacked && ack.cumulative == self.stream.written + 1 {
+            self.stream.written
         } else {
             ack.cumulative
         };
@@ -195,7 +195,9 @@ impl Sender {
     /// retransmission (RFC 3522 §2; Linux `tcp_packet_delayed` says the opposite).
     fn echo_answers_retrans(&self, ack: &Ack) -> bool {
         let ecr = self.ts_ecr(ack);
-        self.undo.retrans_ts.is_some() && ecr.is_some() && !self.undo.packet_delayed(ecr)
+        self.evidence.undo.retrans_ts.is_some()
+            && ecr.is_some()
+            && !self.evidence.undo.packet_delayed(ecr)
     }
 
     /// The ACK's timestamp echo, when timestamps are in use and it echoes something.
@@ -232,7 +234,8 @@ impl Sender {
             // Linux takes no send-time sample from an ACK that also covers a
             // retransmission: it waited for the hole (`tcp_clean_rtx_queue`,
             // FLAG_RETRANS_DATA_ACKED). RFC 6298's Karn rule excludes only the segment.
-            let waited = sb.acked.any_retransmitted && self.cfg.flavour == Flavour::Linux;
+            let waited =
+                sb.acked.any_retransmitted && self.alg.rules.no_send_time_sample_after_retransmit;
             let send_time_sample = (!waited)
                 .then_some(sb.acked.rtt_sample_sent)
                 .flatten()
@@ -250,7 +253,7 @@ impl Sender {
                 self.tlp.rtt_sampled = true; // RFC 8985 §7.3's condition
             }
             self.hystart_on_ack(now, &sb.acked);
-            self.dupacks = 0; // RFC 6675 §5 (2)
+            self.dup.count = 0; // RFC 6675 §5 (2)
             self.rto_retransmits = 0;
             self.check_timestamp_spurious(now, ack, &sb.acked, prior.una);
         }
@@ -279,10 +282,10 @@ impl Sender {
             // duplicates after the next loss (`detect::ack_budget`).
             let slice = sb.acked.bytes > 0 && !sb.acked.completes_a_segment;
             // Only with `dupack_budget`: Linux has no such budget.
-            let answers_a_segment = slice || !self.alg.dupack_budget || self.ack_budget.on_ack();
+            let answers_a_segment = slice || !self.alg.dupack_budget || self.dup.budget.on_ack();
             if ack.cumulative > prior.una {
                 let outstanding = self.sb.flight_size() + self.sb.retrans_bytes();
-                self.ack_budget.on_advance(outstanding.div_ceil(self.mss));
+                self.dup.budget.on_advance(outstanding.div_ceil(self.mss));
             }
             let dup = dupthresh::is_dupack_nosack(
                 ack.cumulative,
@@ -301,7 +304,7 @@ impl Sender {
             dup && answers_a_segment
         };
         if is_dup {
-            self.dupacks = self.dupacks.saturating_add(1);
+            self.dup.count = self.dup.count.saturating_add(1);
         }
         is_dup
     }
@@ -343,7 +346,7 @@ impl Sender {
     /// The recovery state machine on one ACK.
     fn run_state_machine(&mut self, now: Instant, a: &AckSummary) {
         match self.ca {
-            Ca::Open | Ca::Disorder => self.on_ack_open(now, a),
+            Ca::Open | Ca::Disorder { .. } => self.on_ack_open(now, a),
             Ca::Cwr { high_seq } => self.on_ack_cwr(now, a, high_seq),
             Ca::Recovery { .. } => self.on_ack_recovery(now, a),
             Ca::Loss { recovery_point, .. } => self.on_ack_loss(now, a, recovery_point),
@@ -361,10 +364,10 @@ impl Sender {
         if !reneged {
             self.set_timer_after_ack(now, advanced, newly_sacked);
         }
-        let open = matches!(self.ca, Ca::Open | Ca::Disorder | Ca::Cwr { .. });
+        let open = matches!(self.ca, Ca::Open | Ca::Disorder { .. } | Ca::Cwr { .. });
         let head_retransmitted = self.sb.head().is_some_and(|h| h.ever_retrans);
         if open && self.sb.retrans_bytes() == 0 && !head_retransmitted {
-            self.undo.retransmissions_done();
+            self.evidence.undo.retransmissions_done();
         }
     }
 
@@ -377,7 +380,7 @@ impl Sender {
             sacked: if self.sack_ok {
                 self.sb.sacked_bytes()
             } else {
-                self.reno_sacked
+                self.dup.reno_sacked
             },
         }
     }
@@ -390,7 +393,7 @@ impl Sender {
         self.stats.dsack_recv += 1;
         // Linux `tcp_check_dsack`: a DSACK longer than the largest window, or more DSACKs
         // than retransmissions, is dubious and ignored.
-        let dubious = d.len() > self.max_window.max(self.mss)
+        let dubious = d.len() > self.peer.max_window.max(self.mss)
             || self.stats.dsack_recv > self.stats.retrans_segs;
         if dubious {
             self.stats.dsack_ignored_dubious += 1;
@@ -438,7 +441,7 @@ impl Sender {
         // `tcp_packet_delayed`'s `retrans_stamp`): an ACK ending inside a segment makes
         // NewReno resend the rest of a segment the receiver holds (RFC 6582 §3.2 step 5),
         // and the next slice's echo, older than that resend, proves nothing about the path.
-        let first = self.undo.retrans_ts.unwrap_or(u64::MAX);
+        let first = self.evidence.undo.retrans_ts.unwrap_or(u64::MAX);
         let older = ts.ecr < transmit::ts_clock(rexmit_sent) && ts.ecr < first;
         if self.ts_ok && ts.ecr != 0 && older {
             self.stats.ts_reorder += 1;
@@ -447,7 +450,7 @@ impl Sender {
             // Linux `tcp_try_undo_partial`: in recovery this is reordering, measured from
             // the prior SND.UNA (`tcp_check_sack_reordering(sk, prior_snd_una, 1)`).
             let in_recovery = matches!(self.ca, Ca::Recovery { .. });
-            if in_recovery && self.cfg.flavour == Flavour::Linux {
+            if in_recovery && self.alg.rules.timestamp_undo_is_reordering {
                 self.reordering_from(now, prior_una, ReorderSignal::Timestamp);
             }
         }

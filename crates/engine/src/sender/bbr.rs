@@ -92,7 +92,7 @@ impl Sender {
 
     /// `tcp_rate_check_app_limited` when the application writes.
     pub(super) fn bbr_on_write(&mut self) {
-        let unsent_below_mss = self.app_written.saturating_sub(self.sb.snd_nxt()) < self.mss;
+        let unsent_below_mss = self.stream.written.saturating_sub(self.sb.snd_nxt()) < self.mss;
         let in_flight = self.pipe().div_ceil(self.mss);
         let cwnd = self.cwnd / self.mss;
         let lost_unrepaired = self.sb.lost_pending_bytes() > 0;

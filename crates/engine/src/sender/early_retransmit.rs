@@ -5,8 +5,9 @@
 //! cancelled by any ACK, fast-retransmitting on expiry.
 
 use super::ack::Prior;
+use super::state::DelayedEr;
 use super::{RecoveryState, Sender};
-use crate::config::resolved::EarlyRetransmit;
+use crate::config::resolved::ErMode;
 use crate::detect::early_retransmit::{self as er, Trigger, View};
 use crate::event::EventKind;
 use crate::packet::Why;
@@ -16,7 +17,7 @@ use crate::timer::TimerKind;
 impl Sender {
     /// Whether an early retransmit is allowed now (outside recovery).
     pub(super) fn early_retransmit_check(&self) -> Option<Trigger> {
-        let EarlyRetransmit::On {
+        let ErMode::On {
             disable_on_reordering,
             rate_cap_percent,
             ..
@@ -24,7 +25,7 @@ impl Sender {
         else {
             return None;
         };
-        if (disable_on_reordering && self.reordering_seen)
+        if (disable_on_reordering && self.reorder.seen)
             || !er::within_rate_cap(
                 rate_cap_percent,
                 self.stats.early_retrans,
@@ -39,7 +40,7 @@ impl Sender {
             sacked_segs: self.sb.sacked_segs(),
             sacked_bytes: self.sb.sacked_bytes(),
             last_sacked: self.sb.last_sacked(),
-            dupacks: self.dupacks,
+            dupacks: self.dup.count,
             sack: self.sack_ok,
             mss: self.mss,
             can_send_new: self.can_send_new(),
@@ -51,8 +52,8 @@ impl Sender {
     /// segment of it (then limited transmit, not ER, applies).
     fn can_send_new(&self) -> bool {
         let start = self.sb.snd_nxt();
-        let avail = self.app_written.saturating_sub(start);
-        let rwnd_room = (self.sb.snd_una() + self.peer_window).saturating_sub(start);
+        let avail = self.stream.written.saturating_sub(start);
+        let rwnd_room = (self.sb.snd_una() + self.peer.window).saturating_sub(start);
         avail > 0 && rwnd_room >= self.mss.min(avail)
     }
 
@@ -60,10 +61,7 @@ impl Sender {
     /// case) and possible: an RTT sample exists and the RTO would not fire first (Linux
     /// `tcp_pause_early_retransmit`). Returns whether it was armed.
     pub(super) fn maybe_delay_early_retransmit(&mut self, now: Instant, trigger: Trigger) -> bool {
-        let delayed = matches!(
-            self.alg.early_retransmit,
-            EarlyRetransmit::On { delayed: true, .. }
-        );
+        let delayed = matches!(self.alg.early_retransmit, ErMode::On { delayed: true, .. });
         if !(delayed || trigger == Trigger::Enhanced) {
             return false;
         }
@@ -77,8 +75,10 @@ impl Sender {
         if at <= now + delay {
             return false;
         }
-        self.er_saved_rto = Some((kind, at));
-        self.er_enhanced = trigger == Trigger::Enhanced;
+        self.delay_early_retransmit(DelayedEr {
+            displaced: (kind, at),
+            enhanced: trigger == Trigger::Enhanced,
+        });
         self.timer.arm(TimerKind::EarlyRetransmit, now + delay);
         self.stats.early_retrans_delayed += 1;
         self.emit(
@@ -104,26 +104,34 @@ impl Sender {
 
     /// Any ACK cancels a pending delayed early retransmit: the RTO it displaced returns.
     pub(super) fn cancel_delayed_early_retransmit(&mut self) {
+        let delayed = self.take_delayed_er();
         if self.timer.kind() == Some(TimerKind::EarlyRetransmit) {
-            if let Some((kind, at)) = self.er_saved_rto.take() {
+            if let Some(DelayedEr {
+                displaced: (kind, at),
+                ..
+            }) = delayed
+            {
                 self.timer.arm(kind, at);
             }
         }
-        self.er_saved_rto = None;
     }
 
     /// The delayed early retransmit's deadline passed with no ACK in between: the RTO
     /// returns to the slot and, if ER still applies, fast recovery starts.
     pub(super) fn on_delayed_early_retransmit(&mut self, now: Instant) {
-        match self.er_saved_rto.take() {
-            Some((kind, at)) => self.timer.arm(kind, at),
+        let delayed = self.take_delayed_er();
+        match delayed {
+            Some(DelayedEr {
+                displaced: (kind, at),
+                ..
+            }) => self.timer.arm(kind, at),
             None => self.arm_rto(now),
         }
         let open = matches!(self.state(), RecoveryState::Open | RecoveryState::Disorder);
         if !open || self.sb.flight_size() == 0 {
             return;
         }
-        let enhanced = self.er_enhanced;
+        let enhanced = delayed.is_some_and(|d| d.enhanced);
         if let Some(trigger) = self.early_retransmit_check() {
             let trigger = if enhanced { Trigger::Enhanced } else { trigger };
             let prior = self.prior();

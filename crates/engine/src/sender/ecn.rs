@@ -23,7 +23,6 @@
 //!   ssthresh on undo (`prior_ssthresh = 0`).
 
 use super::ack::AckSummary;
-use super::state::Ca;
 use super::{RecoveryState, Sender};
 use crate::config::Ecn;
 use crate::event::EventKind;
@@ -57,9 +56,9 @@ impl Sender {
     pub(super) fn ecn_negotiate(&mut self, peer: &SynOptions, passive: bool) {
         self.ecn.ok = peer.ecn
             && if passive {
-                self.cfg.ecn != Ecn::Off
+                self.alg.shell.ecn != Ecn::Off
             } else {
-                self.cfg.ecn == Ecn::On
+                self.alg.shell.ecn == Ecn::On
             };
     }
 
@@ -67,7 +66,7 @@ impl Sender {
     /// A retransmitted SYN no longer asks, in case ECN-setup SYNs are what gets dropped
     /// (Linux `tcp_ecn_clear_syn` with `tcp_ecn_fallback=1`, its default; RFC 3168 §6.1.1.1).
     pub(super) fn ecn_syn_marks(&self, passive: bool, retransmitted: bool) -> EcnMarks {
-        let ask = !passive && !retransmitted && self.cfg.ecn == Ecn::On;
+        let ask = !passive && !retransmitted && self.alg.shell.ecn == Ecn::On;
         EcnMarks {
             ip: IpEcn::NotEct,
             ece: ask || (passive && self.ecn.ok),
@@ -97,7 +96,7 @@ impl Sender {
     /// An ECE ACK in Open or Disorder (Linux `tcp_enter_cwr` + `tcp_init_cwnd_reduction`).
     pub(super) fn enter_cwr(&mut self, now: Instant) {
         // Congestion is proven: nothing undoes this reduction (`undo_marker = 0`).
-        self.undo.snapshot = None;
+        self.evidence.undo.snapshot = None;
         let flight = self.sb.flight_size();
         let prior_cwnd = self.cwnd;
         self.reduce_ssthresh(now, flight);
@@ -122,7 +121,7 @@ impl Sender {
         self.tlp_draft.reset();
         self.tlp.reset();
         let high_seq = self.sb.snd_nxt();
-        self.ca = Ca::Cwr { high_seq };
+        self.begin_cwr(high_seq);
         self.stats.ecn_reductions += 1;
         let (cwnd, ssthresh) = (self.cwnd, self.ssthresh);
         self.emit(
@@ -177,7 +176,7 @@ impl Sender {
     /// the whole restore in `tcp_undo_cwnd_reduction`. Called from the one `ece` test
     /// each ACK path already makes, so ECN adds a single branch per ACK.
     pub(super) fn ecn_forbid_restore(&mut self) {
-        if let Some(s) = self.undo.snapshot.as_mut() {
+        if let Some(s) = self.evidence.undo.snapshot.as_mut() {
             s.restorable = false;
         }
     }

@@ -112,10 +112,10 @@ impl Sender {
         u.reducer = None;
         u.timer = self.timer;
         u.pending = self.pending;
-        u.fin_sent = self.fin_sent;
+        u.fin_sent = self.stream.fin_sent;
         u.tlp = Some(self.tlp);
         u.tlp_draft = self.tlp_draft;
-        u.persist_backoff = self.persist_backoff;
+        u.persist_backoff = self.peer.persist_backoff;
     }
 
     /// The reducer is about to count `bytes` sent in recovery.
@@ -165,9 +165,9 @@ impl Sender {
                 // `tcp_send_probe0`: no backoff for a local failure (the timer's probe
                 // had already counted one).
                 let timer_probe = u.pending == Pending::WindowProbe;
-                self.persist_backoff = u.persist_backoff;
+                self.peer.persist_backoff = u.persist_backoff;
                 if timer_probe {
-                    self.persist_backoff = self.persist_backoff.saturating_sub(1);
+                    self.peer.persist_backoff = self.peer.persist_backoff.saturating_sub(1);
                 }
                 self.timer
                     .arm(TimerKind::Persist, now + RESOURCE_PROBE_INTERVAL);
@@ -205,7 +205,7 @@ impl Sender {
         if retransmission {
             s.retrans_fail += 1;
         }
-        self.fin_sent = u.fin_sent;
+        self.stream.fin_sent = u.fin_sent;
         if let Some(e) = u.tlp.take() {
             self.tlp = e;
         }
@@ -231,7 +231,7 @@ impl Sender {
                 self.timer = u.timer;
                 self.pending = u.pending;
                 // `tcp_check_probe_timer`: nothing in flight, data waits.
-                let waits = self.app_written > self.sb.snd_nxt();
+                let waits = self.stream.written > self.sb.snd_nxt();
                 if self.sb.flight_size() == 0 && waits && !self.timer.is_armed() {
                     let at = now + self.persist_interval();
                     self.timer.arm(TimerKind::Persist, at);

@@ -8,7 +8,6 @@ use super::ack::AckSummary;
 use super::state::Ca;
 use super::Sender;
 use crate::cc::CongestionOps;
-use crate::config::Flavour;
 use crate::time::Instant;
 
 impl Sender {
@@ -27,20 +26,19 @@ impl Sender {
             return;
         }
         let (acked, delivered, prior_flight) = (a.acked, a.delivered, a.prior.flight);
-        let (amount, used) = match self.cfg.flavour {
-            Flavour::Rfc => (
+        let (amount, used) = if !self.alg.rules.growth_by_delivered {
+            (
                 self.rfc_bytes_acked(a),
                 prior_flight.saturating_mul(2) >= self.cwnd,
-            ),
-            Flavour::Linux => {
-                let raised = self.reordering() > self.cfg.dupthresh;
-                // FLAG_FORWARD_PROGRESS is ACKED or DATA_SACKED: a duplicate ACK without
-                // SACK (`tcp_add_reno_sack`) sets neither, whatever it was credited.
-                let progress = acked > 0 || (raised && self.sack_ok && delivered > 0);
-                let in_ss = self.cwnd < self.ssthresh;
-                let amount = if progress { delivered } else { 0 };
-                (amount, self.cwnd_usage.is_cwnd_limited(self.cwnd, in_ss))
-            }
+            )
+        } else {
+            let raised = self.reordering() > self.alg.dupthresh;
+            // FLAG_FORWARD_PROGRESS is ACKED or DATA_SACKED: a duplicate ACK without
+            // SACK (`tcp_add_reno_sack`) sets neither, whatever it was credited.
+            let progress = acked > 0 || (raised && self.sack_ok && delivered > 0);
+            let in_ss = self.cwnd < self.ssthresh;
+            let amount = if progress { delivered } else { 0 };
+            (amount, self.cwnd_usage.is_cwnd_limited(self.cwnd, in_ss))
         };
         if amount == 0 || !used {
             return;
@@ -49,7 +47,7 @@ impl Sender {
         // RFC flavour: the segments sent ahead of a held one (`detect::optack`) count as
         // the ACKs they would have had in order, so RFC 3465's per-ACK limit L does not
         // take from an honest connection what the check's reordering lumped together.
-        let ahead = if self.cfg.flavour == Flavour::Rfc {
+        let ahead = if !self.alg.rules.growth_by_delivered {
             a.optack_credit.min(amount)
         } else {
             0

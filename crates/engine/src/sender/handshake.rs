@@ -19,7 +19,7 @@ impl Sender {
     /// the option is 12 bytes more — Linux's `advmss`, MTU − 40 = 1460 on a 1500-byte
     /// device for the default 1448.
     pub(super) fn advertised_mss(&self) -> u16 {
-        self.cfg.mss.saturating_add(TS_OPTION_SPACE)
+        self.alg.shell.mss.saturating_add(TS_OPTION_SPACE)
     }
 
     /// Options agreed with the peer's SYN or SYN-ACK.
@@ -30,8 +30,8 @@ impl Sender {
         } else {
             u64::from(peer.mss)
         };
-        self.sack_ok = self.cfg.sack && peer.sack_permitted;
-        self.ts_ok = self.cfg.timestamps && peer.timestamps && ts.is_some();
+        self.sack_ok = self.alg.shell.offer_sack && peer.sack_permitted;
+        self.ts_ok = self.alg.shell.offer_timestamps && peer.timestamps && ts.is_some();
         self.alg = self.cfg.resolve(self.sack_ok, self.ts_ok);
         self.configure_scoreboard();
         // RFC 9293 §3.7.1: no segment above the peer's MSS; our own MTU leaves `advmss`
@@ -47,7 +47,7 @@ impl Sender {
         if let Some(m) = self.bbr.as_deref_mut() {
             m.bbr.set_mss(self.mss);
         }
-        self.peer_window_scale = peer.window_scale;
+        self.peer.scale = peer.window_scale;
         let passive = matches!(
             self.conn,
             Conn::Listen | Conn::Handshake { passive: true, .. }
@@ -82,8 +82,8 @@ impl Sender {
             self.negotiate(&peer, ack.ts);
             self.pending = Pending::HandshakeAck;
         }
-        self.peer_window = ack.window.min(super::ack::MAX_WINDOW);
-        self.max_window = self.peer_window;
+        self.peer.window = ack.window.min(super::ack::MAX_WINDOW);
+        self.peer.max_window = self.peer.window;
         self.rtt.reset_backoff();
         // Seed SRTT from the handshake as Linux does (`tcp_synack_rtt_meas`): from the first
         // SYN's send time unless it was retransmitted (Karn), else from the timestamp echo.
@@ -97,13 +97,13 @@ impl Sender {
             // RFC 6298 §5.7.
             None => self
                 .rtt
-                .set_base_rto(RTO_AFTER_SYN_TIMEOUT.max(self.cfg.min_rto)),
+                .set_base_rto(RTO_AFTER_SYN_TIMEOUT.max(self.alg.shell.min_rto)),
         }
         // RFC 5681 §3.1: a lost SYN or SYN-ACK leaves an initial window of one segment.
         self.cwnd = if retransmitted {
             self.mss
         } else {
-            u64::from(self.cfg.initial_cwnd) * self.mss
+            u64::from(self.alg.shell.initial_cwnd) * self.mss
         };
         // `tcp_update_pacing_rate` as the handshake completes (passive open: in
         // `tcp_rcv_state_process`; active: the SYN-ACK's `tcp_ack`).

@@ -5,7 +5,7 @@
 
 use super::Sender;
 use crate::cc::hystart::{HyStart, Sample};
-use crate::config::{Flavour, HyStart as Mode, HyStartRounds};
+use crate::config::{HyStart as Mode, HyStartRounds};
 use crate::event::EventKind;
 use crate::scoreboard::Acked;
 use crate::time::{Duration, Instant};
@@ -13,8 +13,8 @@ use crate::time::{Duration, Instant};
 impl Sender {
     /// The HyStart the configuration asks for (Linux flavour only).
     pub(super) fn hystart_config(&self) -> HyStart {
-        let (train, delay) = match (self.cfg.flavour, self.cfg.hystart) {
-            (Flavour::Rfc, _) | (_, Mode::Off) => (false, false),
+        let (train, delay) = match (self.alg.rules.hystart, self.cfg.hystart) {
+            (false, _) | (_, Mode::Off) => (false, false),
             (_, Mode::AckTrain) => (true, false),
             (_, Mode::Delay) => (false, true),
             (_, Mode::On) => (true, true),
@@ -25,7 +25,7 @@ impl Sender {
 
     /// An ACK acknowledged `acked` cumulatively at `now`.
     pub(super) fn hystart_on_ack(&mut self, now: Instant, acked: &Acked) {
-        if self.cfg.flavour != Flavour::Linux || acked.any_retransmitted {
+        if !self.alg.rules.hystart || acked.any_retransmitted {
             return;
         }
         let Some(sent) = acked.rtt_sample_sent else {

@@ -16,17 +16,15 @@
 //!   idle time (`cubictcp_cwnd_event`) so the curve resumes where it stopped.
 
 use super::Sender;
-use crate::config::Flavour;
 use crate::packet::{Transmit, Why};
 use crate::time::Instant;
 
 impl Sender {
     /// The application writes at `now` (before its bytes are queued).
     pub(super) fn idle_on_write(&mut self, now: Instant) {
-        if self.cfg.flavour != Flavour::Linux
-            || !self.cfg.slow_start_after_idle
+        if !self.alg.rules.idle_restart
             || self.sb.flight_size() > 0
-            || self.app_written > self.sb.snd_nxt()
+            || self.stream.written > self.sb.snd_nxt()
         {
             return;
         }
@@ -37,10 +35,9 @@ impl Sender {
     /// `prior_flight` is what was in flight before the ACK.
     pub(super) fn idle_on_window_update(&mut self, now: Instant, changed: bool, prior_flight: u64) {
         if !changed
-            || self.cfg.flavour != Flavour::Linux
-            || !self.cfg.slow_start_after_idle
+            || !self.alg.rules.idle_restart
             || prior_flight > 0
-            || self.app_written <= self.sb.snd_nxt()
+            || self.stream.written <= self.sb.snd_nxt()
         {
             return;
         }
@@ -49,7 +46,7 @@ impl Sender {
 
     /// `tcp_slow_start_after_idle_check`'s idle test and `tcp_cwnd_restart`.
     fn cwnd_restart_after_idle(&mut self, now: Instant) {
-        let Some(last) = self.last_data_sent else {
+        let Some(last) = self.stream.last_data_sent else {
             return;
         };
         let rto = self.rtt.rto();
@@ -62,7 +59,7 @@ impl Sender {
         // tcp_current_ssthresh: max(ssthresh, cwnd/2 + cwnd/4) outside a reduction.
         let three_quarters = ((cwnd_segs >> 1) + (cwnd_segs >> 2)) * mss;
         self.ssthresh = self.ssthresh.max(three_quarters);
-        let restart = (u64::from(self.cfg.initial_cwnd) * mss).min(self.cwnd);
+        let restart = (u64::from(self.alg.shell.initial_cwnd) * mss).min(self.cwnd);
         let mut cwnd = self.cwnd;
         loop {
             idle = idle.saturating_sub(rto);
@@ -82,11 +79,13 @@ impl Sender {
         // CA_EVENT_TX_START: new data and nothing else in flight.
         let first = t.why == Why::New && self.sb.flight_size() == t.range.len();
         if first {
-            if let (Some(last), Flavour::Linux) = (self.last_data_sent, self.cfg.flavour) {
+            if let (Some(last), true) =
+                (self.stream.last_data_sent, self.alg.rules.cc_tx_start_event)
+            {
                 self.cc.on_tx_start(now, now - last);
             }
             self.bbr_on_tx_start(now);
         }
-        self.last_data_sent = Some(now);
+        self.stream.last_data_sent = Some(now);
     }
 }

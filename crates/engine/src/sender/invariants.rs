@@ -1,5 +1,6 @@
 //! DESIGN.md's debug invariants, checked at the end of every handler.
 
+use super::state::Ca;
 use super::{Conn, Sender};
 use crate::timer::TimerKind;
 
@@ -10,12 +11,17 @@ impl Sender {
         if cfg!(debug_assertions) && !self.optack_detected() {
             assert!(self.sb.snd_una() <= self.sb.snd_nxt());
             // A bare FIN takes one sequence number past the last byte.
-            assert!(self.sb.snd_nxt() <= self.app_written + u64::from(self.fin_sent));
+            assert!(self.sb.snd_nxt() <= self.stream.written + u64::from(self.stream.fin_sent));
             self.sb.check();
             self.reducer.check();
             match self.timer.kind() {
                 Some(TimerKind::EarlyRetransmit) => assert!(
-                    self.er_saved_rto.is_some(),
+                    matches!(
+                        self.ca,
+                        Ca::Disorder {
+                            delayed_er: Some(_)
+                        }
+                    ),
                     "delayed ER without an RTO to restore"
                 ),
                 Some(TimerKind::LossProbe) => {
@@ -42,7 +48,7 @@ impl Sender {
                 self.mss
             );
             assert!(
-                self.held_partial == 0 || self.sb.flight_size() > 0,
+                self.dup.held_partial == 0 || self.sb.flight_size() > 0,
                 "a partly acknowledged segment held with nothing outstanding"
             );
             if self.sb.flight_size() > 0

@@ -2,7 +2,7 @@
 //! which algorithms are active on this connection, and their state.
 
 use super::{Conn, RecoveryState, Sender};
-use crate::config::resolved::{DupThreshRule, LossDetection, Probe};
+use crate::config::resolved::{Detection, DupThreshRule, Probing};
 use crate::config::{Algorithms, Config};
 use crate::detect::rack::Rack;
 use crate::probe::{tlp, tlp_draft};
@@ -49,27 +49,27 @@ impl Sender {
     /// SND.UNA as a data offset (a bare FIN's sequence number is not counted: see
     /// [`Sender::fin_acked`]; the scoreboard has it).
     pub fn snd_una(&self) -> u64 {
-        self.sb.snd_una().min(self.app_written)
+        self.sb.snd_una().min(self.stream.written)
     }
     /// SND.NXT as a data offset (without a bare FIN's sequence number).
     pub fn snd_nxt(&self) -> u64 {
-        self.sb.snd_nxt().min(self.app_written)
+        self.sb.snd_nxt().min(self.stream.written)
     }
     /// Our FIN was sent: it takes the sequence number after the last byte, so segments
     /// (a bare FIN, a later pure ACK) may reach `bytes_written() + 1`.
     pub fn fin_sent(&self) -> bool {
-        self.fin_sent
+        self.stream.fin_sent
     }
     /// Our FIN was sent and acknowledged (on its own: an ACK of `end + 1`; on the last
     /// data segment: with the data).
     pub fn fin_acked(&self) -> bool {
-        self.fin_sent
+        self.stream.fin_sent
             && self.sb.snd_una() == self.sb.snd_nxt()
-            && self.snd_una() == self.app_written
+            && self.snd_una() == self.stream.written
     }
     /// The peer's receive window (SND.WND, bytes, scaled) as last accepted.
     pub fn peer_window(&self) -> u64 {
-        self.peer_window
+        self.peer.window
     }
     /// Negotiated MSS (bytes).
     pub fn mss(&self) -> u64 {
@@ -88,7 +88,7 @@ impl Sender {
     }
     /// RFC 6675 DupAcks.
     pub fn dupacks(&self) -> u32 {
-        self.dupacks
+        self.dup.count
     }
     pub fn sack_enabled(&self) -> bool {
         self.sack_ok
@@ -109,11 +109,11 @@ impl Sender {
     }
     /// Bytes written by the application so far.
     pub fn bytes_written(&self) -> u64 {
-        self.app_written
+        self.stream.written
     }
     /// `close` was called and every byte and the FIN are acknowledged.
     pub fn is_finished(&self) -> bool {
-        self.closed && self.is_established() && self.fin_acked()
+        self.stream.closed && self.is_established() && self.fin_acked()
     }
     /// Consecutive timeouts since SND.UNA last advanced (Linux `icsk_retransmits`).
     pub fn rto_retransmits(&self) -> u32 {
@@ -129,24 +129,24 @@ impl Sender {
     }
     /// The duplicate threshold in use: `dupthresh`, or Linux's adaptive `tp->reordering`.
     pub fn reordering(&self) -> u32 {
-        if self.cfg.adaptive_reordering {
-            self.reordering
+        if self.alg.adaptive_reordering {
+            self.reorder.degree
         } else {
-            self.cfg.dupthresh
+            self.alg.dupthresh
         }
     }
     /// Reordering was detected (SACK, DSACK or timestamps) at least once.
     pub fn reordering_seen(&self) -> bool {
-        self.reordering_seen
+        self.reorder.seen
     }
     /// The loss detector in use (FACK falls back to dupthresh once adaptive reordering
     /// saw reordering, as Linux's `tcp_disable_fack`).
     ///
     /// RACK needs SACK (RFC 8985 §4): without it the sender falls back to `dupthresh`
     /// (NewReno).
-    pub fn loss_detection(&self) -> LossDetection {
+    pub fn loss_detection(&self) -> Detection {
         match self.alg.loss_detection {
-            LossDetection::Fack { .. } if self.fack_disabled => LossDetection::DupThresh {
+            Detection::Fack { .. } if self.reorder.fack_disabled => Detection::DupThresh {
                 rule: DupThreshRule::Rfc6675,
             },
             d => d,
@@ -167,7 +167,7 @@ impl Sender {
     /// Tail loss probing is on (configured, and SACK in use: TLP draft §2.1 (2d), RFC 8985
     /// §4, Linux `tcp_is_sack`).
     pub fn probe_active(&self) -> bool {
-        self.alg.probe != Probe::None
+        self.alg.probe != Probing::None
     }
     /// The TLP draft's episode state (TLPRtxOut, TLPHighRxt).
     pub fn tlp_draft_episode(&self) -> &tlp_draft::Episode {
@@ -184,7 +184,7 @@ impl Sender {
         if self.sack_ok {
             self.sb.pipe()
         } else {
-            self.sb.pipe().saturating_sub(self.reno_sacked)
+            self.sb.pipe().saturating_sub(self.dup.reno_sacked)
         }
     }
 }

@@ -66,8 +66,8 @@ impl Sender {
         // flight that early retransmit (fewer than four outstanding) cannot misread the
         // duplicates; never the FIN, which must stay last. Otherwise the skip waits for
         // the next segment.
-        let queued = self.app_written.saturating_sub(self.sb.snd_nxt());
-        let rwnd_room = (self.sb.snd_una() + self.peer_window).saturating_sub(self.sb.snd_nxt());
+        let queued = self.stream.written.saturating_sub(self.sb.snd_nxt());
+        let rwnd_room = (self.sb.snd_una() + self.peer.window).saturating_sub(self.sb.snd_nxt());
         let suitable = t.range.len() == self.mss
             && !t.fin
             && queued >= 3 * self.mss

@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 
 use super::pending::Pending;
 use super::Sender;
-use crate::config::{Config, CongestionControl, Flavour, Pacing};
+use crate::config::{Config, CongestionControl, Pacing};
 use crate::pacing::{self, Edt, RateInputs};
 use crate::packet::{Transmit, Why};
 use crate::time::Instant;
@@ -90,7 +90,7 @@ impl Sender {
     /// completes). Only what reads the rate pays for it: the Linux flavour (TSO sizing,
     /// HyStart) and a pacer.
     pub(super) fn update_pacing_rate(&mut self) {
-        if self.cfg.flavour != Flavour::Linux && self.pacer.is_none() {
+        if !self.alg.rules.pacing_rate_always && self.pacer.is_none() {
             return;
         }
         let mss = self.mss.max(1);
@@ -107,8 +107,8 @@ impl Sender {
             ssthresh: self.ssthresh / mss,
             packets_out: self.sb.flight_size().div_ceil(mss),
             srtt_us,
-            ss_ratio: self.cfg.pacing_ss_ratio,
-            ca_ratio: self.cfg.pacing_ca_ratio,
+            ss_ratio: self.alg.shell.pacing_ss_ratio,
+            ca_ratio: self.alg.shell.pacing_ca_ratio,
         });
     }
 

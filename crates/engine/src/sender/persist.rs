@@ -35,16 +35,16 @@ impl Sender {
         let nxt = self.sb.snd_nxt();
         self.is_established()
             && self.sb.flight_size() == 0
-            && self.app_written > nxt
-            && self.sb.snd_una() + self.peer_window <= nxt
+            && self.stream.written > nxt
+            && self.sb.snd_una() + self.peer.window <= nxt
     }
 
     /// Linux `tcp_probe0_when`: the RTO (at least the minimum RTO) doubled per probe,
     /// capped at the maximum RTO.
     pub(super) fn persist_interval(&self) -> Duration {
-        let base = self.rtt.rto().max(self.cfg.min_rto);
-        let shifted = base.saturating_mul(1 << self.persist_backoff.min(MAX_PROBE_BACKOFF));
-        shifted.min(self.cfg.max_rto)
+        let base = self.rtt.rto().max(self.alg.shell.min_rto);
+        let shifted = base.saturating_mul(1 << self.peer.persist_backoff.min(MAX_PROBE_BACKOFF));
+        shifted.min(self.alg.shell.max_rto)
     }
 
     /// Linux `tcp_check_probe_timer`, after sending stopped: arm the probe when blocked
@@ -60,7 +60,7 @@ impl Sender {
     /// any ACK that left the sender blocked.
     pub(super) fn persist_on_ack(&mut self, now: Instant, nothing_was_in_flight: bool) {
         if !self.window_blocked() {
-            self.persist_backoff = 0;
+            self.peer.persist_backoff = 0;
             if self.timer.kind() == Some(TimerKind::Persist) {
                 self.timer.stop();
             }
@@ -76,13 +76,13 @@ impl Sender {
     pub(super) fn on_persist_timeout(&mut self, now: Instant) {
         self.timer.stop();
         if !self.window_blocked() {
-            self.persist_backoff = 0;
+            self.peer.persist_backoff = 0;
             return; // data in flight (its RTO rules) or the window opened
         }
         if self.pending == Pending::Nothing {
             self.pending = Pending::WindowProbe;
         }
-        self.persist_backoff = (self.persist_backoff + 1).min(MAX_PROBE_BACKOFF);
+        self.peer.persist_backoff = (self.peer.persist_backoff + 1).min(MAX_PROBE_BACKOFF);
         self.timer
             .arm(TimerKind::Persist, now + self.persist_interval());
     }

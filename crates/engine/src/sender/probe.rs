@@ -7,7 +7,7 @@
 use super::ack::Prior;
 use super::pending::Pending;
 use super::{RecoveryState, Sender};
-use crate::config::resolved::Probe;
+use crate::config::resolved::Probing;
 use crate::event::EventKind;
 use crate::packet::{Ack, ProbeKind, Range, Transmit, Why};
 use crate::probe::{AckView, Verdict};
@@ -33,7 +33,7 @@ impl Sender {
             Some(ProbeKind::New) => {
                 let s = self.sb.snd_nxt();
                 // A queued bare FIN is the new "segment": its sequence number.
-                Some((s, s + self.mss.min(self.app_written - s).max(1), false))
+                Some((s, s + self.mss.min(self.stream.written - s).max(1), false))
             }
             Some(ProbeKind::Retransmit) => self.probe_target().map(|t| (t.start, t.end, true)),
             None => None,
@@ -70,7 +70,7 @@ impl Sender {
         if self.state() == RecoveryState::Recovery {
             // Seed 001 slide 18: in recovery, new data or the highest un-SACKed segment.
             let ok = match self.alg.probe {
-                Probe::TlpDraft { .. } => self.draft_probes_left(),
+                Probing::TlpDraft { .. } => self.draft_probes_left(),
                 _ => self.tlp.may_probe(),
             };
             return if !ok {
@@ -82,7 +82,7 @@ impl Sender {
             };
         }
         match self.alg.probe {
-            Probe::TlpDraft { max_probes, .. } => {
+            Probing::TlpDraft { max_probes, .. } => {
                 if self.tlp_draft.consecutive >= max_probes {
                     None
                 } else if new {
@@ -94,7 +94,7 @@ impl Sender {
                         .filter(|_| self.sb.last().is_some_and(|s| !s.sacked))
                 }
             }
-            Probe::Tlp { .. } | Probe::TlpLinux { .. } => {
+            Probing::Tlp { .. } | Probing::TlpLinux { .. } => {
                 if !self.tlp.may_probe() {
                     None
                 } else if new {
@@ -106,7 +106,7 @@ impl Sender {
                         .then_some(ProbeKind::Retransmit)
                 }
             }
-            Probe::None => None,
+            Probing::None => None,
         }
     }
 
@@ -125,9 +125,10 @@ impl Sender {
     /// it carries).
     pub(super) fn can_send_new_segment(&self) -> bool {
         let start = self.sb.snd_nxt();
-        let avail = self.app_written.saturating_sub(start);
-        let rwnd_room = (self.sb.snd_una() + self.peer_window).saturating_sub(start);
-        let fin_queued = self.closed && !self.fin_sent && start == self.app_written;
+        let avail = self.stream.written.saturating_sub(start);
+        let rwnd_room = (self.sb.snd_una() + self.peer.window).saturating_sub(start);
+        let fin_queued =
+            self.stream.closed && !self.stream.fin_sent && start == self.stream.written;
         (avail > 0 && rwnd_room >= self.mss.min(avail)) || (fin_queued && rwnd_room > 0)
     }
 
@@ -140,7 +141,7 @@ impl Sender {
             ProbeKind::New => self.new_data(now, u64::MAX, Why::Probe(ProbeKind::New)),
             ProbeKind::Retransmit => {
                 let last = self.probe_target()?;
-                let seg = if matches!(self.alg.probe, Probe::TlpLinux { .. }) {
+                let seg = if matches!(self.alg.probe, Probing::TlpLinux { .. }) {
                     // Linux: the probe is not counted as a retransmission in flight.
                     self.sb.on_retransmit_untracked(now, last.start)?
                 } else {
@@ -163,9 +164,9 @@ impl Sender {
         self.stats.loss_probes += 1;
         let snd_nxt = self.sb.snd_nxt();
         let retransmit = kind == ProbeKind::Retransmit;
-        let draft = matches!(self.alg.probe, Probe::TlpDraft { .. });
+        let draft = matches!(self.alg.probe, Probing::TlpDraft { .. });
         match self.alg.probe {
-            Probe::TlpDraft { .. } => {
+            Probing::TlpDraft { .. } => {
                 if retransmit {
                     self.tlp_draft
                         .on_retransmit_probe(snd_nxt, (range.start, range.end));
@@ -208,7 +209,7 @@ impl Sender {
     ) {
         let advanced = self.sb.snd_una() > prior.una;
         let high = match self.alg.probe {
-            Probe::TlpDraft { .. } => self.tlp_draft.tlp_high_rxt,
+            Probing::TlpDraft { .. } => self.tlp_draft.tlp_high_rxt,
             _ => self.tlp.end_seq,
         };
         let view = AckView {
@@ -221,14 +222,14 @@ impl Sender {
             window_update,
         };
         let verdict = match self.alg.probe {
-            Probe::TlpDraft { .. } => {
+            Probing::TlpDraft { .. } => {
                 if advanced {
                     self.tlp_draft.consecutive = 0;
                 }
                 self.tlp_draft.on_ack(&view)
             }
-            Probe::Tlp { .. } | Probe::TlpLinux { .. } => self.tlp.on_ack(&view),
-            Probe::None => Verdict::Pending,
+            Probing::Tlp { .. } | Probing::TlpLinux { .. } => self.tlp.on_ack(&view),
+            Probing::None => Verdict::Pending,
         };
         if verdict == Verdict::Loss {
             self.tlp_loss_response(now, prior);

@@ -30,7 +30,6 @@
 use std::collections::VecDeque;
 
 use super::{RecoveryState, Sender};
-use crate::config::Flavour;
 use crate::scoreboard::SentSeg;
 use crate::time::Instant;
 use sizing::{size_goal, tso_segs, PacingInputs};
@@ -315,7 +314,7 @@ struct WriteGeometry {
 
 impl Sender {
     fn push_linux(&self) -> bool {
-        self.cfg.flavour == Flavour::Linux
+        self.alg.rules.skb_push_and_tso
     }
 
     /// The application wrote `bytes` after `[0, written)`.
@@ -331,8 +330,8 @@ impl Sender {
         let mss = self.mss.max(1);
         WriteGeometry {
             snd_nxt: self.sb.snd_nxt(),
-            size_goal: size_goal(mss, self.max_window),
-            max_window: self.max_window,
+            size_goal: size_goal(mss, self.peer.max_window),
+            max_window: self.peer.max_window,
             mss,
             cwnd: if sends { self.cwnd / mss } else { 0 },
             in_flight: self.sb.flight_size().div_ceil(mss),
@@ -407,23 +406,26 @@ impl Sender {
         if self.push_packet_continues(now, nxt) {
             return false;
         }
-        let (end, tail) = self.push.send_head(nxt).unwrap_or((self.app_written, true));
-        let skb_len = end.min(self.app_written).saturating_sub(nxt);
+        let (end, tail) = self
+            .push
+            .send_head(nxt)
+            .unwrap_or((self.stream.written, true));
+        let skb_len = end.min(self.stream.written).saturating_sub(nxt);
         if skb_len <= mss {
             return false;
         }
         defer::should_defer(&defer::DeferInputs {
             now,
-            last_write: self.last_data_sent,
+            last_write: self.stream.last_data_sent,
             cong_win: room,
-            send_win: (self.sb.snd_una() + self.peer_window).saturating_sub(nxt),
-            snd_wnd: self.peer_window,
+            send_win: (self.sb.snd_una() + self.peer.window).saturating_sub(nxt),
+            snd_wnd: self.peer.window,
             cwnd: self.cwnd,
             mss,
             max_segs: self.tso_max_segs(),
             skb_len,
             skb_is_tail: tail,
-            skb_fin: tail && self.closed,
+            skb_fin: tail && self.stream.closed,
             head_sent: self.sb.head().map(|h| h.last_sent),
             srtt: self.rtt.srtt(),
         })
@@ -452,7 +454,7 @@ impl Sender {
             mss: self.mss.max(1),
             rate: self.sk_pacing_rate(),
             min_rtt: self.rtt.min_rtt(),
-            min_tso_segs: u64::from(self.cfg.min_tso_segs),
+            min_tso_segs: u64::from(self.alg.shell.min_tso_segs),
         }
     }
 }

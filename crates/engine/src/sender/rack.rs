@@ -4,7 +4,6 @@
 //! `tcp_rack_reo_timeout`), and the RTO's marks (§6.3).
 
 use super::{RecoveryState, Sender};
-use crate::config::Flavour;
 use crate::detect::rack::{ReoInputs, Variant};
 use crate::event::{Event, EventKind, LossDetector};
 use crate::packet::{Range, Why};
@@ -50,7 +49,7 @@ impl Sender {
             in_recovery: matches!(self.state(), RecoveryState::Recovery | RecoveryState::Loss),
             segs_sacked: self.sb.sacked_segs(),
             dupthresh: match self.rack.variant() {
-                Variant::Rfc8985 => self.cfg.dupthresh,
+                Variant::Rfc8985 => self.alg.dupthresh,
                 Variant::Linux => self.reordering(),
             },
             min_rtt: self.rtt.min_rtt(),
@@ -97,7 +96,7 @@ impl Sender {
         {
             let prior = self.prior();
             self.enter_recovery(now, Why::RackRetransmit, prior);
-            if self.cfg.flavour == Flavour::Linux {
+            if self.alg.rules.reo_timeout_reduces_at_once {
                 // Linux `tcp_rack_reo_timeout`: `tcp_cwnd_reduction(sk, 1, lost, 0)` at
                 // once, one segment counted as delivered.
                 let a = super::ack::AckSummary {

@@ -7,7 +7,7 @@ use super::ack::{AckSummary, Prior};
 use super::pending::Pending;
 use super::{RecoveryState, Sender};
 use crate::cc::CongestionOps;
-use crate::config::resolved::{DupThreshRule, LossDetection};
+use crate::config::resolved::{Detection, DupThreshRule};
 use crate::config::RecoveryExit;
 use crate::detect::{dupthresh, fack};
 use crate::event::{Event, EventKind, LossDetector};
@@ -79,7 +79,7 @@ impl Sender {
             self.ecn_forbid_restore(); // Linux `tcp_fastretrans_alert` (A)
         }
         // RFC 5681 §3.2 step 6 (Reno): the first ACK of new data ends recovery.
-        let reno_exit = self.cfg.recovery_exit == RecoveryExit::FirstNewAck && a.acked > 0;
+        let reno_exit = self.alg.recovery_exit == RecoveryExit::FirstNewAck && a.acked > 0;
         if !reno_exit && self.holds_at_recovery_point() {
             // Linux `tcp_is_non_sack_preventing_reopen`: `tcp_fastretrans_alert` returns
             // before marking losses or counting the duplicate (`tcp_add_reno_sack`), so
@@ -192,11 +192,11 @@ impl Sender {
         let detector = self.loss_detection();
         let before = self.sb.lost_bytes();
         let by = match detector {
-            LossDetection::Fack { .. } => LossDetector::Fack,
+            Detection::Fack { .. } => LossDetector::Fack,
             _ => LossDetector::DupThresh,
         };
         let fack_limit = fack::lost_below(self.sb.high_sacked(), d, mss);
-        let lost_retrans = detector == (LossDetection::Fack { lost_retrans: true })
+        let lost_retrans = detector == (Detection::Fack { lost_retrans: true })
             && self.state() == RecoveryState::Recovery;
         let (sb, events, dropped) = (&mut self.sb, &mut self.events, &mut self.events_dropped);
         if lost_retrans {
@@ -218,14 +218,14 @@ impl Sender {
             super::push_event(events, dropped, Event { at: now, kind });
         };
         match detector {
-            LossDetection::DupThresh {
+            Detection::DupThresh {
                 rule: DupThreshRule::Rfc6675,
             } => sb.update_lost(d, mss, on_lost),
-            LossDetection::DupThresh {
+            Detection::DupThresh {
                 rule: DupThreshRule::Rfc3517,
             } => sb.update_lost_3517(d, mss, on_lost),
-            LossDetection::Fack { .. } => sb.update_lost_fack(fack_limit, on_lost),
-            LossDetection::Rack { .. } => 0,
+            Detection::Fack { .. } => sb.update_lost_fack(fack_limit, on_lost),
+            Detection::Rack { .. } => 0,
         };
         self.sb.lost_bytes() - before
     }
@@ -234,24 +234,24 @@ impl Sender {
     pub(super) fn loss_trigger(&self) -> bool {
         let d = self.reordering();
         if !self.sack_ok {
-            return self.dupacks >= d; // RFC 5681 §3.2 / RFC 6582
+            return self.dup.count >= d; // RFC 5681 §3.2 / RFC 6582
         }
         let head_lost = self.sb.head_lost();
         match self.loss_detection() {
-            LossDetection::DupThresh {
+            Detection::DupThresh {
                 rule: DupThreshRule::Rfc6675,
-            } => dupthresh::should_enter_recovery(self.dupacks, d, head_lost),
+            } => dupthresh::should_enter_recovery(self.dup.count, d, head_lost),
             // RFC 3517 §5: only DupThresh duplicate ACKs start recovery.
-            LossDetection::DupThresh {
+            Detection::DupThresh {
                 rule: DupThreshRule::Rfc3517,
-            } => self.dupacks >= d,
-            LossDetection::Fack { .. } => {
+            } => self.dup.count >= d,
+            Detection::Fack { .. } => {
                 fack::should_enter_recovery(self.sb.high_sacked(), self.sb.snd_una(), d, self.mss)
-                    || dupthresh::should_enter_recovery(self.dupacks, d, head_lost)
+                    || dupthresh::should_enter_recovery(self.dup.count, d, head_lost)
             }
             // RFC 8985 §6.2: any segment RACK marked lost starts fast recovery (Linux
             // `tcp_time_to_recover`: lost_out).
-            LossDetection::Rack { .. } => self.sb.lost_bytes() > 0,
+            Detection::Rack { .. } => self.sb.lost_bytes() > 0,
         }
     }
 
@@ -306,8 +306,8 @@ impl Sender {
         }
         // RFC 9937 §6: RecoverFS (FlightSize at entry) bounds the non-SACK estimate of the
         // whole episode, the duplicates that started it included.
-        self.reno_budget = (!self.sack_ok).then(|| flight.saturating_sub(self.reno_sacked));
-        self.begin_recovery();
+        let budget = (!self.sack_ok).then(|| flight.saturating_sub(self.dup.reno_sacked));
+        self.begin_recovery(budget);
         self.sb.start_recovery_episode();
         // The head is lost (with SACK: IsLost may not say so yet; without SACK it is the
         // segment the duplicates point at, as Linux's `tcp_mark_head_lost`). RACK marks
@@ -348,9 +348,7 @@ impl Sender {
             .reducer
             .on_exit(self.cwnd, self.ssthresh, flight, self.mss);
         self.reduction_sets_cwnd(cwnd);
-        self.reno_sacked = 0;
-        self.reno_dupacks = 0;
-        self.reno_budget = None;
+        self.dup.on_recovery_exit();
         self.drop_head_retransmit();
         self.rack.on_recovery_end();
         self.end_recovery(now);

@@ -18,9 +18,9 @@
 //! ends inside one. In RTO recovery the RFC flavour also reads how much of what it covers
 //! was resent or sent new (`sent_since_rto`, RFC 3465 §2.3).
 
+use super::state::Ca;
 use super::Sender;
-use crate::config::resolved::LossDetection;
-use crate::config::Flavour;
+use crate::config::resolved::Detection;
 use crate::detect::reordering;
 use crate::event::{EventKind, ReorderSignal};
 use crate::packet::Range;
@@ -34,10 +34,10 @@ impl Sender {
     /// that this ACK can be their answer (RFC 3465 §2.3). Elsewhere nothing reads it and
     /// the walk is skipped; the ACK's other facts come from the scoreboard's own walk.
     pub(super) fn sent_since_rto(&self, now: Instant, cumulative: u64) -> u64 {
-        let super::state::Ca::Loss { recovery_point, .. } = self.ca else {
+        let Ca::Loss { recovery_point, .. } = self.ca else {
             return 0;
         };
-        if self.cfg.flavour != Flavour::Rfc {
+        if self.alg.rules.growth_by_delivered {
             return 0;
         }
         let min_rtt = self.rtt.min_rtt().unwrap_or_default();
@@ -70,13 +70,12 @@ impl Sender {
             // the duplicates (RFC 9937 §6: "minus 1 SMSS per earlier duplicate"), however
             // many ACKs it is cut into.
             let hole = if hole_filled { self.mss } else { 0 };
-            let consumed = self.reno_sacked.min(acked.bytes.saturating_sub(hole));
-            self.reno_sacked -= consumed;
+            let consumed = self.dup.reno_sacked.min(acked.bytes.saturating_sub(hole));
+            self.dup.reno_sacked -= consumed;
             delivered += acked.bytes - consumed;
             self.remove_reno_dupacks(now, acked.bytes.div_ceil(self.mss));
         }
-        let budget = self.reno_budget.as_mut().filter(|_| self.alg.dupack_budget);
-        if let Some(budget) = budget {
+        if let Some(budget) = self.dupack_budget_mut() {
             // RFC 9937 §6: the episode's estimated DeliveredData stays within RecoverFS,
             // however often the receiver repeats itself (Savage et al.'s DupACK spoofing;
             // `dupack_budget`, beyond Linux).
@@ -87,22 +86,38 @@ impl Sender {
             // Never credit more than is outstanding beyond the hole (Linux
             // `tcp_limit_reno_sacked`), nor beyond the episode's budget.
             let cap = self.sb.flight_size().saturating_sub(self.mss);
-            let mut credit = (self.reno_sacked + self.mss)
+            let mut credit = (self.dup.reno_sacked + self.mss)
                 .min(cap)
-                .saturating_sub(self.reno_sacked);
-            let budget = self.reno_budget.as_mut().filter(|_| self.alg.dupack_budget);
-            if let Some(budget) = budget {
+                .saturating_sub(self.dup.reno_sacked);
+            if let Some(budget) = self.dupack_budget_mut() {
                 credit = credit.min(*budget);
                 *budget -= credit;
             }
             delivered += credit;
-            self.reno_sacked += credit;
+            self.dup.reno_sacked += credit;
         }
         if self.sb.flight_size() == 0 {
-            self.reno_sacked = 0;
-            self.reno_dupacks = 0;
+            self.dup.reno_sacked = 0;
+            self.dup.reno = 0;
         }
         delivered
+    }
+
+    /// Without SACK, in fast recovery: how much more DeliveredData the episode may be
+    /// credited (RFC 9937 §6); `None` outside one.
+    pub(super) fn episode_budget(&self) -> Option<u64> {
+        match self.ca {
+            Ca::Recovery { budget, .. } => budget,
+            _ => None,
+        }
+    }
+
+    /// The episode's budget when `dupack_budget` enforces it.
+    fn dupack_budget_mut(&mut self) -> Option<&mut u64> {
+        if !self.alg.dupack_budget {
+            return None;
+        }
+        self.ca.budget_mut()
     }
 
     /// Linux counts delivery in packets: an ACK ending inside a one-segment skb
@@ -112,17 +127,17 @@ impl Sender {
     /// (`acked_sacked`) until the ACK that completes the segment, so a divided ACK grows
     /// cwnd and releases data when, and as much as, the whole ACK would.
     pub(super) fn hold_partial(&mut self, delivered: u64, acked: &Acked) -> u64 {
-        if self.cfg.flavour != Flavour::Linux || !self.sack_ok || acked.bytes == 0 {
+        if !self.alg.rules.hold_partial_segments || !self.sack_ok || acked.bytes == 0 {
             return delivered;
         }
         // Acknowledging more than the tail of the segment it ends in completes the one
         // before, whose held prefix is delivered now.
         let released = if acked.bytes > acked.partial {
-            std::mem::take(&mut self.held_partial)
+            std::mem::take(&mut self.dup.held_partial)
         } else {
             0
         };
-        self.held_partial += acked.partial;
+        self.dup.held_partial += acked.partial;
         (delivered + released).saturating_sub(acked.partial)
     }
 
@@ -130,7 +145,7 @@ impl Sender {
     /// the ACK budget ignores included: Linux has no such budget), which
     /// `tcp_limit_reno_sacked` keeps below the segments outstanding.
     pub(super) fn add_reno_dupack(&mut self, now: Instant) {
-        self.reno_dupacks = self.reno_dupacks.saturating_add(1);
+        self.dup.reno = self.dup.reno.saturating_add(1);
         self.limit_reno_dupacks(now, 0);
     }
 
@@ -138,7 +153,7 @@ impl Sender {
     /// the rest from the duplicates, then `tcp_check_reno_reordering(sk, acked)`.
     fn remove_reno_dupacks(&mut self, now: Instant, acked_segs: u64) {
         let eaten = u32::try_from(acked_segs.saturating_sub(1)).unwrap_or(u32::MAX);
-        self.reno_dupacks = self.reno_dupacks.saturating_sub(eaten);
+        self.dup.reno = self.dup.reno.saturating_sub(eaten);
         self.limit_reno_dupacks(now, acked_segs);
     }
 
@@ -147,8 +162,8 @@ impl Sender {
     fn limit_reno_dupacks(&mut self, now: Instant, addend: u64) {
         let packets_out = self.sb.flight_size().div_ceil(self.mss);
         let room = u32::try_from(packets_out.saturating_sub(1)).unwrap_or(u32::MAX);
-        if self.reno_dupacks > room {
-            self.reno_dupacks = room;
+        if self.dup.reno > room {
+            self.dup.reno = room;
             self.check_reno_reordering(now, addend);
         }
     }
@@ -160,22 +175,22 @@ impl Sender {
     /// RACK-era kernels assign it; 3.x-4.4 went through `tcp_update_reordering`, which
     /// only raises it.
     fn check_reno_reordering(&mut self, now: Instant, addend: u64) {
-        if !self.cfg.adaptive_reordering {
+        if !self.alg.adaptive_reordering {
             return;
         }
         let packets_out = self.sb.flight_size().div_ceil(self.mss);
         let metric = (packets_out + addend).min(u64::from(reordering::MAX_REORDERING)) as u32;
-        let before = self.reordering;
-        self.reordering = match self.alg.loss_detection {
-            LossDetection::Rack { .. } => metric,
-            _ => self.reordering.max(metric),
+        let before = self.reorder.degree;
+        self.reorder.degree = match self.alg.loss_detection {
+            Detection::Rack { .. } => metric,
+            _ => self.reorder.degree.max(metric),
         };
-        self.reordering_seen = true;
+        self.reorder.seen = true;
         // Linux counts every clamp; the event says only what changed (a spoofer clamps on
         // every copy).
         self.stats.reno_reorder += 1;
-        if self.reordering != before {
-            let degree = u64::from(self.reordering);
+        if self.reorder.degree != before {
+            let degree = u64::from(self.reorder.degree);
             let by = ReorderSignal::DupAcks;
             self.emit(now, EventKind::Reordering { degree, by });
         }
@@ -198,15 +213,17 @@ impl Sender {
     /// right after the retransmission they provoke and renew nothing. Returns whether the
     /// ACK acknowledged such a retransmission (outside a non-SACK recovery: any advance).
     fn renew_reno_budget(&mut self, now: Instant, acked: &Acked, min_rtt: Duration) -> bool {
-        let Some(budget) = self.reno_budget else {
+        let Some(budget) = self.episode_budget() else {
             return true;
         };
         let answered = acked
             .oldest_retrans_sent
             .is_some_and(|sent| answered_by(now, sent, min_rtt));
         if answered {
-            let in_flight = self.sb.flight_size().saturating_sub(self.reno_sacked);
-            self.reno_budget = Some(budget.max(in_flight));
+            let in_flight = self.sb.flight_size().saturating_sub(self.dup.reno_sacked);
+            if let Some(b) = self.ca.budget_mut() {
+                *b = budget.max(in_flight);
+            }
         }
         answered
     }

@@ -9,11 +9,36 @@ use crate::event::{EventKind, ReorderSignal};
 use crate::packet::Range;
 use crate::time::Instant;
 
+/// The reordering the connection has seen.
+#[derive(Clone, Debug)]
+pub(super) struct Reorder {
+    /// Linux `tp->reordering`: the duplicate threshold in use with adaptive reordering.
+    pub degree: u32,
+    /// Reordering was detected at least once (RFC 5827 App. A.1 mitigation input).
+    pub seen: bool,
+    /// FACK turned off after reordering (Linux `tcp_disable_fack`).
+    pub fack_disabled: bool,
+    /// The last early retransmission and whether it was already found spurious.
+    pub er_last: Option<(Range, bool)>,
+}
+
+impl Reorder {
+    /// None seen yet; the threshold starts at DupThresh.
+    pub fn new(dupthresh: u32) -> Reorder {
+        Reorder {
+            degree: dupthresh,
+            seen: false,
+            fack_disabled: false,
+            er_last: None,
+        }
+    }
+}
+
 impl Sender {
     /// A retransmission covering `range` was not needed.
     pub(super) fn note_spurious(&mut self, now: Instant, range: Range, by: ReorderSignal) {
-        self.reordering_seen = true;
-        if let Some((er, counted)) = &mut self.er_last {
+        self.reorder.seen = true;
+        if let Some((er, counted)) = &mut self.reorder.er_last {
             if !*counted && er.overlaps(&range) {
                 *counted = true;
                 self.stats.early_retrans_spurious += 1;
@@ -41,7 +66,7 @@ impl Sender {
         if degree == 0 {
             return;
         }
-        self.reordering_seen = true;
+        self.reorder.seen = true;
         self.rack.note_reordering(); // RFC 8985 §6.2 step 3; Linux `reord_seen++`
         let raised = degree > self.reordering();
         // A timestamp's is counted as `TCPTSReorder` by the caller. Linux counts every
@@ -50,7 +75,7 @@ impl Sender {
         if by == ReorderSignal::Sack && (raised || self.alg.rules.every_reordering_counted) {
             if matches!(
                 self.loss_detection(),
-                crate::config::resolved::LossDetection::Fack { .. }
+                crate::config::resolved::Detection::Fack { .. }
             ) {
                 self.stats.fack_reorder += 1;
             } else {
@@ -60,9 +85,9 @@ impl Sender {
         if !raised {
             return;
         }
-        if self.cfg.adaptive_reordering {
-            self.reordering = reordering::raise(self.reordering, degree);
-            self.fack_disabled = true;
+        if self.alg.adaptive_reordering {
+            self.reorder.degree = reordering::raise(self.reorder.degree, degree);
+            self.reorder.fack_disabled = true;
         }
         self.emit(
             now,

@@ -6,7 +6,7 @@
 use super::spurious::{Counter, Verdict, MIN_RTO_STEP};
 use super::state::Ca;
 use super::Sender;
-use crate::config::{Flavour, RtoAdaptation, SpuriousResponse};
+use crate::config::{RtoAdaptation, SpuriousResponse};
 use crate::event::{EventKind, SpuriousSignal};
 use crate::rto::eifel;
 use crate::rto::undo::{self, Current, Snapshot};
@@ -16,10 +16,10 @@ impl Sender {
     /// Applies a spurious verdict: the response from the snapshot, the marks, the state,
     /// the RTO adaptation.
     pub(super) fn apply_verdict(&mut self, now: Instant, v: Verdict, bytes_acked: u64, ece: bool) {
-        let Some(s) = self.undo.snapshot.take() else {
+        let Some(s) = self.evidence.undo.snapshot.take() else {
             return;
         };
-        self.frto.stop();
+        self.evidence.frto.stop();
         self.drop_frto_new();
         self.emit(
             now,
@@ -34,7 +34,7 @@ impl Sender {
         if v.timeout && (!frto_only || v.by == SpuriousSignal::Frto) {
             self.stats.spurious_rtos += 1;
         }
-        let response = self.cfg.spurious_response;
+        let response = self.alg.spurious_response;
         // Linux `tcp_undo_cwnd_reduction`: the algorithm rolls back to the checkpoint and
         // cwnd is max(cwnd, prior_cwnd) (`tcp_reno_undo_cwnd`).
         // BBR's `bbr_undo_cwnd` returns cwnd as it is.
@@ -51,7 +51,7 @@ impl Sender {
             ssthresh: self.ssthresh,
             flight_size: self.sb.flight_size(),
             bytes_acked,
-            iw: u64::from(self.cfg.initial_cwnd) * self.mss,
+            iw: u64::from(self.alg.shell.initial_cwnd) * self.mss,
             undo_cwnd,
             // RFC 4015 step 9: an acceptable ACK with ECN-Echo keeps the reduction.
             ece,
@@ -83,7 +83,7 @@ impl Sender {
             None => self.stats.spurious_kept += 1,
         }
         // Linux `tcp_try_undo_dsack`: the reordering window persists one recovery longer.
-        if v.counter == Counter::Dsack && self.cfg.flavour == Flavour::Linux {
+        if v.counter == Counter::Dsack && self.alg.rules.dsack_undo_keeps_reo_wnd {
             self.rack.on_dsack_undo();
         }
         if v.unmark {
@@ -128,13 +128,13 @@ impl Sender {
         if self.ca.recovery_point().is_none() {
             return;
         }
-        self.reno_sacked = 0;
+        self.dup.on_undo();
         // Linux's undo keeps `sacked_out` (`tcp_try_undo_partial`, `tcp_try_undo_dsack`);
         // only the end of recovery and a timeout reset it (`tcp_reset_reno_sack`).
         self.drop_head_retransmit();
         // RFC 8985 §6.2 step 4 counts every recovery's end; Linux only those not undone
         // (`tcp_try_undo_recovery`).
-        if self.cfg.flavour == Flavour::Rfc {
+        if !self.alg.rules.undone_recovery_not_counted {
             self.rack.on_recovery_end();
         }
         self.end_recovery(now);
@@ -142,7 +142,7 @@ impl Sender {
 
     /// Seed 004's RTO adaptations after a spurious timeout, and RFC 4015 step 11.
     fn adapt_rto(&mut self, s: &Snapshot, response: SpuriousResponse) {
-        match self.cfg.rto_adaptation {
+        match self.alg.rto_adaptation {
             RtoAdaptation::Std => {}
             RtoAdaptation::Reseed => self.rtt.reseed_on_next_sample(),
             RtoAdaptation::Backoff => self.rtt.keep_backoff(s.backoff),
@@ -150,7 +150,7 @@ impl Sender {
         }
         if response == SpuriousResponse::Rfc4015 {
             if let Some(p) = s.eifel.filter(|p| p.srtt_prev.is_some()) {
-                self.eifel_adapt = Some(Box::new((s.high, p)));
+                self.evidence.eifel_adapt = Some(Box::new((s.high, p)));
             }
         }
     }
@@ -159,9 +159,9 @@ impl Sender {
     /// after the spurious timeout (SND.UNA beyond what was outstanding then); every other
     /// sample goes to the estimator.
     pub(super) fn take_rtt_sample(&mut self, now: Instant, r: Duration) {
-        match self.eifel_adapt.as_deref() {
+        match self.evidence.eifel_adapt.as_deref() {
             Some(&(high, p)) if self.sb.snd_una() > high => {
-                self.eifel_adapt = None;
+                self.evidence.eifel_adapt = None;
                 let (srtt, rttvar) = eifel::adapt(&p, r);
                 self.rtt.update_min_rtt(now, r);
                 self.rtt.set_estimate(srtt, rttvar);

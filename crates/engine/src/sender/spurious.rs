@@ -6,14 +6,13 @@
 //! verdict: the response (seed 004, RFC 4015), the loss marks cleared so that nothing
 //! delivered is resent, the recovery state left, the RTO adapted.
 
-use super::pending::{FrtoNew, Pending};
+use super::pending::Pending;
 use super::{RecoveryState, Sender};
-use crate::config::resolved::SpuriousDetection;
-use crate::config::Flavour;
-use crate::event::{EventKind, SpuriousSignal};
+use crate::config::resolved::SpuriousDetector;
+use crate::event::SpuriousSignal;
 use crate::packet::{Ack, Range, Transmit, Why};
 use crate::rto::eifel::{self, AcceptableAck, Prev};
-use crate::rto::frto::{self, Decision, Variant};
+use crate::rto::frto::{self, Variant};
 use crate::rto::undo::Snapshot;
 use crate::scoreboard::proof::Cover;
 use crate::scoreboard::{Delivered, RackFilter};
@@ -67,22 +66,22 @@ pub(super) struct Verdict {
 impl Sender {
     /// The detector in use: the configured one, or `none` when it needs an option the
     /// connection did not negotiate (Eifel: timestamps; DSACK: SACK).
-    pub fn spurious_detection(&self) -> SpuriousDetection {
+    pub fn spurious_detection(&self) -> SpuriousDetector {
         self.alg.spurious_detection
     }
 
     /// The congestion snapshot of the current (or last) reduction, if it may still be
     /// undone (Linux `undo_marker` ≠ 0).
     pub fn undo_snapshot(&self) -> Option<&Snapshot> {
-        self.undo.snapshot.as_deref()
+        self.evidence.undo.snapshot.as_deref()
     }
     /// Linux `undo_retrans`: retransmissions of the episode not yet DSACKed (−1: none).
     pub fn undo_retrans(&self) -> i64 {
-        self.undo.retrans
+        self.evidence.undo.retrans
     }
     /// F-RTO's state.
     pub fn frto(&self) -> &frto::Frto {
-        &self.frto
+        &self.evidence.frto
     }
 
     /// Counts a detector that cannot run on this connection (once, when established).
@@ -94,9 +93,9 @@ impl Sender {
 
     fn frto_variant(&self) -> Option<Variant> {
         match self.spurious_detection() {
-            SpuriousDetection::Frto { sack: true } => Some(Variant::Sack),
-            SpuriousDetection::Frto { sack: false } => Some(Variant::Basic),
-            SpuriousDetection::Linux { frto: true } => Some(Variant::Linux),
+            SpuriousDetector::Frto { sack: true } => Some(Variant::Sack),
+            SpuriousDetector::Frto { sack: false } => Some(Variant::Basic),
+            SpuriousDetector::Linux { frto: true } => Some(Variant::Linux),
             _ => None,
         }
     }
@@ -116,7 +115,7 @@ impl Sender {
             restorable: self.state() != RecoveryState::Cwr,
         };
         let retrans_out = self.sb.retrans_bytes().div_ceil(self.mss);
-        self.undo.start(s, retrans_out);
+        self.evidence.undo.start(s, retrans_out);
     }
 
     fn eifel_prev(&self) -> Prev {
@@ -133,7 +132,7 @@ impl Sender {
     /// timeout): the snapshot stays (it is the state before the first reduction).
     pub(super) fn undo_join_timeout(&mut self) {
         let prev = self.eifel_prev();
-        if let Some(s) = &mut self.undo.snapshot {
+        if let Some(s) = &mut self.evidence.undo.snapshot {
             s.timeout = true;
             s.eifel.get_or_insert(prev);
         }
@@ -143,17 +142,19 @@ impl Sender {
     /// `in_recovery`: a fast or RTO recovery was in progress; `repeated`: SND.UNA did not
     /// move since the previous timeout.
     pub(super) fn spurious_on_rto(&mut self, in_recovery: bool, repeated: bool) {
-        if let Some(s) = &mut self.undo.snapshot {
+        if let Some(s) = &mut self.evidence.undo.snapshot {
             s.backoff = self.rtt.backoff_count();
         }
         let Some(variant) = self.frto_variant() else {
-            self.frto.stop();
+            self.evidence.frto.stop();
             return;
         };
-        self.frto.variant = variant;
-        let start = self.frto.may_start(in_recovery, repeated);
+        self.evidence.frto.variant = variant;
+        let start = self.evidence.frto.may_start(in_recovery, repeated);
         let head_end = self.sb.head().map_or(self.sb.snd_una(), |h| h.end);
-        self.frto.on_rto(start, self.sb.snd_nxt(), head_end);
+        self.evidence
+            .frto
+            .on_rto(start, self.sb.snd_nxt(), head_end);
     }
 
     /// A transmission's part: retransmissions feed `undo_retrans` and RetransmitTS
@@ -164,9 +165,10 @@ impl Sender {
         }
         // Linux's probe (`tcp_send_loss_probe` → `__tcp_retransmit_skb`) is neither in
         // undo_retrans nor retrans_stamp.
-        let linux_probe = matches!(t.why, Why::Probe(_)) && self.cfg.flavour == Flavour::Linux;
+        let linux_probe = matches!(t.why, Why::Probe(_)) && self.alg.rules.probe_outside_undo;
         let segs = t.range.len().div_ceil(self.mss);
-        self.undo
+        self.evidence
+            .undo
             .on_retransmit(now, super::transmit::ts_clock(now), segs, !linux_probe);
     }
 
@@ -177,11 +179,11 @@ impl Sender {
     /// to arrive count (`scoreboard::proof`); `ack` is that evidence for what it covers
     /// for the first time.
     pub(super) fn spurious_on_dsack(&mut self, now: Instant, d: Range, probe: bool, ack: &Ack) {
-        self.dsack_seen = true;
-        let Some(s) = self.undo.snapshot.as_deref().copied() else {
+        self.evidence.dsack_seen = true;
+        let Some(s) = self.evidence.undo.snapshot.as_deref().copied() else {
             return;
         };
-        if probe && self.cfg.flavour == Flavour::Linux {
+        if probe && self.alg.rules.probe_outside_undo {
             return;
         }
         let cover = self.alg.dsack_proof.then(|| Cover {
@@ -199,7 +201,7 @@ impl Sender {
             dup_segs = dup_segs.min(self.sb.proven_acked_segs_in(d, self.mss));
         }
         let retransmissions = self.sb.retransmissions_in(d, cover);
-        self.undo.on_dsack(
+        self.evidence.undo.on_dsack(
             (d.start, d.end),
             self.sb.snd_una(),
             in_queue,
@@ -217,18 +219,23 @@ impl Sender {
             self.pending = Pending::Nothing;
         }
         let v = match self.spurious_detection() {
-            SpuriousDetection::None => None,
-            SpuriousDetection::Frto { .. } => self.frto_on_ack(now, a),
-            SpuriousDetection::Eifel => self.eifel_on_ack(now, a),
-            SpuriousDetection::Dsack => self.undo.all_dsacked().then_some(Verdict {
+            SpuriousDetector::None => None,
+            SpuriousDetector::Frto { .. } => self.frto_on_ack(now, a),
+            SpuriousDetector::Eifel => self.eifel_on_ack(now, a),
+            SpuriousDetector::Dsack => self.evidence.undo.all_dsacked().then_some(Verdict {
                 timeout: self.state() == RecoveryState::Loss
-                    || self.undo.snapshot.as_ref().is_some_and(|s| s.timeout),
+                    || self
+                        .evidence
+                        .undo
+                        .snapshot
+                        .as_ref()
+                        .is_some_and(|s| s.timeout),
                 late: true,
                 by: SpuriousSignal::Dsack,
                 unmark: true,
                 counter: Counter::Dsack,
             }),
-            SpuriousDetection::Linux { .. } => self.linux_on_ack(now, a),
+            SpuriousDetector::Linux { .. } => self.linux_on_ack(now, a),
         };
         match v {
             Some(v) => {
@@ -244,14 +251,14 @@ impl Sender {
 
     /// RFC 3522 §3.2: the first acceptable ACK after the episode's first retransmission.
     fn eifel_on_ack(&mut self, now: Instant, a: &SpurAck) -> Option<Verdict> {
-        let rts = self.undo.retrans_ts?;
-        if self.undo.eifel_done || !a.advanced || self.undo.snapshot.is_none() {
+        let rts = self.evidence.undo.retrans_ts?;
+        if self.evidence.undo.eifel_done || !a.advanced || self.evidence.undo.snapshot.is_none() {
             return None;
         }
         if !matches!(self.state(), RecoveryState::Recovery | RecoveryState::Loss) {
             return None;
         }
-        self.undo.eifel_done = true;
+        self.evidence.undo.eifel_done = true;
         let acc = AcceptableAck {
             ts_ecr: a.ts_ecr,
             dsack: a.dsack,
@@ -279,52 +286,6 @@ impl Sender {
         }
     }
 
-    /// RFC 5682 (and Linux's F-RTO) on one ACK in RTO recovery.
-    fn frto_on_ack(&mut self, now: Instant, a: &SpurAck) -> Option<Verdict> {
-        if self.state() != RecoveryState::Loss || !self.frto.in_progress() {
-            return None;
-        }
-        let delivered = a.delivered;
-        let orig_acked = delivered
-            .orig_min_end
-            .is_some_and(|e| e <= self.frto.recover);
-        let beyond_recover = delivered.max_end.is_some_and(|e| e > self.frto.recover);
-        let view = frto::AckView {
-            advanced: a.advanced,
-            cumulative: self.sb.snd_una(),
-            dupack: a.dupack,
-            orig_acked,
-            newly_sacked: a.newly_sacked,
-            beyond_recover,
-            snd_nxt: self.sb.snd_nxt(),
-            can_send_new: self.can_send_new_segment(),
-        };
-        match self.frto.on_ack(&view) {
-            Decision::Wait => None,
-            Decision::SendNew => {
-                if self.frto.variant == Variant::Linux {
-                    // high_seq = snd_nxt; new data as cwnd allows on this ACK.
-                    self.extend_loss(self.frto.recover);
-                    self.pending = Pending::FrtoNew(FrtoNew::CwndAllows);
-                } else {
-                    self.pending = Pending::FrtoNew(FrtoNew::Segments(2));
-                }
-                None
-            }
-            Decision::Spurious => Some(Verdict {
-                timeout: true,
-                late: false,
-                by: SpuriousSignal::Frto,
-                unmark: true,
-                counter: Counter::Loss,
-            }),
-            Decision::Genuine { cwnd_cap } => {
-                self.genuine_rto(now, SpuriousSignal::Frto, cwnd_cap);
-                None
-            }
-        }
-    }
-
     /// Linux's undo points for one ACK (`tcp_fastretrans_alert`, digest §15): in
     /// Recovery the recovery end (`tcp_try_undo_recovery`), a partial ACK proven delayed
     /// by its timestamp with nothing retransmitted outstanding (`tcp_try_undo_partial`),
@@ -341,7 +302,7 @@ impl Sender {
             counter,
         };
         let by_evidence = |s: &Self| {
-            if s.undo.retrans == 0 {
+            if s.evidence.undo.retrans == 0 {
                 SpuriousSignal::Dsack
             } else {
                 SpuriousSignal::Timestamp
@@ -351,115 +312,49 @@ impl Sender {
             RecoveryState::Recovery => {
                 if self.ca.recovery_point() <= Some(una) {
                     return self
+                        .evidence
                         .undo
                         .may_undo(a.ts_ecr)
                         .then(|| v(by_evidence(self), Counter::Full, false, false));
                 }
                 if a.advanced
-                    && self.undo.snapshot.is_some()
-                    && self.undo.packet_delayed(a.ts_ecr)
+                    && self.evidence.undo.snapshot.is_some()
+                    && self.evidence.undo.packet_delayed(a.ts_ecr)
                     && self.sb.retrans_bytes() == 0
                 {
                     return Some(v(SpuriousSignal::Timestamp, Counter::Partial, false, true));
                 }
-                self.undo
+                self.evidence
+                    .undo
                     .all_dsacked()
                     .then(|| v(SpuriousSignal::Dsack, Counter::Dsack, false, false))
             }
             RecoveryState::Loss => {
-                if a.advanced && self.undo.may_undo(a.ts_ecr) {
+                if a.advanced && self.evidence.undo.may_undo(a.ts_ecr) {
                     return Some(v(by_evidence(self), Counter::Loss, true, true));
                 }
-                if self.spurious_detection() == (SpuriousDetection::Linux { frto: true }) {
+                if self.spurious_detection() == (SpuriousDetector::Linux { frto: true }) {
                     return self.frto_on_ack(now, a);
                 }
                 None
             }
             // A late DSACK undo after the recovery ended; a timeout's counts as spurious.
             _ => {
-                let timeout = self.undo.snapshot.as_ref().is_some_and(|s| s.timeout);
-                (a.dsack && self.undo.all_dsacked())
+                let timeout = self
+                    .evidence
+                    .undo
+                    .snapshot
+                    .as_ref()
+                    .is_some_and(|s| s.timeout);
+                (a.dsack && self.evidence.undo.all_dsacked())
                     .then(|| v(SpuriousSignal::Dsack, Counter::Dsack, timeout, false))
             }
         }
     }
 
-    /// F-RTO or Eifel found the timeout genuine: conventional RTO recovery goes on (with
-    /// F-RTO's cwnd cap), and the RTO adaptations end (seed 004: "reset to the standard
-    /// timer upon a genuine timeout").
-    fn genuine_rto(&mut self, now: Instant, by: SpuriousSignal, cwnd_cap: Option<u64>) {
-        self.frto.stop();
-        self.drop_frto_new();
-        self.stats.genuine_rtos += 1;
-        // RFC 5682 3a (2a): "no more than 3·MSS" (2·MSS) — as much as conventional
-        // recovery would have reached by now, two (one) round trips after the timeout.
-        if let Some(cap) = cwnd_cap {
-            let cap = (cap * self.mss).max(self.mss);
-            self.cwnd = cap;
-            self.cwnd_ceiling = Some(cap); // "no more than": not grown by this ACK either
-        }
-        self.rtt.reset_adaptation();
-        self.emit(now, EventKind::GenuineRto { by });
-    }
-
-    pub(super) fn drop_frto_new(&mut self) {
-        if self.pending.frto_new().is_some() {
-            self.pending = Pending::Nothing;
-        }
-    }
-
     /// A timeout's recovery ended without a spurious verdict.
     pub(super) fn genuine_loss_end(&mut self) {
-        self.frto.stop();
+        self.evidence.frto.stop();
         self.rtt.reset_adaptation();
-    }
-
-    /// Linux's F-RTO step 2b when cwnd leaves no room for new data after all
-    /// (`tcp_xmit_recovery`: nothing new sent → `frto = 0`).
-    pub(super) fn frto_check_room(&mut self, now: Instant) {
-        if self.pending.frto_new().is_none() || self.frto.variant != Variant::Linux {
-            return;
-        }
-        let room = self.cwnd.saturating_sub(self.sb.pipe());
-        if room
-            < self
-                .mss
-                .min(self.app_written.saturating_sub(self.sb.snd_nxt()))
-        {
-            self.genuine_rto(now, SpuriousSignal::Frto, None);
-        }
-    }
-
-    /// What F-RTO lets the RTO recovery send now, if it is deciding: `Some(t)` a new
-    /// segment of step 2b, `Some(None)` nothing (retransmissions wait for the verdict),
-    /// `None` F-RTO does not interfere.
-    pub(super) fn frto_transmit(&mut self, now: Instant) -> Option<Option<Transmit>> {
-        let rfc = self.frto.variant != Variant::Linux;
-        let holding = self.frto.in_progress() && rfc;
-        let Some(left) = self.pending.frto_new() else {
-            return holding.then_some(None);
-        };
-        let room = if rfc {
-            u64::MAX // RFC 5682 2b: two new segments whatever cwnd says
-        } else {
-            self.cwnd.saturating_sub(self.sb.pipe())
-        };
-        match self.new_data(now, room, Why::New) {
-            Some(t) => {
-                self.pending = match left {
-                    FrtoNew::Segments(n) if n > 1 => Pending::FrtoNew(FrtoNew::Segments(n - 1)),
-                    FrtoNew::Segments(_) => Pending::Nothing,
-                    FrtoNew::CwndAllows => Pending::FrtoNew(left),
-                };
-                Some(Some(t))
-            }
-            // Linux `tcp_xmit_recovery`: once new data went out on this ACK, no
-            // retransmission follows it.
-            None if !rfc && self.sb.snd_nxt() > self.frto.recover => Some(None),
-            None => {
-                self.drop_frto_new();
-                holding.then_some(None)
-            }
-        }
     }
 }

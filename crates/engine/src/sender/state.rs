@@ -10,17 +10,29 @@
 use super::{RecoveryState, Sender};
 use crate::event::EventKind;
 use crate::time::Instant;
+use crate::timer::TimerKind;
+
+#[cfg(test)]
+mod tests;
 
 /// Where the connection's loss recovery is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Ca {
     /// Nothing suspicious.
     Open,
-    /// SACKs or duplicate ACKs seen, no loss inferred yet.
-    Disorder,
+    /// SACKs or duplicate ACKs seen, no loss inferred yet. `delayed_er`: a delayed early
+    /// retransmit waits on the deadline (RFC 5827 App. A.3, Linux 3.6's
+    /// `ICSK_TIME_EARLY_RETRANS`); any ACK cancels it.
+    Disorder { delayed_er: Option<DelayedEr> },
     /// Fast recovery until SND.UNA reaches `recovery_point` (RFC 6675 RecoveryPoint, RFC
-    /// 6582 `recover`, Linux `high_seq`): SND.NXT when it began.
-    Recovery { recovery_point: u64 },
+    /// 6582 `recover`, Linux `high_seq`): SND.NXT when it began. Without SACK, `budget`:
+    /// how much more DeliveredData the episode may be credited (RFC 9937 §6: the non-SACK
+    /// estimate never exceeds RecoverFS in total, the mitigation of Savage et al.'s
+    /// duplicate-ACK spoofing; `dupack_budget`).
+    Recovery {
+        recovery_point: u64,
+        budget: Option<u64>,
+    },
     /// RTO recovery until SND.UNA reaches `recovery_point`: SND.NXT at the timeout (RFC
     /// 6675 §5.1), or at F-RTO's step 2b (Linux). Without SACK, `reported`: bytes above
     /// the hole that duplicate ACKs had reported delivered before the timeout, not yet
@@ -43,7 +55,7 @@ impl Ca {
     pub fn name(self) -> RecoveryState {
         match self {
             Ca::Open => RecoveryState::Open,
-            Ca::Disorder => RecoveryState::Disorder,
+            Ca::Disorder { .. } => RecoveryState::Disorder,
             Ca::Recovery { .. } => RecoveryState::Recovery,
             Ca::Loss { .. } => RecoveryState::Loss,
             Ca::Cwr { .. } => RecoveryState::Cwr,
@@ -53,10 +65,10 @@ impl Ca {
     /// The episode's recovery point, in fast or RTO recovery.
     pub fn recovery_point(self) -> Option<u64> {
         match self {
-            Ca::Recovery { recovery_point } | Ca::Loss { recovery_point, .. } => {
+            Ca::Recovery { recovery_point, .. } | Ca::Loss { recovery_point, .. } => {
                 Some(recovery_point)
             }
-            Ca::Open | Ca::Disorder | Ca::Cwr { .. } => None,
+            Ca::Open | Ca::Disorder { .. } | Ca::Cwr { .. } => None,
         }
     }
 
@@ -69,25 +81,70 @@ impl Ca {
     }
 }
 
+/// A delayed early retransmit waiting on the deadline: what it displaced from the single
+/// slot (the RTO, or a pending probe or reorder timer), restored when it fires or an ACK
+/// cancels it, and whether it is the TLP draft §4.2 case.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct DelayedEr {
+    pub displaced: (TimerKind, Instant),
+    pub enhanced: bool,
+}
+
+impl Ca {
+    /// The episode's non-SACK DeliveredData budget, in fast recovery.
+    pub fn budget_mut(&mut self) -> Option<&mut u64> {
+        match self {
+            Ca::Recovery { budget, .. } => budget.as_mut(),
+            _ => None,
+        }
+    }
+}
+
 impl Sender {
-    /// Open, or Disorder while SACK marks or duplicate ACKs remain.
+    /// Open, or Disorder while SACK marks or duplicate ACKs remain (keeping a Disorder
+    /// episode's data).
     pub(super) fn settle(&mut self) {
-        self.ca = if self.sb.sacked_bytes() > 0 || self.dupacks > 0 {
-            Ca::Disorder
-        } else {
-            Ca::Open
+        let suspicious = self.sb.sacked_bytes() > 0 || self.dup.count > 0;
+        match self.ca {
+            Ca::Disorder { .. } if suspicious => {}
+            _ if suspicious => self.ca = Ca::Disorder { delayed_er: None },
+            _ => self.ca = Ca::Open,
+        }
+    }
+
+    /// A delayed early retransmit is armed: the connection waits in Disorder.
+    pub(super) fn delay_early_retransmit(&mut self, d: DelayedEr) {
+        self.ca = Ca::Disorder {
+            delayed_er: Some(d),
         };
+    }
+
+    /// The delayed early retransmit leaves the Disorder episode (fired or cancelled).
+    pub(super) fn take_delayed_er(&mut self) -> Option<DelayedEr> {
+        match &mut self.ca {
+            Ca::Disorder { delayed_er } => delayed_er.take(),
+            _ => None,
+        }
     }
 
     /// Fast recovery begins (RFC 6675 §5 step 4: RecoveryPoint = HighData) — or, from a
     /// CWR episode, keeps its point (Linux `tcp_enter_recovery` leaves `high_seq` alone
-    /// while `tcp_in_cwnd_reduction`).
-    pub(super) fn begin_recovery(&mut self) {
+    /// while `tcp_in_cwnd_reduction`). `budget`: the non-SACK bound (RFC 9937 §6).
+    pub(super) fn begin_recovery(&mut self, budget: Option<u64>) {
         let recovery_point = match self.ca {
             Ca::Cwr { high_seq } => high_seq,
             _ => self.sb.snd_nxt(),
         };
-        self.ca = Ca::Recovery { recovery_point };
+        self.ca = Ca::Recovery {
+            recovery_point,
+            budget,
+        };
+    }
+
+    /// A reduction without retransmission begins (RFC 3168 §6.1.2; Linux `tcp_enter_cwr`)
+    /// until SND.UNA passes `high_seq`.
+    pub(super) fn begin_cwr(&mut self, high_seq: u64) {
+        self.ca = Ca::Cwr { high_seq };
     }
 
     /// RTO recovery begins (RFC 6675 §5.1: RecoveryPoint = HighData), remembering what
@@ -99,7 +156,7 @@ impl Sender {
             Some(head) if !self.sack_ok => {
                 let hole = head.end - head.start;
                 let beyond = self.sb.flight_size().saturating_sub(hole);
-                let reported = u64::from(self.reno_dupacks).saturating_mul(self.mss);
+                let reported = u64::from(self.dup.reno).saturating_mul(self.mss);
                 (reported.min(beyond), hole)
             }
             _ => (0, 0),
@@ -156,9 +213,9 @@ impl Sender {
     /// Disorder while SACK marks remain. Emits ExitRecovery/ExitLoss.
     pub(super) fn end_recovery(&mut self, now: Instant) {
         let was = self.ca;
-        self.dupacks = 0;
+        self.dup.count = 0;
         self.ca = if self.sb.sacked_bytes() > 0 {
-            Ca::Disorder
+            Ca::Disorder { delayed_er: None }
         } else {
             Ca::Open
         };

@@ -6,7 +6,6 @@
 use super::pending::Pending;
 use super::{Conn, RecoveryState, Sender};
 use crate::cc::CongestionOps;
-use crate::config::Flavour;
 use crate::detect::reordering;
 use crate::event::EventKind;
 use crate::packet::Why;
@@ -33,22 +32,21 @@ impl Sender {
         }
         // Linux `tcp_enter_loss` (digest §16): the adaptive threshold falls back.
         let open = matches!(self.state(), RecoveryState::Open | RecoveryState::Disorder);
-        self.reordering = reordering::after_timeout(
-            self.reordering,
-            self.cfg.dupthresh,
+        self.reorder.degree = reordering::after_timeout(
+            self.reorder.degree,
+            self.alg.dupthresh,
             open,
             self.sb.sacked_segs(),
         );
-        let fresh = match self.cfg.flavour {
-            // RFC 5681 §3.1: ssthresh is held when the timer fires again for the same data.
-            Flavour::Rfc => self.rtt.backoff_count() == 0 || self.state() != RecoveryState::Loss,
+        let fresh = if self.alg.rules.rto_keeps_recovery_ssthresh {
             // Linux `tcp_enter_loss`: a new reduction only from Open/Disorder, after the
             // previous episode's point, or in Loss before any timeout retransmission —
             // an RTO during fast recovery keeps the recovery's ssthresh and undo marker.
-            Flavour::Linux => {
-                open || self.ca.reduction_point() <= Some(self.sb.snd_una())
-                    || (self.state() == RecoveryState::Loss && !repeated)
-            }
+            open || self.ca.reduction_point() <= Some(self.sb.snd_una())
+                || (self.state() == RecoveryState::Loss && !repeated)
+        } else {
+            // RFC 5681 §3.1: ssthresh is held when the timer fires again for the same data.
+            self.rtt.backoff_count() == 0 || self.state() != RecoveryState::Loss
         };
         let in_recovery = matches!(self.state(), RecoveryState::Recovery | RecoveryState::Loss);
         self.timeout_reduction(now, fresh);
@@ -62,7 +60,7 @@ impl Sender {
         } else {
             self.sb.mark_all_lost();
         }
-        self.cwnd = if self.cfg.flavour == Flavour::Linux {
+        self.cwnd = if self.alg.rules.rto_cwnd_in_flight_plus_one {
             // Linux `tcp_enter_loss`: in flight (after the marks) + 1 — one segment unless
             // RACK left recent transmissions unmarked.
             self.sb.pipe() + self.mss
@@ -75,10 +73,7 @@ impl Sender {
         self.tlp.reset();
         self.begin_loss();
         self.bbr_on_rto(now);
-        self.dupacks = 0;
-        self.reno_sacked = 0;
-        self.reno_dupacks = 0;
-        self.reno_budget = None;
+        self.dup.on_timeout();
         self.rtt.backoff();
         self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
         self.spurious_on_rto(in_recovery, repeated);

@@ -17,7 +17,7 @@
 use super::ack::AckSummary;
 use super::state::Ca;
 use super::{RecoveryState, Sender};
-use crate::config::resolved::{Probe, RtoTimer};
+use crate::config::resolved::{Probing, RtoRearm};
 use crate::probe;
 use crate::rto::restart;
 use crate::time::{Duration, Instant};
@@ -48,13 +48,14 @@ impl Sender {
     /// RFC 7765 §4 (`rto_timer = restart`): the expiry when outstanding plus queued
     /// segments are fewer than rrthresh; `None` when RTO Restart does not apply.
     fn rto_restart_expiry(&self, now: Instant) -> Option<Instant> {
-        let RtoTimer::Restart { rrthresh } = self.alg.rto_timer else {
+        let RtoRearm::Restart { rrthresh } = self.alg.rto_timer else {
             return None;
         };
         let head = self.sb.head()?;
         let outstanding = self.sb.flight_size().div_ceil(self.mss);
         let prevunsnt = self
-            .app_written
+            .stream
+            .written
             .saturating_sub(self.sb.snd_nxt())
             .div_ceil(self.mss);
         if outstanding + prevunsnt >= u64::from(rrthresh) {
@@ -99,7 +100,7 @@ impl Sender {
             .arm(TimerKind::Rto, now + half_srtt.max(RENEGING_WAIT_MIN));
         match self.ca {
             Ca::Recovery { .. } | Ca::Cwr { .. } => self.reduce_on_ack(a, 0),
-            Ca::Open | Ca::Disorder | Ca::Loss { .. } => self.grow_cwnd(now, a),
+            Ca::Open | Ca::Disorder { .. } | Ca::Loss { .. } => self.grow_cwnd(now, a),
         }
     }
 
@@ -122,13 +123,13 @@ impl Sender {
         }
         let reschedule = match self.alg.probe {
             // TLP draft §2.1 (4): every ACK cancels the PTO and reschedules it if allowed.
-            Probe::TlpDraft { .. } => true,
+            Probing::TlpDraft { .. } => true,
             // RFC 8985 §7.2: an ACK that cumulatively acknowledges new data (with probes in
             // recovery, a SACK too, as Linux).
-            Probe::Tlp { in_recovery, .. } => advanced || (in_recovery && newly_sacked),
+            Probing::Tlp { in_recovery, .. } => advanced || (in_recovery && newly_sacked),
             // Linux FLAG_SET_XMIT_TIMER: new data acknowledged, or a SACK RTT sample.
-            Probe::TlpLinux { .. } => advanced || newly_sacked,
-            Probe::None => false,
+            Probing::TlpLinux { .. } => advanced || newly_sacked,
+            Probing::None => false,
         };
         let scheduled = reschedule && self.schedule_probe(now, advanced);
         let pto_pending = self.timer.kind() == Some(TimerKind::LossProbe);
@@ -152,11 +153,12 @@ impl Sender {
             return false;
         }
         let one_segment = match self.alg.probe {
-            Probe::TlpLinux { .. } => self.sb.len() == 1,
+            Probing::TlpLinux { .. } => self.sb.len() == 1,
             _ => self.sb.flight_size() <= self.mss,
         };
         let srtt = self.rtt.srtt();
-        let Some(pto) = probe::pto(self.alg.probe, srtt, one_segment, self.cfg.min_rto) else {
+        let Some(pto) = probe::pto(self.alg.probe, srtt, one_segment, self.alg.shell.min_rto)
+        else {
             return false;
         };
         let at = probe::deadline(now, pto, self.rto_expiry(now, advancing));
@@ -180,7 +182,7 @@ impl Sender {
     /// without RACK (RFC 6675 §5.1, RFC 6298 §5.4) — from ever firing.
     pub(super) fn draft_probes_left(&self) -> bool {
         match self.alg.probe {
-            Probe::TlpDraft { max_probes, .. } => self.tlp_draft.consecutive < max_probes,
+            Probing::TlpDraft { max_probes, .. } => self.tlp_draft.consecutive < max_probes,
             _ => true,
         }
     }
@@ -197,21 +199,21 @@ impl Sender {
             // §2.1 (2): (a) Open; (b) cwnd- or application-limited (Linux 3.10: not when
             // cwnd has room and unsent data is queued); (c) consecutive PTOs below the
             // limit; (d) SACK (probe_active). The PTO needs SRTT (Linux 3.10 `tp->srtt`).
-            Probe::TlpDraft { max_probes, .. } => {
+            Probing::TlpDraft { max_probes, .. } => {
                 let cwnd_room = self.cwnd > self.sb.flight_size();
-                let queued = self.app_written > self.sb.snd_nxt();
+                let queued = self.stream.written > self.sb.snd_nxt();
                 self.state() == RecoveryState::Open
                     && !(cwnd_room && queued)
                     && self.tlp_draft.consecutive < max_probes
                     && self.rtt.srtt().is_some()
             }
             // RFC 8985 §7.2: not in fast or RTO recovery, nothing SACKed.
-            Probe::Tlp { .. } => self.probe_state_ok() && self.sb.sacked_segs() == 0,
+            Probing::Tlp { .. } => self.probe_state_ok() && self.sb.sacked_segs() == 0,
             // Linux `tcp_schedule_loss_probe`: Open or CWR.
-            Probe::TlpLinux { .. } => {
+            Probing::TlpLinux { .. } => {
                 matches!(self.state(), RecoveryState::Open | RecoveryState::Cwr)
             }
-            Probe::None => false,
+            Probing::None => false,
         }
     }
 }

@@ -142,8 +142,8 @@ impl Sender {
             return self.new_data(now, room, Why::LimitedTransmit);
         }
         let extra =
-            dupthresh::limited_transmit_allowance(self.dupacks, self.reordering(), self.mss);
-        if extra > 0 && self.cfg.limited_transmit {
+            dupthresh::limited_transmit_allowance(self.dup.count, self.reordering(), self.mss);
+        if extra > 0 && self.alg.limited_transmit {
             let room = (self.cwnd + extra).saturating_sub(self.sb.flight_size());
             return self.new_data(now, room, Why::LimitedTransmit);
         }
@@ -174,7 +174,7 @@ impl Sender {
         let t = self.retransmit(now, first, why);
         // RFC 6675 §5 step (4.3): HighRxt and RescueRxt both become the last octet
         // retransmitted, "to prevent … a premature rescue retransmission".
-        if self.cfg.rescue_retransmit {
+        if self.alg.rescue_retransmit {
             self.sb.rescue_rxt = Some(first.end - 1);
         }
         Some(t)
@@ -202,14 +202,14 @@ impl Sender {
                     mss: self.advertised_mss(),
                     sack_permitted: self.sack_ok,
                     timestamps: self.ts_ok,
-                    window_scale: self.peer_window_scale.map(|_| WINDOW_SCALE),
+                    window_scale: self.peer.scale.map(|_| WINDOW_SCALE),
                     ecn: marks.ece,
                 }
             } else {
                 SynOptions {
                     mss: self.advertised_mss(),
-                    sack_permitted: self.cfg.sack,
-                    timestamps: self.cfg.timestamps,
+                    sack_permitted: self.alg.shell.offer_sack,
+                    timestamps: self.alg.shell.offer_timestamps,
                     window_scale: Some(WINDOW_SCALE),
                     ecn: marks.ece,
                 }
@@ -217,7 +217,7 @@ impl Sender {
             let ts = if passive {
                 self.ts_ok
             } else {
-                self.cfg.timestamps
+                self.alg.shell.offer_timestamps
             }
             .then(|| Timestamps {
                 val: ts_clock(now),
@@ -274,7 +274,7 @@ impl Sender {
             // resend what is merely un-SACKed) do not apply.
             return None;
         }
-        let rescue_ok = self.cfg.rescue_retransmit;
+        let rescue_ok = self.alg.rescue_retransmit;
         match self
             .sb
             .next_seg_fallback_with(self.ca.recovery_point()?, rescue_ok)
@@ -315,11 +315,11 @@ impl Sender {
     /// A new segment of at most one MSS, if data, the receive window and `room` allow.
     pub(super) fn new_data(&mut self, now: Instant, room: u64, why: Why) -> Option<Transmit> {
         let start = self.sb.snd_nxt();
-        let rwnd_room = (self.sb.snd_una() + self.peer_window).saturating_sub(start);
-        if start >= self.app_written {
+        let rwnd_room = (self.sb.snd_una() + self.peer.window).saturating_sub(start);
+        if start >= self.stream.written {
             return self.bare_fin(now, start, room.min(rwnd_room), why);
         }
-        let avail = self.app_written - start;
+        let avail = self.stream.written - start;
         let len = self.mss.min(avail).min(rwnd_room);
         if len == 0 || len > room {
             if len > 0 && why == Why::New {
@@ -336,8 +336,8 @@ impl Sender {
         let end = start + len;
         // PSH as `push` places it; the scoreboard keeps the mark for retransmissions.
         let psh = self.push_on_send(now, start, end, room);
-        let fin = self.closed && end == self.app_written;
-        self.fin_sent |= fin;
+        let fin = self.stream.closed && end == self.stream.written;
+        self.stream.fin_sent |= fin;
         self.sb
             .on_send_new(now, Range::new(start, end), psh.mark, fin);
         if !psh.ends_packet {
@@ -360,10 +360,10 @@ impl Sender {
     /// FIN exception since Linux 6.10; `tcp_snd_wnd_test`): from then on it is outstanding
     /// data to the timers, the probe and loss detection, done when an ACK covers `at + 1`.
     fn bare_fin(&mut self, now: Instant, at: u64, room: u64, why: Why) -> Option<Transmit> {
-        if !self.closed || self.fin_sent || room == 0 {
+        if !self.stream.closed || self.stream.fin_sent || room == 0 {
             return None;
         }
-        self.fin_sent = true;
+        self.stream.fin_sent = true;
         self.sb
             .on_send_new(now, Range::new(at, at + 1), false, true);
         self.note_window_use(self.sb.flight_size() >= self.cwnd);
@@ -372,7 +372,7 @@ impl Sender {
 
     /// The bare FIN is on the scoreboard: SND.NXT lies one past the last byte.
     pub(super) fn fin_on_scoreboard(&self) -> bool {
-        self.sb.snd_nxt() > self.app_written
+        self.sb.snd_nxt() > self.stream.written
     }
 
     pub(super) fn segment(
@@ -391,7 +391,7 @@ impl Sender {
         // byte: on the wire it carries no payload.
         let range = Range::new(
             range.start,
-            range.end.min(self.app_written).max(range.start),
+            range.end.min(self.stream.written).max(range.start),
         );
         let ecn = self.ecn_data_marks(range, why);
         Transmit {
@@ -416,7 +416,7 @@ impl Sender {
         // it one ACK (`detect::ack_budget`).
         let answered = !t.range.is_empty() || t.fin || t.why == Why::WindowProbe;
         if !self.sack_ok && answered {
-            self.ack_budget.on_send();
+            self.dup.budget.on_send();
         }
         if t.range.is_empty() {
             return;
@@ -438,7 +438,7 @@ impl Sender {
                 // An early retransmit is the fast retransmit of an ER-started recovery.
                 self.stats.fast_retrans += 1;
                 self.stats.early_retrans += 1;
-                self.er_last = Some((t.range, false));
+                self.reorder.er_last = Some((t.range, false));
             }
             // `TCPSlowStartRetrans` is counted by `tcp_xmit_retransmit_queue` in Loss; the
             // timer's own retransmission of the head (forced) only under `TCPTimeouts`.
