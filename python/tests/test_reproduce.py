@@ -158,3 +158,42 @@ def test_bad_published_toml(toy, cli):
 def test_experiments_from_environment(toy, monkeypatch):
     monkeypatch.setenv("LOSSREC_EXPERIMENTS", str(toy))
     assert list(studies.find_studies()) == ["toy"]
+
+
+# --------------------------------------- why a frozen verdict moved (issue 25: published.toml)
+
+MOVED = '''
+[[claims.fast.verdict_changes]]
+date = "2026-11-29"
+mode = "full"
+was = "holds"
+now = "does not hold"
+why = "the engine's rule X (Linux tcp_x) sends one segment less: 12 -> 11 ms"
+'''
+
+
+def test_verdict_changes_are_reported_with_their_reason(toy, tmp_path):
+    # A re-frozen verdict carries its reason in the claim's published.toml entry; the report
+    # shows it beside the frozen comparison, so a reader sees why the frozen value moved.
+    pub = toy / "toy" / "published.toml"
+    pub.write_text(pub.read_text() + MOVED)
+    report = lossrec.reproduce("toy", out=tmp_path / "out", quick=True, root=toy)
+    text = report.read_text()
+    assert "## Why frozen verdicts moved" in text
+    assert "holds → does not hold" in text and "rule X (Linux tcp_x)" in text
+
+
+@pytest.mark.parametrize("drop, said", [("why", "missing `why`"), ("was", "missing `was`")])
+def test_verdict_change_needs_its_reason(toy, cli, drop, said):
+    pub = toy / "toy" / "published.toml"
+    moved = "\n".join(line for line in MOVED.splitlines() if not line.startswith(drop + " "))
+    pub.write_text(pub.read_text() + moved + "\n")
+    r = cli("reproduce", "toy", "--experiments", str(toy))
+    assert r.code == 2 and f"claims.fast.verdict_changes[0]: {said}" in r.stderr
+
+
+def test_verdict_change_names_known_verdicts(toy, cli):
+    pub = toy / "toy" / "published.toml"
+    pub.write_text(pub.read_text() + MOVED.replace('now = "does not hold"', 'now = "fine"'))
+    r = cli("reproduce", "toy", "--experiments", str(toy))
+    assert r.code == 2 and "claims.fast.verdict_changes[0].now: `fine` is not a verdict" in r.stderr

@@ -90,6 +90,20 @@ def frozen_section(verdicts: Sequence[Verdict], expected: Dict[str, Dict[str, st
     return lines
 
 
+def moved_section(pub: Dict[str, Dict[str, Any]]) -> List[str]:
+    """Why frozen verdicts moved: each ``verdict_changes`` entry of published.toml
+    (:func:`lossrec.lab.frozen.changes`), so the reason travels with the frozen value."""
+    moved = frozen.changes(pub)
+    if not moved:
+        return []
+    return ["## Why frozen verdicts moved", "",
+            "Each re-freeze that moved a verdict, with the reason recorded in the claim's "
+            "`published.toml` entry (`verdict_changes`):", "",
+            table(["claim", "date", "mode", "verdict", "why"],
+                  [[f"**{c}**", e["date"], e["mode"], f"{e['was']} → {e['now']}", e["why"]]
+                   for c, e in moved]), ""]
+
+
 def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]],
                  df: pd.DataFrame, figures: List[Tuple[str, str]], verdicts: List[Verdict],
                  wall_s: float, version: str,
@@ -126,6 +140,7 @@ def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]
                   "of the seed and never count as holding.",
                   "", table(HEAD, _claim_rows(calib, pub)), ""]
     lines += frozen_section(verdicts, dict(expected or {}), quick)
+    lines += moved_section(pub)
     lines += [
         "## What was run",
         "",

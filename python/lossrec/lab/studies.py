@@ -172,7 +172,7 @@ def load_study(name: str, root: Optional[PathLike] = None) -> Study:
         if "not_comparable" in c and not str(c["not_comparable"]).strip():
             raise ValueError(f"{pub_path}: claims.{cid}.not_comparable: say why the setup cannot "
                              f"judge the claim (a non-empty string)")
-        bad = check_kind(cid, c)
+        bad = check_kind(cid, c) or frozen.check_changes(cid, c)
         if bad:
             raise ValueError(f"{pub_path}: {bad}")
     return Study(name, d, module, published)
