@@ -197,3 +197,12 @@ def test_verdict_change_names_known_verdicts(toy, cli):
     pub.write_text(pub.read_text() + MOVED.replace('now = "does not hold"', 'now = "fine"'))
     r = cli("reproduce", "toy", "--experiments", str(toy))
     assert r.code == 2 and "claims.fast.verdict_changes[0].now: `fine` is not a verdict" in r.stderr
+
+
+def test_report_md_states_rules_as_values(toy, tmp_path):
+    # issue 28 item 9: report.md writes each rule's parameters as values and the bounds
+    # they make, so a reader can check a verdict against its rule without published.toml.
+    text = lossrec.reproduce("toy", out=tmp_path / "out", quick=True, root=toy).read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| **fast**"))
+    assert "*with the values:* `tolerance_pct` = 10" in row
+    assert "*so:* within ±10 % of 1: [0.9, 1.1] ms" in row

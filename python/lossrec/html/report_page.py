@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Keys of a published claim that are not parameters of its rule.
 NOT_PARAMS = {"statement", "value", "unit", "where", "agreement", "metric", "kind", "no_interval",
-              "label", "other_rule", "seed_inconsistent", "not_comparable"}
+              "label", "other_rule", "seed_inconsistent", "not_comparable", "verdict_changes"}
 #: Verdict → (mark, background colour) of its cell.
 MARKS = {"holds": ("✅ holds", "#e6f4e6"), "does not hold": ("❌ does not hold", "#fbe3e3"),
          "not significant": ("〰 not significant", "#f3f3f3"),

@@ -42,14 +42,31 @@ def _published_value(c: Dict[str, Any]) -> str:
     return f"{v} {unit}" if unit and not isinstance(v, str) else str(v)
 
 
+def _rule_values(c: Dict[str, Any]) -> str:
+    """The rule's parameters as values and the bounds they make (the HTML page's
+    :func:`lossrec.html.report_page.rule_html` in Markdown): a reader checks a verdict
+    against numbers, not parameter names (issue 28 item 9)."""
+    from ..html.report_page import NOT_PARAMS, bounds
+
+    params = {k: v for k, v in c.items() if k not in NOT_PARAMS and not isinstance(v, (dict, list))}
+    text = ""
+    if params:
+        text += " — *with the values:* " + "; ".join(f"`{k}` = {v}" for k, v in params.items())
+    b = bounds(c)
+    if b:
+        text += " — *so:* " + "; ".join(b)
+    return text
+
+
 def _rule(c: Dict[str, Any]) -> str:
-    """The agreement rule, the seed's metric definition (``metric``) and the other rule."""
-    text = str(c["agreement"])
+    """The agreement rule with its values, the seed's metric definition (``metric``) and
+    the other rule."""
+    text = str(c["agreement"]) + _rule_values(c)
     if c.get("metric"):
         text += f" — *metric, as the seed defines it:* {c['metric']}"
     other = c.get("other_rule")
     if other:
-        text += f" — *{other.get('label', 'other rule')}:* {other['agreement']}"
+        text += f" — *{other.get('label', 'other rule')}:* {other['agreement']}{_rule_values(other)}"
     return text
 
 
