@@ -108,7 +108,9 @@ def run_cmd(
 
     \b
     The default run: one 10-segment flow, 10 Mb/s, 100 ms RTT, whose last segment is
-    lost once, under each preset side by side. --json prints one object of the same
+    lost once, under each preset side by side; then what each family of presets buys:
+    the same flow with a tail loss of 1 and 3 segments at 20 and 200 ms RTT, presets
+    alike in all four cases in one row, and why any two rows still tie. --json prints one object of the same
     shape for every run: {"seed", "flows": [...], "recoveries": [...], "sim": {...},
     "provenance": {"lossrec", "commit", "scenario_sha256", "seeds"}} (the default run's
     flows carry their preset). The trace and captures stream to their files as the run
@@ -162,6 +164,9 @@ def run_cmd(
                 flow = r.json["flows"][0] if r.json.get("flows") else {}
                 rows.append([name] + [flow.get(k) for _, k in DEFAULT_COLUMNS])
             echo(render(["preset"] + [h for h, _ in DEFAULT_COLUMNS], rows))
+            if not preset:
+                echo("")
+                echo(default.family_table(default.family_runs(seed=seed)))
         return
 
     if plot_path is not None:
