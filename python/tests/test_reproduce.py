@@ -206,3 +206,18 @@ def test_report_md_states_rules_as_values(toy, tmp_path):
     row = next(line for line in text.splitlines() if line.startswith("| **fast**"))
     assert "*with the values:* `tolerance_pct` = 10" in row
     assert "*so:* within ±10 % of 1: [0.9, 1.1] ms" in row
+
+
+def test_report_flags_runs_truncated_by_the_time_limit(write_study, tmp_path):
+    # issue 25 item 4: a run that hit its time limit leaves flows without a completion
+    # time; the report says so where the verdicts are, not only in the data.
+    slow = "max_time_s = 0.3\n[path]\nrate_mbps = 1\nrtt_ms = 100\n[workload]\nsegments = 200\n"
+    root = write_study({"study.py": TOY, "published.toml": PUBLISHED, "s.toml": slow})
+    text = lossrec.reproduce("toy", out=tmp_path / "out", quick=True, root=root).read_text()
+    assert "**Truncated by the time limit:** 4 of 4 runs" in text
+    assert "4 of 4 flows (100.0 %) have no completion time" in text
+
+
+def test_report_says_nothing_of_truncation_when_every_run_ended(toy, tmp_path):
+    text = lossrec.reproduce("toy", out=tmp_path / "out", quick=True, root=toy).read_text()
+    assert "Truncated by the time limit" not in text

@@ -107,6 +107,28 @@ def frozen_section(verdicts: Sequence[Verdict], expected: Dict[str, Dict[str, st
     return lines
 
 
+def truncation_lines(df: pd.DataFrame) -> List[str]:
+    """A run that hit its scenario's time limit (``max_time_s``) leaves flows without a
+    completion time, and every FCT statistic is then over the flows that finished: said
+    beside the verdicts, per sweep label (issue 25 item 4). Nothing when every run ended."""
+    if df.empty or "time_limit_hit" not in df.columns or not df["time_limit_hit"].astype(bool).any():
+        return []
+    swept = [c for c in df.columns if "." in c or c in ("arm", "rep", "seed")]
+    # as text: a swept value may be a list (a drop list), which cannot be a group key
+    keys = df[swept].astype(str) if swept else None
+    runs = df["time_limit_hit"].astype(bool).groupby([keys[c] for c in swept]).any() if keys is not None \
+        else pd.Series([bool(df["time_limit_hit"].any())])
+    no_fct = int(df["fct_ms"].isna().sum()) if "fct_ms" in df.columns else 0
+    text = (f"**Truncated by the time limit:** {int(runs.sum())} of {len(runs)} runs hit their "
+            f"scenario's `max_time_s`; {no_fct} of {len(df)} flows ({no_fct / len(df) * 100:.1f} %) "
+            f"have no completion time, so completion-time statistics are over the flows that "
+            f"finished")
+    if "arm" in df.columns:
+        per = df[df["time_limit_hit"].astype(bool)].groupby("arm", observed=True).size()
+        text += " (truncated flow rows per arm: " + ", ".join(f"{a}: {n}" for a, n in per.items()) + ")"
+    return [text + ".", ""]
+
+
 def moved_section(pub: Dict[str, Dict[str, Any]]) -> List[str]:
     """Why frozen verdicts moved: each ``verdict_changes`` entry of published.toml
     (:func:`lossrec.lab.frozen.changes`), so the reason travels with the frozen value."""
@@ -148,6 +170,7 @@ def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]
               + (f" Workload calibration (not claims): "
                  f"{calibration_mod.counts_text(calibration_mod.counts(calibration))}."
                  if calibration and calibration.get("checks") else ""), ""]
+    lines += truncation_lines(df)
     lines += calibration_mod.section(calibration)
     lines += ["## Published vs ours", "", table(HEAD, _claim_rows(claims, pub)), ""]
     if calib:
