@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import lossrec
-from lossrec.lab import studies
+from lossrec.lab import frozen, studies
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPERIMENTS = ROOT / "experiments"
@@ -221,3 +221,20 @@ def test_report_flags_runs_truncated_by_the_time_limit(write_study, tmp_path):
 def test_report_says_nothing_of_truncation_when_every_run_ended(toy, tmp_path):
     text = lossrec.reproduce("toy", out=tmp_path / "out", quick=True, root=toy).read_text()
     assert "Truncated by the time limit" not in text
+
+
+def test_every_recorded_verdict_change_is_the_frozen_verdict():
+    # A verdict_changes entry says why a frozen verdict moved: the latest entry of each
+    # claim and mode must be what expected.toml holds now, so a re-freeze that moves the
+    # verdict again cannot leave a stale reason behind (issue 25: the rack re-freeze).
+    seen = 0
+    for name in studies.find_studies():
+        st = studies.load_study(name)
+        expected = frozen.load(st)
+        latest = {}
+        for cid, e in frozen.changes(st.claims_published):
+            latest[(cid, e["mode"])] = e
+        for (cid, m), e in latest.items():
+            seen += 1
+            assert expected.get(cid, {}).get(m) == e["now"], (name, cid, m)
+    assert seen >= 5  # rack's three claims, full and quick
