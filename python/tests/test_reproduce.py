@@ -238,3 +238,18 @@ def test_every_recorded_verdict_change_is_the_frozen_verdict():
             seen += 1
             assert expected.get(cid, {}).get(m) == e["now"], (name, cid, m)
     assert seen >= 5  # rack's three claims, full and quick
+
+
+def test_notes_are_generated_from_the_run(write_study, tmp_path):
+    # issue 25 item 6: a study's notes(df, ctx) writes the report's Notes from the run's own
+    # data (what was swept, what was measured), so they cannot describe an older workload.
+    study = TOY + '''
+NOTES = "hand-written, stale"
+
+def notes(df, ctx):
+    return f"* ran RTTs {sorted(df['path.rtt_ms'].unique().tolist())} ms, {len(df)} flows"
+'''
+    root = write_study({"study.py": study, "published.toml": PUBLISHED, "s.toml": "[workload]\nsegments = 2\n"})
+    text = lossrec.reproduce("toy", out=tmp_path / "out", quick=True, root=root).read_text()
+    notes = text[text.index("## Notes"):]
+    assert "* ran RTTs [10, 20] ms, 4 flows" in notes and "stale" not in notes

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 import pandas as pd
 
@@ -148,12 +148,15 @@ def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]
                  wall_s: float, version: str,
                  sections: Sequence[Tuple[str, str]] = (),
                  data_files: Sequence[Tuple[str, pd.DataFrame, str]] = (),
-                 provenance: Any = None, expected: Any = None, calibration: Any = None) -> Path:
+                 provenance: Any = None, expected: Any = None, calibration: Any = None,
+                 notes: Optional[str] = None) -> Path:
     """``sections`` are extra (title, markdown) parts a study adds after its figures (its
     ``sections(df, ctx)``); ``data_files`` further data files (name, frame, what a row is);
     ``provenance`` the study's record (:func:`lossrec.lab.jobs.provenance`); ``expected``
     its frozen verdicts (:func:`lossrec.lab.frozen.load`); ``calibration`` the workload's
-    fingerprint checks (:func:`lossrec.lab.calibration.evaluate`), shown before the claims."""
+    fingerprint checks (:func:`lossrec.lab.calibration.evaluate`), shown before the claims;
+    ``notes`` the Notes section as the study's ``notes(df, ctx)`` wrote it from the run
+    (None: its ``NOTES`` text)."""
     pub = study.claims_published
     claims = [v for v in verdicts if not frozen.is_calibration(pub, v.claim)]
     calib = [v for v in verdicts if frozen.is_calibration(pub, v.claim)]
@@ -202,7 +205,8 @@ def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]
         "",
     ]
     lines += _provenance(study, runs, provenance)
-    notes = getattr(study.module, "NOTES", "")
+    if notes is None:
+        notes = getattr(study.module, "NOTES", "")
     if notes:
         lines += ["## Notes", "", notes.strip(), ""]
     if figures:

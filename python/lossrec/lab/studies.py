@@ -365,10 +365,13 @@ def _write_study(study: Study, d: Path, quick: bool, df: pd.DataFrame, runs: Lis
     sections_fn = getattr(study.module, "sections", None)
     sections = list(sections_fn(df, ctx)) if callable(sections_fn) else []
     cal = calibration.evaluate(study, df, ctx)
+    # notes(df, ctx): the Notes written from this run's data (issue 25 item 6)
+    notes_fn = getattr(study.module, "notes", None)
+    notes = str(notes_fn(df, ctx)) if callable(notes_fn) else None
     report = write_report(study, d, quick, runs, df, figures, verdicts,
                           wall_s=time.perf_counter() - t0, version=_core.__version__,
                           sections=sections, data_files=data_files, provenance=prov,
-                          expected=frozen.load(study), calibration=cal)
+                          expected=frozen.load(study), calibration=cal, notes=notes)
     html_pages.write_study(study, d, quick, verdicts, figures)
     run = {"provenance": prov, "sweeps": runs, "verdicts": [v.to_dict() for v in verdicts],
            "wall_s": time.perf_counter() - t0}
