@@ -181,6 +181,8 @@ def test_verdict_changes_are_reported_with_their_reason(toy, tmp_path):
     text = report.read_text()
     assert "## Why frozen verdicts moved" in text
     assert "holds → does not hold" in text and "rule X (Linux tcp_x)" in text
+    html = (tmp_path / "out" / "toy" / "report.html").read_text()
+    assert "Why frozen verdicts moved" in html and "rule X (Linux tcp_x)" in html
 
 
 @pytest.mark.parametrize("drop, said", [("why", "missing `why`"), ("was", "missing `was`")])
