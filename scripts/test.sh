@@ -93,11 +93,16 @@ if [ -z "${VIRTUAL_ENV:-}" ]; then
 fi
 
 stage "installing the Python package (maturin build of the Rust core)"
-python3 -m pip install --quiet --disable-pip-version-check ".[test,dask]"
+python3 -m pip install --quiet --disable-pip-version-check ".[test,dask,docs]"
 
 stage "ruff and mypy on python/"
 python3 -m ruff check python/
 python3 -m mypy
+
+stage "documentation site (scripts/docs.py: mkdocs build --strict of README, docs/, the CLI help, the notebook)"
+docs_out="$(mktemp -d)"
+TMP_DIRS+=("$docs_out")
+python3 scripts/docs.py -o "$docs_out"
 
 stage "conformance scripts (lossrec script)"
 lossrec script crates/engine/tests/scripts

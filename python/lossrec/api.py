@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
-from . import _args, _core
+from . import _args, _core, snaplen
 from ._provenance import provenance
 from .errors import ArgumentError
 from .outputs import check_new_files
@@ -75,6 +75,7 @@ def run(
     sets: Optional[Mapping[str, Any]] = None,
     pcap_receiver: Optional[PathLike] = None,
     force: bool = False,
+    pcap_snaplen: Optional[int] = None,
 ) -> Result:
     """Runs a scenario and returns its :class:`Result`.
 
@@ -95,6 +96,9 @@ def run(
             means ``sender.<axis>``), applied last, like ``--set``.
         force: overwrite existing files at the ``trace``, ``pcap`` and ``pcap_receiver``
             paths (an existing file is refused otherwise).
+        pcap_snaplen: keep the first N bytes of each captured packet in both captures
+            (``tcpdump -s N``; 94 keeps the Ethernet, IPv4 and TCP headers with options):
+            :mod:`lossrec.snaplen`.
 
     Raises:
         ValueError (``lossrec.ScenarioError``): the scenario is invalid; the message names
@@ -103,6 +107,11 @@ def run(
         lossrec.errors.OutputExistsError: an output file exists and ``force`` is false.
     """
     _check_run_args(scenario, seed, trace, pcap, preset, sender, sets, pcap_receiver, force)
+    if pcap_snaplen is not None:
+        try:
+            snaplen.check(pcap_snaplen)
+        except ValueError as e:
+            raise ArgumentError("run", "pcap_snaplen", f"run(): pcap_snaplen: {e}") from None
     want_trace, trace_path = _path_or_flag(trace, "trace")
     want_pcap, pcap_path = _path_or_flag(pcap, "pcap")
     _, rx_path = _path_or_flag(pcap_receiver, "pcap_receiver")
@@ -114,8 +123,12 @@ def run(
     if sets:
         text, origin = apply_sets(text, origin, sets)
     try:
-        js, tr, pc, outputs = _core.run_scenario(text, origin, seed, want_trace, want_pcap,
-                                                 trace_path, pcap_path, rx_path)
+        with snaplen.streamed(pcap_path, pcap_snaplen) as pcap_to, \
+                snaplen.streamed(rx_path, pcap_snaplen) as rx_to:
+            js, tr, pc, outputs = _core.run_scenario(text, origin, seed, want_trace, want_pcap,
+                                                     trace_path, pcap_to, rx_to)
+        if pc is not None and pcap_snaplen is not None:
+            pc = snaplen.cut_bytes(bytes(pc), pcap_snaplen)
     except _core.ScenarioError as e:
         if not rewritten:
             raise

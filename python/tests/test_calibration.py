@@ -178,3 +178,14 @@ def test_nothing_to_calibrate_says_why_in_the_report(toy, tmp_path):
     (toy / "toy" / "calibration.toml").write_text('none = "x"\n[checks.a]\nmetric = "retrans_rate"\n')
     with pytest.raises(ValueError, match="none: give only"):
         cal.load(toy / "toy")
+
+
+def test_tlp_calibration_covers_every_rto_rtt_quantile_seed_000_gives():
+    # issue 25 item 5: seed 000 §1 lists RTO/RTT at the 50th, 75th, 90th, 95th and 99th
+    # percentiles; each is a calibration check of the tlp workload with the seed's value.
+    from lossrec.lab import calibration, studies
+
+    checks = calibration.load(studies.load_study("tlp").dir)["checks"]  # validated as a run does
+    got = {c["metric"]: c["seed"] for c in checks.values() if c["metric"].startswith("rto_rtt_p")}
+    assert got == {"rto_rtt_p50": 4.3, "rto_rtt_p75": 11.3, "rto_rtt_p90": 28.9,
+                   "rto_rtt_p95": 53.9, "rto_rtt_p99": 214}

@@ -310,3 +310,30 @@ def test_bench_only_attacks_json(cli):
         v = dict(zip(d["columns"], row))
         assert v["attacker_stopped"] or v["ratio_on"] <= 1.1, v
         assert not v["honest_stopped"], v
+
+
+def test_default_run_shows_what_each_family_buys(cli):
+    # issue 28 item 6: tail losses of 1 and 3 segments at a short and a long RTT, presets
+    # that behave alike in all four merged into one row, and a line for every tie left.
+    r = cli("run")
+    assert r.code == 0, r.stderr
+    text = r.stdout
+    assert "What each family buys" in text
+    block = text[text.index("What each family buys"):]
+    lines = block.splitlines()
+    header = next(line for line in lines if line.startswith("presets"))
+    for case in default.CASES:
+        assert default.case_label(*case).split(",")[0] in header
+    rows = default.family_rows(default.family_runs())
+    listed = [p for row in rows for p in row.presets]
+    assert sorted(listed) == sorted(lossrec.api.preset_names())  # each preset in one row
+    # a probe preset beats every RTO-only one when three segments are lost at 20 ms
+    col = default.CASES.index((3, 20))
+    probe = min(r.cells[col].fct_ms for r in rows if r.cells[col].repair == "probe")
+    rto = min(r.cells[col].fct_ms for r in rows if r.cells[col].repair == "RTO")
+    assert probe < rto
+    ties = default.ties(rows)
+    for t in ties:
+        assert t in text
+    # the 1-segment tail at 20 ms: Linux's probe waits 2·SRTT + 200 ms, capped by the RTO
+    assert any("1 segment lost, RTT 20 ms" in t and "capped by the RTO" in t for t in ties)

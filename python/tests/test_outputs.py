@@ -7,6 +7,7 @@ file unless --force."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -233,3 +234,60 @@ def test_a_device_is_not_a_file_to_protect(scenario, cli):
     # `lossrec bench --memory` streams to /dev/null: writing there replaces nothing.
     r = cli("run", str(scenario), "--trace", "/dev/null", "--pcap", "/dev/null")
     assert r.code == 0, r.stderr
+
+
+# ----------------------------------------------- --pcap-snaplen (issue 28 item 11)
+
+def _records(path):
+    import struct
+
+    data = Path(path).read_bytes()
+    snap = struct.unpack("<I", data[16:20])[0]
+    out, i = [], 24
+    while i < len(data):
+        _, _, incl, orig = struct.unpack("<IIII", data[i:i + 16])
+        out.append((incl, orig))
+        i += 16 + incl
+    assert i == len(data)
+    return snap, out
+
+
+def test_pcap_snaplen_cuts_every_packet_and_keeps_its_length(cli, tmp_path):
+    sc = tmp_path / "s.toml"
+    sc.write_text("[path]\nrtt_ms = 20\n[path.loss]\nmodel = \"tail\"\ncount = 1\n[workload]\nsegments = 20\n")
+    full, cut, rx = tmp_path / "full.pcap", tmp_path / "cut.pcap", tmp_path / "rx.pcap"
+    assert cli("run", str(sc), "--pcap", str(full)).code == 0
+    r = cli("run", str(sc), "--pcap", str(cut), "--pcap-receiver", str(rx), "--pcap-snaplen", "94")
+    assert r.code == 0, r.stderr
+    snap_full, whole = _records(full)
+    snap, records = _records(cut)
+    assert snap == 94 and snap_full > 94
+    assert [o for _, o in records] == [o for _, o in whole]  # same packets, original lengths
+    assert all(i == min(o, 94) for i, o in records)
+    assert any(o > 94 for _, o in records)  # data packets were cut
+    rsnap, rrecords = _records(rx)
+    assert rsnap == 94 and rrecords and all(i <= 94 for i, _ in rrecords)
+
+
+def test_pcap_snaplen_in_memory_and_refused_values(tmp_path):
+    import lossrec
+    from lossrec.errors import ArgumentError
+
+    sc = {"path": {"rtt_ms": 20}, "workload": {"segments": 5}}
+    r = lossrec.run(sc, pcap=True, pcap_snaplen=60)
+    p = tmp_path / "m.pcap"
+    r.write_pcap(p)
+    snap, records = _records(p)
+    assert snap == 60 and all(i <= 60 for i, _ in records)
+    for bad in (0, -1, 300_000, "94", True):
+        with pytest.raises(ArgumentError, match="pcap_snaplen"):
+            lossrec.run(sc, pcap=True, pcap_snaplen=bad)
+
+
+def test_pcap_snaplen_run_that_fails_leaves_no_file(tmp_path):
+    import lossrec
+
+    out = tmp_path / "never.pcap"
+    with pytest.raises(ValueError):
+        lossrec.run("[path]\nrtt_ms = -5\n", pcap=str(out), pcap_snaplen=94)
+    assert not out.exists()

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import lossrec
-from lossrec.lab import studies
+from lossrec.lab import frozen, studies
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPERIMENTS = ROOT / "experiments"
@@ -158,3 +158,100 @@ def test_bad_published_toml(toy, cli):
 def test_experiments_from_environment(toy, monkeypatch):
     monkeypatch.setenv("LOSSREC_EXPERIMENTS", str(toy))
     assert list(studies.find_studies()) == ["toy"]
+
+
+# --------------------------------------- why a frozen verdict moved (issue 25: published.toml)
+
+MOVED = '''
+[[claims.fast.verdict_changes]]
+date = "2026-11-29"
+mode = "full"
+was = "holds"
+now = "does not hold"
+why = "the engine's rule X (Linux tcp_x) sends one segment less: 12 -> 11 ms"
+'''
+
+
+def test_verdict_changes_are_reported_with_their_reason(toy, tmp_path):
+    # A re-frozen verdict carries its reason in the claim's published.toml entry; the report
+    # shows it beside the frozen comparison, so a reader sees why the frozen value moved.
+    pub = toy / "toy" / "published.toml"
+    pub.write_text(pub.read_text() + MOVED)
+    report = lossrec.reproduce("toy", out=tmp_path / "out", quick=True, root=toy)
+    text = report.read_text()
+    assert "## Why frozen verdicts moved" in text
+    assert "holds → does not hold" in text and "rule X (Linux tcp_x)" in text
+    html = (tmp_path / "out" / "toy" / "report.html").read_text()
+    assert "Why frozen verdicts moved" in html and "rule X (Linux tcp_x)" in html
+
+
+@pytest.mark.parametrize("drop, said", [("why", "missing `why`"), ("was", "missing `was`")])
+def test_verdict_change_needs_its_reason(toy, cli, drop, said):
+    pub = toy / "toy" / "published.toml"
+    moved = "\n".join(line for line in MOVED.splitlines() if not line.startswith(drop + " "))
+    pub.write_text(pub.read_text() + moved + "\n")
+    r = cli("reproduce", "toy", "--experiments", str(toy))
+    assert r.code == 2 and f"claims.fast.verdict_changes[0]: {said}" in r.stderr
+
+
+def test_verdict_change_names_known_verdicts(toy, cli):
+    pub = toy / "toy" / "published.toml"
+    pub.write_text(pub.read_text() + MOVED.replace('now = "does not hold"', 'now = "fine"'))
+    r = cli("reproduce", "toy", "--experiments", str(toy))
+    assert r.code == 2 and "claims.fast.verdict_changes[0].now: `fine` is not a verdict" in r.stderr
+
+
+def test_report_md_states_rules_as_values(toy, tmp_path):
+    # issue 28 item 9: report.md writes each rule's parameters as values and the bounds
+    # they make, so a reader can check a verdict against its rule without published.toml.
+    text = lossrec.reproduce("toy", out=tmp_path / "out", quick=True, root=toy).read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| **fast**"))
+    assert "*with the values:* `tolerance_pct` = 10" in row
+    assert "*so:* within ±10 % of 1: [0.9, 1.1] ms" in row
+
+
+def test_report_flags_runs_truncated_by_the_time_limit(write_study, tmp_path):
+    # issue 25 item 4: a run that hit its time limit leaves flows without a completion
+    # time; the report says so where the verdicts are, not only in the data.
+    slow = "max_time_s = 0.3\n[path]\nrate_mbps = 1\nrtt_ms = 100\n[workload]\nsegments = 200\n"
+    root = write_study({"study.py": TOY, "published.toml": PUBLISHED, "s.toml": slow})
+    text = lossrec.reproduce("toy", out=tmp_path / "out", quick=True, root=root).read_text()
+    assert "**Truncated by the time limit:** 4 of 4 runs" in text
+    assert "4 of 4 flows (100.0 %) have no completion time" in text
+
+
+def test_report_says_nothing_of_truncation_when_every_run_ended(toy, tmp_path):
+    text = lossrec.reproduce("toy", out=tmp_path / "out", quick=True, root=toy).read_text()
+    assert "Truncated by the time limit" not in text
+
+
+def test_every_recorded_verdict_change_is_the_frozen_verdict():
+    # A verdict_changes entry says why a frozen verdict moved: the latest entry of each
+    # claim and mode must be what expected.toml holds now, so a re-freeze that moves the
+    # verdict again cannot leave a stale reason behind (issue 25: the rack re-freeze).
+    seen = 0
+    for name in studies.find_studies():
+        st = studies.load_study(name)
+        expected = frozen.load(st)
+        latest = {}
+        for cid, e in frozen.changes(st.claims_published):
+            latest[(cid, e["mode"])] = e
+        for (cid, m), e in latest.items():
+            seen += 1
+            assert expected.get(cid, {}).get(m) == e["now"], (name, cid, m)
+    assert seen >= 5  # rack's three claims, full and quick
+
+
+def test_notes_are_generated_from_the_run(write_study, tmp_path):
+    # issue 25 item 6: a study's notes(df, ctx) writes the report's Notes from the run's own
+    # data (what was swept, what was measured), so they cannot describe an older workload.
+    study = TOY + '''
+NOTES = "hand-written, stale"
+
+def notes(df, ctx):
+    return f"* ran RTTs {sorted(df['path.rtt_ms'].unique().tolist())} ms, {len(df)} flows"
+'''
+    root = write_study({"study.py": study, "published.toml": PUBLISHED, "s.toml": "[workload]\nsegments = 2\n"})
+    text = lossrec.reproduce("toy", out=tmp_path / "out", quick=True, root=root).read_text()
+    notes = text[text.index("## Notes"):]
+    assert "* ran RTTs [10, 20] ms, 4 flows" in notes and "stale" not in notes

@@ -12,7 +12,7 @@ import pytest
 import lossrec
 from lossrec.lab import frozen, studies
 from lossrec.lab.claims import FAILS, HOLDS, NOT_SIGNIFICANT, SEED_INCONSISTENT, Verdict
-from lossrec.lab.jobs import PARTIAL, read_provenance
+from lossrec.lab.jobs import PARTIAL, Progress, read_provenance
 from lossrec.lab.significance import difference, judge_difference
 
 TOY = '''
@@ -240,3 +240,78 @@ def test_full_run_output_is_parquet(toy, tmp_path):
     names = {p.name for p in (out / "toy").iterdir()}
     assert {"report.md", "results.parquet", "run.json"} <= names and "results.csv" not in names
     assert Path(out / "toy" / "report.md").read_text().count("results.parquet") >= 1
+
+
+# ------------------------- the figures-and-verdicts phase: shown and resumable (issue 28 item 8)
+
+PHASE_STUDY = '''
+import os
+from pathlib import Path
+from lossrec.lab import Sweep, Verdict, style
+from lossrec.lab.tail import traced_sweep
+
+TITLE = "Phase"
+SEED = "000"
+
+def sweeps(quick):
+    return [Sweep("s.toml", {"path.rtt_ms": [10]}, reps=1)]
+
+def traced(ctx):
+    if "t" not in ctx.cache:
+        ctx.cache["t"] = traced_sweep(ctx.scenario("s.toml"), {"path.rtt_ms": [10, 20]}, reps=2, jobs=1)
+    return ctx.cache["t"]
+
+def fig(df, ctx):
+    t = traced(ctx)
+    f, ax = style.figure()
+    ax.plot(t["path.rtt_ms"], t["flows"])
+    return f, "flows"
+
+FIGURES = {"flows": fig}
+
+def claims(df, published, ctx):
+    if os.environ.get("PHASE_FAIL"):
+        raise KeyboardInterrupt  # interrupted after the traced runs
+    return [Verdict.judge("c", len(traced(ctx)) == 4, str(len(traced(ctx))), "runs")]
+'''
+PHASE_PUBLISHED = '''
+[claims.c]
+statement = "four traced runs"
+value = 4
+where = "here"
+agreement = "four"
+kind = "absolute"
+no_interval = "a count"
+'''
+
+
+class _Phases(Progress):
+    def __init__(self):
+        super().__init__(False, 0)
+        self.texts = []
+
+    def phase(self, text):
+        self.texts.append(text)
+
+
+def test_figure_phase_is_shown_and_resumes_its_traced_runs(write_study, tmp_path, monkeypatch):
+    import lossrec.lab.tail as tail
+
+    root = write_study({"study.py": PHASE_STUDY, "published.toml": PHASE_PUBLISHED,
+                        "s.toml": "[workload]\nsegments = 2\n"})
+    runs = []
+    real = tail._core.run_scenario
+    monkeypatch.setattr(tail._core, "run_scenario", lambda *a: runs.append(a) or real(*a))
+    out = tmp_path / "out"
+    monkeypatch.setenv("PHASE_FAIL", "1")
+    with pytest.raises(KeyboardInterrupt):
+        lossrec.reproduce("toy", out=out, quick=True, root=root)
+    assert len(runs) == 4  # the traced runs were done before the interruption
+    monkeypatch.delenv("PHASE_FAIL")
+    bar = _Phases()
+    report = lossrec.reproduce("toy", out=out, quick=True, root=root, progress=bar)
+    assert len(runs) == 4, "the resumed run traced nothing again"
+    assert "✅ holds" in report.read_text()
+    shown = " | ".join(bar.texts)
+    assert "traced runs 4/4 (s.toml, resumed)" in shown
+    assert "figure flows (1/1)" in shown and "verdicts" in shown

@@ -64,6 +64,9 @@ def _note(msg: str) -> None:
 @click.option("--pcap", "pcap_path", metavar="FILE.pcap|-",
               help="Stream a pcap of both directions captured at the sender (one file per preset "
                    "for the default run).")
+@click.option("--pcap-snaplen", "pcap_snaplen", type=click.IntRange(1, 262_144), metavar="N",
+              help="Keep the first N bytes of each packet in --pcap and --pcap-receiver "
+                   "(tcpdump -s N; 94 keeps the Ethernet, IPv4 and TCP headers with options).")
 @click.option("--pcap-receiver", "pcap_rx_path", metavar="FILE.pcap|-",
               help="Stream a pcap captured at the receiver (Wireshark's spurious-retransmission "
                    "analysis needs this side).")
@@ -94,6 +97,7 @@ def run_cmd(
     as_json: bool,
     trace_path: Optional[str],
     pcap_path: Optional[str],
+    pcap_snaplen: Optional[int],
     pcap_rx_path: Optional[str],
     plot_path: Optional[str],
     html_path: Optional[str],
@@ -108,7 +112,9 @@ def run_cmd(
 
     \b
     The default run: one 10-segment flow, 10 Mb/s, 100 ms RTT, whose last segment is
-    lost once, under each preset side by side. --json prints one object of the same
+    lost once, under each preset side by side; then what each family of presets buys:
+    the same flow with a tail loss of 1 and 3 segments at 20 and 200 ms RTT, presets
+    alike in all four cases in one row, and why any two rows still tie. --json prints one object of the same
     shape for every run: {"seed", "flows": [...], "recoveries": [...], "sim": {...},
     "provenance": {"lossrec", "commit", "scenario_sha256", "seeds"}} (the default run's
     flows carry their preset). The trace and captures stream to their files as the run
@@ -146,7 +152,8 @@ def run_cmd(
             runs[name] = api.run(default.scenario(name), seed=seed,
                                  trace=trace_path is not None or plot_path is not None
                                  or html_path is not None,
-                                 pcap=pcap_path is not None, sets=overrides)
+                                 pcap=pcap_path is not None, sets=overrides,
+                                 pcap_snaplen=pcap_snaplen)
         _write_default_outputs(runs, trace_path, pcap_path, plot_path, plot_kw)
         if html_path is not None:
             _note(f"wrote {html_default(html_path, runs, DEFAULT_COLUMNS, plot_kw, force)}")
@@ -162,6 +169,9 @@ def run_cmd(
                 flow = r.json["flows"][0] if r.json.get("flows") else {}
                 rows.append([name] + [flow.get(k) for _, k in DEFAULT_COLUMNS])
             echo(render(["preset"] + [h for h, _ in DEFAULT_COLUMNS], rows))
+            if not preset:
+                echo("")
+                echo(default.family_table(default.family_runs(seed=seed)))
         return
 
     if plot_path is not None:
@@ -175,7 +185,8 @@ def run_cmd(
         plot_trace = trace_path if trace_path is not None else str(Path(tmp) / "trace.jsonl")
         want_trace: Any = plot_trace if drawn else trace_path
         r = api.run(scenario, seed=seed, trace=want_trace, pcap=pcap_path, preset=preset,
-                    sets=overrides, pcap_receiver=pcap_rx_path, force=force)
+                    sets=overrides, pcap_receiver=pcap_rx_path, force=force,
+                    pcap_snaplen=pcap_snaplen)
         if plot_path is not None:
             from .. import plot
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Keys of a published claim that are not parameters of its rule.
 NOT_PARAMS = {"statement", "value", "unit", "where", "agreement", "metric", "kind", "no_interval",
-              "label", "other_rule", "seed_inconsistent", "not_comparable"}
+              "label", "other_rule", "seed_inconsistent", "not_comparable", "verdict_changes"}
 #: Verdict → (mark, background colour) of its cell.
 MARKS = {"holds": ("✅ holds", "#e6f4e6"), "does not hold": ("❌ does not hold", "#fbe3e3"),
          "not significant": ("〰 not significant", "#f3f3f3"),
@@ -146,6 +146,13 @@ def write_study(study: "Study", d: Path, quick: bool, verdicts: Sequence["Verdic
         parts += ["<h2>Calibration and cross-checks</h2>",
                   "<p class=\"note\">Checks of the workload against the seed's own fingerprints and "
                   "other tools; never counted as claims.</p>", claims_table(calib, pub)]
+    moved = frozen.changes(pub)
+    if moved:  # the reasons recorded with each re-frozen verdict, as report.md lists them
+        parts += ["<h2>Why frozen verdicts moved</h2>",
+                  page.table(["claim", "date", "mode", "verdict", "why"],
+                             [[f"<b>{page.esc(c)}</b>", page.esc(e["date"]), page.esc(e["mode"]),
+                               page.esc(f"{e['was']} → {e['now']}"), page.esc(e["why"])] for c, e in moved],
+                             raw=True)]
     if figures:
         parts.append("<h2>Figures</h2>")
         parts += [_figure(d, name, caption) for name, caption in figures]

@@ -19,6 +19,11 @@ another tool (both reported apart, never counted as a claim that holds),
 comparable*, our number beside it), and ``[claims.<id>.seed_inconsistent]`` (``why``, ``differences``) names a
 self-contradiction of the seed: a failure whose differences are exactly ``differences`` is
 the verdict *seed inconsistent*, any other difference still fails.
+
+A re-frozen verdict that moved carries its reason in the claim's entry, one
+``[[claims.<id>.verdict_changes]]`` per move (``date``, ``mode``, ``was``, ``now``, ``why``:
+the rule change made before the rerun, the calibration or the engine rule that moved it,
+with the numbers); the report lists them under "Why frozen verdicts moved".
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..scenario import _toml_loads
 from .claims import APART, FAILS, NOT_COMPARABLE, SEED_INCONSISTENT, VERDICTS, Verdict
@@ -72,6 +77,39 @@ def load(study: "Study") -> Dict[str, Dict[str, str]]:
                                  f"({', '.join(VERDICTS)})")
         out[cid] = dict(entry)
     return out
+
+
+#: The keys of one ``[[claims.<id>.verdict_changes]]`` entry.
+CHANGE_KEYS = ("date", "mode", "was", "now", "why")
+
+
+def check_changes(cid: str, claim: Mapping[str, Any]) -> Optional[str]:
+    """What is wrong with claim ``cid``'s ``verdict_changes`` (None when nothing): each
+    entry needs every key of :data:`CHANGE_KEYS`, a mode of :data:`MODES`, verdicts for
+    ``was``/``now`` and a non-empty reason, so a moved verdict is never left unexplained."""
+    entries = claim.get("verdict_changes", [])
+    if not isinstance(entries, list):
+        return f"claims.{cid}.verdict_changes: expected an array of tables ([[claims.{cid}.verdict_changes]])"
+    for i, e in enumerate(entries):
+        where = f"claims.{cid}.verdict_changes[{i}]"
+        if not isinstance(e, dict):
+            return f"{where}: expected a table"
+        for k in CHANGE_KEYS:
+            if k not in e:
+                return f"{where}: missing `{k}`"
+        if e["mode"] not in MODES:
+            return f"{where}.mode: `{e['mode']}` is not a mode ({', '.join(MODES)})"
+        for k in ("was", "now"):
+            if e[k] not in VERDICTS:
+                return f"{where}.{k}: `{e[k]}` is not a verdict ({', '.join(VERDICTS)})"
+        if not str(e["why"]).strip():
+            return f"{where}.why: say which rule, calibration or engine change moved it"
+    return None
+
+
+def changes(published: Mapping[str, Mapping[str, Any]]) -> List[Tuple[str, Mapping[str, Any]]]:
+    """``(claim, entry)`` for every recorded verdict change, in the file's order."""
+    return [(cid, e) for cid, c in published.items() for e in c.get("verdict_changes", [])]
 
 
 def differences(expected: Mapping[str, Mapping[str, str]], verdicts: Sequence[Verdict],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 import pandas as pd
 
@@ -42,14 +42,31 @@ def _published_value(c: Dict[str, Any]) -> str:
     return f"{v} {unit}" if unit and not isinstance(v, str) else str(v)
 
 
+def _rule_values(c: Dict[str, Any]) -> str:
+    """The rule's parameters as values and the bounds they make (the HTML page's
+    :func:`lossrec.html.report_page.rule_html` in Markdown): a reader checks a verdict
+    against numbers, not parameter names (issue 28 item 9)."""
+    from ..html.report_page import NOT_PARAMS, bounds
+
+    params = {k: v for k, v in c.items() if k not in NOT_PARAMS and not isinstance(v, (dict, list))}
+    text = ""
+    if params:
+        text += " — *with the values:* " + "; ".join(f"`{k}` = {v}" for k, v in params.items())
+    b = bounds(c)
+    if b:
+        text += " — *so:* " + "; ".join(b)
+    return text
+
+
 def _rule(c: Dict[str, Any]) -> str:
-    """The agreement rule, the seed's metric definition (``metric``) and the other rule."""
-    text = str(c["agreement"])
+    """The agreement rule with its values, the seed's metric definition (``metric``) and
+    the other rule."""
+    text = str(c["agreement"]) + _rule_values(c)
     if c.get("metric"):
         text += f" — *metric, as the seed defines it:* {c['metric']}"
     other = c.get("other_rule")
     if other:
-        text += f" — *{other.get('label', 'other rule')}:* {other['agreement']}"
+        text += f" — *{other.get('label', 'other rule')}:* {other['agreement']}{_rule_values(other)}"
     return text
 
 
@@ -90,17 +107,56 @@ def frozen_section(verdicts: Sequence[Verdict], expected: Dict[str, Dict[str, st
     return lines
 
 
+def truncation_lines(df: pd.DataFrame) -> List[str]:
+    """A run that hit its scenario's time limit (``max_time_s``) leaves flows without a
+    completion time, and every FCT statistic is then over the flows that finished: said
+    beside the verdicts, per sweep label (issue 25 item 4). Nothing when every run ended."""
+    if df.empty or "time_limit_hit" not in df.columns or not df["time_limit_hit"].astype(bool).any():
+        return []
+    swept = [c for c in df.columns if "." in c or c in ("arm", "rep", "seed")]
+    # as text: a swept value may be a list (a drop list), which cannot be a group key
+    keys = df[swept].astype(str) if swept else None
+    runs = df["time_limit_hit"].astype(bool).groupby([keys[c] for c in swept]).any() if keys is not None \
+        else pd.Series([bool(df["time_limit_hit"].any())])
+    no_fct = int(df["fct_ms"].isna().sum()) if "fct_ms" in df.columns else 0
+    text = (f"**Truncated by the time limit:** {int(runs.sum())} of {len(runs)} runs hit their "
+            f"scenario's `max_time_s`; {no_fct} of {len(df)} flows ({no_fct / len(df) * 100:.1f} %) "
+            f"have no completion time, so completion-time statistics are over the flows that "
+            f"finished")
+    if "arm" in df.columns:
+        per = df[df["time_limit_hit"].astype(bool)].groupby("arm", observed=True).size()
+        text += " (truncated flow rows per arm: " + ", ".join(f"{a}: {n}" for a, n in per.items()) + ")"
+    return [text + ".", ""]
+
+
+def moved_section(pub: Dict[str, Dict[str, Any]]) -> List[str]:
+    """Why frozen verdicts moved: each ``verdict_changes`` entry of published.toml
+    (:func:`lossrec.lab.frozen.changes`), so the reason travels with the frozen value."""
+    moved = frozen.changes(pub)
+    if not moved:
+        return []
+    return ["## Why frozen verdicts moved", "",
+            "Each re-freeze that moved a verdict, with the reason recorded in the claim's "
+            "`published.toml` entry (`verdict_changes`):", "",
+            table(["claim", "date", "mode", "verdict", "why"],
+                  [[f"**{c}**", e["date"], e["mode"], f"{e['was']} → {e['now']}", e["why"]]
+                   for c, e in moved]), ""]
+
+
 def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]],
                  df: pd.DataFrame, figures: List[Tuple[str, str]], verdicts: List[Verdict],
                  wall_s: float, version: str,
                  sections: Sequence[Tuple[str, str]] = (),
                  data_files: Sequence[Tuple[str, pd.DataFrame, str]] = (),
-                 provenance: Any = None, expected: Any = None, calibration: Any = None) -> Path:
+                 provenance: Any = None, expected: Any = None, calibration: Any = None,
+                 notes: Optional[str] = None) -> Path:
     """``sections`` are extra (title, markdown) parts a study adds after its figures (its
     ``sections(df, ctx)``); ``data_files`` further data files (name, frame, what a row is);
     ``provenance`` the study's record (:func:`lossrec.lab.jobs.provenance`); ``expected``
     its frozen verdicts (:func:`lossrec.lab.frozen.load`); ``calibration`` the workload's
-    fingerprint checks (:func:`lossrec.lab.calibration.evaluate`), shown before the claims."""
+    fingerprint checks (:func:`lossrec.lab.calibration.evaluate`), shown before the claims;
+    ``notes`` the Notes section as the study's ``notes(df, ctx)`` wrote it from the run
+    (None: its ``NOTES`` text)."""
     pub = study.claims_published
     claims = [v for v in verdicts if not frozen.is_calibration(pub, v.claim)]
     calib = [v for v in verdicts if frozen.is_calibration(pub, v.claim)]
@@ -117,6 +173,7 @@ def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]
               + (f" Workload calibration (not claims): "
                  f"{calibration_mod.counts_text(calibration_mod.counts(calibration))}."
                  if calibration and calibration.get("checks") else ""), ""]
+    lines += truncation_lines(df)
     lines += calibration_mod.section(calibration)
     lines += ["## Published vs ours", "", table(HEAD, _claim_rows(claims, pub)), ""]
     if calib:
@@ -126,6 +183,7 @@ def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]
                   "of the seed and never count as holding.",
                   "", table(HEAD, _claim_rows(calib, pub)), ""]
     lines += frozen_section(verdicts, dict(expected or {}), quick)
+    lines += moved_section(pub)
     lines += [
         "## What was run",
         "",
@@ -147,7 +205,8 @@ def write_report(study: "Study", d: Path, quick: bool, runs: List[Dict[str, Any]
         "",
     ]
     lines += _provenance(study, runs, provenance)
-    notes = getattr(study.module, "NOTES", "")
+    if notes is None:
+        notes = getattr(study.module, "NOTES", "")
     if notes:
         lines += ["## Notes", "", notes.strip(), ""]
     if figures:

@@ -27,7 +27,7 @@ import pandas as pd
 from .. import _args, _core
 from ..errors import ArgumentError
 from ..scenario import _toml_loads
-from . import calibration, frozen
+from . import calibration, frozen, phase
 from . import jobs as jobs_mod
 from .claims import NOT_COMPARABLE, Verdict, check_kind, missing_intervals
 from .jobs import Progress, StudyJob
@@ -172,7 +172,7 @@ def load_study(name: str, root: Optional[PathLike] = None) -> Study:
         if "not_comparable" in c and not str(c["not_comparable"]).strip():
             raise ValueError(f"{pub_path}: claims.{cid}.not_comparable: say why the setup cannot "
                              f"judge the claim (a non-empty string)")
-        bad = check_kind(cid, c)
+        bad = check_kind(cid, c) or frozen.check_changes(cid, c)
         if bad:
             raise ValueError(f"{pub_path}: {bad}")
     return Study(name, d, module, published)
@@ -318,7 +318,10 @@ def run_study(study: Study, out: Path, quick: bool, jobs: Optional[int],
         bar.phase("figures and verdicts")
     d = job.staging()
     try:
-        report, verdicts = _write_study(study, d, quick, df, runs, extras, t0, freeze)
+        # the traced sweeps of the figures and claims are kept in the job's partial folder
+        # (removed by commit) and shown on the bar: an interrupted phase resumes
+        with phase.figure_phase(job.work / "figures", bar):
+            report, verdicts = _write_study(study, d, quick, df, runs, extras, t0, freeze)
         job.commit(d)
     finally:
         shutil.rmtree(d, ignore_errors=True)
@@ -336,7 +339,11 @@ def _write_study(study: Study, d: Path, quick: bool, df: pd.DataFrame, runs: Lis
         jobs_mod.write_parquet(ctx.recoveries, d / "recoveries.parquet", prov)
         data_files.append(("recoveries.parquet", ctx.recoveries, "one per fast-recovery episode"))
     figures: List[Tuple[str, str]] = []
-    for fname, fn in dict(getattr(study.module, "FIGURES", {})).items():
+    ph = phase.active()
+    all_figures = dict(getattr(study.module, "FIGURES", {}))
+    for i, (fname, fn) in enumerate(all_figures.items()):
+        if ph is not None:
+            ph.show(f"figure {fname} ({i + 1}/{len(all_figures)})")
         fig, caption = fn(df, ctx)
         fig.savefig(d / f"{fname}.png", dpi=150)
         fig.savefig(d / f"{fname}.svg", metadata={"Date": None})
@@ -344,6 +351,8 @@ def _write_study(study: Study, d: Path, quick: bool, df: pd.DataFrame, runs: Lis
 
         plt.close(fig)
         figures.append((fname, caption))
+    if ph is not None:
+        ph.show("verdicts")
     verdicts = list(study.module.claims(df, study.claims_published, ctx))
     verdicts = frozen.apply_published(study.claims_published, _complete(study, verdicts))
     bare = missing_intervals(study.claims_published, verdicts)
@@ -356,10 +365,13 @@ def _write_study(study: Study, d: Path, quick: bool, df: pd.DataFrame, runs: Lis
     sections_fn = getattr(study.module, "sections", None)
     sections = list(sections_fn(df, ctx)) if callable(sections_fn) else []
     cal = calibration.evaluate(study, df, ctx)
+    # notes(df, ctx): the Notes written from this run's data (issue 25 item 6)
+    notes_fn = getattr(study.module, "notes", None)
+    notes = str(notes_fn(df, ctx)) if callable(notes_fn) else None
     report = write_report(study, d, quick, runs, df, figures, verdicts,
                           wall_s=time.perf_counter() - t0, version=_core.__version__,
                           sections=sections, data_files=data_files, provenance=prov,
-                          expected=frozen.load(study), calibration=cal)
+                          expected=frozen.load(study), calibration=cal, notes=notes)
     html_pages.write_study(study, d, quick, verdicts, figures)
     run = {"provenance": prov, "sweeps": runs, "verdicts": [v.to_dict() for v in verdicts],
            "wall_s": time.perf_counter() - t0}

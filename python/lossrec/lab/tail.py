@@ -14,13 +14,18 @@ run.
 from __future__ import annotations
 
 import json
+import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
 import pandas as pd
 
 from .. import _core
+from .._provenance import build
 from ..result import parse_jsonl
+from . import phase
+from .jobs import _digest, engine_hash
 from ..scenario import ScenarioLike
 from .sweeps import default_jobs, make_plan
 
@@ -304,11 +309,26 @@ def traced_sweep(
     seeds as :func:`lossrec.lab.sweep` — and returns one row per run: the swept keys,
     ``rep``, ``seed``, the run's flow totals (``flows``, ``fct_ms`` list as
     ``fct_ms_all``) and what ``summarize_run(records, json_object)`` returns (by default
-    :func:`summarize`). Each trace is parsed and dropped as soon as it is summarised."""
+    :func:`summarize`). Each trace is parsed and dropped as soon as it is summarised.
+
+    Inside a study's figures-and-verdicts phase (:mod:`lossrec.lab.phase`) the runs are
+    shown as they finish and the rows are kept, so an interrupted phase resumes without
+    tracing them again."""
     jobs = jobs or default_jobs()
     plan = make_plan(scenario, params, reps, common_seeds, None, jobs)
     bases = [_core.validate_scenario(text, origin) for text, origin, _ in plan.specs]
     tasks = [(p, r) for p in range(len(plan.points)) for r in range(reps)]
+    ph = phase.active()
+    what = Path(plan.specs[0][1].split(" (with ")[0]).name if plan.specs else "scenario"
+    key = _digest(plan.specs, reps, common_seeds, phase.code_id(summarize_run), _core.__version__,
+                  build()["commit"], engine_hash())[:20] if ph is not None else ""
+    if ph is not None:
+        kept = ph.load(key)
+        if kept is not None:
+            ph.show(f"traced runs {len(tasks)}/{len(tasks)} ({what}, resumed)")
+            return kept
+    done = [0]
+    lock = threading.Lock()
 
     def one(task: Tuple[int, int]) -> Dict[str, Any]:
         p, rep = task
@@ -322,6 +342,10 @@ def traced_sweep(
         row = {**point, "rep": rep, "seed": seed, "flows": len(flows),
                "fct_ms_all": [f.get("fct_ms") for f in flows]}
         row.update(summarize_run(recs, obj))  # type: ignore[arg-type]
+        if ph is not None:
+            with lock:
+                done[0] += 1
+                ph.show(f"traced runs {done[0]}/{len(tasks)} ({what})")
         return row
 
     if jobs > 1 and len(tasks) > 1:
@@ -329,7 +353,10 @@ def traced_sweep(
             rows = list(ex.map(one, tasks))
     else:
         rows = [one(t) for t in tasks]
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    if ph is not None:
+        ph.save(key, df)
+    return df
 
 
 # ---------------------------------------------------------------- engine's vectors
