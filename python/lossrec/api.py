@@ -14,6 +14,7 @@ from .outputs import check_new_files
 from .result import Result
 from .scenario import ScenarioLike, apply_sets, load, with_sender
 from .suggest import did_you_mean
+from .trace_io import check_trace_path
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -83,7 +84,9 @@ def run(
             TOML, named ``<dict>`` in errors) or TOML text.
         seed: overrides the scenario's seed.
         trace: ``True`` to collect the JSON-lines trace in memory (``Result.trace``), or a
-            path (``"-"``: stdout) to stream it to as the run goes (memory stays flat).
+            path (``"-"``: stdout) to stream it to as the run goes (memory stays flat); the
+            path's suffix picks the format: ``.jsonl``, or ``.jsonl.zst`` for the same lines
+            zstd-compressed (read back with :func:`lossrec.read_trace`); any other is refused.
         pcap: ``True`` to collect a pcap captured at the sender (``Result.write_pcap``),
             or a path to stream it to.
         pcap_receiver: a path to stream a capture taken at the receiver to (what
@@ -104,6 +107,10 @@ def run(
     """
     _check_run_args(scenario, seed, trace, pcap, preset, sender, sets, pcap_receiver, force)
     want_trace, trace_path = _path_or_flag(trace, "trace")
+    try:
+        check_trace_path(trace_path)
+    except ValueError as e:
+        raise ArgumentError("run", "trace", f"run(): trace: {e}") from None
     want_pcap, pcap_path = _path_or_flag(pcap, "pcap")
     _, rx_path = _path_or_flag(pcap_receiver, "pcap_receiver")
     check_new_files((trace_path, pcap_path, rx_path), force)

@@ -92,7 +92,9 @@ class Result:
     def trace_jsonl(self) -> str:
         if self._trace_text is None:
             if self._trace_file is not None and str(self._trace_file) != "-":
-                return Path(self._trace_file).read_text(encoding="utf-8")
+                from .trace_io import read_text
+
+                return read_text(self._trace_file)
             raise NotRequestedError(
                 "this run collected no trace; call lossrec.run(..., trace=True)"
             )

@@ -72,6 +72,23 @@ pub(crate) fn open_stream(path: &str) -> PyResult<Stream> {
         .map_err(|e| PyOSError::new_err(format!("{path}: {e}")))
 }
 
+/// Opens a trace destination: `-` is standard output (JSON lines), anything else a file
+/// in the format its suffix names (`.jsonl`, `.jsonl.zst`: `lossrec_sim::trace_file`).
+/// An unknown suffix is a `ValueError` listing the accepted ones, raised before any file
+/// is created.
+pub(crate) fn open_trace(path: &str) -> PyResult<Stream> {
+    if path == "-" {
+        return Ok(Box::new(std::io::stdout()));
+    }
+    lossrec_sim::trace_file::create(std::path::Path::new(path)).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::InvalidInput {
+            PyValueError::new_err(e.to_string())
+        } else {
+            PyOSError::new_err(format!("{path}: {e}"))
+        }
+    })
+}
+
 /// `run_scenario`'s result: `(json, trace, pcap, outputs)`.
 type RunReturn<'py> = (String, Option<String>, Option<Bound<'py, PyBytes>>, String);
 
@@ -80,7 +97,8 @@ type RunReturn<'py> = (String, Option<String>, Option<Bound<'py, PyBytes>>, Stri
 /// Returns `(json, trace, pcap, outputs)`: the `--json` object as text (with `wall_s`
 /// measured around the simulation), the JSON-lines trace if `trace`, the pcap bytes if
 /// `pcap`, and the outputs' counts as JSON (`trace_lines`, `pcap_records`,
-/// `pcap_receiver_records`, `error`). `trace_path`, `pcap_path` and
+/// `pcap_receiver_records`, `error`). `trace_path` (format by suffix, [`open_trace`]),
+/// `pcap_path` and
 /// `pcap_receiver_path` stream those outputs to files (`-`: stdout) as the run goes
 /// instead of returning them. The GIL is released while simulating.
 #[pyfunction]
@@ -101,7 +119,7 @@ fn run_scenario<'py>(
     let scenario = parse(py, text, origin)?;
     let opts = RunOptions { seed, trace, pcap };
     let sinks = Sinks {
-        trace: trace_path.map(open_stream).transpose()?,
+        trace: trace_path.map(open_trace).transpose()?,
         pcap: pcap_path.map(open_stream).transpose()?,
         pcap_receiver: pcap_receiver_path.map(open_stream).transpose()?,
     };

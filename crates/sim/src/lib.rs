@@ -4,7 +4,8 @@
 //! direction, loss models, reordering, delay spikes, the sender and receiver configuration
 //! and a workload; [`run`] plays it out in virtual time and returns per-flow results and
 //! every fast-recovery episode ([`episodes`]), and on request a JSON-lines trace
-//! ([`trace`]) and a pcap file.
+//! ([`trace`]; to a `.jsonl` or zstd-compressed `.jsonl.zst` file, [`trace_file`]) and a
+//! pcap file.
 //!
 //! Nothing here reads a clock or draws unseeded randomness: the same scenario and seed give
 //! byte-identical results, traces and captures. Each random component (a direction's loss
@@ -41,6 +42,7 @@ mod sim;
 pub mod sink;
 mod span;
 pub mod trace;
+pub mod trace_file;
 pub mod workload;
 
 pub use episodes::Recovery;

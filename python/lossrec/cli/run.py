@@ -14,6 +14,7 @@ from ..outputs import check_new_files
 from ..result import Result
 from ..sets import parse_sets
 from ..table import render
+from ..trace_io import check_trace_path, open_write
 from ..html.cli import html_check, html_default, html_run
 from . import complete
 from .common import handle_errors, main
@@ -59,8 +60,10 @@ def _note(msg: str) -> None:
 @click.argument("scenario", required=False, metavar="[SCENARIO.toml|-]")
 @click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), help="Override the scenario's seed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON instead of a table.")
-@click.option("--trace", "trace_path", metavar="FILE.jsonl|-",
-              help="Stream the JSON-lines trace of every packet and engine event to FILE (- for stdout).")
+@click.option("--trace", "trace_path", metavar="FILE.jsonl|FILE.jsonl.zst|-",
+              help="Stream the JSON-lines trace of every packet and engine event to FILE (- for "
+                   "stdout); FILE.jsonl.zst writes the same lines zstd-compressed (lossrec.read_trace "
+                   "and lossrec plot read both).")
 @click.option("--pcap", "pcap_path", metavar="FILE.pcap|-",
               help="Stream a pcap of both directions captured at the sender (one file per preset "
                    "for the default run).")
@@ -117,6 +120,7 @@ def run_cmd(
     """
     if preset is not None:
         api.check_preset(preset)
+    check_trace_path(trace_path)  # before any run: a bad suffix costs no simulation
     overrides = parse_sets(sets, single=True)
     if "sender.preset" in overrides:
         raise ValueError("--set preset=...: choose the preset with --preset NAME")
@@ -255,7 +259,7 @@ def _write_default_outputs(
         import sys
 
         n = 0
-        f = sys.stdout if trace_path == "-" else open(trace_path, "w", encoding="utf-8")
+        f = sys.stdout if trace_path == "-" else open_write(trace_path)
         try:
             for name, r in runs.items():
                 for rec in r.trace_records:
