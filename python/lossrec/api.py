@@ -105,6 +105,23 @@ def run(
         lossrec.errors.ArgumentError: a bad argument (named in the message).
         lossrec.errors.OutputExistsError: an output file exists and ``force`` is false.
     """
+    return run_pretty(scenario, seed, trace, pcap, preset, sender, sets, pcap_receiver, force, pretty=False)
+
+
+def run_pretty(
+    scenario: ScenarioLike,
+    seed: Optional[int] = None,
+    trace: Union[bool, PathLike] = False,
+    pcap: Union[None, bool, PathLike] = None,
+    preset: Optional[str] = None,
+    sender: Optional[Mapping[str, Any]] = None,
+    sets: Optional[Mapping[str, Any]] = None,
+    pcap_receiver: Optional[PathLike] = None,
+    force: bool = False,
+    pretty: bool = False,
+) -> Result:
+    """:func:`run`, the simulator indenting its JSON when ``pretty`` (the CLI's ``--json``
+    prints it with :meth:`Result.json_text`, no per-flow work in Python)."""
     _check_run_args(scenario, seed, trace, pcap, preset, sender, sets, pcap_receiver, force)
     want_trace, trace_path = _path_or_flag(trace, "trace")
     try:
@@ -121,20 +138,21 @@ def run(
     if sets:
         text, origin = apply_sets(text, origin, sets)
     try:
-        js, tr, pc, outputs = _core.run_scenario(text, origin, seed, want_trace, want_pcap,
-                                                 trace_path, pcap_path, rx_path)
+        js, tr, pc, outputs, cols = _core.run_scenario(text, origin, seed, want_trace, want_pcap,
+                                                       trace_path, pcap_path, rx_path, columns=True,
+                                                       pretty=pretty)
     except _core.ScenarioError as e:
         if not rewritten:
             raise
         # Lines and columns would point into the rewritten text, not the user's file.
         raise _unlocated(e) from None
-    obj = json.loads(js)
-    obj["provenance"] = provenance(text, [obj["seed"]], origin=origin)
+    extra: Dict[str, Any] = {"provenance": provenance(text, [json.loads(cols["head"])["seed"]], origin=origin)}
     out = json.loads(outputs)
     if trace_path or pcap_path or rx_path:
-        obj["outputs"] = {**out, **{k: v for k, v in (("trace", trace_path), ("pcap", pcap_path),
-                                                      ("pcap_receiver", rx_path)) if v}}
-    return Result(json.dumps(obj), tr, pc, trace_file=Path(trace_path) if trace_path else None)
+        extra["outputs"] = {**out, **{k: v for k, v in (("trace", trace_path), ("pcap", pcap_path),
+                                                        ("pcap_receiver", rx_path)) if v}}
+    return Result(js, tr, pc, trace_file=Path(trace_path) if trace_path else None, columns=cols,
+                  extra=extra)
 
 
 def merge(runs: Mapping[str, Result]) -> Dict[str, Any]:

@@ -174,7 +174,22 @@ def read_records(path: PathLike) -> List[Dict[str, Any]]:
 
 def read_trace(path: PathLike) -> "pd.DataFrame":
     """A trace file (``.jsonl`` or ``.jsonl.zst``) as a DataFrame, one row per record,
-    the same frame ``Result.trace`` gives for the run that wrote it."""
+    the same frame ``Result.trace`` gives for the run that wrote it.
+
+    Raises:
+        lossrec.errors.ArgumentError: ``path`` is not a path, or its suffix names no trace
+            format (the message lists the accepted ones).
+        ValueError: the file is damaged (a corrupt or truncated zstd frame, a line that
+            is not JSON), named with the file.
+    """
     import pandas as pd
 
+    from . import _args
+    from .errors import ArgumentError
+
+    _args.path("read_trace", "path", path)
+    try:
+        trace_format(path)
+    except ValueError as e:
+        raise ArgumentError("read_trace", "path", f"read_trace(): path: {e}") from None
     return pd.DataFrame(read_records(path))
