@@ -86,3 +86,13 @@ def test_cli_json_is_the_object_indented_as_python_does(tmp_path, cli):
     assert len(obj["flows"]) == 300 and obj["outputs"]["trace"].endswith("t.jsonl.zst")
     assert obj["flows"] == lossrec.run(MANY).json["flows"]
     assert r.stdout.rstrip("\n") == json.dumps(obj, indent=2)
+
+
+def test_the_cli_flows_bench_reports_both_outputs():
+    # Its figures are CPU times of this machine's moment: only their shape is checked.
+    from lossrec.lab.cli_overhead import cli_overhead
+
+    r = cli_overhead(flows=50, rounds=1)
+    for mode in ("table", "json"):
+        assert set(r[mode]) == {"sim_cpu_s", "cli_cpu_s", "overhead_cpu_s", "overhead_pct_median"}
+        assert r[mode]["sim_cpu_s"][0] >= 0 and len(r[mode]["cli_cpu_s"]) == 1
