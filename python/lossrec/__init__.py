@@ -4,6 +4,8 @@
     >>> r = lossrec.run("scenario.toml", trace=True)
     >>> r.flows            # pandas DataFrame, one row per flow
     >>> r.trace            # the JSON-lines trace as a DataFrame
+    >>> lossrec.run("scenario.toml", trace="t.jsonl.zst")   # a zstd-compressed trace file
+    >>> lossrec.read_trace("t.jsonl.zst")                    # read back (.jsonl too)
     >>> df = lossrec.sweep("scenario.toml", {"path.rtt_ms": [10, 40]}, reps=10)
     >>> lossrec.summarize(df, by="path.rtt_ms")   # n, mean, p50, p95, p99, 95% CI
     >>> lossrec.reproduce("classic-baseline", out="out", quick=True)
@@ -29,6 +31,7 @@ _LAZY = {
     "validate": "api",
     "Preset": "api",
     "Result": "result",
+    "read_trace": "trace_io",
     "NotRequestedError": "result",
     "dict_to_toml": "scenario",
     "summarize": "summary",

@@ -14,6 +14,7 @@ from .outputs import check_new_files
 from .result import Result
 from .scenario import ScenarioLike, apply_sets, load, with_sender
 from .suggest import did_you_mean
+from .trace_io import check_trace_path
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -84,7 +85,9 @@ def run(
             TOML, named ``<dict>`` in errors) or TOML text.
         seed: overrides the scenario's seed.
         trace: ``True`` to collect the JSON-lines trace in memory (``Result.trace``), or a
-            path (``"-"``: stdout) to stream it to as the run goes (memory stays flat).
+            path (``"-"``: stdout) to stream it to as the run goes (memory stays flat); the
+            path's suffix picks the format: ``.jsonl``, or ``.jsonl.zst`` for the same lines
+            zstd-compressed (read back with :func:`lossrec.read_trace`); any other is refused.
         pcap: ``True`` to collect a pcap captured at the sender (``Result.write_pcap``),
             or a path to stream it to.
         pcap_receiver: a path to stream a capture taken at the receiver to (what
@@ -106,6 +109,25 @@ def run(
         lossrec.errors.ArgumentError: a bad argument (named in the message).
         lossrec.errors.OutputExistsError: an output file exists and ``force`` is false.
     """
+    return run_pretty(scenario, seed, trace, pcap, preset, sender, sets, pcap_receiver, force,
+                      pcap_snaplen, pretty=False)
+
+
+def run_pretty(
+    scenario: ScenarioLike,
+    seed: Optional[int] = None,
+    trace: Union[bool, PathLike] = False,
+    pcap: Union[None, bool, PathLike] = None,
+    preset: Optional[str] = None,
+    sender: Optional[Mapping[str, Any]] = None,
+    sets: Optional[Mapping[str, Any]] = None,
+    pcap_receiver: Optional[PathLike] = None,
+    force: bool = False,
+    pcap_snaplen: Optional[int] = None,
+    pretty: bool = False,
+) -> Result:
+    """:func:`run`, the simulator indenting its JSON when ``pretty`` (the CLI's ``--json``
+    prints it with :meth:`Result.json_text`, no per-flow work in Python)."""
     _check_run_args(scenario, seed, trace, pcap, preset, sender, sets, pcap_receiver, force)
     if pcap_snaplen is not None:
         try:
@@ -113,6 +135,10 @@ def run(
         except ValueError as e:
             raise ArgumentError("run", "pcap_snaplen", f"run(): pcap_snaplen: {e}") from None
     want_trace, trace_path = _path_or_flag(trace, "trace")
+    try:
+        check_trace_path(trace_path)
+    except ValueError as e:
+        raise ArgumentError("run", "trace", f"run(): trace: {e}") from None
     want_pcap, pcap_path = _path_or_flag(pcap, "pcap")
     _, rx_path = _path_or_flag(pcap_receiver, "pcap_receiver")
     check_new_files((trace_path, pcap_path, rx_path), force)
@@ -125,8 +151,9 @@ def run(
     try:
         with snaplen.streamed(pcap_path, pcap_snaplen) as pcap_to, \
                 snaplen.streamed(rx_path, pcap_snaplen) as rx_to:
-            js, tr, pc, outputs = _core.run_scenario(text, origin, seed, want_trace, want_pcap,
-                                                     trace_path, pcap_to, rx_to)
+            js, tr, pc, outputs, cols = _core.run_scenario(text, origin, seed, want_trace,
+                                                           want_pcap, trace_path, pcap_to, rx_to,
+                                                           columns=True, pretty=pretty)
         if pc is not None and pcap_snaplen is not None:
             pc = snaplen.cut_bytes(bytes(pc), pcap_snaplen)
     except _core.ScenarioError as e:
@@ -134,13 +161,13 @@ def run(
             raise
         # Lines and columns would point into the rewritten text, not the user's file.
         raise _unlocated(e) from None
-    obj = json.loads(js)
-    obj["provenance"] = provenance(text, [obj["seed"]], origin=origin)
+    extra: Dict[str, Any] = {"provenance": provenance(text, [json.loads(cols["head"])["seed"]], origin=origin)}
     out = json.loads(outputs)
     if trace_path or pcap_path or rx_path:
-        obj["outputs"] = {**out, **{k: v for k, v in (("trace", trace_path), ("pcap", pcap_path),
-                                                      ("pcap_receiver", rx_path)) if v}}
-    return Result(json.dumps(obj), tr, pc, trace_file=Path(trace_path) if trace_path else None)
+        extra["outputs"] = {**out, **{k: v for k, v in (("trace", trace_path), ("pcap", pcap_path),
+                                                        ("pcap_receiver", rx_path)) if v}}
+    return Result(js, tr, pc, trace_file=Path(trace_path) if trace_path else None, columns=cols,
+                  extra=extra)
 
 
 def merge(runs: Mapping[str, Result]) -> Dict[str, Any]:

@@ -30,6 +30,8 @@ import os
 import re
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
+from .trace_io import open_text
+
 Record = Mapping[str, Any]
 #: Bins per flow at most: about three per pixel column of an 11.5 in figure at 120 dpi.
 BINS = 4096
@@ -319,7 +321,7 @@ def _flows_seen(src: Source, window: Optional[Tuple[float, float]]) -> List[Any]
     lo, hi = _window_us(window)
     seen: Dict[Any, None] = {}
     if is_file(src):
-        with open(src, encoding="utf-8") as f:
+        with open_text(src) as f:
             for line in f:
                 m = _PREFIX.match(line)
                 if m is None:
@@ -353,7 +355,7 @@ def records(src: Source, flows: Optional[Iterable[Any]] = None,
     lo, hi = _window_us(window)
     keep = set(flows) if flows is not None else None
     if is_file(src):
-        with open(src, encoding="utf-8") as f:
+        with open_text(src) as f:
             for line in f:
                 m = _PREFIX.match(line)
                 if m is not None and (not lo <= int(m.group(1)) <= hi

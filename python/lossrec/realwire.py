@@ -174,5 +174,8 @@ def _suffixed(out: Any, side: str) -> Any:
     """A path with ``-<side>`` before its suffix (``-`` and flags unchanged)."""
     if isinstance(out, bool) or out is None or os.fspath(out) == "-":
         return out
-    base, ext = os.path.splitext(os.fspath(out))
+    name = os.fspath(out)
+    if name.endswith(".jsonl.zst"):  # a compound suffix stays whole (trace_io.SUFFIXES)
+        return f"{name[:-len('.jsonl.zst')]}-{side}.jsonl.zst"
+    base, ext = os.path.splitext(name)
     return f"{base}-{side}{ext}"

@@ -47,36 +47,113 @@ class Result:
     """
 
     def __init__(self, json_text: str, trace: Optional[str] = None, pcap: Optional[bytes] = None,
-                 trace_file: Optional[Path] = None):
-        self.json: Dict[str, Any] = _json.loads(json_text)
+                 trace_file: Optional[Path] = None, columns: Optional[Dict[str, Any]] = None,
+                 extra: Optional[Dict[str, Any]] = None):
+        """``json_text`` is the simulator's object; ``extra`` keys (provenance, outputs)
+        follow its own. With ``columns`` (``_core.run_scenario(columns=True)``) the flows
+        come from those buffers and the text is parsed only when ``json`` is first read:
+        a 100,000-flow run reaches its table, its DataFrame and its ``--json`` text
+        without a Python object per field (issue 29 item 3)."""
+        self._json_text = json_text
+        self._json: Optional[Dict[str, Any]] = None
+        self._extra: Dict[str, Any] = dict(extra or {})
+        self._columns = columns
+        self._head: Optional[Dict[str, Any]] = None
         self._trace_text = trace
         self._trace_file = trace_file
         self._pcap = pcap
         self._trace_records: Optional[List[Dict[str, Any]]] = None
+        if columns is None:
+            _ = self.json  # parse now: a malformed text fails here, as before
+
+    @property
+    def json(self) -> Dict[str, Any]:
+        """The run's ``--json`` object as a dict (parsed on first use; edits stick)."""
+        if self._json is None:
+            obj = _json.loads(self._json_text)
+            obj.update(self._extra)
+            self._json = obj
+            self._extra = obj  # later edits of the keys after the simulator's go to the one dict
+        return self._json
+
+    @property
+    def meta(self) -> Dict[str, Any]:
+        """The keys after the simulator's own (``provenance``, ``outputs``), editable
+        without parsing the whole object."""
+        return self._extra
+
+    def _light(self) -> Dict[str, Any]:
+        """``seed``, ``sim`` and ``background``, without parsing the flows if possible."""
+        if self._json is None and self._columns is not None and "head" in self._columns:
+            if self._head is None:
+                self._head = _json.loads(self._columns["head"])
+            return self._head
+        return self.json
+
+    def json_text(self) -> str:
+        """The ``--json`` object as text indented by two spaces, as ``json.dumps(indent=2)``
+        lays it out. When the simulator already indented its part (``pretty=True``) and
+        the object was not parsed, its text is used as it is and only the keys after it
+        are serialised here."""
+        text = self._json_text
+        if self._json is not None or not text.startswith("{\n") or not text.endswith("\n}"):
+            return _json.dumps(self.json, indent=2)
+        if not self._extra:
+            return text
+        tail = _json.dumps(self._extra, indent=2)  # "{\n  ...\n}": already one level in
+        return "".join((text[:-2], ",\n", tail[2:-2], "\n}"))  # one copy of a long text
+
+    @property
+    def n_flows(self) -> int:
+        """How many flows the run reports."""
+        if self._json is None and self._columns is not None:
+            return int(self._columns["rows"])
+        return len(self.json.get("flows", []))
+
+    def flow_column(self, name: str) -> Any:
+        """One per-flow field as a numpy array (``preset``: an object array of names)."""
+        import numpy as np
+
+        c = self._columns
+        if c is None:
+            rows = self.json.get("flows", [])
+            return np.array([r.get(name) for r in rows], dtype=object if name == "preset" else None)
+        n = int(c["rows"])
+        if name in c["int_names"]:
+            j = c["int_names"].index(name)
+            return np.frombuffer(c["ints"], "<i8", count=n, offset=j * n * 8)
+        if name == "fct_ms":
+            return np.frombuffer(c["fct_ms"], "<f8", count=n)
+        if name == "preset":
+            return np.array(c["presets"], dtype=object)[np.frombuffer(c["preset"], "<u4", count=n)]
+        raise KeyError(name)
 
     @property
     def seed(self) -> int:
-        return int(self.json["seed"])
+        return int(self._light()["seed"])
 
     @property
     def sim(self) -> Dict[str, Any]:
-        return dict(self.json.get("sim") or {})
+        return dict(self._light().get("sim") or {})
 
     @property
     def background(self) -> List[Dict[str, Any]]:
         """Per ``[[background]]`` source, apart from the measured flows: packets offered to
         the forward bottleneck, bytes, drops, bursts, and for ``tcp`` sources connections
         (started, finished, rejected), delivered bytes, retransmissions and timeouts."""
-        return [dict(b) for b in self.json.get("background") or []]
+        return [dict(b) for b in self._light().get("background") or []]
 
     @property
     def provenance(self) -> Dict[str, Any]:
-        return dict(self.json.get("provenance") or {})
+        src = self._extra if self._json is None else self.json
+        return dict(src.get("provenance") or {})
 
     @property
     def flows(self) -> "pd.DataFrame":
         import pandas as pd
 
+        if self._json is None and self._columns is not None:
+            return pd.DataFrame({name: self.flow_column(name) for name in FLOW_FIELDS})
         rows = self.json.get("flows", [])
         cols = list(FLOW_FIELDS) + [c for r in rows for c in r if c not in FLOW_FIELDS]
         cols = list(dict.fromkeys(cols))
@@ -92,7 +169,9 @@ class Result:
     def trace_jsonl(self) -> str:
         if self._trace_text is None:
             if self._trace_file is not None and str(self._trace_file) != "-":
-                return Path(self._trace_file).read_text(encoding="utf-8")
+                from .trace_io import read_text
+
+                return read_text(self._trace_file)
             raise NotRequestedError(
                 "this run collected no trace; call lossrec.run(..., trace=True)"
             )
@@ -139,7 +218,7 @@ class Result:
         return plot.time_sequence(self.trace_records, path, **kw)
 
     def __repr__(self) -> str:
-        n = len(self.json.get("flows", []))
+        n = self.n_flows
         extra = [x for x, v in (("trace", self._trace_text or self._trace_file),
                                 ("pcap", self._pcap)) if v is not None]
         return f"<lossrec.Result seed={self.seed} flows={n}{' with ' + '+'.join(extra) if extra else ''}>"

@@ -75,3 +75,72 @@ def render(headers: Sequence[str], rows: Sequence[Sequence[Any]], align_left: in
     out = tabulate(text, headers=list(headers), tablefmt="simple", disable_numparse=True,
                    colalign=["left" if i < align_left else "right" for i in range(len(headers))])
     return "\n".join(line.rstrip() for line in out.splitlines())
+
+
+def _fast_cells(values: Any) -> List[str]:
+    """One column's cells as :func:`render` formats them, vectorised for numpy integer
+    and float arrays (a 100,000-flow table formats in milliseconds, not seconds); any
+    other column goes through :func:`fmt`."""
+    import numpy as np
+
+    a = values if isinstance(values, np.ndarray) else None
+    if a is not None and a.dtype.kind in "iu":
+        lst = a.tolist()
+        if a.size and int(np.abs(a.astype(np.float64)).max()) >= THOUSANDS:
+            return list(map("{:,}".format, lst))
+        return list(map(str, lst))
+    if a is not None and a.dtype.kind == "f":
+        nums = a[~np.isnan(a)]
+        floatfmt, _ = _float_formats(nums)
+        spec = "{:" + floatfmt + "}"
+        return ["-" if v != v else spec.format(v) for v in a.tolist()]
+    vals = values.tolist() if a is not None else list(values)
+    if all(type(v) is str for v in vals):
+        return vals  # text prints as itself (fmt), whatever the column's numbers would be
+    cells = [_cell(v) for v in vals]
+    formats = column_formats(cells)
+    return [fmt(v, formats) for v in cells]
+
+
+def _float_formats(nums: Any) -> Tuple[str, str]:
+    """:func:`column_formats` of a numpy float array without NaNs, vectorised."""
+    import numpy as np
+
+    if not nums.size:
+        return column_formats([])
+    mag = np.abs(nums)
+    sep = "," if bool((mag >= THOUSANDS).any()) else ""
+    finite = np.isfinite(nums)
+    fractional = nums[nums != np.trunc(nums)] if bool(finite.all()) else nums
+    if not fractional.size:
+        return f"{sep}.0f", sep
+    top = float(mag[finite].max()) if bool(finite.any()) else 0.0
+    if top >= 100:
+        digits = 1
+    else:
+        f = np.abs(fractional)
+        f = f[(f != 0) & np.isfinite(f)]
+        small = float(f.min()) if f.size else 1.0
+        digits = max(0, min(4, 2 - math.floor(math.log10(small))))
+    return f"{sep}.{digits}f", sep
+
+
+def render_columns(headers: Sequence[str], columns: Sequence[Any], align_left: int = 1) -> str:
+    """:func:`render` of a table given column by column (numpy arrays or sequences), with
+    the same text, laid out here rather than by ``tabulate`` (its "simple" format: a
+    column is as wide as its widest cell or its header plus two, two spaces between
+    columns, a dashed rule under the headers): a 100,000-row table of a run costs
+    milliseconds where ``tabulate`` took seconds (issue 29 item 3)."""
+    cols = [_fast_cells(c) for c in columns]
+    if not any(cols):
+        return render(headers, [], align_left)  # tabulate lays out a header-only table its own way
+    widths = [max(len(h) + 2, max(map(len, c))) for h, c in zip(headers, cols)]
+    # One format string lays out a whole row (a call per row, not per cell).
+    row = "  ".join("{:" + ("<" if i < align_left else ">") + str(w) + "}" for i, w in enumerate(widths))
+    lines = [row.format(*headers).rstrip(), "  ".join("-" * w for w in widths).rstrip()]
+    rows = map(row.format, *cols)
+    # A right-aligned last column ends each line with its cell: nothing to strip unless a
+    # cell itself ends in a space.
+    plain = align_left < len(headers) and not any(c[-1:].isspace() for c in cols[-1])
+    lines.extend(rows if plain else (line.rstrip() for line in rows))
+    return "\n".join(lines)

@@ -94,6 +94,9 @@ BAD = [
     ("wire", (TOML,), {"preset": 3}, "preset"),
     ("wire", (TOML,), {"sets": [1]}, "sets"),
     ("wire", (None,), {}, "scenario"),
+    ("read_trace", (7,), {}, "path"),
+    ("read_trace", ("t.txt",), {}, "path"),
+    ("run", (TOML,), {"trace": "t.txt"}, "trace"),
 ]
 
 

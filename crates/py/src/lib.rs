@@ -24,6 +24,7 @@ mod attacks;
 mod batch;
 mod benchmarks;
 mod explain;
+mod columns;
 
 /// mimalloc: a simulation allocates per flow (its endpoints, scoreboard, reassembly), and
 /// with thousands of flows the system allocator's cost showed in the profile (~7 % at
@@ -73,20 +74,47 @@ pub(crate) fn open_stream(path: &str) -> PyResult<Stream> {
         .map_err(|e| PyOSError::new_err(format!("{path}: {e}")))
 }
 
-/// `run_scenario`'s result: `(json, trace, pcap, outputs)`.
-type RunReturn<'py> = (String, Option<String>, Option<Bound<'py, PyBytes>>, String);
+/// Opens a trace destination: `-` is standard output (JSON lines), anything else a file
+/// in the format its suffix names (`.jsonl`, `.jsonl.zst`: `lossrec_sim::trace_file`).
+/// An unknown suffix is a `ValueError` listing the accepted ones, raised before any file
+/// is created.
+pub(crate) fn open_trace(path: &str) -> PyResult<Stream> {
+    if path == "-" {
+        return Ok(Box::new(std::io::stdout()));
+    }
+    lossrec_sim::trace_file::create(std::path::Path::new(path)).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::InvalidInput {
+            PyValueError::new_err(e.to_string())
+        } else {
+            PyOSError::new_err(format!("{path}: {e}"))
+        }
+    })
+}
+
+/// `run_scenario`'s result: `(json, trace, pcap, outputs, columns)`.
+type RunReturn<'py> = (
+    String,
+    Option<String>,
+    Option<Bound<'py, PyBytes>>,
+    String,
+    Option<Bound<'py, PyDict>>,
+);
 
 /// Runs a scenario given as TOML text.
 ///
-/// Returns `(json, trace, pcap, outputs)`: the `--json` object as text (with `wall_s`
-/// measured around the simulation), the JSON-lines trace if `trace`, the pcap bytes if
+/// Returns `(json, trace, pcap, outputs, columns)`: the `--json` object as text (with
+/// `wall_s` measured around the simulation; indented like Python's `json.dumps(...,
+/// indent=2)` if `pretty`), the JSON-lines trace if `trace`, the pcap bytes if
 /// `pcap`, and the outputs' counts as JSON (`trace_lines`, `pcap_records`,
-/// `pcap_receiver_records`, `error`). `trace_path`, `pcap_path` and
+/// `pcap_receiver_records`, `error`). `trace_path` (format by suffix, [`open_trace`]),
+/// `pcap_path` and
 /// `pcap_receiver_path` stream those outputs to files (`-`: stdout) as the run goes
-/// instead of returning them. The GIL is released while simulating.
+/// instead of returning them. `columns` (if asked) holds the flows as columns
+/// (`columns::flow_columns`). The GIL is released while simulating.
 #[pyfunction]
 #[pyo3(signature = (text, origin = "<string>", seed = None, trace = false, pcap = false,
-                    trace_path = None, pcap_path = None, pcap_receiver_path = None))]
+                    trace_path = None, pcap_path = None, pcap_receiver_path = None,
+                    columns = false, pretty = false))]
 #[allow(clippy::too_many_arguments)]
 fn run_scenario<'py>(
     py: Python<'py>,
@@ -98,11 +126,13 @@ fn run_scenario<'py>(
     trace_path: Option<&str>,
     pcap_path: Option<&str>,
     pcap_receiver_path: Option<&str>,
+    columns: bool,
+    pretty: bool,
 ) -> PyResult<RunReturn<'py>> {
     let scenario = parse(py, text, origin)?;
     let opts = RunOptions { seed, trace, pcap };
     let sinks = Sinks {
-        trace: trace_path.map(open_stream).transpose()?,
+        trace: trace_path.map(open_trace).transpose()?,
         pcap: pcap_path.map(open_stream).transpose()?,
         pcap_receiver: pcap_receiver_path.map(open_stream).transpose()?,
     };
@@ -115,10 +145,29 @@ fn run_scenario<'py>(
     if let Some(e) = &out.outputs.error {
         return Err(PyOSError::new_err(e.clone()));
     }
-    let json = out.to_json(wall_s);
+    let json = if pretty {
+        out.to_json_pretty(wall_s)
+    } else {
+        out.to_json(wall_s)
+    };
     let pcap = out.pcap.as_deref().map(|b| PyBytes::new(py, b));
     let outputs = serde_json::to_string(&out.outputs).expect("plain data serialises");
-    Ok((json, out.trace, pcap, outputs))
+    let cols = if columns {
+        let d = columns::flow_columns(py, &out.flows)?;
+        // The run-level figures without the flows and episodes, for a caller that wants
+        // them without parsing the whole object.
+        let head = serde_json::json!({
+            "seed": out.seed,
+            "sim": {"events": out.events, "wall_s": wall_s, "sim_time_s": out.sim_time_s,
+                    "time_limit_hit": out.time_limit_hit},
+            "background": out.background,
+        });
+        d.set_item("head", head.to_string())?;
+        Some(d)
+    } else {
+        None
+    };
+    Ok((json, out.trace, pcap, outputs, cols))
 }
 
 /// The per-flow result schema: `[(name, kind)]` with kind `int`, `float` or `str`, in

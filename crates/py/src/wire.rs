@@ -59,7 +59,7 @@ pub fn wire_scenario<'py>(
         cancel: cancel.clone(),
     };
     let sinks = lossrec_sim::Sinks {
-        trace: trace_path.map(crate::open_stream).transpose()?,
+        trace: trace_path.map(crate::open_trace).transpose()?,
         pcap: pcap_path.map(crate::open_stream).transpose()?,
         pcap_receiver: None,
     };

@@ -4,7 +4,8 @@
 //! direction, loss models, reordering, delay spikes, the sender and receiver configuration
 //! and a workload; [`run`] plays it out in virtual time and returns per-flow results and
 //! every fast-recovery episode ([`episodes`]), and on request a JSON-lines trace
-//! ([`trace`]) and a pcap file.
+//! ([`trace`]; to a `.jsonl` or zstd-compressed `.jsonl.zst` file, [`trace_file`]) and a
+//! pcap file.
 //!
 //! Nothing here reads a clock or draws unseeded randomness: the same scenario and seed give
 //! byte-identical results, traces and captures. Each random component (a direction's loss
@@ -41,6 +42,7 @@ mod sim;
 pub mod sink;
 mod span;
 pub mod trace;
+pub mod trace_file;
 pub mod workload;
 
 pub use episodes::Recovery;
@@ -264,7 +266,18 @@ struct JsonSim {
 impl RunOutput {
     /// The `--json` object; `wall_s` is measured by the caller (the simulator reads no clock).
     pub fn to_json(&self, wall_s: f64) -> String {
-        let out = JsonOut {
+        serde_json::to_string(&self.json_out(wall_s)).expect("plain data serialises")
+    }
+
+    /// The same object indented by two spaces per level, as Python's `json.dumps(...,
+    /// indent=2)` lays it out: the CLI prints it for `--json` without parsing and
+    /// re-serialising every flow in Python (issue 29 item 3).
+    pub fn to_json_pretty(&self, wall_s: f64) -> String {
+        serde_json::to_string_pretty(&self.json_out(wall_s)).expect("plain data serialises")
+    }
+
+    fn json_out(&self, wall_s: f64) -> JsonOut<'_> {
+        JsonOut {
             seed: self.seed,
             flows: &self.flows,
             recoveries: &self.recoveries,
@@ -275,8 +288,7 @@ impl RunOutput {
                 time_limit_hit: self.time_limit_hit,
             },
             background: &self.background,
-        };
-        serde_json::to_string(&out).expect("plain data serialises")
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 import time
 from typing import Optional
 
@@ -30,6 +31,8 @@ DESCRIPTIONS = {
                "ACK) against every preset, SACK on and off, four phases",
     "explain": "lossrec explain on one core: the bulk benchmark's sender-side capture "
                "(~1 M frames) explained under rfc (target: >= 1 M packets/s)",
+    "cli_flows": "lossrec run of 100,000 concurrent flows (table and --json): CPU beyond the "
+                 "simulation (target < 20 %)",
     "wire_goodput": "the real wire (root, /dev/net/tun): engine vs Linux goodput, bulk, 1 Gb/s, "
                     "10 ms, no loss (target: the engine >= 90 % of Linux)",
 }
@@ -37,7 +40,7 @@ DESCRIPTIONS = {
 ALL = api.BENCHMARKS + ("sweep", "per_ack", "per_ack_app_limited", "flows")
 #: Run only when asked for: `attacks` (a table of the engine's behaviour, not a speed) and
 #: `per_ack_families` (minutes: its workloads at 1,000,000 in flight are recorded first).
-ON_REQUEST = ("attacks", "per_ack_families", "wire_goodput", "explain")
+ON_REQUEST = ("attacks", "per_ack_families", "wire_goodput", "explain", "cli_flows")
 #: wire_goodput: the engine's sender must never be the bottleneck (a speed of this machine's
 #: moment, so a benchmark, not a test: python/tests/test_wire.py checks only what load
 #: cannot move).
@@ -63,7 +66,8 @@ FLOWS_TARGETS = {"ratio_at": 10_000, "ratio": 0.5, "bytes_per_open_flow": 4096}
                    '"flows": {"flows", "events", "best_wall_s", "best_cpu_s", "events_per_s", '
                    '"events_per_cpu_s", "ratio_to_one_flow", "wall_ratio_to_one_flow", "runs", '
                    '"bytes_per_open_flow", "peak_heap_bytes", "peak_open_flows", '
-                   '"result_bytes_per_flow"}}.')
+                   '"result_bytes_per_flow"}, "cli_flows" (on request): {"flows", "rounds", '
+                   '"table"/"json": {"sim_cpu_s", "cli_cpu_s", "overhead_cpu_s", "overhead_pct_median"}}}.')
 @click.option("--only", type=click.Choice(ALL + ON_REQUEST),
               help="Run one benchmark (`attacks`: the misbehaving-receiver table, only this way).")
 @click.option("--memory", "memory", metavar="SECONDS,...", is_flag=False, flag_value="60,600,3600",
@@ -100,6 +104,10 @@ def bench_cmd(as_json: bool, only: Optional[str], memory: Optional[str]) -> None
             res["sweep"] = sweep_bench.sweep_bench()
         elif n == "wire_goodput":
             res[n] = _wire_goodput()
+        elif n == "cli_flows":
+            from ..lab.cli_overhead import cli_overhead
+
+            res[n] = cli_overhead()
         elif n in ("per_ack", "per_ack_app_limited", "per_ack_families", "flows", "attacks",
                    "explain"):
             res[n] = dict(_core.bench(n))
@@ -146,6 +154,14 @@ def bench_cmd(as_json: bool, only: Optional[str], memory: Optional[str]) -> None
                                                                w["engine_ns_per_packet"]))]))
         click.echo(f"best engine / linux: {w['best_ratio']:.2f} (target >= {WIRE_GOODPUT_TARGET}: "
                    f"{'yes' if w['best_ratio'] >= WIRE_GOODPUT_TARGET else 'NO'})")
+    if "cli_flows" in res:
+        c = res["cli_flows"]
+        click.echo(render(["output", "simulation CPU s", "lossrec run CPU s", "overhead s", "overhead %"],
+                          [[m, f"{statistics.median(c[m]['sim_cpu_s']):.2f}",
+                            f"{statistics.median(c[m]['cli_cpu_s']):.2f}",
+                            f"{statistics.median(c[m]['overhead_cpu_s']):.2f}",
+                            f"{c[m]['overhead_pct_median']:.0f}"] for m in ("table", "json")], align_left=1))
+        click.echo(f"medians of {c['rounds']} rounds, {c['flows']:,} flows; target: overhead < 20 %")
     if "bulk" in res:
         click.echo(f"\nbulk: {res['bulk']['events_per_s']:,.0f} simulator events/s "
                    f"over {res['bulk']['runs']} run(s)")

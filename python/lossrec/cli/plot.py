@@ -12,7 +12,7 @@ from .common import handle_errors, main
 
 
 @main.command("plot")
-@click.argument("inputs", nargs=-1, required=True, metavar="RESULTS.csv|.parquet|TRACE.jsonl...")
+@click.argument("inputs", nargs=-1, required=True, metavar="RESULTS.csv|.parquet|TRACE.jsonl|.jsonl.zst...")
 @click.option("-o", "--output", required=True, metavar="FILE.png|.svg|.pdf|-",
               help="Where to draw; the suffix picks the format (png, svg, pdf, jpg, ...; "
                    "others are refused), - : PNG on stdout.")
@@ -43,7 +43,7 @@ def plot_cmd(inputs: Sequence[str], output: str, metric: str, by: Sequence[str],
     from ..outputs import check_new_file
 
     check_new_file(output, force, "-o")
-    suffixes = {Path(i).suffix.lower() for i in inputs}
+    suffixes = {".jsonl" if i.lower().endswith(".jsonl.zst") else Path(i).suffix.lower() for i in inputs}
     if suffixes <= {".csv", ".parquet"}:
         from ..plot_results import plot_results, read_results
 
@@ -55,14 +55,16 @@ def plot_cmd(inputs: Sequence[str], output: str, metric: str, by: Sequence[str],
 
         check_output(output)
         # Files are read as streams (memory flat in their length); stdin is read once.
-        traces = {Path(i).stem if i != "-" else "stdin": parse_jsonl(_read(i)) if i == "-" else Path(i)
+        from ..trace_io import stem
+
+        traces = {stem(i) if i != "-" else "stdin": parse_jsonl(_read(i)) if i == "-" else Path(i)
                   for i in inputs}
         time_sequence(traces if len(traces) > 1 else next(iter(traces.values())), output,
                       flows=parse_flows(flows) if flows else None,
                       window=parse_window(window) if window else None, overlay=overlay)
     else:
         raise ValueError(f"cannot plot {', '.join(inputs)}: give a sweep's .csv/.parquet "
-                         f"results or .jsonl traces, not both")
+                         f"results or .jsonl/.jsonl.zst traces, not both")
     click.echo("wrote a PNG to stdout" if output == "-" else f"wrote {output}", err=True)
 
 
@@ -71,4 +73,6 @@ def _read(name: str) -> str:
         import sys
 
         return sys.stdin.read()
-    return Path(name).read_text(encoding="utf-8")
+    from ..trace_io import read_text
+
+    return read_text(name)

@@ -70,7 +70,7 @@ def _notes(r: Result) -> str:
 @click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), help="Override the scenario's seed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @click.option("--trace", "trace_path", type=click.Path(dir_okay=False, path_type=Path),
-              metavar="FILE.jsonl",
+              metavar="FILE.jsonl|FILE.jsonl.zst",
               help="Stream the JSON-lines trace to FILE as the run goes.")
 @click.option("--pcap", "pcap_path", type=click.Path(dir_okay=False, path_type=Path),
               metavar="FILE.pcap",

@@ -26,9 +26,9 @@ def html_run(path: str, trace: Path, summary: Mapping[str, Any], title: str,
              columns: Sequence[Tuple[str, str]], plot_kw: Mapping[str, Any], force: bool) -> Path:
     """The page of a scenario run, drawn from its trace file (``--flows``/``--window``
     choose what is drawn); ``summary`` is the run's JSON."""
-    from ..result import parse_jsonl
+    from ..trace_io import read_records
 
-    records = parse_jsonl(trace.read_text(encoding="utf-8"))
+    records = read_records(trace)
     return run_page.write(path, records, title, dict(summary), columns,
                           flows=plot_kw.get("flows"), window=plot_kw.get("window"), force=force)
 
