@@ -40,6 +40,7 @@ _LAZY = {
     "reproduce_all": "lab",
     "wire": "realwire",
     "explain": "capture",
+    "replay": "replay",
 }
 
 __all__ = sorted(set(_LAZY) | {"ScenarioError", "__version__"})
