@@ -232,17 +232,18 @@ def replay(path: "str | os.PathLike[str]", presets: Sequence[str] = ("linux",),
     # The capture's timeouts: the RTO retransmissions explain labels (a retransmission's
     # timing alone does not say it was a timeout).
     _, xrows = explain_run(path, explain_preset or presets[0], flow)
-    rtos = [0] * len(conns)
+    rtos, probes = [0] * len(conns), [0] * len(conns)
     for r in xrows:
-        if r.get("cause") == "rto" and r.get("verdict") in ("matched", "late"):
-            rtos[r["conn"]] += 1
+        if r.get("verdict") in ("matched", "late"):
+            rtos[r["conn"]] += r.get("cause") == "rto"
+            probes[r["conn"]] += r.get("cause") in ("probe_new", "probe_retransmit")
     rows, paths, scenarios = [], [], {}
     for ci, conn in enumerate(conns):
         p = infer(conn)
         paths.append(p)
         rows.append({"conn": ci, "flow": p["flow"], "source": "capture", "fct_ms": p["fct_ms"],
                      "retransmits": p["retransmits"], "rtos": rtos[ci], "spurious": p["spurious"],
-                     "tlp_probes": None, "ambiguous": len(p["ambiguous"])})
+                     "tlp_probes": probes[ci], "ambiguous": len(p["ambiguous"])})
         for preset in presets:
             text = scenario(p, preset)
             scenarios[(ci, preset)] = text
@@ -273,7 +274,9 @@ def table(df: Any) -> str:
             cells = []
             for c in cols:
                 v = r[c]
-                cells.append(f"{'-' if v is None or v != v else (f'{v:.3f}' if c == 'fct_ms' else v):>13}")
+                text = "-" if v is None or v != v else (
+                    f"{v:.3f}" if c == "fct_ms" else (v if c == "source" else str(int(v))))
+                cells.append(f"{text:>13}")
             out.append("    " + "".join(cells))
         for a in p["ambiguous"]:
             out.append(f"    ambiguous: [{a['start']}, {a['end']}) transmission {a['transmission']}: "

@@ -76,6 +76,7 @@ def test_own_capture_replays_to_the_same_result(example, preset, tmp_path):
         assert abs(got.fct_ms - f.fct_ms) <= 0.005 * f.fct_ms, (i, got.fct_ms, f.fct_ms)
         assert cap.retransmits == got.retransmits == f.retransmits
         assert cap.rtos == got.rtos == f.rtos
+        assert cap.tlp_probes == got.tlp_probes == f.tlp_probes
         assert got.spurious == f.dsacks
 
 
