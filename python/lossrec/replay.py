@@ -79,17 +79,24 @@ def _dsacks(acks: List[List[Any]], s: int, e: int) -> int:
 
 def _rtt_samples(data: List[List[Any]], acks: List[List[Any]]) -> List[float]:
     """Capture-point RTT samples (s): an ACK whose cumulative point is the end of a range
-    sent once (Karn: a retransmitted range gives no sample)."""
+    sent once, when every range it newly acknowledges was sent once and none was SACKed
+    before (Karn, RFC 6298 §3: a retransmitted range gives no sample; an ACK that fills a
+    hole says when the hole was filled, not when the range at its end arrived)."""
     sent: Dict[int, List[int]] = {}
+    retx: List[Tuple[int, int]] = []
     for d in data:
         if d[2] > d[1]:
             sent.setdefault(d[2], []).append(d[0])
-    out, seen = [], set()
+            if len(sent[d[2]]) == 2:
+                retx.append((d[1], d[2]))
+    out, prev, sacked = [], 0, 0
     for a in acks:
         ts = sent.get(a[1])
-        if ts and len(ts) == 1 and a[1] not in seen and a[0] > ts[0]:
-            seen.add(a[1])
+        clean = not any(prev < e and s < a[1] for s, e in retx) and sacked <= prev
+        if ts and len(ts) == 1 and a[1] > prev and clean and a[0] > ts[0]:
             out.append((a[0] - ts[0]) / 1e9)
+        prev = max(prev, a[1])
+        sacked = max([sacked] + [b for _, b in a[2]])
     return out
 
 

@@ -114,3 +114,37 @@ def test_bad_input_is_a_clear_error(tmp_path, cli):
     assert r.code != 0 and "not a pcap" in r.stderr
     r = cli("replay", str(_unzip("tail", tmp_path)), "--preset", "no-such")
     assert r.code != 0 and "no-such" in r.stderr
+
+
+def _conn(data, acks):
+    """Records of one connection in the shape ``lossrec.replay.records`` gives (times in
+    seconds here, ns in the records); a 100 ms handshake at the sender."""
+    ns = 1_000_000_000
+    return {"flow": "a-b", "mss": 1000, "syn_ns": 0, "synack_ns": ns // 10, "third_ns": ns // 10,
+            "data": [[int(t * ns), s, e, None, False] for t, s, e in data],
+            "acks": [[int(t * ns), c, sack, None, None, 65535, False] for t, c, sack in acks],
+            "capture_drops": []}
+
+
+def test_fates_from_the_evidence():
+    from lossrec.replay import infer
+
+    sent = [(0.1, 0, 1000), (0.1, 1000, 2000), (0.1, 2000, 3000)]
+    # Segment 1 lost, retransmitted at 0.25 (the SACK of segment 2 came at 0.2); the ACK
+    # of 0.35 comes a round trip after the retransmission: the original was lost.
+    p = infer(_conn(sent + [(0.25, 1000, 2000)],
+                    [(0.2, 1000, []), (0.2, 1000, [[2000, 3000]]), (0.35, 3000, [])]))
+    assert p["drops"] == [(1000, 2000, 1)] and p["retransmits"] == 1
+    assert p["ambiguous"] == [] and p["spurious"] == 0
+    # Retransmitted at 0.25 but acknowledged at 0.21, before a round trip could pass: the
+    # original arrived; the retransmission's fate is open (no ACK follows), and said so.
+    p = infer(_conn(sent + [(0.25, 1000, 2000)],
+                    [(0.2, 1000, []), (0.2, 1000, [[2000, 3000]]), (0.21, 3000, [])]))
+    assert p["drops"] == []
+    assert [(a["start"], a["transmission"]) for a in p["ambiguous"]] == [(1000, 2)]
+    # The same with a DSACK for the range a round trip after the retransmission: both
+    # copies arrived, the retransmission was spurious.
+    p = infer(_conn(sent + [(0.25, 1000, 2000)],
+                    [(0.2, 1000, []), (0.2, 1000, [[2000, 3000]]), (0.21, 3000, []),
+                     (0.35, 3000, [[1000, 2000]])]))
+    assert p["drops"] == [] and p["ambiguous"] == [] and p["spurious"] == 1
