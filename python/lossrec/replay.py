@@ -30,9 +30,14 @@ sender received, in stream offsets) give the path:
 - **Receiver**: delayed ACKs when most ACKs cover two segments (``delayed_ack_ms = 40``,
   Linux's minimum ATO; ``tcp_send_delayed_ack``), else one ACK per segment.
 
-Not inferred, said in ``notes``: ACK loss and reordering on the path (a capture on the
-path records ACKs before the emulator drops them; a reordered packet is read as delivered
-late, its ACK's timing kept).
+- **ACK loss**, at the sender with one ACK per segment: the receiver is replayed over the
+  delivered transmissions, and an ACK it would have sent that the capture lacks (the
+  next captured one matches a later expected one) becomes an ACK drop
+  (``[path.ack_loss] packets``). A capture on the path cannot show it (the emulator
+  records ACKs before dropping them).
+
+Not inferred, said in ``notes``: reordering (a reordered packet is read as delivered
+late, its ACK's timing kept), and ACK loss where the capture cannot show it.
 """
 
 from __future__ import annotations
@@ -54,27 +59,24 @@ def records(path: "str | os.PathLike[str]", flow: Optional[str] = None) -> List[
     return list(json.loads(capture_records(os.fspath(path), flow)))
 
 
+def _is_dsack(ack: List[Any]) -> bool:
+    """RFC 2883 §4: the first SACK block is a DSACK when it lies below the cumulative ACK
+    or inside the second block."""
+    b = ack[2]
+    return bool(b) and (b[0][1] <= ack[1] or (len(b) > 1 and b[1][0] <= b[0][0] and b[0][1] <= b[1][1]))
+
+
 def _covered(ack: List[Any], s: int, e: int) -> bool:
     """Does this ACK cover [s, e) cumulatively or by a (non-DSACK) SACK block?"""
     if ack[1] >= e:
         return True
-    blocks = ack[2]
-    for i, (a, b) in enumerate(blocks):
-        dsack = i == 0 and (b <= ack[1] or (len(blocks) > 1 and blocks[1][0] <= a and b <= blocks[1][1]))
-        if not dsack and a <= s and e <= b:
-            return True
-    return False
+    blocks = ack[2][1:] if _is_dsack(ack) else ack[2]
+    return any(a <= s and e <= b for a, b in blocks)
 
 
 def _dsacks(acks: List[List[Any]], s: int, e: int) -> int:
-    """DSACKs (RFC 2883 §4: a first block below the cumulative ACK) covering [s, e)."""
-    n = 0
-    for a in acks:
-        if a[2]:
-            bs, be = a[2][0]
-            if be <= a[1] and bs <= s and e <= be:
-                n += 1
-    return n
+    """DSACKs (RFC 2883 §4) covering [s, e)."""
+    return sum(1 for a in acks if _is_dsack(a) and a[2][0][0] <= s and e <= a[2][0][1])
 
 
 def _rtt_samples(data: List[List[Any]], acks: List[List[Any]]) -> List[float]:
@@ -144,15 +146,19 @@ def infer(conn: Dict[str, Any]) -> Dict[str, Any]:
     end = max((d[2] for d in data), default=0)
     last = next((a[0] for a in acks if a[1] >= end), None)
     retx = sum(1 for f in fates if f["transmission"] > 1)
+    delack = DELACK_MS if two > one else 0
+    # Lost ACKs are visible only where the capture sees what reached the sender.
+    ack_drops = _ack_losses(data, fates, acks) if ack_lag > 0 and not delack else []
     return {
         "flow": conn["flow"], "mss": mss, "rtt_ms": round(rtt * 1e3, 3),
         "rate_mbps": _rate_mbps(acks, mss, rtt),
-        "delayed_ack_ms": DELACK_MS if two > one else 0,
+        "delayed_ack_ms": delack, "ack_drops": ack_drops,
         "drops": drops, "fates": fates, "ambiguous": ambiguous,
         "bytes": end, "fct_ms": None if last is None else round((last / 1e9 - ack_lag - start) * 1e3, 3),
         "retransmits": retx,
         "spurious": sum(1 for f in fates if f["transmission"] > 1 and f["fate"] == "delivered" and f["dup"]),
-        "notes": notes + ["ACK loss and reordering are not inferred (ACKs are replayed as delivered)"],
+        "notes": notes + ["reordering is not inferred" + ("" if ack_lag > 0 else "; nor ACK loss (the capture "
+                                                          "is not at the sender: ACKs are replayed as delivered)")],
     }
 
 
@@ -202,6 +208,48 @@ def _fates(data: List[List[Any]], acks: List[List[Any]], min_cap: float,
     return fates, drops, ambiguous
 
 
+def _ack_losses(data: List[List[Any]], fates: List[Dict[str, Any]],
+                acks: List[List[Any]]) -> List[int]:
+    """At the sender, with one ACK per segment: the receiver's ACKs (0-based, the
+    simulator's ``[path.ack_loss] packets`` numbering) the capture lacks. The receiver is
+    replayed over the delivered transmissions in send order (no reordering); each gives
+    one ACK whose (cumulative point, highest SACKed byte) the next captured ACK must
+    show, else that ACK was lost on the way back."""
+    got: List[Tuple[int, int]] = []
+    for a in acks:
+        got.append((a[1], max([0] + [b for _, b in (a[2][1:] if _is_dsack(a) else a[2])])))
+    have: List[Tuple[int, int]] = []   # received ranges above the cumulative point
+    cum: Optional[int] = None
+    want: List[Tuple[int, int]] = []
+    for d, f in zip(data, fates):
+        if f.get("fate") == "lost":
+            continue
+        end = d[2] + (1 if d[4] else 0)
+        cum = d[1] if cum is None else cum
+        if d[1] <= cum:
+            cum = max(cum, end)
+        else:
+            have.append((d[1], end))
+        for lo, hi in sorted(have):
+            if lo <= cum:
+                cum = max(cum, hi)
+        have = [(lo, hi) for lo, hi in have if hi > cum]
+        want.append((cum, max([0] + [hi for _, hi in have])))
+    # Align: an expected ACK is lost when the captured one matches a later expected one
+    # (within 8); a captured ACK no expected one matches (a window update) is skipped.
+    lost, i, k = [], 0, 0
+    while k < len(want) and i < len(got):
+        if got[i] == want[k]:
+            i, k = i + 1, k + 1
+        elif got[i] in want[k + 1:k + 9]:
+            lost.append(k)
+            k += 1
+        else:
+            i += 1
+    # An alignment that loses most ACKs has lost its way: no reading, rather than a wrong one.
+    return lost if len(lost) * 4 <= len(want) else []
+
+
 def scenario(path: Dict[str, Any], preset: str) -> str:
     """A scenario file (TOML) for one inferred path, the flow's bytes and this preset."""
     lines = ["seed = 1", "[path]", f"rtt_ms = {path['rtt_ms']}", f"rate_mbps = {path['rate_mbps']}",
@@ -212,6 +260,8 @@ def scenario(path: Dict[str, Any], preset: str) -> str:
             lines += ["[[path.loss.drops]]", f"seq = [{s}, {e}]", f"transmission = {k}"]
     else:
         lines.append('model = "none"')
+    if path.get("ack_drops"):
+        lines += ["[path.ack_loss]", 'model = "drop-list"', f"packets = {path['ack_drops']}"]
     lines += ["[receiver]", f"delayed_ack_ms = {path['delayed_ack_ms']}",
               "[sender]", f'preset = "{preset}"', f"mss = {path['mss']}",
               "[workload]", 'kind = "flows"', "flows = 1", f"bytes = {path['bytes']}"]
@@ -275,7 +325,7 @@ def table(df: Any) -> str:
         d = df[df.conn == ci]
         out.append(f"[{ci}] {p['flow']}: rtt {p['rtt_ms']} ms, rate {p['rate_mbps']} Mb/s, "
                    f"delayed ACKs {p['delayed_ack_ms']} ms, {len(p['drops'])} drops of "
-                   f"{len(p['fates'])} transmissions, {p['bytes']} bytes")
+                   f"{len(p['fates'])} transmissions, {len(p['ack_drops'])} ACK drops, {p['bytes']} bytes")
         out.append("    " + "".join(f"{c:>13}" for c in cols))
         for _, r in d.iterrows():
             cells = []
