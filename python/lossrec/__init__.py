@@ -40,7 +40,7 @@ _LAZY = {
     "reproduce_all": "lab",
     "wire": "realwire",
     "explain": "capture",
-    "replay": "replay",
+    "replay": "replay_capture",
 }
 
 __all__ = sorted(set(_LAZY) | {"ScenarioError", "__version__"})

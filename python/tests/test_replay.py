@@ -116,7 +116,7 @@ def test_bad_input_is_a_clear_error(tmp_path, cli):
 
 
 def _conn(data, acks):
-    """Records of one connection in the shape ``lossrec.replay.records`` gives (times in
+    """Records of one connection in the shape ``lossrec.replay_capture.records`` gives (times in
     seconds here, ns in the records); a 100 ms handshake at the sender."""
     ns = 1_000_000_000
     return {"flow": "a-b", "mss": 1000, "syn_ns": 0, "synack_ns": ns // 10, "third_ns": ns // 10,
@@ -126,7 +126,7 @@ def _conn(data, acks):
 
 
 def test_fates_from_the_evidence():
-    from lossrec.replay import infer
+    from lossrec.replay_capture import infer
 
     sent = [(0.1, 0, 1000), (0.1, 1000, 2000), (0.1, 2000, 3000)]
     # Segment 1 lost, retransmitted at 0.25 (the SACK of segment 2 came at 0.2); the ACK
@@ -147,3 +147,9 @@ def test_fates_from_the_evidence():
                     [(0.2, 1000, []), (0.2, 1000, [[2000, 3000]]), (0.21, 3000, []),
                      (0.35, 3000, [[1000, 2000]])]))
     assert p["drops"] == [] and p["ambiguous"] == [] and p["spurious"] == 1
+
+
+def test_importing_the_module_keeps_the_function():
+    import lossrec.replay_capture  # noqa: F401
+
+    assert callable(lossrec.replay) and lossrec.replay.__name__ == "replay"

@@ -1,5 +1,5 @@
 //! The reconstructed records of each connection as plain data, for `lossrec replay`
-//! (python/lossrec/replay.py), which infers the path from them: every data transmission
+//! (python/lossrec/replay_capture.py), which infers the path from them: every data transmission
 //! and every ACK the sender received, in stream offsets, with the handshake's times.
 
 use std::collections::HashMap;

@@ -30,7 +30,7 @@ def replay_cmd(capture: Path, presets: Tuple[str, ...], flow: Optional[str], as_
     retransmissions (DSACKed) beside each preset's, and every packet whose fate the
     evidence does not settle, with the reading taken.
     """
-    from ..replay import replay, table
+    from ..replay_capture import replay, table
     from ..api import check_presets
 
     names = list(presets) or ["linux"]

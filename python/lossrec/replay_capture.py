@@ -1,5 +1,6 @@
-"""``lossrec.replay``: run a captured connection's path through the simulator under other
-presets.
+"""``lossrec.replay`` (this module, :mod:`lossrec.replay_capture`; not named ``replay``,
+which would shadow the function once imported): run a captured connection's path through
+the simulator under other presets.
 
     >>> import lossrec
     >>> df = lossrec.replay("server.pcap", presets=["linux", "rfc"])
