@@ -274,18 +274,29 @@ def replay(path: "str | os.PathLike[str]", presets: Sequence[str] = ("linux",),
     """Infers each connection's path from a capture, runs it under each preset and
     returns a DataFrame: one ``capture`` row per connection (what it shows) and one row
     per preset (``source`` = the preset), with ``fct_ms``, ``retransmits``, ``rtos``,
-    ``spurious`` and ``tlp_probes``. The capture's ``rtos`` are the RTO retransmissions
-    ``lossrec.explain`` labels under ``explain_preset`` (default: the first preset).
-    ``df.attrs["paths"]`` holds each inferred path
-    (fates, drops, ambiguous packets, notes) and ``df.attrs["scenarios"]`` the TOML run.
+    ``spurious`` and ``tlp_probes``. The capture's ``rtos`` and ``tlp_probes`` are the
+    RTO retransmissions and loss probes ``lossrec.explain`` labels under
+    ``explain_preset`` (default: the first preset). ``df.attrs["paths"]`` holds each
+    inferred path (fates, drops, ACK drops, ambiguous packets, notes) and ``df.attrs["scenarios"]`` the TOML run.
     """
     import pandas as pd
 
-    from .api import check_presets, run
-
+    from . import _args
+    from .api import check_preset, run
     from .capture import run as explain_run
+    from .errors import ArgumentError
 
-    check_presets(list(presets))
+    _args.path("replay", "path", path)
+    if isinstance(presets, str) or not isinstance(presets, Sequence) or not presets \
+            or not all(isinstance(n, str) for n in presets):
+        raise _args.fail("replay", "presets", "a non-empty list of preset names", presets)
+    for n in list(presets) + ([] if explain_preset is None else [explain_preset]):
+        try:
+            check_preset(n)
+        except ValueError as e:
+            name = "presets" if n in presets else "explain_preset"
+            raise ArgumentError("replay", name, f"replay(): {name}: {e}") from None
+    _args.text("replay", "flow", flow, optional=True)
     conns = records(path, flow)
     # The capture's timeouts: the RTO retransmissions explain labels (a retransmission's
     # timing alone does not say it was a timeout).

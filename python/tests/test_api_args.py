@@ -94,6 +94,16 @@ BAD = [
     ("wire", (TOML,), {"preset": 3}, "preset"),
     ("wire", (TOML,), {"sets": [1]}, "sets"),
     ("wire", (None,), {}, "scenario"),
+    ("explain", (3,), {}, "path"),
+    ("explain", ("x.pcap",), {"preset": "no-such-preset"}, "preset"),
+    ("explain", ("x.pcap",), {"flow": 3}, "flow"),
+    ("explain", ("x.pcap",), {"app": "all"}, "app"),
+    ("replay", (3,), {}, "path"),
+    ("replay", ("x.pcap",), {"presets": "linux"}, "presets"),
+    ("replay", ("x.pcap",), {"presets": []}, "presets"),
+    ("replay", ("x.pcap",), {"presets": ["no-such-preset"]}, "presets"),
+    ("replay", ("x.pcap",), {"flow": 3}, "flow"),
+    ("replay", ("x.pcap",), {"explain_preset": "no-such-preset"}, "explain_preset"),
 ]
 
 
