@@ -43,6 +43,7 @@ _LAZY = {
     "reproduce_all": "lab",
     "wire": "realwire",
     "explain": "capture",
+    "replay": "replay_capture",
 }
 
 __all__ = sorted(set(_LAZY) | {"ScenarioError", "__version__"})

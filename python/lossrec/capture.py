@@ -67,6 +67,13 @@ def explain(path: "str | os.PathLike[str]", preset: str = "linux", flow: Optiona
     ``"seen"`` (the application's data is available when the capture first shows it) or
     ``"bulk"`` (all of it at the start, as a bulk transfer).
     """
+    from . import _args
+    from .api import check_preset_arg
+
+    _args.path("explain", "path", path)
+    check_preset_arg("explain", preset)
+    _args.text("explain", "flow", flow, optional=True)
+    _args.choice("explain", "app", app, ("seen", "bulk"))
     report, rows = run(path, preset, flow, app)
     df = frame(rows).sort_values(["conn", "t", "start"], kind="stable").reset_index(drop=True)
     df.attrs["report"] = report

@@ -97,6 +97,16 @@ BAD = [
     ("read_trace", (7,), {}, "path"),
     ("read_trace", ("t.txt",), {}, "path"),
     ("run", (TOML,), {"trace": "t.txt"}, "trace"),
+    ("explain", (3,), {}, "path"),
+    ("explain", ("x.pcap",), {"preset": "no-such-preset"}, "preset"),
+    ("explain", ("x.pcap",), {"flow": 3}, "flow"),
+    ("explain", ("x.pcap",), {"app": "all"}, "app"),
+    ("replay", (3,), {}, "path"),
+    ("replay", ("x.pcap",), {"presets": "linux"}, "presets"),
+    ("replay", ("x.pcap",), {"presets": []}, "presets"),
+    ("replay", ("x.pcap",), {"presets": ["no-such-preset"]}, "presets"),
+    ("replay", ("x.pcap",), {"flow": 3}, "flow"),
+    ("replay", ("x.pcap",), {"explain_preset": "no-such-preset"}, "explain_preset"),
 ]
 
 

@@ -23,4 +23,10 @@ def test_example_notebook_runs_top_to_bottom(tmp_path):
     assert (tmp_path / "notebook-cdf.png").stat().st_size > 10_000
     # The analysis cells produced tables (the summary and the ratio).
     html = [o for c in nb.cells for o in c.get("outputs", []) if "text/html" in o.get("data", {})]
-    assert len(html) >= 3
+    assert len(html) >= 5
+    # The capture section: explain labels the tail probe, replay sets presets side by side.
+    assert (tmp_path / "notebook-tail.pcap").stat().st_size > 1000
+    texts = [o["data"]["text/html"] if isinstance(o["data"]["text/html"], str) else "".join(o["data"]["text/html"])
+             for o in html]
+    assert any("probe_retransmit" in t for t in texts)
+    assert any("capture" in t and "rfc" in t and "fct_ms" in t for t in texts)

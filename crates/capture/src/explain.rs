@@ -124,7 +124,7 @@ impl std::fmt::Display for Error {
 impl std::error::Error for Error {}
 
 /// Does `flow` ("A:P-B:P") name this connection?
-fn flow_matches(flow: &str, c: &ConnInfo) -> bool {
+pub(crate) fn flow_matches(flow: &str, c: &ConnInfo) -> bool {
     let (a, b) = (c.a.to_string(), c.b.to_string());
     flow == format!("{a}-{b}") || flow == format!("{b}-{a}")
 }

@@ -25,6 +25,7 @@ pub mod decode;
 pub mod explain;
 pub mod index;
 pub mod json;
+pub mod records;
 pub mod shadow;
 pub mod source;
 

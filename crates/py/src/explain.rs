@@ -117,3 +117,14 @@ pub(crate) fn bench<'py>(py: Python<'py>) -> PyResult<pyo3::Bound<'py, pyo3::typ
     d.set_item("matched", matched)?;
     Ok(d)
 }
+
+/// `lossrec replay`'s input: each connection's reconstructed records (see
+/// `lossrec_capture::records::records_path`) as one JSON array. The GIL is released
+/// while reading.
+#[pyfunction]
+#[pyo3(signature = (path, flow = None))]
+pub fn capture_records(py: Python<'_>, path: &str, flow: Option<String>) -> PyResult<String> {
+    let r = py.detach(|| lossrec_capture::records::records_path(path.as_ref(), flow.as_deref()));
+    let conns = r.map_err(|e| PyValueError::new_err(format!("{path}: {e}")))?;
+    Ok(serde_json::Value::Array(conns).to_string())
+}

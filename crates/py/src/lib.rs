@@ -310,6 +310,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep::sweep_seed, m)?)?;
     m.add_function(wrap_pyfunction!(batch::simulate_only, m)?)?;
     m.add_function(wrap_pyfunction!(explain::explain_capture, m)?)?;
+    m.add_function(wrap_pyfunction!(explain::capture_records, m)?)?;
     m.add_function(wrap_pyfunction!(wire::wire_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(wire::wire_cleanup, m)?)?;
     m.add_function(wrap_pyfunction!(wire::wire_unavailable, m)?)?;

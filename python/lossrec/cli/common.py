@@ -79,6 +79,7 @@ SUBCOMMANDS: Dict[str, str] = {
     "wire": "wire",
     "diff": "diff",
     "explain": "explain",
+    "replay": "replay",
 }
 
 
