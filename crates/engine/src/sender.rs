@@ -17,7 +17,7 @@
 //! deadline: which kind is armed when) and `transmit` (what to send next).
 
 mod ack;
-mod bbr;
+mod cc;
 mod early_retransmit;
 mod ecn;
 mod failed;
@@ -50,9 +50,8 @@ use std::sync::Arc;
 pub use failed::{TransmitFailedError, RESOURCE_PROBE_INTERVAL};
 
 use crate::cc::cwnd_limited::CwndUsage;
-use crate::cc::reno::SlowStart;
-use crate::cc::{Cc, Window};
-use crate::config::{resolved, Algorithms, Config, ConfigError, CongestionControl, Flavour};
+use crate::cc::{CongestionController, Controller, Window};
+use crate::config::{resolved, Algorithms, Config, ConfigError, Flavour};
 use crate::detect::ack_budget::AckBudget;
 use crate::detect::rack::{self as rack_det, Rack};
 use crate::event::{Event, EventKind};
@@ -124,11 +123,12 @@ pub struct Sender {
     cfg: Arc<Config>,
     /// The axes as this connection runs them, resolved from `cfg` after negotiation.
     alg: Algorithms,
-    /// BBR's model and delivery-rate counters (`cc = bbr` only).
-    bbr: Option<Box<bbr::Model>>,
+    /// Delivery-rate estimation, for a controller that takes rate samples (`cc`).
+    rate: Option<Box<cc::RateSampler>>,
     /// Linux `sk_pacing_rate` as `tcp_update_pacing_rate` last set it, bytes/s.
     pacing_rate: u64,
-    /// The departure clock and the packets waiting for it (pacing on or BBR only).
+    /// The departure clock and the packets waiting for it (pacing on, or the controller
+    /// needs it).
     pacer: Option<Box<pacing::Pacer>>,
     conn: Conn,
     /// What goes out next whatever the window says.
@@ -161,7 +161,8 @@ pub struct Sender {
     peer_window_scale: Option<u8>,
     max_window: u64,
     rtt: Rtt,
-    cc: Cc,
+    /// The congestion controller (`crate::cc`).
+    cc: Controller,
     /// Whether the window is in use (Linux `tcp_cwnd_validate`), for growth.
     cwnd_usage: CwndUsage,
     /// The recovery state with its episode's data.
@@ -270,14 +271,7 @@ impl Sender {
                 config.min_rto,
                 config.max_rto,
             ),
-            cc: {
-                let mut cc = Cc::new(config.cc);
-                cc.set_slow_start(match config.flavour {
-                    Flavour::Rfc => SlowStart::Abc,
-                    Flavour::Linux => SlowStart::Linux,
-                });
-                cc
-            },
+            cc: Controller::for_config(&config, now, hystart::config(&config)),
             cwnd_usage: CwndUsage::default(),
             ca: Ca::Open,
             ecn: ecn::EcnState::new(config.ecn),
@@ -322,16 +316,15 @@ impl Sender {
             events_dropped: 0,
             stats: Stats::default(),
             pacing_rate: crate::pacing::UNLIMITED,
-            pacer: pacing::Pacer::for_config(&config),
-            bbr: (config.cc == CongestionControl::Bbr)
-                .then(|| Box::new(bbr::Model::new(now, mss, u64::from(config.initial_cwnd)))),
+            pacer: None,
+            rate: None,
             alg,
             cfg: config,
         };
         s.configure_scoreboard();
         s.optack = s.optack_state();
-        let h = s.hystart_config();
-        s.cc.set_hystart(h);
+        s.pacer = pacing::Pacer::for_config(&s.cfg, s.cc.needs_pacing());
+        s.rate = cc::RateSampler::for_controller(&s.cc);
         if s.cfg.handshake {
             s.conn = Conn::Handshake {
                 passive: false,
@@ -389,7 +382,7 @@ impl Sender {
             return;
         }
         self.xmit_on_input();
-        self.bbr_on_write();
+        self.rate_on_write();
         self.idle_on_write(now);
         let written = self.app_written;
         self.app_written = self.app_written.saturating_add(bytes);

@@ -5,24 +5,25 @@
 
 use super::Sender;
 use crate::cc::hystart::{HyStart, Sample};
-use crate::config::{Flavour, HyStart as Mode, HyStartRounds};
+use crate::cc::CongestionController;
+use crate::config::{Config, Flavour, HyStart as Mode, HyStartRounds};
 use crate::event::EventKind;
 use crate::scoreboard::Acked;
 use crate::time::{Duration, Instant};
 
-impl Sender {
-    /// The HyStart the configuration asks for (Linux flavour only).
-    pub(super) fn hystart_config(&self) -> HyStart {
-        let (train, delay) = match (self.cfg.flavour, self.cfg.hystart) {
-            (Flavour::Rfc, _) | (_, Mode::Off) => (false, false),
-            (_, Mode::AckTrain) => (true, false),
-            (_, Mode::Delay) => (false, true),
-            (_, Mode::On) => (true, true),
-        };
-        HyStart::new(train, delay)
-            .with_low_window_rounds(self.cfg.hystart_rounds == HyStartRounds::LowWindow)
-    }
+/// The HyStart the configuration asks for (Linux flavour only).
+pub(super) fn config(cfg: &Config) -> HyStart {
+    let (train, delay) = match (cfg.flavour, cfg.hystart) {
+        (Flavour::Rfc, _) | (_, Mode::Off) => (false, false),
+        (_, Mode::AckTrain) => (true, false),
+        (_, Mode::Delay) => (false, true),
+        (_, Mode::On) => (true, true),
+    };
+    HyStart::new(train, delay)
+        .with_low_window_rounds(cfg.hystart_rounds == HyStartRounds::LowWindow)
+}
 
+impl Sender {
     /// An ACK acknowledged `acked` cumulatively at `now`.
     pub(super) fn hystart_on_ack(&mut self, now: Instant, acked: &Acked) {
         if self.cfg.flavour != Flavour::Linux || acked.any_retransmitted {
@@ -42,7 +43,7 @@ impl Sender {
             ack_delay: self.hystart_ack_delay(),
             paced: self.paced(),
         };
-        if self.cc.on_rtt_sample(&s) {
+        if self.cc.on_slow_start_sample(&s) {
             self.ssthresh = self.cwnd;
             self.emit(
                 now,

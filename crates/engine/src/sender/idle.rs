@@ -82,10 +82,11 @@ impl Sender {
         // CA_EVENT_TX_START: new data and nothing else in flight.
         let first = t.why == Why::New && self.sb.flight_size() == t.range.len();
         if first {
-            if let (Some(last), Flavour::Linux) = (self.last_data_sent, self.cfg.flavour) {
-                self.cc.on_tx_start(now, now - last);
-            }
-            self.bbr_on_tx_start(now);
+            let idle = match (self.last_data_sent, self.cfg.flavour) {
+                (Some(last), Flavour::Linux) => Some(now - last),
+                _ => None,
+            };
+            self.cc_on_tx_start(now, idle);
         }
         self.last_data_sent = Some(now);
     }

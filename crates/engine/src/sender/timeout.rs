@@ -5,7 +5,6 @@
 
 use super::pending::Pending;
 use super::{Conn, RecoveryState, Sender};
-use crate::cc::CongestionOps;
 use crate::config::Flavour;
 use crate::detect::reordering;
 use crate::event::EventKind;
@@ -74,7 +73,7 @@ impl Sender {
         self.tlp_draft.reset();
         self.tlp.reset();
         self.begin_loss();
-        self.bbr_on_rto(now);
+        self.cc_on_timeout(now);
         self.dupacks = 0;
         self.reno_sacked = 0;
         self.reno_dupacks = 0;
@@ -114,6 +113,5 @@ impl Sender {
         if fresh {
             self.reduce_ssthresh(now, self.sb.flight_size());
         }
-        self.cc.on_timeout(now);
     }
 }
