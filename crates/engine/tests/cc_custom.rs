@@ -177,3 +177,66 @@ fn custom_controller_clones_and_compares() {
     while s.poll_transmit(Instant::ZERO).is_some() {}
     assert_eq!(calls.sent.load(Ordering::Relaxed), 10);
 }
+
+/// A controller that asks for nothing: cwnd 0 on every ACK and ssthresh 0. The sender
+/// keeps its floor (cwnd ≥ 1 SMSS, ssthresh ≥ 2 SMSS; checked after every input under
+/// debug assertions) and the transfer still completes, one segment at a time — whether
+/// the controller sets cwnd itself (`Zero(true)`) or leaves it to growth and PRR.
+#[derive(Clone, Debug)]
+struct Zero(bool);
+
+impl CongestionController for Zero {
+    fn on_ack(&mut self, _now: Instant, w: &mut Window, _acked: u64, _srtt: Option<Duration>) {
+        w.cwnd = 0;
+    }
+    fn ssthresh(&self, _now: Instant, _w: &Window, _flight_size: u64) -> u64 {
+        0
+    }
+    fn clone_box(&self) -> Box<dyn CongestionController> {
+        Box::new(self.clone())
+    }
+    fn wants_rate_samples(&self) -> bool {
+        true
+    }
+    fn on_rate_sample(
+        &mut self,
+        _now: Instant,
+        _rs: &RateSample,
+        _c: &ConnInfo,
+        w: &mut Window,
+    ) -> RateVerdict {
+        w.cwnd = 0;
+        w.ssthresh = 0;
+        RateVerdict { app_limited: true }
+    }
+    fn sets_cwnd(&self) -> bool {
+        self.0
+    }
+    fn undo_cwnd(&self, _cwnd: u64, _restored: u64) -> u64 {
+        0
+    }
+}
+
+#[derive(Debug)]
+struct ZeroFactory(bool);
+
+impl ControllerFactory for ZeroFactory {
+    fn build(&self, _now: Instant, _init: &Init) -> Box<dyn CongestionController> {
+        Box::new(Zero(self.0))
+    }
+}
+
+#[test]
+fn zero_windows_are_floored() {
+    let path = RandomPath::lossy(0.05, Duration::from_millis(5));
+    for (own, seed) in [false, true]
+        .into_iter()
+        .flat_map(|o| (1..=3).map(move |s| (o, s)))
+    {
+        let mut c = Config::linux();
+        c.handshake = false;
+        c.controller = Some(CustomController::new(Arc::new(ZeroFactory(own))));
+        let out = transfer(c, ReceiverConfig::default(), 50_000, &path, seed);
+        assert_eq!(out.delivered, 50_000, "sets cwnd {own}, seed {seed}");
+    }
+}
