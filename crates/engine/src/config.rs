@@ -20,6 +20,9 @@ macro_rules! settings {
         pub struct Config {
             /// The preset this config started from (for reports).
             pub preset: &'static str,
+            /// A user's congestion controller, in place of the built-in one `cc` names
+            /// (code sets it; it has no text form and is not in [`AXES`]).
+            pub controller: Option<crate::cc::CustomController>,
             $($(#[$m])* pub $field: $ty),+
         }
 

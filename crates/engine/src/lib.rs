@@ -101,6 +101,8 @@
 //! | `sk_pacing_rate` (Linux `tcp_update_pacing_rate`), bytes/s | [`Sender::pacing_rate`]; the formula [`pacing::tcp_pacing_rate`] |
 //! | `tcp_wstamp_ns`, a packet's departure stamp (`skb_mstamp_ns`), `sk_pacing_status` | [`pacing::Edt`], `sender::pacing::Pacer` (present when something paces) |
 //! | `cnt`, `last_max_cwnd`, `bic_K`, `bic_origin_point`, `tcp_cwnd`, `snd_cwnd_cnt` (Linux CUBIC) | [`cc::bictcp::Bictcp`] |
+//! | `icsk_ca_ops` and its private area (Linux `tcp_congestion_ops`) | [`CongestionController`], `Sender::cc` ([`cc::Controller`]) |
+//! | `tp->delivered`, `delivered_mstamp`, `first_tx_mstamp`, `app_limited` (Linux `tcp_rate.c`) | [`cc::rate::Rate`] in `sender::cc::RateSampler` (only for a controller that wants rate samples) |
 //! | `sacked_out` of a non-SACK flow (Linux `tcp_add_reno_sack`, `tcp_limit_reno_sacked`) | `Sender::reno_sacked` (credited); every duplicate, for `tcp_check_reno_reordering`, `Sender::reno_dupacks`; the episode's cap at RecoverFS (RFC 9937 §6) `Sender::reno_budget` |
 //! | `tp->delivered` moving only when an skb completes (Linux `tcp_clean_rtx_queue`: a partly acknowledged one-segment skb delivers nothing) | `Sender::held_partial` (`sender::reno::hold_partial`) |
 //! | what the duplicates reported delivered before a timeout, and the answer to its retransmission (RFC 3465 §2.3 growth against ACK division) | `sender::state::Ca::Loss` `reported`, `hole`, `answered` (`sender::growth`) |
@@ -137,6 +139,7 @@ pub mod stats;
 pub mod time;
 pub mod timer;
 
+pub use cc::{CongestionController, ControllerFactory, CustomController};
 pub use config::{Config, ConfigError, PRESETS};
 pub use event::{Event, EventKind, LossDetector, ReorderSignal, SpuriousSignal};
 pub use info::TcpInfo;

@@ -17,7 +17,7 @@
 //! deadline: which kind is armed when) and `transmit` (what to send next).
 
 mod ack;
-mod bbr;
+mod cc;
 mod dupacks;
 mod early_retransmit;
 mod ecn;
@@ -55,9 +55,8 @@ use std::sync::Arc;
 pub use failed::{TransmitFailedError, RESOURCE_PROBE_INTERVAL};
 
 use crate::cc::cwnd_limited::CwndUsage;
-use crate::cc::reno::SlowStart;
-use crate::cc::{Cc, Window};
-use crate::config::{resolved, Algorithms, Config, ConfigError, CongestionControl};
+use crate::cc::{CongestionController, Controller, Window};
+use crate::config::{resolved, Algorithms, Config, ConfigError};
 use crate::detect::rack::{self as rack_det, Rack};
 use crate::event::{Event, EventKind};
 use crate::packet::{Ack, SynOptions, Timestamps};
@@ -127,11 +126,12 @@ pub struct Sender {
     cfg: Arc<Config>,
     /// The axes as this connection runs them, resolved from `cfg` after negotiation.
     alg: Algorithms,
-    /// BBR's model and delivery-rate counters (`cc = bbr` only).
-    bbr: Option<Box<bbr::Model>>,
+    /// Delivery-rate estimation, for a controller that takes rate samples (`cc`).
+    rate: Option<Box<cc::RateSampler>>,
     /// Linux `sk_pacing_rate` as `tcp_update_pacing_rate` last set it, bytes/s.
     pacing_rate: u64,
-    /// The departure clock and the packets waiting for it (pacing on or BBR only).
+    /// The departure clock and the packets waiting for it (pacing on, or the controller
+    /// needs it).
     pacer: Option<Box<pacing::Pacer>>,
     conn: Conn,
     /// What goes out next whatever the window says.
@@ -157,7 +157,8 @@ pub struct Sender {
     /// The peer's window and the persist back-off (`peer`).
     peer: peer::PeerWindow,
     rtt: Rtt,
-    cc: Cc,
+    /// The congestion controller (`crate::cc`).
+    cc: Controller,
     /// Whether the window is in use (Linux `tcp_cwnd_validate`), for growth.
     cwnd_usage: CwndUsage,
     /// The recovery state with its episode's data.
@@ -226,15 +227,7 @@ impl Sender {
                 config.min_rto,
                 config.max_rto,
             ),
-            cc: {
-                let mut cc = Cc::new(config.cc);
-                cc.set_slow_start(if alg.rules.growth_by_delivered {
-                    SlowStart::Linux
-                } else {
-                    SlowStart::Abc
-                });
-                cc
-            },
+            cc: Controller::for_config(&config, &alg, now),
             cwnd_usage: CwndUsage::default(),
             ca: Ca::Open,
             ecn: ecn::EcnState::new(config.ecn),
@@ -265,9 +258,8 @@ impl Sender {
             events_dropped: 0,
             stats: Stats::default(),
             pacing_rate: crate::pacing::UNLIMITED,
-            pacer: pacing::Pacer::for_config(&config),
-            bbr: (config.cc == CongestionControl::Bbr)
-                .then(|| Box::new(bbr::Model::new(now, mss, u64::from(config.initial_cwnd)))),
+            pacer: None,
+            rate: None,
             alg,
             cfg: config,
         };
@@ -275,6 +267,8 @@ impl Sender {
         s.optack = s.optack_state();
         let h = s.hystart_config();
         s.cc.set_hystart(h);
+        s.pacer = pacing::Pacer::for_config(&s.cfg, s.cc.needs_pacing());
+        s.rate = cc::RateSampler::for_controller(&s.cc);
         if s.cfg.handshake {
             s.conn = Conn::Handshake {
                 passive: false,
@@ -332,7 +326,7 @@ impl Sender {
             return;
         }
         self.xmit_on_input();
-        self.bbr_on_write();
+        self.rate_on_write();
         self.idle_on_write(now);
         let written = self.stream.written;
         self.stream.written = self.stream.written.saturating_add(bytes);

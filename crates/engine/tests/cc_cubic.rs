@@ -2,7 +2,7 @@
 //! timeout and undo, with a worked example W_max = 100 segments, β = 0.7.
 
 use lossrec::cc::cubic::{cbrt, Cubic, ALPHA, BETA, C};
-use lossrec::cc::{Cc, CongestionOps, Window};
+use lossrec::cc::{CongestionController, ConnInfo, Controller, Window};
 use lossrec::config::CongestionControl;
 use lossrec::{Duration, Instant};
 
@@ -216,7 +216,7 @@ fn target_is_capped_at_one_and_a_half_cwnd() {
     let mut c = Cubic::default();
     let mut w = win(seg(20), u64::MAX);
     loss(&mut c, &mut w, at(0));
-    c.on_timeout(at(0));
+    c.on_timeout(at(0), &ConnInfo::new(at(0), w));
     w = win(seg(10), seg(10));
     c.on_ack(at(0), &mut w, 0, Some(Duration::from_millis(100)));
     assert_eq!((c.k(), c.w_max(), c.origin()), (0.0, 10.0, 10.0));
@@ -324,7 +324,7 @@ fn timeout_restarts_the_curve_at_its_plateau() {
     let mut w = win(seg(100), u64::MAX);
     w.ssthresh = c.ssthresh(at(0), &w, w.cwnd);
     c.on_congestion_event(at(0), &w);
-    c.on_timeout(at(0));
+    c.on_timeout(at(0), &ConnInfo::new(at(0), w));
     w.cwnd = MSS;
     // Slow start back to ssthresh (70 segments).
     let mut t = at(0);
@@ -370,8 +370,8 @@ fn undo_restores_the_state_before_the_event() {
 
 #[test]
 fn enum_dispatches_to_cubic() {
-    let mut cc = Cc::new(CongestionControl::Cubic);
-    assert_eq!(cc.kind(), CongestionControl::Cubic);
+    let mut cc = Controller::new(CongestionControl::Cubic);
+    assert_eq!(cc.kind(), Some(CongestionControl::Cubic));
     let w = win(seg(10), u64::MAX);
     assert_eq!(cc.ssthresh(at(0), &w, 0), seg(7));
     assert_eq!(
@@ -380,7 +380,7 @@ fn enum_dispatches_to_cubic() {
         "asking twice changes nothing"
     );
     cc.on_congestion_event(at(0), &w);
-    let Cc::Cubic(c) = cc else { panic!() };
+    let Controller::Cubic(c) = cc else { panic!() };
     assert_eq!(c.w_max(), 10.0);
 }
 

@@ -2,7 +2,7 @@
 //! on_ack never shrinks cwnd, ssthresh ≥ 2·SMSS, undo never shrinks cwnd, so a sender
 //! using these APIs never goes below 1 SMSS.
 
-use lossrec::cc::{Cc, CongestionOps, Window};
+use lossrec::cc::{Checkpoint, CongestionController, ConnInfo, Controller, Window};
 use lossrec::config::CongestionControl;
 use lossrec::{Duration, Instant};
 use proptest::prelude::*;
@@ -34,7 +34,7 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 fn run(kind: CongestionControl, mss: u64, init: u64, ops: &[Op]) -> Result<(), TestCaseError> {
-    let mut cc = Cc::new(kind);
+    let mut cc = Controller::new(kind);
     let smss = mss.max(1);
     let mut w = Window {
         cwnd: init.max(smss),
@@ -42,7 +42,7 @@ fn run(kind: CongestionControl, mss: u64, init: u64, ops: &[Op]) -> Result<(), T
         mss,
     };
     let mut now = Instant::ZERO;
-    let mut checkpoint: Option<(Cc, Window)> = None;
+    let mut checkpoint: Option<(Checkpoint, Window)> = None;
     for op in ops {
         match *op {
             Op::Ack {
@@ -58,7 +58,7 @@ fn run(kind: CongestionControl, mss: u64, init: u64, ops: &[Op]) -> Result<(), T
             Op::Loss { flight } => {
                 let s = cc.ssthresh(now, &w, flight);
                 prop_assert!(s >= smss.saturating_mul(2), "ssthresh {s} < 2·SMSS");
-                checkpoint.get_or_insert((cc, w));
+                checkpoint.get_or_insert((cc.checkpoint(), w));
                 cc.on_congestion_event(now, &w);
                 w.ssthresh = s;
                 w.cwnd = s;
@@ -66,16 +66,16 @@ fn run(kind: CongestionControl, mss: u64, init: u64, ops: &[Op]) -> Result<(), T
             Op::Timeout => {
                 let s = cc.ssthresh(now, &w, w.cwnd);
                 prop_assert!(s >= smss.saturating_mul(2));
-                checkpoint.get_or_insert((cc, w));
+                checkpoint.get_or_insert((cc.checkpoint(), w));
                 cc.on_congestion_event(now, &w);
-                cc.on_timeout(now);
+                cc.on_timeout(now, &ConnInfo::new(now, w));
                 w.ssthresh = s;
                 w.cwnd = smss;
             }
             Op::Undo => {
                 // The sender's undo: the checkpoint back, cwnd = max(cwnd, prior_cwnd).
                 if let Some((c, prior)) = checkpoint.take() {
-                    cc = c;
+                    cc.restore(&c);
                     w.cwnd = w.cwnd.max(prior.cwnd);
                     w.ssthresh = w.ssthresh.max(prior.ssthresh);
                 }
@@ -108,7 +108,7 @@ proptest! {
         segs in 2..2_000u64, rtt_ms in 1..2_000u64, gaps in proptest::collection::vec(0..5_000u64, 1..40)
     ) {
         let mss = 1448;
-        let mut cc = Cc::new(CongestionControl::Cubic);
+        let mut cc = Controller::new(CongestionControl::Cubic);
         let mut w = Window { cwnd: segs * mss, ssthresh: u64::MAX, mss };
         w.ssthresh = cc.ssthresh(Instant::ZERO, &w, w.cwnd);
         cc.on_congestion_event(Instant::ZERO, &w);

@@ -1,7 +1,7 @@
 //! Reno with ABC (RFC 5681 §3.1, RFC 3465), exact byte counts.
 
 use lossrec::cc::reno::{Reno, ABC_L};
-use lossrec::cc::{Cc, CongestionOps, Window};
+use lossrec::cc::{CongestionController, ConnInfo, Controller, Window};
 use lossrec::config::CongestionControl;
 use lossrec::Instant;
 
@@ -13,7 +13,7 @@ fn win(cwnd: u64, ssthresh: u64) -> Window {
         mss: 1000,
     }
 }
-fn ack(cc: &mut impl CongestionOps, w: &mut Window, acked: u64) {
+fn ack(cc: &mut impl CongestionController, w: &mut Window, acked: u64) {
     cc.on_ack(T, w, acked, None);
 }
 
@@ -89,7 +89,7 @@ fn a_congestion_event_or_timeout_clears_bytes_acked() {
     r.on_congestion_event(T, &w);
     assert_eq!(r.bytes_acked(), 0);
     ack(&mut r, &mut w, 4000);
-    r.on_timeout(T);
+    r.on_timeout(T, &ConnInfo::new(T, w));
     assert_eq!(r.bytes_acked(), 0);
 }
 
@@ -99,7 +99,7 @@ fn a_congestion_event_or_timeout_clears_bytes_acked() {
 fn slow_start_after_a_timeout_grows_one_smss_per_ack() {
     let mut r = Reno::default();
     let mut w = win(1_000, 10_000);
-    r.on_timeout(T);
+    r.on_timeout(T, &ConnInfo::new(T, w));
     ack(&mut r, &mut w, 3000);
     assert_eq!(w.cwnd, 2_000);
     r.on_congestion_event(T, &w);
@@ -109,8 +109,8 @@ fn slow_start_after_a_timeout_grows_one_smss_per_ack() {
 
 #[test]
 fn enum_dispatches_to_reno() {
-    let mut cc = Cc::new(CongestionControl::Reno);
-    assert_eq!(cc.kind(), CongestionControl::Reno);
+    let mut cc = Controller::new(CongestionControl::Reno);
+    assert_eq!(cc.kind(), Some(CongestionControl::Reno));
     let mut w = win(10_000, u64::MAX);
     ack(&mut cc, &mut w, 1000);
     assert_eq!(w.cwnd, 11_000);

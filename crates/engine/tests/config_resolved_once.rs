@@ -29,7 +29,8 @@ const ALLOWED: &[(&str, &str)] = &[
         "hystart.rs",
         ".with_low_window_rounds(self.cfg.hystart_rounds == HyStartRounds::LowWindow)",
     ),
-    ("pacing.rs", "let fq = match (cfg.pacing, cfg.cc) {"),
+    // Pacer::for_config, called from Sender::new only (after the controller is built).
+    ("pacing.rs", "let fq = match (cfg.pacing, needed) {"),
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {

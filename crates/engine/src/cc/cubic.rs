@@ -26,9 +26,10 @@
 //! results are bit-identical on every platform (deterministic simulation).
 
 use super::bictcp::Bictcp;
+use super::controller::Saved;
 use super::hystart::{HyStart, Sample};
 use super::reno::Reno;
-use super::{CongestionOps, Window};
+use super::{Checkpoint, CongestionController, ConnInfo, Window};
 use crate::time::{Duration, Instant};
 
 /// RFC 9438 §4.1.1 C, in segments / s³.
@@ -288,7 +289,7 @@ impl Cubic {
     }
 }
 
-impl CongestionOps for Cubic {
+impl CongestionController for Cubic {
     fn on_ack(&mut self, now: Instant, w: &mut Window, acked: u64, srtt: Option<Duration>) {
         let mut acked = acked;
         if w.in_slow_start() {
@@ -355,7 +356,7 @@ impl CongestionOps for Cubic {
         self.origin = self.w_max.max(ssthresh);
     }
 
-    fn on_timeout(&mut self, now: Instant) {
+    fn on_timeout(&mut self, now: Instant, c: &ConnInfo) {
         // §4.8: the next congestion-avoidance stage starts a new curve at its plateau.
         self.epoch_start = None;
         self.after_timeout = true;
@@ -363,6 +364,30 @@ impl CongestionOps for Cubic {
         // `cubictcp_state(TCP_CA_Loss)`: `bictcp_reset` and a new HyStart round.
         self.hystart.reset();
         self.bic.reset();
-        self.reno.on_timeout(now);
+        self.reno.on_timeout(now, c);
+    }
+
+    fn clone_box(&self) -> Box<dyn CongestionController> {
+        Box::new(*self)
+    }
+
+    fn on_slow_start_sample(&mut self, s: &Sample) -> bool {
+        self.on_rtt_sample(s)
+    }
+
+    fn on_tx_start(&mut self, now: Instant, idle: Option<Duration>, _c: &ConnInfo) {
+        if let Some(idle) = idle {
+            Cubic::on_tx_start(self, now, idle);
+        }
+    }
+
+    fn checkpoint(&self) -> Checkpoint {
+        Checkpoint(Saved::Cubic(*self))
+    }
+
+    fn restore(&mut self, c: &Checkpoint) {
+        if let Saved::Cubic(s) = c.0 {
+            *self = s;
+        }
     }
 }

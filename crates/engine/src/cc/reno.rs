@@ -9,7 +9,8 @@
 //! - ssthresh = max(FlightSize / 2, 2·SMSS) (RFC 5681 eq. 4); the `reno-linux` variant
 //!   halves cwnd instead, as Linux `tcp_reno_ssthresh` does (max(cwnd >> 1, 2) packets).
 
-use super::{CongestionOps, Window};
+use super::controller::Saved;
+use super::{Checkpoint, CongestionController, ConnInfo, Window};
 use crate::time::{Duration, Instant};
 
 /// RFC 3465 §2.2 limit L on slow-start growth per ACK, in SMSS.
@@ -100,7 +101,7 @@ impl Reno {
     }
 }
 
-impl CongestionOps for Reno {
+impl CongestionController for Reno {
     fn on_ack(&mut self, _now: Instant, w: &mut Window, acked: u64, _srtt: Option<Duration>) {
         let mut acked = acked;
         if w.in_slow_start() {
@@ -121,8 +122,19 @@ impl CongestionOps for Reno {
     fn on_congestion_event(&mut self, _now: Instant, _w: &Window) {
         self.reset();
     }
-    fn on_timeout(&mut self, _now: Instant) {
+    fn on_timeout(&mut self, _now: Instant, _c: &ConnInfo) {
         self.bytes_acked = 0;
         self.after_rto = true;
+    }
+    fn clone_box(&self) -> Box<dyn CongestionController> {
+        Box::new(*self)
+    }
+    fn checkpoint(&self) -> Checkpoint {
+        Checkpoint(Saved::Reno(*self))
+    }
+    fn restore(&mut self, c: &Checkpoint) {
+        if let Saved::Reno(r) = c.0 {
+            *self = r;
+        }
     }
 }

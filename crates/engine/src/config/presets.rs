@@ -155,6 +155,7 @@ impl Config {
     pub fn rfc() -> Config {
         Config {
             preset: "rfc",
+            controller: None,
             flavour: Flavour::Rfc,
             loss_detection: LossDetection::DupThresh,
             dupthresh: 3,

@@ -17,7 +17,7 @@
 //! | `rfc4015` (timeouts) | FlightSize + min(bytes_acked, IW) | pipe_prev |
 
 use super::eifel::{self, Prev};
-use crate::cc::Cc;
+use crate::cc::Checkpoint;
 use crate::config::SpuriousResponse;
 use crate::time::Instant;
 
@@ -29,7 +29,7 @@ pub struct Snapshot {
     pub cwnd: u64,
     /// The congestion control's own state before it (RFC 9438 §4.9: CUBIC's W_max, K,
     /// epoch …), restored by the responses that roll the algorithm back.
-    pub cc: Cc,
+    pub cc: Checkpoint,
     /// ssthresh before it (Linux `prior_ssthresh`; `u64::MAX` before any reduction).
     pub ssthresh: u64,
     /// SND.UNA when it started (Linux `undo_marker`).
@@ -245,7 +245,7 @@ mod tests {
     fn snap() -> Snapshot {
         Snapshot {
             cwnd: 20 * MSS,
-            cc: Cc::new(crate::config::CongestionControl::Reno),
+            cc: Checkpoint::default(),
             ssthresh: 15 * MSS,
             una: 100 * MSS,
             high: 120 * MSS,

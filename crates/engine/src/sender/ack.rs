@@ -147,9 +147,8 @@ impl Sender {
         } else {
             self.run_state_machine(now, &summary);
         }
-        if self.bbr.is_some() {
-            self.bbr_on_ack(now, &summary, &sb);
-        } else if summary.cong_control && prior.flight > 0 {
+        self.cc_on_ack(now, &summary, &sb);
+        if summary.cong_control && prior.flight > 0 {
             // The end of `tcp_cong_control` (an ACK with nothing outstanding takes
             // `tcp_ack`'s no_queue path, which skips it).
             self.update_pacing_rate();
@@ -246,9 +245,7 @@ impl Sender {
                 _ => send_time_sample,
             };
             if let Some(r) = sample {
-                if let Some(m) = self.bbr.as_deref_mut() {
-                    m.ack_rtt = Some(r);
-                }
+                self.cc_on_rtt_sample(now, r);
                 self.take_rtt_sample(now, r);
                 self.tlp.rtt_sampled = true; // RFC 8985 §7.3's condition
             }

@@ -29,7 +29,8 @@
 //! Sending resumes at the next input (`on_ack`, `on_timeout`, `write`), as Linux tries
 //! again on the next ACK or timer. Not modelled: Linux also enters CWR when a qdisc
 //! drops (`__tcp_transmit_skb`: `net_xmit_eval` > 0 → `tcp_enter_cwr`; no effect in
-//! Recovery or Loss); BBR's model and HyStart keep what they saw of the attempt.
+//! Recovery or Loss); the congestion controller (its model, HyStart) keeps what it saw
+//! of the attempt.
 
 use super::pending::Pending;
 use super::Sender;

@@ -7,7 +7,7 @@
 use super::ack::AckSummary;
 use super::state::Ca;
 use super::Sender;
-use crate::cc::CongestionOps;
+use crate::cc::CongestionController;
 use crate::time::Instant;
 
 impl Sender {
@@ -22,7 +22,7 @@ impl Sender {
     /// once reordering was raised), while
     /// `tcp_is_cwnd_limited`.
     pub(super) fn grow_cwnd(&mut self, now: Instant, a: &AckSummary) {
-        if !a.cong_control || self.cc.controls_cwnd() {
+        if !a.cong_control || self.cc.sets_cwnd() {
             return;
         }
         let (acked, delivered, prior_flight) = (a.acked, a.delivered, a.prior.flight);

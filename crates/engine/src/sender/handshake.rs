@@ -3,6 +3,7 @@
 
 use super::pending::Pending;
 use super::{transmit, Conn, Sender, RTO_AFTER_SYN_TIMEOUT};
+use crate::cc::CongestionController;
 use crate::packet::{Ack, SynOptions, Timestamps};
 use crate::time::{Duration, Instant};
 
@@ -44,9 +45,7 @@ impl Sender {
         self.mss = u64::from(self.advertised_mss() - options)
             .min(peer_mss)
             .max(TCP_MIN_SND_MSS);
-        if let Some(m) = self.bbr.as_deref_mut() {
-            m.bbr.set_mss(self.mss);
-        }
+        self.cc.on_mss(self.mss);
         self.peer.scale = peer.window_scale;
         let passive = matches!(
             self.conn,

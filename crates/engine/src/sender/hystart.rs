@@ -5,6 +5,7 @@
 
 use super::Sender;
 use crate::cc::hystart::{HyStart, Sample};
+use crate::cc::CongestionController;
 use crate::config::{HyStart as Mode, HyStartRounds};
 use crate::event::EventKind;
 use crate::scoreboard::Acked;
@@ -42,7 +43,7 @@ impl Sender {
             ack_delay: self.hystart_ack_delay(),
             paced: self.paced(),
         };
-        if self.cc.on_rtt_sample(&s) {
+        if self.cc.on_slow_start_sample(&s) {
             self.ssthresh = self.cwnd;
             self.emit(
                 now,

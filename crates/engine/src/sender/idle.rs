@@ -79,12 +79,11 @@ impl Sender {
         // CA_EVENT_TX_START: new data and nothing else in flight.
         let first = t.why == Why::New && self.sb.flight_size() == t.range.len();
         if first {
-            if let (Some(last), true) =
-                (self.stream.last_data_sent, self.alg.rules.cc_tx_start_event)
-            {
-                self.cc.on_tx_start(now, now - last);
-            }
-            self.bbr_on_tx_start(now);
+            let idle = match (self.stream.last_data_sent, self.alg.rules.cc_tx_start_event) {
+                (Some(last), true) => Some(now - last),
+                _ => None,
+            };
+            self.cc_on_tx_start(now, idle);
         }
         self.stream.last_data_sent = Some(now);
     }

@@ -28,7 +28,8 @@ impl Sender {
         self.ssthresh
     }
     /// The pacing rate, bytes per second (Linux `sk_pacing_rate`, `tcpi_pacing_rate`):
-    /// BBR's, else `tcp_update_pacing_rate`'s as of the last ACK (`u64::MAX` before).
+    /// the controller's if it sets one, else `tcp_update_pacing_rate`'s as of the last ACK
+    /// (`u64::MAX` before).
     pub fn pacing_rate(&self) -> u64 {
         self.sk_pacing_rate()
     }

@@ -10,6 +10,7 @@
 //! trusted with. It is deterministic: the same inputs and seed give the same verdict.
 
 use super::{RecoveryState, Sender};
+use crate::cc::CongestionController;
 use crate::detect::optack::{AckView, SkipSegment, Verdict};
 use crate::event::EventKind;
 use crate::packet::{Ack, Transmit, Why};
@@ -143,7 +144,7 @@ impl Sender {
     /// The growth a passed check gives back on this ACK, beyond its DeliveredData
     /// (`SkipSegment::take_credit`), unless the congestion control sets cwnd itself.
     pub(super) fn optack_credit(&mut self, acked: u64, delivered: u64) -> u64 {
-        if self.cc.controls_cwnd() {
+        if self.cc.sets_cwnd() {
             return 0;
         }
         self.optack

@@ -1,10 +1,11 @@
 //! Pacing on the sender ([`crate::pacing`] has the rules): the socket's pacing rate
 //! (`sk_pacing_rate`, kept up to date whether or not anything paces, as Linux does; TSO
-//! sizing and HyStart read it), and — with `pacing = fq` or `internal`, or under BBR — the
-//! departure clock and the packets waiting for their time, on the sender's one deadline.
+//! sizing and HyStart read it), and — with `pacing = fq` or `internal`, or when the
+//! congestion controller needs pacing (`SK_PACING_NEEDED`) — the departure clock and the
+//! packets waiting for their time, on the sender's one deadline.
 //!
-//! - `internal` (TCP's pacing timer, BBR's default): nothing new is handed out before
-//!   `tcp_wstamp_ns`; [`Sender::poll_timeout`] then returns it.
+//! - `internal` (TCP's pacing timer, what a controller that needs pacing gets): nothing
+//!   new is handed out before `tcp_wstamp_ns`; [`Sender::poll_timeout`] then returns it.
 //! - `fq`: TCP hands packets to the qdisc as soon as TCP Small Queues allows, stamped with
 //!   their departure time; they wait here, counted as sent (SND.NXT, the scoreboard and
 //!   RTT samples see them as Linux does: sent at their departure stamp), until
@@ -19,7 +20,8 @@ use std::collections::VecDeque;
 
 use super::pending::Pending;
 use super::Sender;
-use crate::config::{Config, CongestionControl, Pacing};
+use crate::cc::CongestionController;
+use crate::config::{Config, Pacing};
 use crate::pacing::{self, Edt, RateInputs};
 use crate::packet::{Transmit, Why};
 use crate::time::Instant;
@@ -39,12 +41,13 @@ pub(super) struct Pacer {
 }
 
 impl Pacer {
-    /// The pacer a configuration asks for, if any.
-    pub(super) fn for_config(cfg: &Config) -> Option<Box<Pacer>> {
-        let fq = match (cfg.pacing, cfg.cc) {
+    /// The pacer a configuration asks for, if any; `needed`: the congestion controller
+    /// needs pacing (Linux `SK_PACING_NEEDED`: TCP's internal pacing unless fq is set).
+    pub(super) fn for_config(cfg: &Config, needed: bool) -> Option<Box<Pacer>> {
+        let fq = match (cfg.pacing, needed) {
             (Pacing::Fq, _) => true,
-            (Pacing::Internal, _) | (Pacing::Off, CongestionControl::Bbr) => false,
-            (Pacing::Off, _) => return None,
+            (Pacing::Internal, _) | (Pacing::Off, true) => false,
+            (Pacing::Off, false) => return None,
         };
         Some(Box::new(Pacer {
             fq,
@@ -77,20 +80,20 @@ fn is_paced(t: &Transmit) -> bool {
 }
 
 impl Sender {
-    /// `sk_pacing_rate`, bytes per second: BBR's model's, else what
+    /// `sk_pacing_rate`, bytes per second: the controller's if it sets one, else what
     /// `tcp_update_pacing_rate` last set ([`pacing::UNLIMITED`] before that).
     pub(super) fn sk_pacing_rate(&self) -> u64 {
-        match self.bbr.as_deref() {
-            Some(m) => m.bbr.pacing_rate(),
-            None => self.pacing_rate,
-        }
+        self.cc.pacing_rate().unwrap_or(self.pacing_rate)
     }
 
     /// Linux `tcp_update_pacing_rate` (after `tcp_cong_control`, and when the handshake
     /// completes). Only what reads the rate pays for it: the Linux flavour (TSO sizing,
-    /// HyStart) and a pacer.
+    /// HyStart) and a pacer, and not when the controller sets the rate itself (Linux: its
+    /// `cong_control` sets `sk_pacing_rate` on every ACK, after which
+    /// `tcp_update_pacing_rate` is not called).
     pub(super) fn update_pacing_rate(&mut self) {
-        if !self.alg.rules.pacing_rate_always && self.pacer.is_none() {
+        let unread = !self.alg.rules.pacing_rate_always && self.pacer.is_none();
+        if unread || self.cc.pacing_rate().is_some() {
             return;
         }
         let mss = self.mss.max(1);

@@ -6,7 +6,7 @@
 use super::ack::{AckSummary, Prior};
 use super::pending::Pending;
 use super::{RecoveryState, Sender};
-use crate::cc::CongestionOps;
+use crate::cc::CongestionController;
 use crate::config::resolved::{Detection, DupThreshRule};
 use crate::config::RecoveryExit;
 use crate::detect::{dupthresh, fack};
@@ -156,8 +156,9 @@ impl Sender {
 
     /// The reducer's answer to one ACK in recovery becomes cwnd (not on a Linux old ACK).
     pub(super) fn reduce_on_ack(&mut self, a: &AckSummary, newly_lost: u64) {
-        // With BBR (`cong_control`) PRR does not set cwnd (Linux `tcp_cong_control`).
-        if self.cc.controls_cwnd() {
+        // A controller with `cong_control` sets cwnd; PRR does not (Linux
+        // `tcp_cong_control`).
+        if self.cc.sets_cwnd() {
             return;
         }
         if !a.cong_control {
@@ -256,10 +257,10 @@ impl Sender {
     }
 
     /// A reduction's entry or end sets cwnd (at least one segment) — unless the congestion
-    /// control sets it itself from rate samples, as BBR does: Linux's
+    /// controller sets it itself from rate samples (`sets_cwnd`): Linux's
     /// `tcp_end_cwnd_reduction` and `tcp_cong_control` leave cwnd to `cong_control`.
     pub(super) fn reduction_sets_cwnd(&mut self, cwnd: u64) {
-        if !self.cc.controls_cwnd() {
+        if !self.cc.sets_cwnd() {
             self.cwnd = cwnd.max(self.mss);
         }
     }
@@ -274,7 +275,6 @@ impl Sender {
     /// A congestion event: ssthresh from the congestion control (at least 2·SMSS), which
     /// then reduces its own state.
     pub(super) fn reduce_ssthresh(&mut self, now: Instant, flight: u64) {
-        self.bbr_on_congestion_event();
         let w = self.window();
         self.ssthresh = self.cc.ssthresh(now, &w, flight).max(2 * self.mss);
         self.cc.on_congestion_event(now, &w);

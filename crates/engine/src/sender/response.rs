@@ -6,6 +6,7 @@
 use super::spurious::{Counter, Verdict, MIN_RTO_STEP};
 use super::state::Ca;
 use super::Sender;
+use crate::cc::CongestionController;
 use crate::config::{RtoAdaptation, SpuriousResponse};
 use crate::event::{EventKind, SpuriousSignal};
 use crate::rto::eifel;
@@ -36,13 +37,12 @@ impl Sender {
         }
         let response = self.alg.spurious_response;
         // Linux `tcp_undo_cwnd_reduction`: the algorithm rolls back to the checkpoint and
-        // cwnd is max(cwnd, prior_cwnd) (`tcp_reno_undo_cwnd`).
-        // BBR's `bbr_undo_cwnd` returns cwnd as it is.
-        let undo_cwnd = if self.cc.controls_cwnd() {
-            self.cwnd
-        } else if undo::restores_cc(response) && s.restorable {
-            self.cc = s.cc;
-            self.undo_base_cwnd(s.cwnd).max(s.cwnd)
+        // cwnd is its `undo_cwnd`: max(cwnd, prior_cwnd) (`tcp_reno_undo_cwnd`), or cwnd as
+        // it is for a controller that sets cwnd itself (its own `undo_cwnd`).
+        let undo_cwnd = if undo::restores_cc(response) && s.restorable {
+            self.cc.restore(&s.cc);
+            let restored = self.undo_base_cwnd(s.cwnd).max(s.cwnd);
+            self.cc.undo_cwnd(self.cwnd, restored)
         } else {
             self.cwnd
         };

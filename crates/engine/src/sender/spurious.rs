@@ -8,6 +8,7 @@
 
 use super::pending::Pending;
 use super::{RecoveryState, Sender};
+use crate::cc::CongestionController;
 use crate::config::resolved::SpuriousDetector;
 use crate::event::SpuriousSignal;
 use crate::packet::{Ack, Range, Transmit, Why};
@@ -105,7 +106,7 @@ impl Sender {
     pub(super) fn undo_begin(&mut self, timeout: bool) {
         let s = Snapshot {
             cwnd: self.cwnd,
-            cc: self.cc,
+            cc: self.cc.checkpoint(),
             ssthresh: self.ssthresh,
             una: self.sb.snd_una(),
             high: self.sb.snd_nxt(),

@@ -5,7 +5,6 @@
 
 use super::pending::Pending;
 use super::{Conn, RecoveryState, Sender};
-use crate::cc::CongestionOps;
 use crate::detect::reordering;
 use crate::event::EventKind;
 use crate::packet::Why;
@@ -72,7 +71,7 @@ impl Sender {
         self.tlp_draft.reset();
         self.tlp.reset();
         self.begin_loss();
-        self.bbr_on_rto(now);
+        self.cc_on_timeout(now);
         self.dup.on_timeout();
         self.rtt.backoff();
         self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
@@ -109,6 +108,5 @@ impl Sender {
         if fresh {
             self.reduce_ssthresh(now, self.sb.flight_size());
         }
-        self.cc.on_timeout(now);
     }
 }

@@ -5,6 +5,7 @@
 
 use super::pending::Pending;
 use super::{Conn, RecoveryState, Sender};
+use crate::cc::CongestionController;
 use crate::detect::dupthresh;
 use crate::packet::{Range, SynOptions, Timestamps, Transmit, Why};
 use crate::scoreboard::{NextSegRule, SentSeg};
@@ -40,15 +41,13 @@ impl Sender {
     pub(super) fn transmit_at(&mut self, now: Instant, at: Instant) -> Option<Transmit> {
         self.xmit_snapshot();
         let idle = self.sb.flight_size() == 0;
-        if self.bbr.is_some() {
-            self.bbr_before_send(at, idle);
-        }
+        self.rate_before_send(at, idle);
         let t = self.next_transmit(at);
         match &t {
             Some((t, forced)) => {
                 self.account_transmit(now, t, *forced);
                 if !t.range.is_empty() {
-                    self.bbr_after_send(t.range);
+                    self.cc_on_sent(at, t);
                 }
             }
             None => self.persist_check(now),
@@ -97,7 +96,7 @@ impl Sender {
             RecoveryState::Recovery => self.next_in_recovery(now),
             RecoveryState::Loss => return self.next_in_loss(now).map(|t| (t, false)),
             // PRR's quota in a CWR episode (Linux: cwnd = in_flight + sndcnt).
-            RecoveryState::Cwr if self.reducer.prr().is_some() && !self.cc.controls_cwnd() => {
+            RecoveryState::Cwr if self.reducer.prr().is_some() && !self.cc.sets_cwnd() => {
                 let room = self.reducer.prr().map_or(0, |p| p.quota());
                 self.new_data(now, room, Why::New)
             }
@@ -239,8 +238,9 @@ impl Sender {
 
     fn next_in_recovery(&mut self, now: Instant) -> Option<Transmit> {
         let rack = self.rack_active();
-        // With BBR the model's cwnd rules recovery too (`tcp_cwnd_test`); PRR only counts.
-        let room = if self.cc.controls_cwnd() {
+        // A controller that sets cwnd itself rules recovery too (`tcp_cwnd_test`); PRR
+        // only counts.
+        let room = if self.cc.sets_cwnd() {
             self.cwnd.saturating_sub(self.recovery_pipe())
         } else {
             self.reducer.quota(
@@ -446,10 +446,10 @@ impl Sender {
             Why::LimitedTransmit => self.stats.limited_transmit += 1,
             _ => {}
         }
-        // PRR's prr_out counts everything sent in recovery (RFC 6937 §3); with BBR the
-        // model's cwnd, not PRR's quota, decides what goes out.
+        // PRR's prr_out counts everything sent in recovery (RFC 6937 §3); when the
+        // controller sets cwnd itself, its cwnd, not PRR's quota, decides what goes out.
         let reducing = matches!(self.state(), RecoveryState::Recovery | RecoveryState::Cwr);
-        if reducing && !self.cc.controls_cwnd() {
+        if reducing && !self.cc.sets_cwnd() {
             self.xmit_on_reducer(t.range.len(), forced);
             self.reducer.on_transmit(t.range.len(), forced);
         }

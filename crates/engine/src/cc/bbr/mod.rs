@@ -347,6 +347,7 @@ impl Bbr {
 }
 
 mod model;
+mod ops;
 
 #[cfg(test)]
 mod tests;
