@@ -10,8 +10,7 @@
 //! What a controller decides about the window it writes there.
 //!
 //! The moments, in the order the sender calls them on one ACK (Linux `tcp_ack`):
-//! 1. [`on_rtt_sample`](CongestionController::on_rtt_sample) and
-//!    [`on_slow_start_sample`](CongestionController::on_slow_start_sample) while the
+//! 1. [`on_slow_start_sample`](CongestionController::on_slow_start_sample) while the
 //!    cumulative part is processed (`pkts_acked`);
 //! 2. [`on_ack`](CongestionController::on_ack) outside recovery, for growth
 //!    (`cong_avoid`); or, on a congestion event, [`ssthresh`](CongestionController::ssthresh)
@@ -116,11 +115,6 @@ pub trait CongestionController: fmt::Debug + Send + Sync {
     fn on_slow_start_sample(&mut self, s: &hystart::Sample) -> bool {
         let _ = s;
         false
-    }
-
-    /// The RTT sample this ACK produced, if any, before the ACK's other moments.
-    fn on_rtt_sample(&mut self, now: Instant, rtt: Duration) {
-        let _ = (now, rtt);
     }
 
     /// The controller takes the delivery-rate sample of every ACK
@@ -284,8 +278,6 @@ pub struct SentInfo {
     pub bytes: u64,
     /// A retransmission (of any kind) rather than new data.
     pub retransmission: bool,
-    /// Bytes in flight after it (RFC 6675 pipe).
-    pub pipe: u64,
 }
 
 /// What a controller asks of the sender after a rate sample.

@@ -178,9 +178,6 @@ impl CongestionController for Controller {
     fn on_slow_start_sample(&mut self, s: &hystart::Sample) -> bool {
         dispatch!(self, as_mut, on_slow_start_sample(s))
     }
-    fn on_rtt_sample(&mut self, now: Instant, rtt: Duration) {
-        dispatch!(self, as_mut, on_rtt_sample(now, rtt))
-    }
     fn wants_rate_samples(&self) -> bool {
         dispatch!(self, as_ref, wants_rate_samples())
     }

@@ -245,7 +245,7 @@ impl Sender {
                 _ => send_time_sample,
             };
             if let Some(r) = sample {
-                self.cc_on_rtt_sample(now, r);
+                self.rate_on_rtt_sample(r);
                 self.take_rtt_sample(now, r);
                 self.tlp.rtt_sampled = true; // RFC 8985 §7.3's condition
             }

@@ -65,7 +65,6 @@ impl Sender {
         let sent = SentInfo {
             bytes: t.range.len(),
             retransmission: t.why != Why::New,
-            pipe: self.pipe(),
         };
         self.cc.on_packet_sent(at, &sent);
     }
@@ -99,12 +98,12 @@ impl Sender {
         self.cc.on_timeout(now, &c);
     }
 
-    /// The RTT sample the ACK being processed produced (`ca_rtt_us`).
-    pub(super) fn cc_on_rtt_sample(&mut self, now: Instant, rtt: Duration) {
+    /// The RTT sample the ACK being processed produced (`ca_rtt_us`), for its rate sample
+    /// (`rs.rtt`).
+    pub(super) fn rate_on_rtt_sample(&mut self, rtt: Duration) {
         if let Some(r) = self.rate.as_deref_mut() {
             r.ack_rtt = Some(rtt);
         }
-        self.cc.on_rtt_sample(now, rtt);
     }
 
     /// `tcp_rate_gen` + `tcp_cong_control` → `cong_control`, after the state machine:
