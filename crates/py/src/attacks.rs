@@ -13,7 +13,8 @@ use lossrec_testkit::attack::defence::{self, DefenceRow};
 use lossrec_testkit::attack::{self, Attack};
 
 /// `{"columns": [...], "rows": [[preset, sack, phase, attack, defences, honest_bytes,
-/// attacked_bytes, ratio, extra_mss_per_rtt, within_bounds, worst_path_ratio], ...],
+/// attacked_bytes, ratio, extra_mss_per_rtt, within_bounds, cwnd_ratio,
+/// worst_path_cwnd_ratio, worst_path_ratio], ...] (cwnd: averaged over the window's time),
 /// "defence": {"columns", "rows", "transfer_bytes", "skip_interval"}, "rtt_ms" (of each
 /// path), "mss", "wall_s"}`.
 pub(crate) fn attacks(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
@@ -38,6 +39,8 @@ pub(crate) fn attacks(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
             "ratio",
             "extra_mss_per_rtt",
             "within_bounds",
+            "cwnd_ratio",
+            "worst_path_cwnd_ratio",
             "worst_path_ratio",
         ],
     )?;
@@ -55,6 +58,8 @@ pub(crate) fn attacks(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
                 r.ratio(),
                 r.extra_mss_per_rtt(),
                 r.within_bounds(),
+                r.cwnd_ratio(),
+                r.worst_path_cwnd_ratio(),
                 r.worst_path_ratio(),
             )
                 .into_pyobject(py)

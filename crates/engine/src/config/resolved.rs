@@ -89,6 +89,12 @@ pub struct FlavourRules {
     /// segment unsent, the next ACK due within min(SRTT/2, 1 ms) (Linux 6.18). On a
     /// burst of duplicate ACKs this holds back the second segment RFC 3042 would send.
     pub tso_defers_small_sends: bool,
+    /// Without SACK, an ACK that cumulatively acknowledges a retransmitted segment does
+    /// not show that never-retransmitted data arrived (`FLAG_ORIG_SACK_ACKED` is cleared
+    /// when `FLAG_RETRANS_DATA_ACKED` is set, `tcp_clean_rtx_queue`, Linux 4.18 on: "tcp:
+    /// prevent bogus FRTO undos with non-SACK flows"): the cumulative ACK that the timeout's
+    /// retransmission releases over data buffered beyond the hole is no F-RTO undo.
+    pub reno_retrans_ack_not_original: bool,
 }
 
 /// The optimistic-ACK defence (`optack_defence`), with its options (`detect::optack`).
@@ -266,6 +272,7 @@ impl Config {
             every_reordering_counted: linux,
             sacked_leave_flight: linux,
             tso_defers_small_sends: linux,
+            reno_retrans_ack_not_original: linux,
         }
     }
 

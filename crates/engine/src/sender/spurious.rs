@@ -285,9 +285,16 @@ impl Sender {
             return None;
         }
         let delivered = a.delivered;
-        let orig_acked = delivered
-            .orig_min_end
-            .is_some_and(|e| e <= self.frto.recover);
+        // Without SACK, Linux cannot tell an original's arrival from its retransmission's
+        // once a retransmitted segment is among those acknowledged (`tcp_clean_rtx_queue`:
+        // `FLAG_RETRANS_DATA_ACKED` clears `FLAG_ORIG_SACK_ACKED` for Reno).
+        let ambiguous = self.alg.rules.reno_retrans_ack_not_original
+            && !self.sack_ok
+            && delivered.retrans_cum_acked;
+        let orig_acked = !ambiguous
+            && delivered
+                .orig_min_end
+                .is_some_and(|e| e <= self.frto.recover);
         let beyond_recover = delivered.max_end.is_some_and(|e| e > self.frto.recover);
         let view = frto::AckView {
             advanced: a.advanced,
