@@ -29,6 +29,8 @@ pub(super) struct SpurAck {
     pub advanced: bool,
     /// Bytes it acknowledged cumulatively.
     pub acked: u64,
+    /// Without SACK: it acknowledged a retransmission sent at least min_RTT before.
+    pub answers_retrans: bool,
     /// It carried a believable DSACK.
     pub dsack: bool,
     /// A DSACK arrived before this ACK.
@@ -291,6 +293,15 @@ impl Sender {
         let ambiguous = self.alg.rules.reno_retrans_ack_not_original
             && !self.sack_ok
             && delivered.retrans_cum_acked;
+        // `ack_division_guard` (beyond Linux): once an ACK answered the timeout's
+        // retransmission, the originals it did not cover were lost or already reported
+        // (the receiver's one answer covers all it holds); a divided answer's later
+        // slices acknowledge them only as pieces of that answer, never as proof that the
+        // timeout was spurious (Linux undoes on the second slice, `tcp_process_loss`).
+        if self.alg.ack_division_guard && a.answers_retrans {
+            self.frto.retrans_answered = true;
+        }
+        let ambiguous = ambiguous || self.frto.retrans_answered;
         let orig_acked = !ambiguous
             && delivered
                 .orig_min_end
