@@ -47,7 +47,8 @@ pub(crate) fn attacks(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let out: Vec<Bound<'_, PyAny>> = rows
         .iter()
         .map(|r| {
-            (
+            // PyO3 converts tuples of at most 12: the row is two joined in Python.
+            let head = (
                 r.preset,
                 r.sack,
                 r.phase.name(),
@@ -58,12 +59,15 @@ pub(crate) fn attacks(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
                 r.ratio(),
                 r.extra_mss_per_rtt(),
                 r.within_bounds(),
+            )
+                .into_pyobject(py)?;
+            let tail = (
                 r.cwnd_ratio(),
                 r.worst_path_cwnd_ratio(),
                 r.worst_path_ratio(),
             )
-                .into_pyobject(py)
-                .map(|t| t.into_any())
+                .into_pyobject(py)?;
+            head.into_any().add(tail)
         })
         .collect::<PyResult<_>>()?;
     d.set_item("rows", out)?;
