@@ -317,7 +317,7 @@ impl Sender {
             dsack_seen: false,
             cwnd_ceiling: None,
             optack: None,
-            timer: Timer::default(),
+            timer: Timer::new(alg.rules.timer_wheel),
             events: VecDeque::new(),
             events_dropped: 0,
             stats: Stats::default(),
@@ -480,7 +480,7 @@ impl Sender {
     }
 
     fn arm_rto(&mut self, now: Instant) {
-        self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
+        self.timer.arm(TimerKind::Rto, now, now + self.rtt.rto());
     }
 }
 

@@ -16,6 +16,9 @@ fn no_sack(preset: &str) -> Config {
     c.timestamps = false;
     c.sack = false;
     c.probe = lossrec::config::Probe::None;
+    // The rule's arithmetic in exact time; the kernel's jiffies and timer wheel
+    // (`timer_hz`) are held by `timer::tests` and `sender_rules::linux_timers_fire_on_the_wheel`.
+    c.timer_hz = 0;
     c
 }
 

@@ -95,6 +95,9 @@ pub struct FlavourRules {
     /// prevent bogus FRTO undos with non-SACK flows"): the cumulative ACK that the timeout's
     /// retransmission releases over data buffered beyond the hole is no F-RTO undo.
     pub reno_retrans_ack_not_original: bool,
+    /// Timers count jiffies and fire on the timer wheel's buckets (`timer_hz`;
+    /// `crate::timer::Wheel`); `None`: exact deadlines.
+    pub timer_wheel: Option<crate::timer::Wheel>,
 }
 
 /// The optimistic-ACK defence (`optack_defence`), with its options (`detect::optack`).
@@ -273,6 +276,11 @@ impl Config {
             sacked_leave_flight: linux,
             tso_defers_small_sends: linux,
             reno_retrans_ack_not_original: linux,
+            timer_wheel: if linux {
+                crate::timer::Wheel::from_hz(self.timer_hz)
+            } else {
+                None
+            },
         }
     }
 

@@ -79,7 +79,7 @@ impl Sender {
         }
         self.er_saved_rto = Some((kind, at));
         self.er_enhanced = trigger == Trigger::Enhanced;
-        self.timer.arm(TimerKind::EarlyRetransmit, now + delay);
+        self.timer.arm(TimerKind::EarlyRetransmit, now, now + delay);
         self.stats.early_retrans_delayed += 1;
         self.emit(
             now,
@@ -106,7 +106,7 @@ impl Sender {
     pub(super) fn cancel_delayed_early_retransmit(&mut self) {
         if self.timer.kind() == Some(TimerKind::EarlyRetransmit) {
             if let Some((kind, at)) = self.er_saved_rto.take() {
-                self.timer.arm(kind, at);
+                self.timer.restore(kind, at);
             }
         }
         self.er_saved_rto = None;
@@ -116,7 +116,7 @@ impl Sender {
     /// returns to the slot and, if ER still applies, fast recovery starts.
     pub(super) fn on_delayed_early_retransmit(&mut self, now: Instant) {
         match self.er_saved_rto.take() {
-            Some((kind, at)) => self.timer.arm(kind, at),
+            Some((kind, at)) => self.timer.restore(kind, at),
             None => self.arm_rto(now),
         }
         let open = matches!(self.state(), RecoveryState::Open | RecoveryState::Disorder);

@@ -170,7 +170,7 @@ impl Sender {
                     self.persist_backoff = self.persist_backoff.saturating_sub(1);
                 }
                 self.timer
-                    .arm(TimerKind::Persist, now + RESOURCE_PROBE_INTERVAL);
+                    .arm(TimerKind::Persist, now, now + RESOURCE_PROBE_INTERVAL);
             }
             _ => self.take_back(now, t, u),
         }
@@ -214,12 +214,12 @@ impl Sender {
             Why::RtoRetransmit if timeout_rexmit => {
                 self.rtt.unbackoff();
                 self.timer
-                    .arm(TimerKind::Rto, now + RESOURCE_PROBE_INTERVAL);
+                    .arm(TimerKind::Rto, now, now + RESOURCE_PROBE_INTERVAL);
             }
             // `tcp_rearm_rto` in place of the PTO: anchored to the head.
             Why::Probe(_) => {
                 let at = self.rto_expiry(now, false);
-                self.timer.arm(TimerKind::Rto, at);
+                self.timer.arm(TimerKind::Rto, now, at);
             }
             // A fast retransmission forced out regardless of the quota stays due.
             _ if retransmission => {
@@ -234,7 +234,7 @@ impl Sender {
                 let waits = self.app_written > self.sb.snd_nxt();
                 if self.sb.flight_size() == 0 && waits && !self.timer.is_armed() {
                     let at = now + self.persist_interval();
-                    self.timer.arm(TimerKind::Persist, at);
+                    self.timer.arm(TimerKind::Persist, now, at);
                 }
             }
         }
