@@ -113,6 +113,12 @@ settings! {
     /// SRTT_prev = SRTT + 2G).
     clock_granularity: Duration = "clock_granularity_ms" in 1..=1000,
     min_rto: Duration = "min_rto_ms" in 1..=600_000,
+    /// The kernel's `CONFIG_HZ` (Linux flavour only): its timers count whole jiffies
+    /// (`usecs_to_jiffies`, rounding up) and fire on a tick of the timer wheel's bucket
+    /// (`calc_wheel_index`: 4 ms at level 0, 32 ms from 252 ms, 256 ms from 2.016 s at
+    /// HZ = 250), so Linux's RTO, probe, reorder and persist timers fire up to a bucket
+    /// after their nominal time. 0: deadlines to the nanosecond.
+    timer_hz: u32 = "timer_hz" in 0..=10_000,
     max_rto: Duration = "max_rto_ms" in 1..=3_600_000,
     /// RTO before any RTT sample (RFC 6298 §2.1), also the SYN timeout.
     initial_rto: Duration = "initial_rto_ms" in 1..=600_000,

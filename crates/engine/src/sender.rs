@@ -253,7 +253,7 @@ impl Sender {
             evidence: evidence::Evidence::default(),
             cwnd_ceiling: None,
             optack: None,
-            timer: Timer::default(),
+            timer: Timer::new(alg.rules.timer_wheel),
             events: VecDeque::new(),
             events_dropped: 0,
             stats: Stats::default(),
@@ -417,7 +417,7 @@ impl Sender {
     }
 
     fn arm_rto(&mut self, now: Instant) {
-        self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
+        self.timer.arm(TimerKind::Rto, now, now + self.rtt.rto());
     }
 }
 

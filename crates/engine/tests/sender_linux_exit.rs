@@ -12,6 +12,9 @@ fn plain(mut c: Config) -> Config {
     c.mss = MSS as u16;
     c.handshake = false;
     c.timestamps = false;
+    // The rule's arithmetic in exact time; the kernel's jiffies and timer wheel
+    // (`timer_hz`) are held by `timer::tests` and `sender_rules::linux_timers_fire_on_the_wheel`.
+    c.timer_hz = 0;
     c
 }
 

@@ -14,6 +14,9 @@ fn plain(mut c: Config) -> Config {
     c.mss = MSS as u16;
     c.handshake = false;
     c.timestamps = false;
+    // The rule's arithmetic in exact time; the kernel's jiffies and timer wheel
+    // (`timer_hz`) are held by `timer::tests` and `sender_rules::linux_timers_fire_on_the_wheel`.
+    c.timer_hz = 0;
     c
 }
 
@@ -587,4 +590,36 @@ fn no_send_time_sample_from_an_ack_that_covers_a_retransmission_linux() {
             s.rtt().srtt()
         );
     }
+}
+
+/// Linux's timers count jiffies and fire on the timer wheel (`timer_hz` = 250 in `linux`,
+/// the kernel this project measures against): `tcp_schedule_loss_probe` arms the PTO for
+/// `usecs_to_jiffies(2·SRTT + tcp_rto_min)` and `sk_reset_timer` puts `jiffies + when` in
+/// a bucket of `calc_wheel_index`, which fires strictly after it at its level's
+/// granularity. One segment out after the ACK at 100 ms (SRTT 100 ms, rto_min 40 ms):
+/// 240 ms = 60 jiffies from jiffy 25 (level 0): expires 85, bucket 86 → 344 ms, where the
+/// exact PTO (`timer_hz` = 0) is 340 ms. Before any RTT sample, the 1 s timer from 0
+/// (`TCP_TIMEOUT_INIT`, 250 jiffies, level 1, granularity 8): bucket 256 → 1024 ms.
+#[test]
+fn linux_timers_fire_on_the_wheel() {
+    let mut c = plain(Config::linux());
+    c.timer_hz = 250;
+    c.min_rto = lossrec::Duration::from_millis(40);
+    let s = started(c.clone(), 2);
+    assert_eq!(s.timer_kind(), Some(TimerKind::LossProbe));
+    assert_eq!(s.poll_timeout(), Some(ms(344)));
+    let mut exact = c.clone();
+    exact.timer_hz = 0;
+    assert_eq!(started(exact, 2).poll_timeout(), Some(ms(340)));
+    let mut s = Sender::new(c.clone(), ms(0)).unwrap();
+    s.write(ms(0), 2 * MSS);
+    drain(&mut s, ms(0));
+    assert_eq!(s.poll_timeout(), Some(ms(1024)));
+    // Not Linux: no jiffies, whatever `timer_hz` says.
+    let mut rfc = plain(Config::rfc());
+    rfc.timer_hz = 250;
+    let mut s = Sender::new(rfc, ms(0)).unwrap();
+    s.write(ms(0), 2 * MSS);
+    drain(&mut s, ms(0));
+    assert_eq!(s.poll_timeout(), Some(ms(1000)));
 }

@@ -248,3 +248,35 @@ fn min_plus_resets_on_genuine_timeout() {
     assert_eq!(s.stats().genuine_rtos, 1);
     assert_eq!(s.rtt().min_rto(), Duration::from_secs(1));
 }
+
+/// Linux `tcp_clean_rtx_queue` (4.18 on, "tcp: prevent bogus FRTO undos with non-SACK
+/// flows"): without SACK, an ACK that cumulatively acknowledges a retransmitted segment
+/// clears `FLAG_ORIG_SACK_ACKED`, so the ACK that the timeout's retransmission releases
+/// over originals buffered beyond the hole is no F-RTO undo (`tcp_process_loss` step 3b).
+/// Segment 1 is lost, two duplicates (below the threshold) leave it to the timeout; the
+/// retransmission fills the hole and the receiver acknowledges all ten: the timeout was
+/// genuine and its reduction stays (nothing else can undo it: no timestamps, no DSACK).
+#[test]
+fn reno_frto_no_undo_when_the_retransmission_is_acked() {
+    let mut c = Config::linux();
+    c.mss = MSS as u16;
+    c.handshake = false;
+    c.sack = false;
+    c.timestamps = false;
+    let mut s = sender_with(c, 10);
+    drain(&mut s, ms(0));
+    on_ack(&mut s, ms(100), ack(MSS));
+    on_ack(&mut s, ms(101), ack(MSS));
+    on_ack(&mut s, ms(102), ack(MSS));
+    let rto = s.poll_timeout().expect("the RTO is armed");
+    s.on_timeout(rto);
+    assert_eq!(s.state(), RecoveryState::Loss);
+    assert_eq!(sent(&mut s, rto)[0], (1, Why::RtoRetransmit));
+    while s.poll_event().is_some() {}
+    s.on_ack(rto + Duration::from_millis(100), &ack(10 * MSS));
+    assert_eq!(undo_cwnd(&mut s), None, "no F-RTO undo");
+    let st = s.stats();
+    assert_eq!((st.undos, st.spurious_rtos), (0, 0));
+    assert_eq!(s.state(), RecoveryState::Open);
+    assert!(s.ssthresh() < u64::MAX, "the timeout's ssthresh stands");
+}

@@ -209,6 +209,7 @@ pub const FUZZ_AXES: &[&str] = &[
     "dupack_budget",
     "ack_division_guard",
     "hardened",
+    "timer_hz",
 ];
 /// Index slots (beyond the lists: room to append). A seed whose index lay past the end
 /// decoded to `rfc`; appending a name gives that index to the new preset, so a regression

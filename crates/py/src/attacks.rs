@@ -13,7 +13,8 @@ use lossrec_testkit::attack::defence::{self, DefenceRow};
 use lossrec_testkit::attack::{self, Attack};
 
 /// `{"columns": [...], "rows": [[preset, sack, phase, attack, defences, honest_bytes,
-/// attacked_bytes, ratio, extra_mss_per_rtt, within_bounds, worst_path_ratio], ...],
+/// attacked_bytes, ratio, extra_mss_per_rtt, within_bounds, cwnd_ratio,
+/// worst_path_cwnd_ratio, worst_path_ratio], ...] (cwnd: averaged over the window's time),
 /// "defence": {"columns", "rows", "transfer_bytes", "skip_interval"}, "rtt_ms" (of each
 /// path), "mss", "wall_s"}`.
 pub(crate) fn attacks(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
@@ -38,13 +39,16 @@ pub(crate) fn attacks(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
             "ratio",
             "extra_mss_per_rtt",
             "within_bounds",
+            "cwnd_ratio",
+            "worst_path_cwnd_ratio",
             "worst_path_ratio",
         ],
     )?;
     let out: Vec<Bound<'_, PyAny>> = rows
         .iter()
         .map(|r| {
-            (
+            // PyO3 converts tuples of at most 12: the row is two joined in Python.
+            let head = (
                 r.preset,
                 r.sack,
                 r.phase.name(),
@@ -55,10 +59,15 @@ pub(crate) fn attacks(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
                 r.ratio(),
                 r.extra_mss_per_rtt(),
                 r.within_bounds(),
+            )
+                .into_pyobject(py)?;
+            let tail = (
+                r.cwnd_ratio(),
+                r.worst_path_cwnd_ratio(),
                 r.worst_path_ratio(),
             )
-                .into_pyobject(py)
-                .map(|t| t.into_any())
+                .into_pyobject(py)?;
+            head.into_any().add(tail)
         })
         .collect::<PyResult<_>>()?;
     d.set_item("rows", out)?;

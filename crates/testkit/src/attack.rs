@@ -198,6 +198,10 @@ pub struct Measured {
     pub strikes: u64,
     /// The sender's cwnd at the end of the window (bytes; summed over paths in a row).
     pub cwnd: u64,
+    /// The sender's cwnd averaged over the window's time (bytes; summed over paths in a
+    /// row): what the attacker held, where [`Measured::cwnd`] is one instant of a
+    /// sawtooth (a recovery just before the end halves it).
+    pub cwnd_mean: u64,
 }
 
 impl std::ops::Add for Measured {
@@ -212,6 +216,7 @@ impl std::ops::Add for Measured {
             skips: self.skips + o.skips,
             strikes: self.strikes + o.strikes,
             cwnd: self.cwnd + o.cwnd,
+            cwnd_mean: self.cwnd_mean + o.cwnd_mean,
         }
     }
 }
@@ -231,7 +236,9 @@ pub fn run_on(cfg: &Config, sack: bool, phase: Phase, attack: Attack, path: Path
     let t1 = t0 + path.rtt * rtts as u32;
     sim.run_until(t0, Attack::Honest);
     let (sent0, delivered0) = (sim.s.snd_nxt(), sim.r.delivered());
+    sim.cwnd_area = 0;
     sim.run_until(t1, attack);
+    let window = (t1 - t0).as_nanos().max(1);
 
     Measured {
         sent: sim.s.snd_nxt() - sent0,
@@ -241,6 +248,7 @@ pub fn run_on(cfg: &Config, sack: bool, phase: Phase, attack: Attack, path: Path
         skips: sim.s.stats().optack_skips,
         strikes: sim.s.stats().optack_strikes,
         cwnd: sim.s.cwnd(),
+        cwnd_mean: u64::try_from(sim.cwnd_area / window).unwrap_or(u64::MAX),
     }
 }
 
@@ -321,6 +329,8 @@ struct Loop {
     last_cum: u64,
     high_seen: u64,
     fake_dsack: Option<(Range, u32)>,
+    /// ∫ cwnd dt (byte·ns) since it was last zeroed.
+    cwnd_area: u128,
 }
 
 impl Loop {
@@ -342,6 +352,7 @@ impl Loop {
             last_cum: 0,
             high_seen: 0,
             fake_dsack: None,
+            cwnd_area: 0,
         }
     }
 
@@ -363,6 +374,8 @@ impl Loop {
             else {
                 return; // nothing pending: the sender stopped (e.g. it stopped trusting)
             };
+            let until = next.min(end).max(self.now);
+            self.cwnd_area += u128::from(self.s.cwnd()) * (until - self.now).as_nanos();
             if next > end {
                 self.now = end;
                 return;

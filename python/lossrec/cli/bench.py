@@ -348,16 +348,19 @@ def _attacks_table(r: dict) -> None:
                      f"{v['honest_bytes'] // 1000:,}", f"{v['attacked_bytes'] // 1000:,}",
                      f"{v['ratio']:.2f}x", f"{v['extra_mss_per_rtt']:+.1f}",
                      f"{v['worst_path_ratio']:.2f}x",
+                     f"{v['cwnd_ratio']:.2f}x", f"{v['worst_path_cwnd_ratio']:.2f}x",
                      ("yes" if v["within_bounds"] else "NO") if bounded else "-"])
     click.echo(render(["preset", "defences", "sack", "phase", "attack", "honest kB",
-                       "attacked kB", "ratio", "extra MSS/RTT", "worst path", "within bounds"],
+                       "attacked kB", "ratio", "extra MSS/RTT", "worst path", "cwnd",
+                       "worst path cwnd", "within bounds"],
                       rows, align_left=5))
     held = sum(1 for row in rows if row[-1] == "yes")
     bounded = sum(1 for row in rows if row[-1] != "-")
     rtts = ", ".join(str(t) for t in r["rtt_ms"])
     click.echo(f"attacks: new data sent over the measured window, summed over "
                f"{len(r['rtt_ms'])} paths ({rtts} ms RTT; each its own loss pattern), "
-               f"{r['mss']}-byte segments; defences: stack = the preset as its stack is "
+               f"{r['mss']}-byte segments; cwnd = attacked over honest cwnd, each averaged "
+               f"over the window's time; defences: stack = the preset as its stack is "
                f"(what it lets an attacker do), all-but-optack = issue 13's (dsack_proof, "
                f"dupack_budget, ack_division_guard), hardened = all (the optimistic-ACK check's "
                f"held segments cost up to 2 % honest data at the bottleneck without SACK, "

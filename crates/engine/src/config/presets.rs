@@ -180,6 +180,7 @@ impl Config {
             rrthresh: 4,
             clock_granularity: Duration::from_millis(1),
             min_rto: Duration::from_secs(1),
+            timer_hz: 0,
             max_rto: Duration::from_secs(60),
             initial_rto: Duration::from_secs(1),
             spurious_detection: SpuriousDetection::None,
@@ -328,6 +329,8 @@ impl Config {
             cc: CongestionControl::CubicLinux,
             // `tcp_ecn=2`: ECN when the peer asks for it.
             ecn: Ecn::Accept,
+            // The kernel this project measures against (`uname -r` 6.18, CONFIG_HZ_250).
+            timer_hz: 250,
             ..Config::linux_classic()
         }
     }

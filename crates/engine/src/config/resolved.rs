@@ -224,7 +224,7 @@ impl Config {
             recovery_exit: self.recovery_exit,
             spurious_response: self.spurious_response,
             rto_adaptation: self.rto_adaptation,
-            rules: FlavourRules::of(self.flavour, self.slow_start_after_idle),
+            rules: FlavourRules::of(self.flavour, self.slow_start_after_idle, self.timer_hz),
             shell: ShellSettings::of(self),
         }
     }

@@ -53,6 +53,15 @@ pub struct FlavourRules {
     /// segment unsent, the next ACK due within min(SRTT/2, 1 ms) (Linux 6.18). On a
     /// burst of duplicate ACKs this holds back the second segment RFC 3042 would send.
     pub tso_defers_small_sends: bool,
+    /// Without SACK, an ACK that cumulatively acknowledges a retransmitted segment does
+    /// not show that never-retransmitted data arrived (`FLAG_ORIG_SACK_ACKED` is cleared
+    /// when `FLAG_RETRANS_DATA_ACKED` is set, `tcp_clean_rtx_queue`, Linux 4.18 on: "tcp:
+    /// prevent bogus FRTO undos with non-SACK flows"): the cumulative ACK that the timeout's
+    /// retransmission releases over data buffered beyond the hole is no F-RTO undo.
+    pub reno_retrans_ack_not_original: bool,
+    /// Timers count jiffies and fire on the timer wheel's buckets (`timer_hz`;
+    /// `crate::timer::Wheel`); `None`: exact deadlines.
+    pub timer_wheel: Option<crate::timer::Wheel>,
     /// Whole segments are tagged SACKed, never a part (`tcp_match_skb_to_sack` splits an
     /// skb only on MSS boundaries and tags only what a block covers whole). The RFC
     /// flavour tags any SACKed byte range unless RACK runs (RFC 8985 reasons about
@@ -120,9 +129,9 @@ pub struct FlavourRules {
 }
 
 impl FlavourRules {
-    /// The named rules of `flavour`; `slow_start_after_idle` is the one setting a rule
-    /// (`idle_restart`) also needs.
-    pub fn of(flavour: Flavour, slow_start_after_idle: bool) -> FlavourRules {
+    /// The named rules of `flavour`; `slow_start_after_idle` (for `idle_restart`) and
+    /// `timer_hz` (for `timer_wheel`) are the settings a rule also needs.
+    pub fn of(flavour: Flavour, slow_start_after_idle: bool, timer_hz: u32) -> FlavourRules {
         let linux = flavour == Flavour::Linux;
         FlavourRules {
             loss_check_on_recovery_exit: linux,
@@ -133,6 +142,12 @@ impl FlavourRules {
             every_reordering_counted: linux,
             sacked_leave_flight: linux,
             tso_defers_small_sends: linux,
+            reno_retrans_ack_not_original: linux,
+            timer_wheel: if linux {
+                crate::timer::Wheel::from_hz(timer_hz)
+            } else {
+                None
+            },
             whole_segment_sack_tagging: linux,
             growth_by_delivered: linux,
             hold_partial_segments: linux,
@@ -163,12 +178,12 @@ mod tests {
     #[test]
     fn linux_has_every_rule_rfc_none() {
         assert_eq!(
-            FlavourRules::of(Flavour::Rfc, true),
+            FlavourRules::of(Flavour::Rfc, true, 250),
             FlavourRules::default()
         );
-        let linux = FlavourRules::of(Flavour::Linux, true);
+        let linux = FlavourRules::of(Flavour::Linux, true, 250);
         let all_on = format!("{linux:?}");
         assert!(!all_on.contains("false"), "{all_on}");
-        assert!(!FlavourRules::of(Flavour::Linux, false).idle_restart);
+        assert!(!FlavourRules::of(Flavour::Linux, false, 250).idle_restart);
     }
 }

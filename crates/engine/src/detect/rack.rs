@@ -15,7 +15,10 @@ use crate::time::{Duration, Instant};
 pub const RECOVERY_THRESH: u32 = 16;
 /// Linux `reo_wnd_steps` is a u8.
 pub const LINUX_MAX_STEPS: u32 = 255;
-/// Linux's timer slack `TCP_TIMEOUT_MIN` (2 jiffies; HZ = 1000 assumed).
+/// Linux's timer slack `TCP_TIMEOUT_MIN_US` (2 ms, added before the conversion to
+/// jiffies since 6.7: `usecs_to_jiffies(timeout + TCP_TIMEOUT_MIN_US)` in
+/// `tcp_rack_mark_lost` and `tcp_schedule_loss_probe`; the jiffies and the timer wheel are
+/// the `timer_hz` setting's, `crate::timer::Wheel`).
 pub const LINUX_TIMEOUT_MIN: Duration = Duration::from_millis(2);
 
 /// RFC 8985 §6.2 step 2 `RACK_sent_after(t1, seq1, t2, seq2)`: (t1, seq1) was sent after

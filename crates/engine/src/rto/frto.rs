@@ -86,6 +86,9 @@ pub struct Frto {
     pub recover: u64,
     /// End of the data the timeout retransmitted.
     pub rexmit_end: u64,
+    /// Without SACK, an ACK answered the timeout's retransmission (set by the sender
+    /// under `ack_division_guard`): no later ACK of originals proves the timeout spurious.
+    pub retrans_answered: bool,
 }
 
 impl Frto {
@@ -95,6 +98,7 @@ impl Frto {
             phase: Phase::Idle,
             recover: 0,
             rexmit_end: 0,
+            retrans_answered: false,
         }
     }
 
@@ -120,6 +124,7 @@ impl Frto {
         };
         self.recover = snd_nxt;
         self.rexmit_end = rexmit_end;
+        self.retrans_answered = false;
     }
 
     /// F-RTO is deciding (steps 2-3).

@@ -62,6 +62,9 @@ pub struct Delivered {
     /// The lowest end of a never-retransmitted segment among them (F-RTO's "original
     /// data acknowledged"; Linux `FLAG_ORIG_SACK_ACKED` when at or below `high_seq`).
     pub orig_min_end: Option<u64>,
+    /// A segment that was ever retransmitted was cumulatively acknowledged (Linux
+    /// `FLAG_RETRANS_DATA_ACKED` from `tcp_clean_rtx_queue`).
+    pub retrans_cum_acked: bool,
     /// The highest end among them (RFC 5682 §3.1 step 3a: "covers beyond RecoveryPoint").
     pub max_end: Option<u64>,
     /// What the most recently sent of them recorded when it left (`tcp_rate_skb_delivered`
@@ -94,6 +97,9 @@ impl Delivered {
             if last.is_none_or(|(_, e)| s.end > e) {
                 *last = Some((s.last_sent, s.end));
             }
+        }
+        if s.ever_retrans && !by_sack {
+            self.retrans_cum_acked = true;
         }
         if !s.ever_retrans {
             self.orig_min_end = Some(self.orig_min_end.map_or(s.end, |e| e.min(s.end)));

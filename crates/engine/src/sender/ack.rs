@@ -105,8 +105,16 @@ impl Sender {
         // leave recovery before the state machine sees the ACK.
         let advanced = sb.acked.bytes > 0;
         let ece = self.ecn_echo(ack.ecn.ece);
+        // Without SACK: it acknowledges a retransmission the receiver has had time to
+        // answer (F-RTO's proof under `ack_division_guard`).
+        let answers_retrans = !self.sack_ok
+            && sb
+                .acked
+                .oldest_retrans_sent
+                .is_some_and(|t| super::reno::answered_by(now, t, min_rtt));
         let spur = SpurAck {
             advanced,
+            answers_retrans,
             acked: sb.acked.bytes,
             dsack: dsack.is_some(),
             dsack_before,

@@ -79,7 +79,7 @@ impl Sender {
             displaced: (kind, at),
             enhanced: trigger == Trigger::Enhanced,
         });
-        self.timer.arm(TimerKind::EarlyRetransmit, now + delay);
+        self.timer.arm(TimerKind::EarlyRetransmit, now, now + delay);
         self.stats.early_retrans_delayed += 1;
         self.emit(
             now,
@@ -111,7 +111,7 @@ impl Sender {
                 ..
             }) = delayed
             {
-                self.timer.arm(kind, at);
+                self.timer.restore(kind, at);
             }
         }
     }
@@ -124,7 +124,7 @@ impl Sender {
             Some(DelayedEr {
                 displaced: (kind, at),
                 ..
-            }) => self.timer.arm(kind, at),
+            }) => self.timer.restore(kind, at),
             None => self.arm_rto(now),
         }
         let open = matches!(self.state(), RecoveryState::Open | RecoveryState::Disorder);

@@ -171,7 +171,7 @@ impl Sender {
                     self.peer.persist_backoff = self.peer.persist_backoff.saturating_sub(1);
                 }
                 self.timer
-                    .arm(TimerKind::Persist, now + RESOURCE_PROBE_INTERVAL);
+                    .arm(TimerKind::Persist, now, now + RESOURCE_PROBE_INTERVAL);
             }
             _ => self.take_back(now, t, u),
         }
@@ -215,12 +215,12 @@ impl Sender {
             Why::RtoRetransmit if timeout_rexmit => {
                 self.rtt.unbackoff();
                 self.timer
-                    .arm(TimerKind::Rto, now + RESOURCE_PROBE_INTERVAL);
+                    .arm(TimerKind::Rto, now, now + RESOURCE_PROBE_INTERVAL);
             }
             // `tcp_rearm_rto` in place of the PTO: anchored to the head.
             Why::Probe(_) => {
                 let at = self.rto_expiry(now, false);
-                self.timer.arm(TimerKind::Rto, at);
+                self.timer.arm(TimerKind::Rto, now, at);
             }
             // A fast retransmission forced out regardless of the quota stays due.
             _ if retransmission => {
@@ -235,7 +235,7 @@ impl Sender {
                 let waits = self.stream.written > self.sb.snd_nxt();
                 if self.sb.flight_size() == 0 && waits && !self.timer.is_armed() {
                     let at = now + self.persist_interval();
-                    self.timer.arm(TimerKind::Persist, at);
+                    self.timer.arm(TimerKind::Persist, now, at);
                 }
             }
         }

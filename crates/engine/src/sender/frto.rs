@@ -17,9 +17,25 @@ impl Sender {
             return None;
         }
         let delivered = a.delivered;
-        let orig_acked = delivered
-            .orig_min_end
-            .is_some_and(|e| e <= self.evidence.frto.recover);
+        // Without SACK, Linux cannot tell an original's arrival from its retransmission's
+        // once a retransmitted segment is among those acknowledged (`tcp_clean_rtx_queue`:
+        // `FLAG_RETRANS_DATA_ACKED` clears `FLAG_ORIG_SACK_ACKED` for Reno).
+        let ambiguous = self.alg.rules.reno_retrans_ack_not_original
+            && !self.sack_ok
+            && delivered.retrans_cum_acked;
+        // `ack_division_guard` (beyond Linux): once an ACK answered the timeout's
+        // retransmission, the originals it did not cover were lost or already reported
+        // (the receiver's one answer covers all it holds); a divided answer's later
+        // slices acknowledge them only as pieces of that answer, never as proof that the
+        // timeout was spurious (Linux undoes on the second slice, `tcp_process_loss`).
+        if self.alg.ack_division_guard && a.answers_retrans {
+            self.evidence.frto.retrans_answered = true;
+        }
+        let ambiguous = ambiguous || self.evidence.frto.retrans_answered;
+        let orig_acked = !ambiguous
+            && delivered
+                .orig_min_end
+                .is_some_and(|e| e <= self.evidence.frto.recover);
         let beyond_recover = delivered
             .max_end
             .is_some_and(|e| e > self.evidence.frto.recover);

@@ -52,7 +52,7 @@ impl Sender {
     pub(super) fn persist_check(&mut self, now: Instant) {
         if self.window_blocked() && !self.timer.is_armed() {
             self.timer
-                .arm(TimerKind::Persist, now + self.persist_interval());
+                .arm(TimerKind::Persist, now, now + self.persist_interval());
         }
     }
 
@@ -68,7 +68,7 @@ impl Sender {
         }
         if nothing_was_in_flight || !self.timer.is_armed() {
             self.timer
-                .arm(TimerKind::Persist, now + self.persist_interval());
+                .arm(TimerKind::Persist, now, now + self.persist_interval());
         }
     }
 
@@ -84,7 +84,7 @@ impl Sender {
         }
         self.peer.persist_backoff = (self.peer.persist_backoff + 1).min(MAX_PROBE_BACKOFF);
         self.timer
-            .arm(TimerKind::Persist, now + self.persist_interval());
+            .arm(TimerKind::Persist, now, now + self.persist_interval());
     }
 
     /// Linux `tcp_xmit_probe_skb`: an empty segment at SND.UNA − 1.

@@ -44,7 +44,7 @@ impl Sender {
                 // is re-armed — one RTO from now (RTO Restart: from the earliest
                 // outstanding segment).
                 let at = self.rto_expiry(now, true);
-                self.timer.arm(TimerKind::Rto, at);
+                self.timer.arm(TimerKind::Rto, now, at);
             } else {
                 // "Rearm the RTO" (draft §2.1 (3d); Linux `tcp_send_loss_probe` →
                 // `tcp_rearm_rto`), anchored to the head since it replaces the PTO.
@@ -177,7 +177,7 @@ impl Sender {
         }
         // One RTO from now (RTO Restart: from the earliest outstanding segment).
         let at = self.rto_expiry(now, true);
-        self.timer.arm(TimerKind::Rto, at);
+        self.timer.arm(TimerKind::Rto, now, at);
         if draft {
             self.schedule_probe(now, true);
         }

@@ -231,7 +231,7 @@ impl Sender {
 
 /// Whether an ACK at `now` can be the answer to a transmission at `sent`: at least min_RTT
 /// later, and later at all (before any RTT sample).
-fn answered_by(now: Instant, sent: Instant, min_rtt: Duration) -> bool {
+pub(super) fn answered_by(now: Instant, sent: Instant, min_rtt: Duration) -> bool {
     let elapsed = now.saturating_duration_since(sent);
     elapsed >= min_rtt && elapsed > Duration::ZERO
 }

@@ -29,6 +29,8 @@ pub(super) struct SpurAck {
     pub advanced: bool,
     /// Bytes it acknowledged cumulatively.
     pub acked: u64,
+    /// Without SACK: it acknowledged a retransmission sent at least min_RTT before.
+    pub answers_retrans: bool,
     /// It carried a believable DSACK.
     pub dsack: bool,
     /// A DSACK arrived before this ACK.

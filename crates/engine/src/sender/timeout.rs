@@ -74,7 +74,7 @@ impl Sender {
         self.cc_on_timeout(now);
         self.dup.on_timeout();
         self.rtt.backoff();
-        self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
+        self.timer.arm(TimerKind::Rto, now, now + self.rtt.rto());
         self.spurious_on_rto(in_recovery, repeated);
         let kind = EventKind::Rto {
             snd_una: self.sb.snd_una(),
@@ -93,7 +93,7 @@ impl Sender {
         self.stats.syn_retrans += 1;
         let backoff = self.rtt.backoff_count();
         self.emit(now, EventKind::SynTimeout { backoff });
-        self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
+        self.timer.arm(TimerKind::Rto, now, now + self.rtt.rto());
     }
 
     /// The timeout's reduction. Undo is a value: a timeout that starts a reduction

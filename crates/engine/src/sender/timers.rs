@@ -83,7 +83,7 @@ impl Sender {
             Some(TimerKind::LossProbe | TimerKind::ReoTimeout)
         );
         let at = self.rto_expiry(now, !replaces);
-        self.timer.arm(TimerKind::Rto, at);
+        self.timer.arm(TimerKind::Rto, now, at);
     }
 
     /// Linux `tcp_check_sack_reneging`: SND.UNA advanced onto a segment the receiver had
@@ -97,7 +97,7 @@ impl Sender {
     pub(super) fn on_sack_reneging(&mut self, now: Instant, a: &AckSummary) {
         let half_srtt = self.rtt.srtt().unwrap_or_default() / 2;
         self.timer
-            .arm(TimerKind::Rto, now + half_srtt.max(RENEGING_WAIT_MIN));
+            .arm(TimerKind::Rto, now, now + half_srtt.max(RENEGING_WAIT_MIN));
         match self.ca {
             Ca::Recovery { .. } | Ca::Cwr { .. } => self.reduce_on_ack(a, 0),
             Ca::Open | Ca::Disorder { .. } | Ca::Loss { .. } => self.grow_cwnd(now, a),
@@ -143,7 +143,7 @@ impl Sender {
     pub(super) fn arm_reo_timer(&mut self, now: Instant, wait: Duration) {
         let d = self.rack.reo_timer(wait, self.rtt.rto());
         self.timer
-            .arm(TimerKind::ReoTimeout, now + d.max(MIN_DELAY));
+            .arm(TimerKind::ReoTimeout, now, now + d.max(MIN_DELAY));
     }
 
     /// Arms the PTO if the probe algorithm's conditions hold now; `advancing` as in
@@ -162,7 +162,7 @@ impl Sender {
             return false;
         };
         let at = probe::deadline(now, pto, self.rto_expiry(now, advancing));
-        self.timer.arm(TimerKind::LossProbe, at);
+        self.timer.arm(TimerKind::LossProbe, now, at);
         true
     }
 

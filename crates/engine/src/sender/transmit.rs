@@ -193,7 +193,7 @@ impl Sender {
             let (passive, retransmitted) = (*passive, *retransmitted);
             self.pending = Pending::Nothing;
             first_sent.get_or_insert(now);
-            self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
+            self.timer.arm(TimerKind::Rto, now, now + self.rtt.rto());
             // Active open offers what is configured; a SYN-ACK states what was agreed.
             let marks = self.ecn_syn_marks(passive, retransmitted);
             let syn = if passive {
@@ -305,7 +305,7 @@ impl Sender {
             && seg.start == self.sb.snd_una()
             && self.timer.kind() == Some(TimerKind::Rto)
         {
-            self.timer.arm(TimerKind::Rto, now + self.rtt.rto());
+            self.timer.arm(TimerKind::Rto, now, now + self.rtt.rto());
         }
         // FIN stays with the bytes it was sent with (Linux retransmits the skb); PSH as
         // `push` places it.

@@ -42,6 +42,18 @@ impl Row {
             .map(|(h, a)| ratio(h, a))
             .fold(0.0, f64::max)
     }
+    /// Attacked over honest cwnd, each averaged over the window's time (issue 26 item 4:
+    /// a DupACK spoofer that sends less may still hold a larger window).
+    pub fn cwnd_ratio(&self) -> f64 {
+        cwnd_ratio(&self.honest, &self.attacked)
+    }
+    /// The largest [`Row::cwnd_ratio`] of one path.
+    pub fn worst_path_cwnd_ratio(&self) -> f64 {
+        self.paths
+            .iter()
+            .map(|(h, a)| cwnd_ratio(h, a))
+            .fold(0.0, f64::max)
+    }
     /// The bound on the base path alone (`PATHS[0]`, what [`super::run`] runs).
     pub fn base_within_bounds(&self) -> bool {
         let (h, a) = &self.paths[0];
@@ -51,6 +63,10 @@ impl Row {
 
 fn ratio(honest: &Measured, attacked: &Measured) -> f64 {
     attacked.sent as f64 / honest.sent.max(1) as f64
+}
+
+fn cwnd_ratio(honest: &Measured, attacked: &Measured) -> f64 {
+    attacked.cwnd_mean as f64 / honest.cwnd_mean.max(1) as f64
 }
 
 fn extra_mss_per_rtt(honest: &Measured, attacked: &Measured) -> f64 {

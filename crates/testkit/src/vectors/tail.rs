@@ -284,6 +284,8 @@ pub fn rfc8985_s9_3(rack_tlp: bool, reduction: Reduction) -> Trace {
 /// `rfc6675`; under PRR one goes per delivered segment).
 pub fn seed001_slides_15_23() -> Trace {
     let mut c = Config::linux();
+    // The slides draw exact times (no jiffies or timer wheel, `timer_hz`).
+    c.timer_hz = 0;
     c.tlp_in_recovery = true;
     c.reduction = Reduction::Rfc6675;
     let mut p = path(c, 4);

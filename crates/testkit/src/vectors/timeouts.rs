@@ -365,6 +365,8 @@ fn rfc4015_steps(p: &Path, trace: Trace, spike: Instant, late_write: Instant) ->
 pub fn linux_frto_after_tlp() -> Trace {
     let mut c = Config::linux();
     c.timestamps = false;
+    // The kernel test's times, as at HZ = 1000 (no jiffies or timer wheel, `timer_hz`).
+    c.timer_hz = 0;
     let one_way = Duration::from_millis(5);
     let mut p = path(c, one_way, 2);
     // A receiver that ACKs every second segment (DSACKs at once), so that the first ACK
