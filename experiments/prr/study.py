@@ -28,6 +28,7 @@ tables = _sibling("tables")
 examples = _sibling("examples")
 stats = _sibling("stats")
 intervals = _sibling("intervals")
+notes_mod = _sibling("notes")
 figures = _sibling("figures")
 verdicts = _sibling("verdicts")
 retxstats = _sibling("retxstats")
@@ -65,26 +66,19 @@ NOTES = """
   Linux 3.2 shipped it) on the same base. ER arms are `linux-rh` plus
   `early_retransmit = rfc5827` (segment-based, SACK), then `er_disable_on_reordering`
   (mitigation 1), then `er_delayed` (mitigation 2, RTT/4), as Linux 3.6 ran them.
-* **Workloads** are synthetic (the seed measured Google's production traffic): short web
-  responses (lognormal, mean 7.5 kB, 3 per connection, 100 ms think time) over RTTs of
-  10–300 ms, Poisson connection arrivals at about 55 % load of a 10 Mb/s link with a
-  30-packet buffer, plus Gilbert-Elliott loss (bursts of 3.3 packets, half lost); video:
-  four viewers arriving at random, each sent 2 MB at once and then 64 kB every 400 ms
-  for 60 s (YouTube's server pacing of the time), over 200 ms and 6 Mb/s with a
-  30-packet buffer and a little correlated loss; ER: the web workload with 1 % of
-  packets delayed 2–20 ms. All
-  arms of a workload run with the same seeds (the same responses, arrivals and loss-model
-  draws). The parameters were chosen from the seed's figures before the comparisons; the
-  short-web retransmission rate is a property of the scenario and is reported as such.
 * **Lost retransmissions** are the simulator's ground truth (retransmissions the path
   dropped), where the seed's Linux counted those its heuristics noticed.
-* **Recovery episodes** (`recoveries.csv`) run from entering fast recovery to leaving it;
-  an episode a timeout interrupts lasts until the timeout's loss recovery ends.
 * **The statistics tables** (`retxstats.py`) are read from the baseline arm (`linux-rh`):
   DC1 = short-web, DC2 = video. Timeout retransmits count one per timeout (`rtos`, split
   by the state the timer fired in; Loss = exponential backoff). Failed retransmits
   (aborted connections) cannot occur in the simulator and are not judged.
 """
+
+def notes(df: pd.DataFrame, ctx: Any) -> str:
+    """The report's Notes: the workloads and episodes as this run ran and measured them
+    (notes.py), then the design notes above."""
+    return "\n".join(notes_mod.bullets(df, ctx)) + "\n" + NOTES.strip()
+
 
 # quick: five small repetitions rather than one large, so the comparisons get intervals
 QUICK = {"rtts": [30, 100, 300], "reps": 5, "connections": 60, "video_reps": 4}

@@ -140,6 +140,29 @@ def example_claims(published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdi
 # ---------------------------------------------------------------- items 5–6: statistics
 
 
+def _latency_fingerprints(df: pd.DataFrame, published: Dict[str, Dict[str, Any]]) -> List[Verdict]:
+    """Seed 003's 'Statistics About Latency' (issue 25 item 5): the share of responses with
+    losses and how much longer they take, on the Linux arm of short-web (calibration
+    checks: properties of the traffic, reported apart)."""
+    d = df[(df["workload"] == "web") & (df["arm"] == "linux-rh")] if "workload" in df else df.iloc[0:0]
+    lossy, clean = d[d["retransmits"] > 0], d[d["retransmits"] == 0]
+    c = published["web_responses_with_losses"]
+    share = 100 * len(lossy) / max(len(d), 1)
+    out = [Verdict.judge(
+        "web_responses_with_losses", share >= c["min_pct"],
+        f"{share:.1f} % of {len(d):,} responses (Linux arm)",
+        "responses with a retransmission; the seed counts losses that impact user experience")]
+    c = published["web_lossy_latency_ratio"]
+    a, b = float(lossy["fct_ms"].mean()), float(clean["fct_ms"].mean())
+    ratio = a / b if len(lossy) and len(clean) and b > 0 else float("nan")
+    out.append(Verdict.judge(
+        "web_lossy_latency_ratio", c["lo"] <= ratio <= c["hi"],
+        f"{_f(ratio)}x: mean {_f(a, 0)} ms with a retransmission ({len(lossy):,}), {_f(b, 0)} ms "
+        f"without ({len(clean):,}), Linux arm",
+        "the mean latency of responses with a retransmission over those without"))
+    return out
+
+
 def stats_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]:
     st = _mod("stats")
     iv = _mod("intervals")
@@ -161,6 +184,7 @@ def stats_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: An
             f"{P['retransmission_rate_pct']:.2f} %); {L['responses_with_retransmissions_pct']:.1f} % "
             f"of responses retransmit (seed: 6.1 %)",
             "the scenario's loss: Gilbert-Elliott bursts plus drops at the shared 30-packet buffer"))
+        out += _latency_fingerprints(df, published)
 
         c = published["web_cwnd_after_recovery"]
         qs = c["quantiles"]
@@ -325,7 +349,8 @@ def stats_claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: An
     else:
         for cid in ("web_retransmission_rate", "web_cwnd_after_recovery", "web_recovery_time",
                     "web_total_retransmissions", "web_fast_retransmissions", "web_timeouts_on_recovery",
-                    "web_lost_retransmissions", "web_latency", "web_prr_pipe_vs_ssthresh", "web_prr_converges"):
+                    "web_lost_retransmissions", "web_latency", "web_prr_pipe_vs_ssthresh", "web_prr_converges",
+                    "web_responses_with_losses", "web_lossy_latency_ratio"):
             out.append(Verdict.not_comparable(cid, "no short-web rows"))
 
     if have(v):

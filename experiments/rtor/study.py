@@ -27,6 +27,7 @@ arms = _sibling("arms")
 figures = _sibling("figures")
 verdicts = _sibling("verdicts")
 vstlp = _sibling("vstlp")
+notes_mod = _sibling("notes")
 
 TITLE = "RTO Restart vs the baseline and TLP"
 SEED = "002"
@@ -47,34 +48,19 @@ NOTES = """
   `tcp_early_retrans = 2`, no TLP), `linux-3.17-rtor` (the same with RTO Restart,
   rrthresh 4) and `linux-3.17-tlp` (`tcp_early_retrans = 3`: TLP with that kernel's PTO
   rule). A preset missing from the engine makes the claims that need it *not comparable*.
-* **Controlled tail loss** (items 1–2) uses classic-baseline's scenario at 100 Mb/s (the
-  seed does not give the rate; at classic-baseline's 10 Mb/s the burst's 10.8 ms of
-  serialisation adds to what RTOR saves, more than an RTT at low RTTs), 100 packets of buffer, handshake included in the FCT, the last K segments' first
-  transmissions dropped; delayed ACKs are 40 ms with the quick-ACK phase off, so that the
-  (d) arms really delay. Nothing is random: one repetition per point.
-* **Realistic tail loss** (item 3): the seed's Tmix background (replayed TCP
-  connections) is replaced by the simulator's `[[background]]` bursts: Poisson arrivals of
-  Pareto-sized (shape 1.2, mean 60 kB) bursts sent at 100 Mb/s into a 10 Mb/s bottleneck
-  with a 30-packet buffer, 70 % load on average. The background is not TCP, so it does not
-  back off; it makes the buffer overflow in bursts, which is what produces the measured
-  flows' tail losses and RTT variation. The measured flows (4 segments at 10 and 320 ms
-  base RTT, 100 segments at 320 ms) arrive as a Poisson process, 2 per second; the same
-  seeds in every arm, so the same background.
-* **Web pages** (item 4): a page is fetched over six parallel connections (the seed's
-  browser limit per domain), each carrying its share of the objects one after the other;
-  object sizes are lognormal (σ = 1) with the page's mean. The seed's HTML-first
-  dependency and its real object lists are not modelled. OCT is measured from the
-  request's arrival at the server (our request-response workload), i.e. half an RTT less
-  than from the client's request: it shifts every arm equally. The seed selects objects
-  with a retransmission among their last four segments; our per-object results give the
-  retransmission count but not its position, so the CDFs take **objects with at least one
-  retransmission** — a superset, which dilutes RTOR's (tail-only) gain.
 * **Spurious retransmissions** are DSACKed retransmissions: the receiver's DSACK blocks
   counted at the sender (`dsacks`) over all data segments sent (`data_packets_sent`).
 * **RTOR vs TLP at 320 ms** (`vstlp.py`) reads the realistic runs' 4-segment flows at
   320 ms with a retransmission in some arm, paired by flow: TLP's FCT quantile minus
   RTOR's at each level 1-99 %.
 """
+
+
+def notes(df: pd.DataFrame, ctx: Any) -> str:
+    """The report's Notes: the three setups as this run ran and measured them (notes.py),
+    then the design notes above."""
+    return "\n".join(notes_mod.bullets(df, ctx)) + "\n" + NOTES.strip()
+
 
 QUICK = {"rtts": [10, 80, 640], "ks": [1, 2, 4], "real_flows": 200, "real_reps": 5,
          "long_flows": 20, "web_rtts": [80], "web_reps": 5, "heavy_reps": 5}

@@ -29,6 +29,7 @@ def _sibling(name: str) -> Any:
 examples = _sibling("examples")
 web = _sibling("web")
 ptostate = _sibling("ptostate")
+notes_mod = _sibling("notes")
 
 TITLE = "Tail Loss Probe (draft-01): the example, the taxonomy and the web measurements"
 SEED = "000"
@@ -50,14 +51,6 @@ NOTES = """
   probe and WCDelAckT 200 ms. The baseline sets `probe = none` and nothing else, as the
   seed's "on/off switch". WCDelAckT and two probes are the `tlp_max_ack_delay_ms` and
   `tlp_max_probes` axes.
-* **The workload is ours.** The seed names three applications and says their
-  improvements differ by response sizes and traffic patterns, nothing more. search.toml,
-  maps.toml and images.toml sketch them (sizes, requests per connection, think times,
-  concurrency for Images); each runs over RTTs of 30, 100 and 300 ms and two receiver
-  kinds — Windows-like (200 ms delayed ACK, no quick-ACK phase) and Linux-like (40 ms, 16
-  quick ACKs) — pooled with equal weight. Loss is bursty (Gilbert-Elliott), its rate set
-  once so that the baseline retransmits ~3 % of segments (the seed's 3.2 %), before any
-  TLP number was looked at; burst length (3.3 packets, half lost) was not tuned.
 * **Latency** here is from the response's write to its last byte's arrival at the client
   (the seed: from the first byte sent to the ACK of the last byte, one return trip more).
   Relative changes are computed on all responses, lost or not, as the seed's table.
@@ -65,14 +58,6 @@ NOTES = """
   `tlp_recovery` events = TCPLossProbeRecovery; DSACKs covering a probe = the duplicate
   ACK of an unnecessary probe), as the seed measured them, and the ground truth from the
   path's drops (`lossrec.lab.tail.probe_outcomes`).
-* **Where the timeouts go.** TLP acts only in Open state. In our runs it removes most
-  Open-state timeouts, but many of the recoveries its probes start still end in a timeout
-  (timeouts in fast recovery roughly double: see the `rto_change` verdict). In the traces
-  we looked at, the cause is a lost retransmission (which nothing before RACK detects) or
-  the RTO expiring soon after recovery began: while a PTO was pending the RTO is anchored
-  to the head segment's transmission (as Linux's `tcp_rearm_rto`), and the engine does not
-  restart it when recovery retransmits the head (Linux 3.x's `tcp_xmit_retransmit_queue`
-  does). That, not the probes, limits the latency gain here.
 * **Undo.** Linux 2013 undid spurious reductions (F-RTO, DSACK, timestamps); the
   `tlp-draft` preset predates the engine's undo axes, so the web scenarios set
   `spurious_detection = linux` and `spurious_response = full-undo` in both arms.
@@ -84,6 +69,12 @@ NOTES = """
   bytes still count), cwnd as the last ACK left it, both in segments. The seed measured
   "when a PTO is scheduled" / "when a probe segment is transmitted"; we take the latter.
 """
+
+
+def notes(df: pd.DataFrame, ctx: Any) -> str:
+    """The report's Notes: the workload and the timeouts as this run ran and measured them
+    (notes.py), then the design notes above."""
+    return "\n".join(notes_mod.bullets(df, ctx, web)) + "\n" + NOTES.strip()
 
 
 def sweeps(quick: bool) -> List[Any]:

@@ -64,7 +64,10 @@ def test_quick_run_data(quick):
     assert {"lost_retransmits", "rtos_in_disorder", "early_retransmits", "fast_retransmits"} <= set(df.columns)
     rec = pd.read_parquet(d / "recoveries.parquet")
     assert len(rec) > 0 and {"arm", "workload", "start_ms", "cwnd_after", "ended_by"} <= set(rec.columns)
-    assert set(rec["ended_by"]) <= {"ack", "rto", "undo", "open"}
+    fast, rto = rec[rec["kind"] == "fast"], rec[rec["kind"] == "rto"]
+    assert len(fast) + len(rto) == len(rec)
+    assert set(fast["ended_by"]) <= {"ack", "rto", "undo", "open"}
+    assert set(rto["ended_by"]) <= {"ack", "undo", "spurious", "open"}
 
 
 def test_traced_examples_show_the_seeds_properties(quick):
@@ -150,8 +153,14 @@ def test_detailed_sweep_matches_the_batch_sweep():
         assert flows[col].tolist() == batch[col].tolist(), col
     assert flows["fct_ms"].fillna(-1).tolist() == batch["fct_ms"].fillna(-1).tolist()
     assert {"lost_retransmits", "rtos_in_recovery", "dsacks"} <= set(flows.columns)
-    # One recovery record per fast recovery, carrying the point's keys.
-    assert len(rec) == int(flows["fast_recoveries"].sum())
+    # One recovery record per fast recovery, carrying the point's keys, and one per RTO
+    # episode (issue 28): the timeouts not fired in Loss start one, those in Loss are its
+    # backoffs.
+    assert set(rec["kind"]) <= {"fast", "rto"}
+    assert int((rec["kind"] == "fast").sum()) == int(flows["fast_recoveries"].sum())
+    rto = rec[rec["kind"] == "rto"]
+    assert len(rto) == int((flows["rtos"] - flows["rtos_in_loss"]).sum()) > 0
+    assert int(rto["backoffs"].sum()) == int(flows["rtos_in_loss"].sum())
     assert {"sender.preset", "path.rtt_ms", "rep", "seed", "cwnd_after"} <= set(rec.columns)
     # Same seeds in both arms: the same responses.
     a = flows[flows["sender.preset"] == "prr"]["bytes"].tolist()
@@ -186,3 +195,22 @@ def test_study_sections_and_recoveries(tmp_path):
     assert "(detailed)" in text and "[`recoveries.parquet`](recoveries.parquet)" in text
     rec = pd.read_parquet(tmp_path / "out" / "sec" / "recoveries.parquet")
     assert set(rec["w"]) == {"x"} and "✅ holds" in text
+
+
+def test_notes_are_written_from_the_run(quick):
+    # issue 25 item 6: the workloads and the episode counts in prr's Notes come from this
+    # run (the hand-written ones described a 30-packet buffer and bursts of 3.3 packets,
+    # an older short-web.toml).
+    study, d, report, verdicts = quick
+    text = report.read_text()
+    notes = text[text.index("## Notes"):]
+    df = pd.read_parquet(d / "results.parquet")
+    web = df[df["workload"] == "web"]
+    pct = 100 * web["retransmits"].sum() / web["data_packets_sent"].sum()
+    seg = int(web["data_packets_sent"].sum())
+    assert f"{len(web):,} flows, {seg:,} data segments, {pct:.1f} % retransmitted" in notes
+    rec = pd.read_parquet(d / "recoveries.parquet")
+    n = rec["kind"].value_counts()
+    assert f"{int(n.get('fast', 0)):,} fast and {int(n.get('rto', 0)):,} RTO episodes" in notes
+    assert "10 Mb/s with a 100-packet buffer" in notes
+    assert "lasting 2.0 packets on average, losing 100 % of them" in notes  # short-web.toml

@@ -119,3 +119,17 @@ def test_the_web_selection_is_a_tail_loss_in_both_arms_and_a_baseline_timeout():
                          "tail_drops": tail, "rtos": rtos})
     p = m.paired(pd.DataFrame(rows), "web", page="heavy", rtt_ms=80)
     assert list(p[p["tail_rto"]]["id"]) == [1]
+
+
+def test_notes_are_written_from_the_run(quick):
+    # issue 25 item 6: the setups in rtor's Notes come from this run's scenario files and
+    # data (points, repetitions, the share of flows that retransmitted).
+    study, d, report, verdicts = quick
+    text = report.read_text()
+    notes = text[text.index("## Notes"):]
+    df = pd.read_parquet(d / "results.parquet")
+    real = df[(df["item"] == "realistic") & (df["workload.segments"] == 4) & (df["rtt_ms"] == 10)]
+    share = 100 * float((real["retransmits"] > 0).mean())
+    assert f"4 segments at 10 ms {share:.1f} %" in notes
+    assert "70 % load on average" in notes and "**Web pages as run**" in notes
+    assert "6 × 27 = 162 objects" in notes

@@ -1,4 +1,5 @@
-//! Fast-recovery episodes of each connection, for the per-recovery statistics of the PRR
+//! Recovery episodes of each connection — fast recovery (`kind` "fast") and RTO recovery
+//! (`kind` "rto", issue 28: a timeout's loss recovery is an episode too) — for the per-recovery statistics of the PRR
 //! paper (seed 003 §5: recovery time, cwnd after recovery, slow start after recovery,
 //! timeouts in recovery, lost retransmissions, data sent in recovery).
 //! The simulator knows which packets the path dropped, so lost retransmissions are counted
@@ -12,10 +13,18 @@ use lossrec::event::EventKind;
 use lossrec::{Event, RecoveryState, Sender};
 use serde::Serialize;
 
-/// One fast-recovery episode (an entry of the `--json` object's `recoveries`). Windows are
+/// One recovery episode (an entry of the `--json` object's `recoveries`). Windows are
 /// in segments (bytes / MSS, rounded down).
+///
+/// A fast-recovery episode (`kind` "fast") runs from `enter_recovery` to its end; an RTO
+/// episode (`kind` "rto") from the first timeout of a loss recovery (Linux `tcp_enter_loss`
+/// from a state other than Loss) to `exit_loss`, counting the further timeouts of the same
+/// loss recovery as `backoffs`. A fast episode a timeout interrupts keeps its own row
+/// (`ended_by` "rto") and the timeout starts an RTO row beside it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Recovery {
+    /// `fast` (fast recovery) or `rto` (a timeout's loss recovery).
+    pub kind: &'static str,
     /// The connection (flow index).
     pub flow: u64,
     /// The flow result the episode started in: the connection's, or the response's for
@@ -26,14 +35,21 @@ pub struct Recovery {
     /// after a timeout in recovery — the end of the timeout's loss recovery. None if the
     /// run ended first.
     pub end_ms: Option<f64>,
-    /// `ack` (recovery completed), `rto` (a timeout interrupted it), `undo`, or `open` (the
-    /// run ended during the episode).
+    /// Fast episodes: `ack` (recovery completed), `rto` (a timeout interrupted it), `undo`,
+    /// or `open` (the run ended during the episode). RTO episodes: `ack` (a new ACK reached
+    /// the recovery point), `undo` (found spurious and the reduction undone, RFC 4015 /
+    /// Linux `tcp_try_undo_loss`), `spurious` (found spurious, the reduction kept), or
+    /// `open`.
     pub ended_by: &'static str,
-    /// When the timeout that interrupted fast recovery fired.
+    /// When the timeout that interrupted fast recovery fired (fast episodes only).
     pub rto_ms: Option<f64>,
+    /// RTO episodes: the timeouts after the first before the episode ended (exponential
+    /// backoff, Linux `icsk_backoff`); 0 for fast episodes.
+    pub backoffs: u64,
     /// cwnd before the reduction.
     pub prior_cwnd: u64,
-    /// ssthresh set on entry (the target of the reduction).
+    /// ssthresh set on entry (the target of the reduction; for RTO episodes the first
+    /// timeout's).
     pub ssthresh: u64,
     /// RFC 6675 pipe as recovery started (after the triggering ACK).
     pub pipe_at_entry: u64,
@@ -45,8 +61,8 @@ pub struct Recovery {
     pub cwnd_after: Option<u64>,
     /// ssthresh once the episode ended.
     pub ssthresh_after: Option<u64>,
-    /// Data segments sent in fast recovery (until it ended or a timeout interrupted it),
-    /// and how many of them were retransmissions.
+    /// Data segments sent in the episode (fast: until it ended or a timeout interrupted
+    /// it), and how many of them were retransmissions.
     pub sent: u64,
     pub retransmits: u64,
     /// Of those retransmissions, how many the path dropped (the simulator's ground truth,
@@ -68,8 +84,12 @@ impl Recovery {
 #[derive(Debug)]
 struct Open {
     rec: Recovery,
-    /// Still in fast recovery (not yet interrupted by a timeout).
+    /// Still in fast recovery (not yet interrupted by a timeout); always false for RTO
+    /// episodes.
     fast: bool,
+    /// RTO episodes: a spurious-timeout verdict, and whether it undid the reduction.
+    spurious: bool,
+    undone: bool,
 }
 
 /// The episode state of one connection.
@@ -78,6 +98,8 @@ pub struct Tracker {
     /// Boxed: most connections are outside recovery most of the time, and a live flow's
     /// own footprint is what a run with many flows pays for each.
     open: Option<Box<Open>>,
+    /// The RTO episode in progress (boxed for the same reason).
+    rto: Option<Box<Open>>,
     /// cwnd and pipe before the sender processed its current input, bytes.
     pre_cwnd: u64,
     pre_pipe: u64,
@@ -119,26 +141,25 @@ impl Tracker {
                     // never completed): the old one ends here.
                     self.finish(*o, None, "rto", s, out);
                 }
+                if let Some(o) = self.rto.take() {
+                    // Not expected (fast recovery starts from Open or Disorder, after
+                    // `exit_loss`); should it happen, the RTO episode ends here.
+                    self.finish_rto(*o, Some(t), s, out);
+                }
+                let rec = self.new_episode(
+                    "fast",
+                    flow,
+                    id,
+                    t,
+                    segs(ssthresh, mss),
+                    segs(pipe, mss),
+                    mss,
+                );
                 self.open = Some(Box::new(Open {
-                    rec: Recovery {
-                        flow,
-                        id,
-                        start_ms: t,
-                        end_ms: None,
-                        ended_by: "open",
-                        rto_ms: None,
-                        prior_cwnd: segs(self.pre_cwnd, mss),
-                        ssthresh: segs(ssthresh, mss),
-                        pipe_at_entry: segs(pipe, mss),
-                        cwnd_at_end: None,
-                        pipe_at_end: None,
-                        cwnd_after: None,
-                        ssthresh_after: None,
-                        sent: 0,
-                        retransmits: 0,
-                        lost_retransmits: 0,
-                    },
+                    rec,
                     fast: true,
+                    spurious: false,
+                    undone: false,
                 }));
             }
             EventKind::ExitRecovery { .. } => {
@@ -148,23 +169,57 @@ impl Tracker {
                     self.finish(*o, Some(t), "ack", s, out);
                 }
             }
-            EventKind::Rto { .. } => {
+            EventKind::Rto { ssthresh, .. } => {
                 if let Some(o) = self.open.as_mut() {
                     if o.fast {
                         o.fast = false;
                         o.rec.rto_ms = Some(t);
                     }
                 }
+                match self.rto.as_mut() {
+                    // A further timeout of the same loss recovery (Linux `tcp_enter_loss`
+                    // in Loss: backoff).
+                    Some(o) => o.rec.backoffs += 1,
+                    None => {
+                        let rec = self.new_episode(
+                            "rto",
+                            flow,
+                            id,
+                            t,
+                            segs(ssthresh, mss),
+                            segs(self.pre_pipe, mss),
+                            mss,
+                        );
+                        self.rto = Some(Box::new(Open {
+                            rec,
+                            fast: false,
+                            spurious: false,
+                            undone: false,
+                        }));
+                    }
+                }
+            }
+            EventKind::Spurious { timeout: true, .. } => {
+                if let Some(o) = self.rto.as_mut() {
+                    o.spurious = true;
+                }
             }
             EventKind::ExitLoss { .. } => {
                 if let Some(o) = self.open.take() {
                     self.finish(*o, Some(t), "rto", s, out);
+                }
+                if let Some(o) = self.rto.take() {
+                    self.finish_rto(*o, Some(t), s, out);
                 }
             }
             EventKind::Undo { .. } => {
                 if let Some(o) = self.open.take() {
                     let how = if o.fast { "undo" } else { "rto" };
                     self.finish(*o, Some(t), how, s, out);
+                }
+                // The RTO episode ends at the `exit_loss` that follows.
+                if let Some(o) = self.rto.as_mut() {
+                    o.undone = true;
                 }
             }
             _ => {}
@@ -173,7 +228,8 @@ impl Tracker {
 
     /// A data segment went out; `lost` if the path dropped it.
     pub fn on_send(&mut self, retransmission: bool, lost: bool) {
-        if let Some(o) = self.open.as_mut().filter(|o| o.fast) {
+        let fast = self.open.as_mut().filter(|o| o.fast);
+        for o in fast.into_iter().chain(self.rto.as_mut()) {
             o.rec.sent += 1;
             o.rec.retransmits += u64::from(retransmission);
             o.rec.lost_retransmits += u64::from(retransmission && lost);
@@ -190,6 +246,54 @@ impl Tracker {
         if let Some(o) = self.open.take() {
             self.finish(*o, None, "open", s, out);
         }
+        if let Some(o) = self.rto.take() {
+            self.finish_rto(*o, None, s, out);
+        }
+    }
+
+    /// A new episode's row, windows from the state before the current input.
+    #[allow(clippy::too_many_arguments)]
+    fn new_episode(
+        &self,
+        kind: &'static str,
+        flow: u64,
+        id: u64,
+        t: f64,
+        ssthresh: u64,
+        pipe: u64,
+        mss: u64,
+    ) -> Recovery {
+        Recovery {
+            kind,
+            flow,
+            id,
+            start_ms: t,
+            end_ms: None,
+            ended_by: "open",
+            rto_ms: None,
+            backoffs: 0,
+            prior_cwnd: segs(self.pre_cwnd, mss),
+            ssthresh,
+            pipe_at_entry: pipe,
+            cwnd_at_end: None,
+            pipe_at_end: None,
+            cwnd_after: None,
+            ssthresh_after: None,
+            sent: 0,
+            retransmits: 0,
+            lost_retransmits: 0,
+        }
+    }
+
+    /// An RTO episode ends (`end` None: the run ended first): how is decided by the
+    /// spurious verdict seen, if any (RFC 5682 F-RTO, RFC 4015 response).
+    fn finish_rto(&self, o: Open, end: Option<f64>, s: &Sender, out: &mut Vec<Recovery>) {
+        let how = match (o.spurious, o.undone) {
+            (_, true) => "undo",
+            (true, false) => "spurious",
+            (false, false) => "ack",
+        };
+        self.finish(o, end, how, s, out);
     }
 
     fn finish(

@@ -259,11 +259,78 @@ fn timeouts_add_up_by_state() {
     // Every recovery episode belongs to a flow and ended in a known way.
     for r in &out.recoveries {
         assert!(r.flow < 20 && r.id == r.flow);
-        assert!(["ack", "rto", "undo", "open"].contains(&r.ended_by));
+        assert!(["ack", "rto", "undo", "open"].contains(&r.ended_by) || r.kind == "rto");
         assert!(r.retransmits <= r.sent);
     }
+    // One "fast" row per fast recovery (the table held only these before RTO episodes
+    // joined it, issue 28).
     let episodes = out.flows.iter().map(|f| f.fast_recoveries).sum::<u64>();
-    assert_eq!(out.recoveries.len() as u64, episodes);
+    let fast = out.recoveries.iter().filter(|r| r.kind == "fast").count();
+    assert_eq!(fast as u64, episodes);
+}
+
+#[test]
+fn rto_episodes_are_rows_of_the_recoveries_table() {
+    // Issue 28: each timeout's loss recovery is a `kind = "rto"` row — the first timeout
+    // starts it, timeouts in Loss are its backoffs (Linux `tcp_enter_loss`), `exit_loss`
+    // ends it; so the rows count the timeouts not fired in Loss, and their backoffs those
+    // that were.
+    let out = plain("max_time_s = 30\n[path.loss]\nmodel = \"bernoulli\"\np = 0.3\n[sender]\npreset = \"prr\"\n[workload]\nflows = 20\nsegments = 12\n");
+    let rto: Vec<_> = out.recoveries.iter().filter(|r| r.kind == "rto").collect();
+    let first = out
+        .flows
+        .iter()
+        .map(|f| f.rtos - f.rtos_in_loss)
+        .sum::<u64>();
+    let backoffs = out.flows.iter().map(|f| f.rtos_in_loss).sum::<u64>();
+    assert!(first > 0 && backoffs > 0, "{first} {backoffs}");
+    assert_eq!(rto.len() as u64, first);
+    assert_eq!(rto.iter().map(|r| r.backoffs).sum::<u64>(), backoffs);
+    for r in &rto {
+        assert!(
+            ["ack", "undo", "spurious", "open"].contains(&r.ended_by),
+            "{r:?}"
+        );
+        assert_eq!(r.end_ms.is_none(), r.ended_by == "open");
+        assert!(r.end_ms.is_none_or(|e| e > r.start_ms));
+        assert!(r.retransmits >= 1 && r.retransmits <= r.sent && r.rto_ms.is_none());
+    }
+    assert!(out
+        .recoveries
+        .iter()
+        .filter(|r| r.kind == "fast")
+        .all(|r| r.backoffs == 0));
+    // A timeout in fast recovery: the fast row ends as "rto" when the RTO row starts.
+    let lost_twice =
+        "[path]\nrtt_ms = 50\n[path.loss]\nmodel = \"drop-list\"\n[[path.loss.drops]]\n\
+         segment = 0\n[[path.loss.drops]]\nsegment = 0\ntransmission = 2\n[sender]\n\
+         preset = \"linux-classic\"\nhandshake = false\n[workload]\nsegments = 20\n";
+    let out = plain(lost_twice);
+    let kinds: Vec<_> = out
+        .recoveries
+        .iter()
+        .map(|r| (r.kind, r.ended_by))
+        .collect();
+    assert_eq!(kinds, [("fast", "rto"), ("rto", "ack")]);
+    let (f, r) = (&out.recoveries[0], &out.recoveries[1]);
+    assert_eq!(
+        (Some(r.start_ms), r.end_ms, r.backoffs),
+        (f.rto_ms, f.end_ms, 0)
+    );
+}
+
+#[test]
+fn a_spurious_timeout_ends_its_rto_episode_as_undo() {
+    // A delay spike longer than the RTO with nothing lost: F-RTO (RFC 5682) finds the
+    // timeout spurious and Linux undoes it (`tcp_try_undo_loss`).
+    let out = plain("[path]\nrtt_ms = 50\nrate_mbps = 10\n[path.delay_spikes]\nstart_ms = 1000\nperiod_ms = 3000\nextra_ms = 1500\n[path.loss]\nmodel = \"none\"\n[sender]\npreset = \"linux\"\n[workload]\nbytes = 3000000\n");
+    let rto: Vec<_> = out.recoveries.iter().filter(|r| r.kind == "rto").collect();
+    assert!(!rto.is_empty(), "{}", out.to_json(0.0));
+    assert!(
+        rto.iter().any(|r| r.ended_by == "undo"),
+        "{}",
+        out.to_json(0.0)
+    );
 }
 
 fn web(extra: &str) -> String {

@@ -6,7 +6,7 @@ same seeds through :func:`lossrec.run`'s core call instead — one scenario at a
 thread pool (the simulation releases the GIL) — and keeps everything the ``--json``
 object holds: every flow field (``fast_retransmits``, ``lost_retransmits``, the timeouts
 by state, ``dsacks``, ``early_retransmits``, …) and the ``recoveries`` list, one record
-per fast-recovery episode (``start_ms``, ``end_ms``, ``ended_by``, ``prior_cwnd``,
+per recovery episode, fast or RTO (``kind``, ``start_ms``, ``end_ms``, ``ended_by``, ``backoffs``, ``prior_cwnd``,
 ``ssthresh``, ``pipe_at_entry``, ``cwnd_at_end``, ``cwnd_after``, ``sent``, …; see
 ``lossrec_sim::episodes``). It is slower than the batch runner (a JSON object per
 scenario) and meant for studies of a few thousand scenarios.
@@ -25,8 +25,10 @@ from .. import _core
 from ..scenario import ScenarioLike
 from .sweeps import default_jobs, make_plan
 
-#: Columns of the recoveries frame before the swept keys are added.
-RECOVERY_FIELDS = ("flow", "id", "start_ms", "end_ms", "ended_by", "rto_ms", "prior_cwnd",
+#: Columns of the recoveries frame before the swept keys are added: the fields of
+#: ``crates/sim/src/episodes.rs::Recovery``. ``kind`` is ``fast`` or ``rto`` (a timeout's loss
+#: recovery, with its ``backoffs``); code that means fast recovery filters on it.
+RECOVERY_FIELDS = ("kind", "flow", "id", "start_ms", "end_ms", "ended_by", "rto_ms", "backoffs", "prior_cwnd",
                    "ssthresh", "pipe_at_entry", "cwnd_at_end", "pipe_at_end", "cwnd_after",
                    "ssthresh_after", "sent", "retransmits", "lost_retransmits")
 
@@ -44,7 +46,7 @@ def detailed_sweep(
 
     ``flows`` has one row per flow with the swept keys, ``rep``, ``seed``, every field of
     the JSON ``flows[]`` entries and ``time_limit_hit``; ``recoveries`` one row per
-    recovery episode with the swept keys, ``rep``, ``seed`` and the episode's fields
+    recovery episode (fast or RTO: ``kind``) with the swept keys, ``rep``, ``seed`` and the episode's fields
     (``RECOVERY_FIELDS``). Rows are in point, repetition, flow order.
     """
     jobs = jobs or default_jobs()

@@ -337,7 +337,7 @@ def _write_study(study: Study, d: Path, quick: bool, df: pd.DataFrame, runs: Lis
     data_files: List[Tuple[str, pd.DataFrame, str]] = []
     if ctx.recoveries is not None:
         jobs_mod.write_parquet(ctx.recoveries, d / "recoveries.parquet", prov)
-        data_files.append(("recoveries.parquet", ctx.recoveries, "one per fast-recovery episode"))
+        data_files.append(("recoveries.parquet", ctx.recoveries, "one per recovery episode: kind fast or rto"))
     figures: List[Tuple[str, str]] = []
     ph = phase.active()
     all_figures = dict(getattr(study.module, "FIGURES", {}))
