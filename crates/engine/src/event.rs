@@ -108,8 +108,10 @@ impl From<LossDetector> for FieldValue {
 }
 
 event_kinds! {
-/// What was decided. Fields are stream offsets, bytes, or counts.
+/// What was decided. Fields are stream offsets, bytes, or counts. New kinds are added as
+/// the engine learns new decisions, so a `match` outside this crate needs a `_` arm.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum EventKind {
     /// The handshake completed; the negotiated options.
     Established {
@@ -198,6 +200,11 @@ pub enum EventKind {
     /// did not receive (`[start, end)` is the held segment of the deciding check); the
     /// sender stops.
     OptAckDetected { start: u64, end: u64 },
+    /// An ACK was dropped unprocessed: it acknowledged `cumulative`, beyond SND.NXT
+    /// `snd_nxt` (RFC 9293 §3.10.7.4: "If the ACK acks something not yet sent ... drop the
+    /// segment"; Linux `tcp_ack` returns -SKB_DROP_REASON_TCP_ACK_UNSENT_DATA). Counted as
+    /// `TCPAckBeyondSndNxt` too; the event lets a caller see it without polling counters.
+    AckRejected { cumulative: u64, snd_nxt: u64 },
 }
 }
 
@@ -298,6 +305,7 @@ impl EventKind {
             EventKind::LostRetransmit { .. } => "lost_retransmit",
             EventKind::SlowStartExit { .. } => "slow_start_exit",
             EventKind::OptAckDetected { .. } => "optack_detected",
+            EventKind::AckRejected { .. } => "ack_rejected",
         }
     }
 }

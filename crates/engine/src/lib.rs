@@ -134,6 +134,7 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
 pub mod stats;
+mod status;
 pub mod time;
 pub mod timer;
 

@@ -257,6 +257,7 @@ impl Ack {
 
 /// Why the sender emitted a segment. Every transmission says which rule sent it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Why {
     /// A SYN (first or retransmitted) of an active open.
     Syn,

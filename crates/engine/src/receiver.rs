@@ -198,6 +198,7 @@ impl Receiver {
     }
 
     /// The next ACK to send now, if any (call until `None`).
+    #[must_use = "an ACK not sent is lost"]
     pub fn poll_ack(&mut self, now: Instant) -> Option<Ack> {
         let Queued { mut ack, dsack } = self.queue.pop_front()?;
         if let Some(ts) = ack.ts.as_mut() {
@@ -210,6 +211,7 @@ impl Receiver {
     }
 
     /// When the delayed-ACK timer fires.
+    #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
         self.delack_at
     }

@@ -430,6 +430,7 @@ impl Sender {
     }
 
     /// When `on_timeout` must be called next.
+    #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
         if self.optack_detected() {
             return None;
@@ -441,6 +442,7 @@ impl Sender {
     }
 
     /// The next decision, oldest first.
+    #[must_use]
     pub fn poll_event(&mut self) -> Option<Event> {
         self.events.pop_front()
     }

@@ -12,6 +12,7 @@ macro_rules! axis {
     ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $var:ident = $s:literal),+ $(,)? }) => {
         $(#[$m])*
         #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
         pub enum $name { $($(#[$vm])* $var),+ }
         impl $name {
             /// Every value's name, in declaration order.

@@ -4,6 +4,7 @@ use core::fmt;
 
 /// A bad preset, axis or value; the message lists what is valid.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ConfigError {
     UnknownPreset {
         name: String,
