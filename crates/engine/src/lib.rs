@@ -149,3 +149,8 @@ pub use receiver::{Receiver, ReceiverConfig};
 pub use sender::{RecoveryState, Sender};
 pub use stats::Stats;
 pub use time::{Duration, Instant};
+
+/// The README's embedding snippet, compiled and run as a doctest so it stays correct.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctest;
