@@ -119,6 +119,7 @@
 //! `lossrec-testkit` crate (`crates/testkit`), which also holds the test harnesses: this
 //! crate is only the engine.
 
+pub mod algorithms;
 pub mod cc;
 pub mod config;
 pub mod detect;

@@ -7,7 +7,9 @@ use common::*;
 use lossrec::{EventKind, Sender};
 
 fn events(s: &mut Sender) -> Vec<EventKind> {
-    std::iter::from_fn(|| s.poll_event()).map(|e| e.kind).collect()
+    std::iter::from_fn(|| s.poll_event())
+        .map(|e| e.kind)
+        .collect()
 }
 
 /// RFC 9293 §3.10.7.4: an ACK for data not yet sent is dropped; the caller sees an
@@ -28,7 +30,14 @@ fn an_ack_beyond_snd_nxt_is_an_event() {
     );
     assert_eq!(s.snd_una(), 0);
     assert!(!s.is_stopped());
-    assert_eq!(EventKind::AckRejected { cumulative: 0, snd_nxt: 0 }.name(), "ack_rejected");
+    assert_eq!(
+        EventKind::AckRejected {
+            cumulative: 0,
+            snd_nxt: 0
+        }
+        .name(),
+        "ack_rejected"
+    );
 }
 
 /// A sender whose optimistic-ACK defence fired reports `is_stopped()`, and the event, so
