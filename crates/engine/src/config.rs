@@ -16,6 +16,20 @@ macro_rules! settings {
         /// Everything that configures a sender, as the user sets it: one field per key.
         /// The sender runs on [`Algorithms`], resolved from it once the handshake has
         /// settled the options ([`Config::resolve`]).
+        ///
+        /// Start from a preset (a named stack, [`PRESETS`]) and change single axes by
+        /// their names, as scenario files and `--set` do; bad names and values are errors
+        /// that list what is valid:
+        ///
+        /// ```
+        /// use lossrec::{Config, PRESETS};
+        /// let mut c = Config::preset("linux")?;
+        /// c.set("optack_defence", "skip-segment")?;
+        /// assert!(c.set("loss_detection", "psychic").is_err());
+        /// assert!(Config::preset("no-such-stack").is_err());
+        /// assert!(PRESETS.iter().any(|p| p.name == "rfc"));
+        /// # Ok::<(), lossrec::ConfigError>(())
+        /// ```
         #[derive(Clone, Debug, PartialEq)]
         pub struct Config {
             /// The preset this config started from (for reports).

@@ -200,7 +200,15 @@ pub struct Segment {
     pub ecn: EcnMarks,
 }
 
-/// An acknowledgment in the reverse direction, as the sender sees it.
+/// An acknowledgment in the reverse direction, as the sender sees it, in stream offsets.
+///
+/// ```
+/// use lossrec::{Ack, Range};
+/// // RCV.NXT 1000; a DSACK for [0, 500) (below the cumulative ACK, RFC 2883 §4) and a
+/// // SACK block beyond a hole.
+/// let a = Ack::cumulative(1000).with_sack(&[Range::new(0, 500), Range::new(2000, 3000)]);
+/// assert_eq!(a.dsack(), Some(Range::new(0, 500)));
+/// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 pub struct Ack {
     /// Next stream offset expected (RCV.NXT).
@@ -321,7 +329,23 @@ impl Why {
     }
 }
 
-/// One segment the sender wants on the wire, and why.
+/// One segment the sender wants on the wire, and why (returned by
+/// [`Sender::poll_transmit`](crate::Sender::poll_transmit)).
+///
+/// ```
+/// use lossrec::{Config, Instant, Receiver, ReceiverConfig, Sender, Why};
+/// let now = Instant::ZERO;
+/// let mut s = Sender::new(Config::preset("rfc")?, now)?;
+/// s.write(now, 1000);
+/// let syn = s.poll_transmit(now).expect("the handshake starts");
+/// assert_eq!(syn.why, Why::Syn);
+/// assert!(syn.syn.is_some() && syn.range.is_empty());
+/// // What the receiver sees of it:
+/// let mut r = Receiver::new(ReceiverConfig::default(), now);
+/// r.on_segment(now, &syn.segment());
+/// assert!(r.poll_ack(now).and_then(|a| a.syn).is_some()); // the SYN-ACK
+/// # Ok::<(), lossrec::ConfigError>(())
+/// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Transmit {
     pub range: Range,

@@ -58,7 +58,19 @@ struct Queued {
     dsack: bool,
 }
 
-/// The receiving endpoint of one connection.
+/// The receiving endpoint of one connection: segments in, ACKs out (with SACK, DSACK and
+/// delayed ACKs as configured).
+///
+/// ```
+/// use lossrec::{Instant, Range, Receiver, ReceiverConfig, Segment};
+/// let now = Instant::ZERO;
+/// let mut r = Receiver::new(ReceiverConfig::default(), now);
+/// // The second segment arrives first: an immediate duplicate ACK with a SACK block.
+/// r.on_segment(now, &Segment { range: Range::new(1448, 2896), ..Segment::default() });
+/// let a = r.poll_ack(now).expect("out of order: ACK at once");
+/// assert_eq!(a.cumulative, 0);
+/// assert_eq!(a.sack.as_slice(), &[Range::new(1448, 2896)]);
+/// ```
 #[derive(Clone, Debug)]
 pub struct Receiver {
     cfg: ReceiverConfig,

@@ -117,6 +117,7 @@ const RTO_AFTER_SYN_TIMEOUT: Duration = Duration::from_secs(3);
 const EVENT_QUEUE_LIMIT: usize = 4096;
 
 /// The sending endpoint of one connection.
+#[doc = include_str!("doc/sender.md")]
 #[derive(Clone, Debug)]
 pub struct Sender {
     /// Shared by every connection created from the same `Arc` (a simulator's thousands
