@@ -119,7 +119,12 @@
 //! `lossrec-testkit` crate (`crates/testkit`), which also holds the test harnesses: this
 //! crate is only the engine.
 
+#![deny(missing_docs)]
+
 pub mod algorithms;
+// Branch `cc` restructures this module; its last undocumented items are documented after
+// that merge, and then this allow goes.
+#[allow(missing_docs)]
 pub mod cc;
 pub mod config;
 pub mod detect;
@@ -133,6 +138,8 @@ pub mod reduce;
 pub mod rto;
 pub mod rtt;
 pub mod scoreboard;
+// Branch `core` restructures this module (see `cc` above).
+#[allow(missing_docs)]
 pub mod sender;
 pub mod stats;
 mod status;

@@ -244,6 +244,7 @@ impl Receiver {
         self.fin_at.map_or(nxt, |f| nxt.min(f))
     }
 
+    /// The receiver's counters.
     pub fn stats(&self) -> &ReceiverStats {
         &self.stats
     }

@@ -29,7 +29,10 @@ pub enum SpuriousRecovery {
     /// DSACK, RFC 3708).
     LateSpurTo,
     /// A spurious fast retransmit: dupacks + 1 (RFC 3522 step 6).
-    FastRetransmit { dupacks_plus_one: u32 },
+    FastRetransmit {
+        /// The duplicate ACKs that triggered it, plus one.
+        dupacks_plus_one: u32,
+    },
 }
 
 /// What the first acceptable ACK carries, for RFC 3522 §3.2 steps 4-5.
