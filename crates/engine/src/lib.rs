@@ -120,6 +120,22 @@
 //! crate is only the engine.
 
 #![deny(missing_docs)]
+// The glossary and module docs link internals for maintainers; those links resolve when
+// the internals are public (`--features introspect`).
+#![cfg_attr(not(feature = "introspect"), allow(rustdoc::private_intra_doc_links))]
+
+/// Declares an internal module: public with the `introspect` feature (for the simulator,
+/// script runner, test kit, wire driver and Python lab, which observe the engine's
+/// internals), crate-private otherwise, so an embedder sees the façade (the root's
+/// re-exports and [`algorithms`]) and nothing it could come to depend on by accident.
+macro_rules! introspect_mod {
+    ($name:ident) => {
+        #[cfg(feature = "introspect")]
+        pub mod $name;
+        #[cfg(not(feature = "introspect"))]
+        pub(crate) mod $name;
+    };
+}
 
 pub mod algorithms;
 // Branch `cc` restructures this module; its last undocumented items are documented after
@@ -127,24 +143,24 @@ pub mod algorithms;
 #[allow(missing_docs)]
 pub mod cc;
 pub mod config;
-pub mod detect;
+introspect_mod!(detect);
 pub mod event;
 pub mod info;
-pub mod pacing;
+introspect_mod!(pacing);
 pub mod packet;
-pub mod probe;
+introspect_mod!(probe);
 pub mod receiver;
-pub mod reduce;
-pub mod rto;
-pub mod rtt;
-pub mod scoreboard;
+introspect_mod!(reduce);
+introspect_mod!(rto);
+introspect_mod!(rtt);
+introspect_mod!(scoreboard);
 // Branch `core` restructures this module (see `cc` above).
 #[allow(missing_docs)]
 pub mod sender;
 pub mod stats;
 mod status;
 pub mod time;
-pub mod timer;
+introspect_mod!(timer);
 
 pub use config::{Config, ConfigError, PRESETS};
 pub use event::{Event, EventKind, LossDetector, ReorderSignal, SpuriousSignal};

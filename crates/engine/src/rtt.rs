@@ -19,9 +19,11 @@ use crate::time::{dur_nanos, Duration, Instant};
 pub const GRANULARITY: Duration = Duration::from_millis(1);
 
 /// RFC 6298 §2.1: the RTO before any sample (also Linux `TCP_TIMEOUT_INIT`).
+#[cfg_attr(not(feature = "introspect"), allow(dead_code))] // used by observers
 pub const INITIAL_RTO: Duration = Duration::from_secs(1);
 
 /// RFC 6298 §5.7: the RTO to use once data flows if the SYN timed out.
+#[cfg_attr(not(feature = "introspect"), allow(dead_code))] // used by observers
 pub const SYN_TIMEOUT_RTO: Duration = Duration::from_secs(3);
 
 /// Linux `sysctl_tcp_min_rtt_wlen` default: the min-RTT filter's window.

@@ -20,6 +20,7 @@ use crate::time::Duration;
 
 /// RFC 3522 / RFC 4015 `SpuriousRecovery`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(not(feature = "introspect"), allow(dead_code))] // used by observers
 pub enum SpuriousRecovery {
     /// FALSE: not (known to be) spurious.
     No,
@@ -115,6 +116,7 @@ pub fn adapt(prev: &Prev, sample: Duration) -> (Duration, Duration) {
 }
 
 /// RFC 6298 §2.3-2.5 applied to step 11's values: SRTT + max(G, 4·RTTVAR) in [min, max].
+#[cfg_attr(not(feature = "introspect"), allow(dead_code))] // used by observers
 pub fn rto(
     srtt: Duration,
     rttvar: Duration,
