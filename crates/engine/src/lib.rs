@@ -27,8 +27,11 @@
 //! - [`set_seed(u64)`](Sender::set_seed) once after `new`, with a secret random value, if
 //!   `optack_defence` may be on: which segments it holds back ([`detect::optack`]). A
 //!   sender that found its peer acknowledging data it never received
-//!   ([`optack_detected()`](Sender::optack_detected)) stops: `poll_transmit` and
-//!   `poll_timeout` return `None`, and the caller ends the connection.
+//!   ([`is_stopped()`](Sender::is_stopped), with an
+//!   [`OptAckDetected`](EventKind::OptAckDetected) event) stops: `poll_transmit` and
+//!   `poll_timeout` return `None`, and the caller ends the connection. An ACK the sender
+//!   drops (one acknowledging data not yet sent) is an
+//!   [`AckRejected`](EventKind::AckRejected) event as well as a counter.
 //! - The [`Receiver`] mirrors it: [`on_segment`](Receiver::on_segment),
 //!   [`poll_ack`](Receiver::poll_ack), [`poll_timeout`](Receiver::poll_timeout).
 //!
@@ -112,6 +115,16 @@
 //! | `TCP_ECN_OK`, `TCP_ECN_QUEUE_CWR` (Linux, sending side) | `Sender::ecn` (`sender::ecn`) |
 //! | CWR state and its `high_seq` (RFC 3168 §6.1.2; Linux `TCP_CA_CWR`) | `Ca::Cwr { high_seq }` (`sender::state`); PRR counters in the reducer |
 //! | `TCP_ECN_DEMAND_CWR`, `TCP_ECN_SEEN` (Linux, receiving side) | `Receiver::ecn` (`receiver::ecn`), [`Receiver::ecn_echo`] |
+//!
+//! ## The façade
+//!
+//! The crate root exports the I/O types; [`algorithms`] re-exports the pure parts (PRR,
+//! RACK's rules, the RTT estimator, CUBIC, Reno, Linux's pacing rate) for a transport
+//! that takes one rule on its own. The internal modules (`detect`, `scoreboard`, `rtt`,
+//! `rto`, `probe`, `reduce`, `pacing`, `timer`) are public only with the cargo feature
+//! `introspect`, which the simulator, script runner, test kit, wire driver and Python
+//! lab enable to observe the engine. [`EventKind`], [`Why`], [`ConfigError`] and the
+//! configuration axes are `#[non_exhaustive]`: they grow.
 //!
 //! ## Worked examples
 //!
