@@ -5,7 +5,9 @@ use crate::time::Instant;
 /// One decision, stamped with the time of the input that caused it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Event {
+    /// When: the time of the input that caused it.
     pub at: Instant,
+    /// What was decided.
     pub kind: EventKind,
 }
 
@@ -26,7 +28,12 @@ macro_rules! event_kinds {
         pub enum $name {
             $(
                 $(#[$vmeta])*
-                $variant { $( $(#[$fmeta])* $field: $ty ),* }
+                $variant { $(
+                    $(#[$fmeta])*
+                    #[doc = concat!("`", stringify!($field), "`: see the variant. Stream offsets and sizes ",
+                        "are bytes, `_us` fields microseconds, `backoff` a count.")]
+                    $field: $ty
+                ),* }
             ),*
         }
 
@@ -51,8 +58,11 @@ macro_rules! event_kinds {
 /// [`FieldValue::write_json`] quotes names.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum FieldValue {
+    /// A number: a stream offset, bytes, a count or microseconds.
     Num(u64),
+    /// A flag.
     Flag(bool),
+    /// The name of a signal or detector.
     Name(&'static str),
 }
 
@@ -108,8 +118,10 @@ impl From<LossDetector> for FieldValue {
 }
 
 event_kinds! {
-/// What was decided. Fields are stream offsets, bytes, or counts.
+/// What was decided. Fields are stream offsets, bytes, or counts. New kinds are added as
+/// the engine learns new decisions, so a `match` outside this crate needs a `_` arm.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum EventKind {
     /// The handshake completed; the negotiated options.
     Established {
@@ -198,6 +210,11 @@ pub enum EventKind {
     /// did not receive (`[start, end)` is the held segment of the deciding check); the
     /// sender stops.
     OptAckDetected { start: u64, end: u64 },
+    /// An ACK was dropped unprocessed: it acknowledged `cumulative`, beyond SND.NXT
+    /// `snd_nxt` (RFC 9293 §3.10.7.4: "If the ACK acks something not yet sent ... drop the
+    /// segment"; Linux `tcp_ack` returns -SKB_DROP_REASON_TCP_ACK_UNSENT_DATA). Counted as
+    /// `TCPAckBeyondSndNxt` too; the event lets a caller see it without polling counters.
+    AckRejected { cumulative: u64, snd_nxt: u64 },
 }
 }
 
@@ -215,6 +232,7 @@ pub enum SpuriousSignal {
 }
 
 impl SpuriousSignal {
+    /// The trace name, e.g. `frto`.
     pub fn name(self) -> &'static str {
         match self {
             SpuriousSignal::Frto => "frto",
@@ -239,6 +257,7 @@ pub enum ReorderSignal {
 }
 
 impl ReorderSignal {
+    /// The trace name, e.g. `dupacks`.
     pub fn name(self) -> &'static str {
         match self {
             ReorderSignal::Sack => "sack",
@@ -252,14 +271,18 @@ impl ReorderSignal {
 /// Which rule marked a segment lost.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum LossDetector {
+    /// DupThresh duplicate ACKs or SACKed segments above the hole (RFC 6675 §5).
     DupThresh,
+    /// Forward acknowledgment: more than DupThresh segments SACKed above (Mathis & Mahdavi 1996).
     Fack,
+    /// The retransmission timeout (RFC 6298 §5.4): everything outstanding.
     Rto,
     /// RACK (RFC 8985 §6), on an ACK or the reorder timer.
     Rack,
 }
 
 impl LossDetector {
+    /// The trace name, e.g. `rack`.
     pub fn name(self) -> &'static str {
         match self {
             LossDetector::DupThresh => "dupthresh",
@@ -298,6 +321,7 @@ impl EventKind {
             EventKind::LostRetransmit { .. } => "lost_retransmit",
             EventKind::SlowStartExit { .. } => "slow_start_exit",
             EventKind::OptAckDetected { .. } => "optack_detected",
+            EventKind::AckRejected { .. } => "ack_rejected",
         }
     }
 }

@@ -6,21 +6,31 @@ use crate::sender::Sender;
 /// A snapshot of `tcp_info` fields. Packet counts are bytes rounded up to whole MSS.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct TcpInfo {
+    /// Linux `tcp_ca_state` as a number (0 Open … 4 Loss).
     pub tcpi_ca_state: u64,
     /// Consecutive RTO expirations for the same data (`icsk_retransmits`).
     pub tcpi_retransmits: u64,
+    /// RTO, µs.
     pub tcpi_rto: u64,
+    /// The sender's MSS, bytes.
     pub tcpi_snd_mss: u64,
     /// Packets outstanding (`packets_out`).
     pub tcpi_unacked: u64,
+    /// Segments SACKed (`sacked_out`).
     pub tcpi_sacked: u64,
+    /// Segments marked lost (`lost_out`).
     pub tcpi_lost: u64,
     /// Retransmitted packets still outstanding (`retrans_out`).
     pub tcpi_retrans: u64,
+    /// SRTT, µs.
     pub tcpi_rtt: u64,
+    /// RTTVAR, µs.
     pub tcpi_rttvar: u64,
+    /// ssthresh, segments.
     pub tcpi_snd_ssthresh: u64,
+    /// cwnd, segments.
     pub tcpi_snd_cwnd: u64,
+    /// Retransmissions over the connection's life.
     pub tcpi_total_retrans: u64,
     /// Bytes acknowledged (`bytes_acked`).
     pub tcpi_bytes_acked: u64,

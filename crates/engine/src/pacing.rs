@@ -31,6 +31,7 @@ use crate::time::{Duration, Instant};
 
 /// Linux `tcp_pacing_ss_ratio` and `tcp_pacing_ca_ratio` defaults, percent.
 pub const SS_RATIO: u32 = 200;
+/// Linux `sysctl_tcp_pacing_ca_ratio` default: 120 % in congestion avoidance.
 pub const CA_RATIO: u32 = 120;
 /// `sk_pacing_rate` before TCP first sets it (`~0UL`): nothing is paced.
 pub const UNLIMITED: u64 = u64::MAX;
@@ -50,12 +51,15 @@ pub struct RateInputs {
     pub mss: u64,
     /// cwnd, ssthresh and packets out, segments.
     pub cwnd: u64,
+    /// ssthresh, segments.
     pub ssthresh: u64,
+    /// Packets in flight (`packets_out`), segments.
     pub packets_out: u64,
     /// Linux `srtt_us`: 8 × SRTT in µs; 0 before the first sample.
     pub srtt_us: u64,
     /// `tcp_pacing_ss_ratio`, `tcp_pacing_ca_ratio`, percent.
     pub ss_ratio: u32,
+    /// `tcp_pacing_ca_ratio`, percent.
     pub ca_ratio: u32,
 }
 
@@ -117,10 +121,15 @@ struct Open {
 /// data segments sent so far including this one (`data_segs_out`).
 #[derive(Copy, Clone, Debug)]
 pub struct Segment {
+    /// When it was handed out.
     pub now: Instant,
+    /// First stream offset.
     pub start: u64,
+    /// End stream offset (exclusive).
     pub end: u64,
+    /// The pacing rate then, bytes/s.
     pub rate: u64,
+    /// Data segments sent so far, this one included.
     pub segs_out: u64,
 }
 
@@ -177,6 +186,7 @@ impl Edt {
     }
 
     /// No further segment joins the open packet.
+    #[cfg_attr(not(feature = "introspect"), allow(dead_code))] // used by observers
     pub fn close(&mut self) {
         self.open = None;
     }

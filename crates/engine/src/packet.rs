@@ -13,20 +13,26 @@ use core::fmt;
 /// A half-open range `[start, end)` of stream offsets.
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Range {
+    /// First offset in the range.
     pub start: u64,
+    /// One past the last offset.
     pub end: u64,
 }
 
 impl Range {
+    /// `[start, end)`.
     pub const fn new(start: u64, end: u64) -> Self {
         Range { start, end }
     }
+    /// Bytes in the range (0 when empty).
     pub const fn len(&self) -> u64 {
         self.end.saturating_sub(self.start)
     }
+    /// No byte in the range.
     pub const fn is_empty(&self) -> bool {
         self.end <= self.start
     }
+    /// `seq` lies in the range.
     pub const fn contains(&self, seq: u64) -> bool {
         self.start <= seq && seq < self.end
     }
@@ -34,9 +40,11 @@ impl Range {
     pub const fn covers(&self, other: &Range) -> bool {
         self.start <= other.start && other.end <= self.end
     }
+    /// The two ranges share at least one byte.
     pub const fn overlaps(&self, other: &Range) -> bool {
         self.start < other.end && other.start < self.end
     }
+    /// The bytes both ranges hold, if any.
     pub fn intersect(&self, other: &Range) -> Option<Range> {
         let r = Range::new(self.start.max(other.start), self.end.min(other.end));
         (!r.is_empty()).then_some(r)
@@ -60,6 +68,7 @@ pub struct SackBlocks {
 }
 
 impl SackBlocks {
+    /// No blocks.
     pub const fn new() -> Self {
         SackBlocks {
             blocks: [Range::new(0, 0); MAX_SACK_BLOCKS],
@@ -84,18 +93,23 @@ impl SackBlocks {
             false
         }
     }
+    /// The blocks, first first.
     pub fn as_slice(&self) -> &[Range] {
         &self.blocks[..self.len as usize]
     }
+    /// The blocks, first first.
     pub fn iter(&self) -> core::slice::Iter<'_, Range> {
         self.as_slice().iter()
     }
+    /// How many blocks.
     pub fn len(&self) -> usize {
         self.len as usize
     }
+    /// No blocks.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+    /// Keeps the first `n` blocks.
     pub fn truncate(&mut self, n: usize) {
         self.len = self.len.min(n as u8);
     }
@@ -111,16 +125,22 @@ impl fmt::Debug for SackBlocks {
 /// truncates them to 32 bits.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 pub struct Timestamps {
+    /// TSval: the sender's clock when it sent (RFC 7323 §3).
     pub val: u64,
+    /// TSecr: the TSval echoed (RFC 7323 §4.3).
     pub ecr: u64,
 }
 
 /// Options carried on a SYN or SYN-ACK.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct SynOptions {
+    /// MSS option (RFC 9293 §3.7.1), bytes.
     pub mss: u16,
+    /// SACK-Permitted (RFC 2018 §2).
     pub sack_permitted: bool,
+    /// The timestamps option was offered (RFC 7323 §3).
     pub timestamps: bool,
+    /// Window scale shift (RFC 7323 §2), if offered.
     pub window_scale: Option<u8>,
     /// ECN set-up (RFC 3168 §6.1.1): on a SYN, an ECN-setup SYN (ECE and CWR) asking for
     /// ECN; on a SYN-ACK, an ECN-setup SYN-ACK (ECE without CWR) agreeing to it. Decoders
@@ -167,6 +187,7 @@ impl IpEcn {
 /// header's ECE and CWR flags. The default is a segment without any.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct EcnMarks {
+    /// The IP header's ECN codepoint.
     pub ip: IpEcn,
     /// ECN-Echo: the receiver saw CE and waits for CWR (RFC 3168 §6.1.3).
     pub ece: bool,
@@ -193,20 +214,32 @@ pub struct Segment {
     pub range: Range,
     /// Present on a SYN.
     pub syn: Option<SynOptions>,
+    /// The FIN flag: the last byte of the stream is `range.end - 1`.
     pub fin: bool,
+    /// The PSH flag.
     pub psh: bool,
+    /// The timestamps option, if negotiated.
     pub ts: Option<Timestamps>,
     /// The IP ECN codepoint and the ECE/CWR flags (RFC 3168).
     pub ecn: EcnMarks,
 }
 
-/// An acknowledgment in the reverse direction, as the sender sees it.
+/// An acknowledgment in the reverse direction, as the sender sees it, in stream offsets.
+///
+/// ```
+/// use lossrec::{Ack, Range};
+/// // RCV.NXT 1000; a DSACK for [0, 500) (below the cumulative ACK, RFC 2883 §4) and a
+/// // SACK block beyond a hole.
+/// let a = Ack::cumulative(1000).with_sack(&[Range::new(0, 500), Range::new(2000, 3000)]);
+/// assert_eq!(a.dsack(), Some(Range::new(0, 500)));
+/// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 pub struct Ack {
     /// Next stream offset expected (RCV.NXT).
     pub cumulative: u64,
     /// SACK blocks as sent, first block first; a DSACK, if any, is the first block.
     pub sack: SackBlocks,
+    /// The timestamps option, if negotiated.
     pub ts: Option<Timestamps>,
     /// Receive window in bytes (already scaled).
     pub window: u64,
@@ -257,6 +290,7 @@ impl Ack {
 
 /// Why the sender emitted a segment. Every transmission says which rule sent it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Why {
     /// A SYN (first or retransmitted) of an active open.
     Syn,
@@ -285,7 +319,9 @@ pub enum Why {
 /// What a tail loss probe carried.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ProbeKind {
+    /// New data (no loss suspected).
     New,
+    /// A retransmission of the highest outstanding segment.
     Retransmit,
 }
 
@@ -320,14 +356,36 @@ impl Why {
     }
 }
 
-/// One segment the sender wants on the wire, and why.
+/// One segment the sender wants on the wire, and why (returned by
+/// [`Sender::poll_transmit`](crate::Sender::poll_transmit)).
+///
+/// ```
+/// use lossrec::{Config, Instant, Receiver, ReceiverConfig, Sender, Why};
+/// let now = Instant::ZERO;
+/// let mut s = Sender::new(Config::preset("rfc")?, now)?;
+/// s.write(now, 1000);
+/// let syn = s.poll_transmit(now).expect("the handshake starts");
+/// assert_eq!(syn.why, Why::Syn);
+/// assert!(syn.syn.is_some() && syn.range.is_empty());
+/// // What the receiver sees of it:
+/// let mut r = Receiver::new(ReceiverConfig::default(), now);
+/// r.on_segment(now, &syn.segment());
+/// assert!(r.poll_ack(now).and_then(|a| a.syn).is_some()); // the SYN-ACK
+/// # Ok::<(), lossrec::ConfigError>(())
+/// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Transmit {
+    /// The stream offsets it carries; empty for a SYN, pure ACK or window probe.
     pub range: Range,
+    /// Which rule sent it.
     pub why: Why,
+    /// SYN options, on a SYN or SYN-ACK.
     pub syn: Option<SynOptions>,
+    /// The FIN flag.
     pub fin: bool,
+    /// The PSH flag.
     pub psh: bool,
+    /// TSval and TSecr, if timestamps are in use.
     pub ts: Option<Timestamps>,
     /// ECT(0) on new data and CWR once after a reduction when ECN is in use; ECE and CWR
     /// on an ECN-setup SYN, ECE on an ECN-setup SYN-ACK (RFC 3168 §6.1).

@@ -58,7 +58,19 @@ struct Queued {
     dsack: bool,
 }
 
-/// The receiving endpoint of one connection.
+/// The receiving endpoint of one connection: segments in, ACKs out (with SACK, DSACK and
+/// delayed ACKs as configured).
+///
+/// ```
+/// use lossrec::{Instant, Range, Receiver, ReceiverConfig, Segment};
+/// let now = Instant::ZERO;
+/// let mut r = Receiver::new(ReceiverConfig::default(), now);
+/// // The second segment arrives first: an immediate duplicate ACK with a SACK block.
+/// r.on_segment(now, &Segment { range: Range::new(1448, 2896), ..Segment::default() });
+/// let a = r.poll_ack(now).expect("out of order: ACK at once");
+/// assert_eq!(a.cumulative, 0);
+/// assert_eq!(a.sack.as_slice(), &[Range::new(1448, 2896)]);
+/// ```
 #[derive(Clone, Debug)]
 pub struct Receiver {
     cfg: ReceiverConfig,
@@ -198,6 +210,7 @@ impl Receiver {
     }
 
     /// The next ACK to send now, if any (call until `None`).
+    #[must_use = "an ACK not sent is lost"]
     pub fn poll_ack(&mut self, now: Instant) -> Option<Ack> {
         let Queued { mut ack, dsack } = self.queue.pop_front()?;
         if let Some(ts) = ack.ts.as_mut() {
@@ -210,6 +223,7 @@ impl Receiver {
     }
 
     /// When the delayed-ACK timer fires.
+    #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
         self.delack_at
     }
@@ -230,6 +244,7 @@ impl Receiver {
         self.fin_at.map_or(nxt, |f| nxt.min(f))
     }
 
+    /// The receiver's counters.
     pub fn stats(&self) -> &ReceiverStats {
         &self.stats
     }

@@ -19,9 +19,11 @@ use crate::time::{dur_nanos, Duration, Instant};
 pub const GRANULARITY: Duration = Duration::from_millis(1);
 
 /// RFC 6298 §2.1: the RTO before any sample (also Linux `TCP_TIMEOUT_INIT`).
+#[cfg_attr(not(feature = "introspect"), allow(dead_code))] // used by observers
 pub const INITIAL_RTO: Duration = Duration::from_secs(1);
 
 /// RFC 6298 §5.7: the RTO to use once data flows if the SYN timed out.
+#[cfg_attr(not(feature = "introspect"), allow(dead_code))] // used by observers
 pub const SYN_TIMEOUT_RTO: Duration = Duration::from_secs(3);
 
 /// Linux `sysctl_tcp_min_rtt_wlen` default: the min-RTT filter's window.
@@ -120,6 +122,7 @@ pub struct WindowedMin {
 }
 
 impl WindowedMin {
+    /// No samples yet.
     pub fn new() -> Self {
         WindowedMin { s: None }
     }
@@ -250,6 +253,7 @@ impl Rtt {
     pub fn set_granularity(&mut self, g: Duration) {
         self.granularity = g.max(MIN_SAMPLE);
     }
+    /// RFC 6298's clock granularity G.
     pub fn granularity(&self) -> Duration {
         self.granularity
     }
@@ -421,6 +425,7 @@ impl Rtt {
     pub fn min_rtt_filter(&self) -> &WindowedMin {
         &self.min_rtt
     }
+    /// The window over which RACK.min_RTT is the minimum.
     pub fn min_rtt_window(&self) -> Duration {
         self.min_rtt_window
     }
@@ -428,6 +433,7 @@ impl Rtt {
     pub fn set_min_rtt_window(&mut self, win: Duration) {
         self.min_rtt_window = win;
     }
+    /// At least one RTT sample was taken.
     pub fn has_sample(&self) -> bool {
         self.srtt.is_some()
     }
@@ -444,9 +450,11 @@ impl Rtt {
     pub fn raw_rto(&self) -> Option<Duration> {
         self.raw_rto
     }
+    /// The floor on RTO (RFC 6298 §2.4) or on its variance term (Linux).
     pub fn min_rto(&self) -> Duration {
         self.min_rto
     }
+    /// The cap on RTO (RFC 6298 §2.5).
     pub fn max_rto(&self) -> Duration {
         self.max_rto
     }
@@ -478,9 +486,11 @@ impl Rtt {
         self.backoff = self.backoff.saturating_sub(1).max(self.kept_backoff);
         self.refresh_rto();
     }
+    /// Consecutive timeouts backing RTO off (RFC 6298 §5.5).
     pub fn backoff_count(&self) -> u32 {
         self.backoff
     }
+    /// Ends the backoff, down to what `keep_backoff` kept (RFC 6298 §5.7).
     pub fn reset_backoff(&mut self) {
         self.backoff = self.kept_backoff;
         self.refresh_rto();

@@ -41,8 +41,11 @@ pub use summary::AckSummary;
 /// One segment that was sent and is not cumulatively acknowledged.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct SentSeg {
+    /// First stream offset.
     pub start: u64,
+    /// End stream offset (exclusive).
     pub end: u64,
+    /// SACKed (RFC 6675 §4 IsLost/SetPipe).
     pub sacked: bool,
     /// Deemed lost (IsLost, or marked at a timeout).
     pub lost: bool,
@@ -52,8 +55,11 @@ pub struct SentSeg {
     pub ever_retrans: bool,
     /// SACKed by an ACK for its original transmission (`proof`: a DSACK for it counts).
     pub orig_proven: bool,
+    /// Transmissions of it so far.
     pub xmit_count: u32,
+    /// When it was first sent.
     pub first_sent: Instant,
+    /// When it was last sent (RACK xmit_ts).
     pub last_sent: Instant,
     /// SND.NXT when it was last retransmitted (Linux's `ack_seq` for
     /// `tcp_mark_lost_retrans`).
@@ -61,7 +67,9 @@ pub struct SentSeg {
     /// Its current transmission's place among all transmissions: orders what was sent at
     /// one instant as a finer clock would (RACK's "sent after", RFC 8985 §6.2).
     pub xmit_order: u64,
+    /// Sent with PSH.
     pub psh: bool,
+    /// Carries the FIN.
     pub fin: bool,
     /// The last segment of a packet as first sent (Linux flavour; what Linux retransmits
     /// as one skb, `sender::push`).
@@ -74,12 +82,15 @@ pub struct SentSeg {
 }
 
 impl SentSeg {
+    /// Bytes.
     pub fn len(&self) -> u64 {
         self.end - self.start
     }
+    /// No byte.
     pub fn is_empty(&self) -> bool {
         self.end <= self.start
     }
+    /// `[start, end)`.
     pub fn range(&self) -> Range {
         Range::new(self.start, self.end)
     }
@@ -93,6 +104,7 @@ impl SentSeg {
 /// What a cumulative ACK removed from the scoreboard.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Acked {
+    /// Bytes newly acknowledged.
     pub bytes: u64,
     /// Send time of the newest acknowledged segment, if it was never retransmitted.
     pub rtt_sample_sent: Option<Instant>,
@@ -204,13 +216,16 @@ pub struct Scoreboard {
 }
 
 impl Scoreboard {
+    /// An empty scoreboard at offset 0.
     pub fn new() -> Self {
         Scoreboard::default()
     }
 
+    /// SND.UNA.
     pub fn snd_una(&self) -> u64 {
         self.snd_una
     }
+    /// SND.NXT.
     pub fn snd_nxt(&self) -> u64 {
         self.snd_nxt
     }
@@ -218,15 +233,20 @@ impl Scoreboard {
     pub fn flight_size(&self) -> u64 {
         self.snd_nxt - self.snd_una
     }
+    /// Bytes SACKed above SND.UNA.
     pub fn sacked_bytes(&self) -> u64 {
         self.sacked_bytes
     }
+    /// Segments SACKed above SND.UNA.
     pub fn sacked_segs(&self) -> u64 {
         self.sacked_segs
     }
+    /// Bytes marked lost, retransmitted or not (RFC 6675 §4: pipe = FlightSize − SACKed −
+    /// lost + retransmitted).
     pub fn lost_bytes(&self) -> u64 {
         self.lost_bytes
     }
+    /// Bytes of lost segments retransmitted and not yet acknowledged.
     pub fn retrans_bytes(&self) -> u64 {
         self.retrans_bytes
     }
@@ -238,6 +258,7 @@ impl Scoreboard {
     pub fn high_sacked(&self) -> u64 {
         self.high_sacked.max(self.snd_una)
     }
+    /// Segments outstanding.
     pub fn len(&self) -> usize {
         self.segs.len()
     }
@@ -245,15 +266,19 @@ impl Scoreboard {
     pub fn splits(&self) -> u64 {
         self.splits
     }
+    /// Nothing outstanding.
     pub fn is_empty(&self) -> bool {
         self.segs.is_empty()
     }
+    /// The outstanding segments in sequence order.
     pub fn segments(&self) -> impl DoubleEndedIterator<Item = &SentSeg> + ExactSizeIterator {
         self.segs.iter()
     }
+    /// The first outstanding segment.
     pub fn head(&self) -> Option<&SentSeg> {
         self.segs.front()
     }
+    /// The last outstanding segment.
     pub fn last(&self) -> Option<&SentSeg> {
         self.segs.back()
     }

@@ -119,6 +119,7 @@ const RTO_AFTER_SYN_TIMEOUT: Duration = Duration::from_secs(3);
 const EVENT_QUEUE_LIMIT: usize = 4096;
 
 /// The sending endpoint of one connection.
+#[doc = include_str!("doc/sender.md")]
 #[derive(Clone, Debug)]
 pub struct Sender {
     /// Shared by every connection created from the same `Arc` (a simulator's thousands
@@ -367,6 +368,7 @@ impl Sender {
     }
 
     /// When `on_timeout` must be called next.
+    #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
         if self.optack_detected() {
             return None;
@@ -378,6 +380,7 @@ impl Sender {
     }
 
     /// The next decision, oldest first.
+    #[must_use]
     pub fn poll_event(&mut self) -> Option<Event> {
         self.events.pop_front()
     }

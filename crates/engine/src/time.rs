@@ -17,27 +17,35 @@ impl Instant {
     /// Later than any real time; used for "never".
     pub const MAX: Instant = Instant(u64::MAX);
 
+    /// At `ns` nanoseconds.
     pub const fn from_nanos(ns: u64) -> Self {
         Instant(ns)
     }
+    /// At `us` microseconds.
     pub const fn from_micros(us: u64) -> Self {
         Instant(us.saturating_mul(1_000))
     }
+    /// At `ms` milliseconds.
     pub const fn from_millis(ms: u64) -> Self {
         Instant(ms.saturating_mul(1_000_000))
     }
+    /// At `s` seconds.
     pub fn from_secs_f64(s: f64) -> Self {
         Instant((s * 1e9).round().max(0.0) as u64)
     }
+    /// Nanoseconds since zero.
     pub const fn as_nanos(self) -> u64 {
         self.0
     }
+    /// Microseconds since zero.
     pub const fn as_micros(self) -> u64 {
         self.0 / 1_000
     }
+    /// Milliseconds since zero.
     pub const fn as_millis(self) -> u64 {
         self.0 / 1_000_000
     }
+    /// Seconds since zero.
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / 1e9
     }
@@ -45,6 +53,7 @@ impl Instant {
     pub fn saturating_duration_since(self, earlier: Instant) -> Duration {
         Duration::from_nanos(self.0.saturating_sub(earlier.0))
     }
+    /// `self − d`, or `None` before zero.
     pub fn checked_sub(self, d: Duration) -> Option<Instant> {
         self.0.checked_sub(dur_nanos(d)).map(Instant)
     }

@@ -29,6 +29,7 @@ pub enum TimerKind {
 }
 
 impl TimerKind {
+    /// The trace name, e.g. `rto`.
     pub fn name(self) -> &'static str {
         match self {
             TimerKind::Rto => "rto",
@@ -104,15 +105,19 @@ impl Timer {
     pub fn restore(&mut self, kind: TimerKind, at: Instant) {
         self.slot = Some((kind, at));
     }
+    /// Disarms it.
     pub fn stop(&mut self) {
         self.slot = None;
     }
+    /// When it fires, if armed.
     pub fn deadline(&self) -> Option<Instant> {
         self.slot.map(|(_, at)| at)
     }
+    /// What is armed.
     pub fn kind(&self) -> Option<TimerKind> {
         self.slot.map(|(k, _)| k)
     }
+    /// Something is armed.
     pub fn is_armed(&self) -> bool {
         self.slot.is_some()
     }

@@ -12,10 +12,12 @@ macro_rules! axis {
     ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $var:ident = $s:literal),+ $(,)? }) => {
         $(#[$m])*
         #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
         pub enum $name { $($(#[$vm])* $var),+ }
         impl $name {
             /// Every value's name, in declaration order.
             pub const NAMES: &'static [&'static str] = &[$($s),+];
+            /// The value's kebab-case name, as scenario files and `--set` spell it.
             pub fn name(self) -> &'static str { match self { $($name::$var => $s),+ } }
         }
         impl FromStr for $name {
@@ -71,6 +73,7 @@ axis!(
 axis!(
     /// Tail loss probing.
     Probe {
+        /// No tail loss probe: a tail loss waits for the RTO.
         None = "none",
         /// draft-dukkipati-tcpm-tcp-loss-probe-01 §2-3 (seed 000): PTO = max(2·SRTT, 10 ms),
         /// or max(2·SRTT, 1.5·SRTT + WCDelAckT) with one segment out, never after the RTO;
@@ -93,6 +96,7 @@ axis!(
     /// Early Retransmit (RFC 5827). Its mitigations are separate axes: `er_delayed`,
     /// `er_disable_on_reordering`, `er_rate_cap_percent`.
     EarlyRetransmit {
+        /// No early retransmit.
         Off = "off",
         /// RFC 5827 §3.2 segment-based: with fewer than 4 segments outstanding and no new
         /// segment sendable, retransmit after oseg − 1 duplicate ACKs (with SACK: once
@@ -172,6 +176,7 @@ axis!(
     /// timestamps, `dsack` without SACK — works as `none` and counts
     /// `TCPSpuriousDetectionUnavailable`.
     SpuriousDetection {
+        /// Every timeout and fast retransmit is taken as genuine.
         None = "none",
         /// RFC 5682 F-RTO: basic (§2.1) without SACK, SACK-enhanced (§3.1) with it. After
         /// a timeout, two new segments probe whether the originals were delivered; timeouts
@@ -343,6 +348,7 @@ axis!(
     /// arrives makes the sender grow as if the path were shorter and lossless. Linux has
     /// none. See `detect::optack`.
     OptAckDefence {
+        /// No defence (as Linux).
         Off = "off",
         /// Every `optack_skip_interval` segments on average (at most one per round trip;
         /// positions drawn from the seed the caller supplies, `Sender::set_seed`), one new

@@ -4,20 +4,32 @@ use core::fmt;
 
 /// A bad preset, axis or value; the message lists what is valid.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ConfigError {
+    /// No preset has this name.
     UnknownPreset {
+        /// The name asked for.
         name: String,
+        /// The preset names, comma-separated.
         valid: String,
     },
+    /// No axis (setting) has this name.
     UnknownAxis {
+        /// The name asked for.
         name: String,
+        /// The axis names, comma-separated.
         valid: String,
     },
+    /// The axis exists; the value is not one of its values or out of its range.
     BadValue {
+        /// The axis.
         axis: String,
+        /// The value given.
         value: String,
+        /// Its valid values or range.
         valid: String,
     },
+    /// The settings contradict each other (`Config::validate`); the message says how.
     Invalid(String),
 }
 

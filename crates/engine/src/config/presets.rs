@@ -4,12 +4,15 @@ use super::*;
 
 /// A named bundle of axis values.
 pub struct Preset {
+    /// The preset's name, as scenario files and `--preset` spell it.
     pub name: &'static str,
+    /// One line saying which stack or study arm it reproduces.
     pub summary: &'static str,
     build: fn() -> Config,
 }
 
 impl Preset {
+    /// A fresh [`Config`] with this preset's values.
     pub fn config(&self) -> Config {
         (self.build)()
     }
@@ -272,12 +275,15 @@ impl Config {
             ..self
         }
     }
+    /// RFC 3517 recovery with RFC 5827 early retransmit (the ER study's arm).
     pub fn rfc3517_er() -> Config {
         Config::rfc3517().with_er("rfc3517-er")
     }
+    /// Linux rate-halving with early retransmit (the ER study's arm).
     pub fn linux_rh_er() -> Config {
         Config::linux_rh().with_er("linux-rh-er")
     }
+    /// PRR with early retransmit (the ER study's arm).
     pub fn prr_er() -> Config {
         Config::prr().with_er("prr-er")
     }
@@ -442,12 +448,15 @@ impl Config {
             ..self
         }
     }
+    /// Reno with SACK and Eifel detection (RFC 3522) with full undo.
     pub fn reno_sack_eifel() -> Config {
         Config::reno_sack().with_eifel("reno-sack-eifel")
     }
+    /// NewReno with SACK and Eifel detection (RFC 3522) with full undo.
     pub fn newreno_sack_eifel() -> Config {
         Config::newreno_sack().with_eifel("newreno-sack-eifel")
     }
+    /// FACK with Eifel detection (RFC 3522) with full undo.
     pub fn fack_eifel() -> Config {
         Config::fack().with_eifel("fack-eifel")
     }

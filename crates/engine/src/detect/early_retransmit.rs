@@ -19,13 +19,17 @@ pub struct View {
     pub oseg: u64,
     /// Outstanding bytes (RFC 5827 `ownd`, FlightSize).
     pub ownd: u64,
+    /// SACKed segments among the outstanding ones.
     pub sacked_segs: u64,
+    /// SACKed bytes among the outstanding ones.
     pub sacked_bytes: u64,
     /// The highest outstanding segment is SACKed.
     pub last_sacked: bool,
     /// Duplicate ACKs (RFC 5681 without SACK).
     pub dupacks: u32,
+    /// SACK is in use (RFC 5827 §3.2 rather than §3.1).
     pub sack: bool,
+    /// The sender's MSS, bytes.
     pub mss: u64,
     /// Previously unsent data is ready and the receive window admits a segment of it
     /// (RFC 5827 §2 (b): then ER does not apply).

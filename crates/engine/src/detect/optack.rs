@@ -210,6 +210,7 @@ impl SkipSegment {
     }
 
     /// Failed checks since the last pass.
+    #[cfg_attr(not(feature = "introspect"), allow(dead_code))] // used by observers
     pub fn strikes(&self) -> u8 {
         self.strikes
     }

@@ -30,7 +30,9 @@ pub fn sent_after(t1: Instant, seq1: u64, t2: Instant, seq2: u64) -> bool {
 /// Which RACK.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Variant {
+    /// RFC 8985 as written.
     Rfc8985,
+    /// Linux's `tcp_recovery.c` (digest §8.4).
     Linux,
 }
 
@@ -43,7 +45,9 @@ pub struct ReoInputs {
     pub segs_sacked: u64,
     /// DupThresh (RFC 8985) or Linux's adaptive `tp->reordering`.
     pub dupthresh: u32,
+    /// RACK.min_RTT (RFC 8985 §6.2 step 4), if sampled.
     pub min_rtt: Option<Duration>,
+    /// SRTT, the reordering window's cap (RFC 8985 §6.2 step 4), if sampled.
     pub srtt: Option<Duration>,
 }
 
@@ -89,6 +93,7 @@ impl Rack {
             ..Rack::new(variant)
         }
     }
+    /// Which RACK this is.
     pub fn variant(&self) -> Variant {
         self.variant
     }
@@ -126,6 +131,7 @@ impl Rack {
         self.reordering_seen = true;
     }
 
+    /// RACK before any delivery, with the variant's defaults (reo_wnd_mult 1).
     pub fn new(variant: Variant) -> Rack {
         Rack {
             variant,

@@ -28,6 +28,7 @@ pub struct Episode {
 }
 
 impl Episode {
+    /// An episode; `linux` applies Linux's `tcp_process_tlp_ack` rules.
     pub fn new(linux: bool) -> Episode {
         Episode {
             end_seq: None,

@@ -34,7 +34,9 @@ pub struct Entry {
     pub prior_flight: u64,
     /// Bytes SACKed before the triggering ACK.
     pub prior_sacked: u64,
+    /// The sender's MSS, bytes.
     pub mss: u64,
+    /// SACK is in use.
     pub sack: bool,
 }
 
@@ -54,6 +56,7 @@ pub struct RecoveryAck {
     pub pipe: u64,
     /// SND.NXT − SND.UNA.
     pub flight_size: u64,
+    /// The sender's MSS, bytes.
     pub mss: u64,
 }
 
@@ -62,9 +65,13 @@ pub struct RecoveryAck {
 /// + SMSS), or the proportional part. Several may apply at once.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Bound {
+    /// The proportional part (pipe > ssthresh).
     pub proportional: bool,
+    /// `s`: ssthresh − pipe.
     pub s: bool,
+    /// `b`: banked prr_delivered − prr_out (+ SMSS).
     pub b: bool,
+    /// `d`: DeliveredData + SMSS.
     pub d: bool,
 }
 
@@ -93,6 +100,7 @@ pub enum Reducer {
 }
 
 impl Reducer {
+    /// A reducer of `kind` before any episode.
     pub fn new(kind: Reduction) -> Reducer {
         match kind {
             Reduction::Rfc6675 => Reducer::Rfc6675(rfc6675::Rfc6675::default()),
@@ -104,6 +112,7 @@ impl Reducer {
         }
     }
 
+    /// Which reduction this is.
     pub fn kind(&self) -> Reduction {
         match self {
             Reducer::Rfc6675(_) => Reduction::Rfc6675,

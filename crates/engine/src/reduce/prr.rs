@@ -37,13 +37,18 @@ use crate::config::Reduction;
 /// Which PRR.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Variant {
+    /// RFC 6937 with the conservative reduction bound.
     Rfc6937Crb,
+    /// RFC 6937 with the slow-start reduction bound.
     Rfc6937Ssrb,
+    /// RFC 9937 §6 (SafeACK chooses the bound).
     Rfc9937,
+    /// Linux `tcp_cwnd_reduction`.
     Linux,
 }
 
 impl Variant {
+    /// The reduction axis value this variant belongs to.
     pub fn reduction(self) -> Reduction {
         match self {
             Variant::Rfc6937Crb => Reduction::Prr6937Crb,
@@ -81,6 +86,7 @@ pub struct Prr {
 }
 
 impl Prr {
+    /// PRR before any episode.
     pub fn new(variant: Variant) -> Prr {
         Prr {
             variant,
@@ -98,15 +104,19 @@ impl Prr {
         }
     }
 
+    /// Which PRR this is.
     pub fn variant(&self) -> Variant {
         self.variant
     }
+    /// prr_delivered (RFC 6937 §3), bytes.
     pub fn prr_delivered(&self) -> u64 {
         self.prr_delivered
     }
+    /// prr_out (RFC 6937 §3), bytes.
     pub fn prr_out(&self) -> u64 {
         self.prr_out
     }
+    /// RecoverFS (RFC 6937 §3), bytes.
     pub fn recover_fs(&self) -> u64 {
         self.recover_fs
     }

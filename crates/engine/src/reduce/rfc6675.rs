@@ -31,6 +31,7 @@ pub struct Rfc6675 {
 }
 
 impl Rfc6675 {
+    /// Enters recovery (RFC 6675 §5 step 4.2): the new cwnd.
     pub fn on_enter(&mut self, e: &Entry) -> u64 {
         self.sack = e.sack;
         self.entry_ack = true;
@@ -41,6 +42,7 @@ impl Rfc6675 {
         }
     }
 
+    /// An ACK in recovery: the cwnd after it.
     pub fn on_ack(&mut self, a: &RecoveryAck, cwnd: u64) -> u64 {
         if self.sack || core::mem::take(&mut self.entry_ack) {
             cwnd
@@ -56,6 +58,7 @@ impl Rfc6675 {
         }
     }
 
+    /// What may be sent now (RFC 6675 §5: cwnd − pipe).
     pub fn quota(&self, cwnd: u64, pipe: u64, flight_size: u64, mss: u64) -> u64 {
         if self.sack {
             quota(cwnd, pipe, mss)
@@ -65,6 +68,7 @@ impl Rfc6675 {
         }
     }
 
+    /// Leaves recovery (RFC 6675 §5): the cwnd after it.
     pub fn on_exit(&mut self, cwnd: u64, ssthresh: u64, flight_size: u64, mss: u64) -> u64 {
         if self.sack {
             cwnd

@@ -20,6 +20,7 @@ use crate::time::Duration;
 
 /// RFC 3522 / RFC 4015 `SpuriousRecovery`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(not(feature = "introspect"), allow(dead_code))] // used by observers
 pub enum SpuriousRecovery {
     /// FALSE: not (known to be) spurious.
     No,
@@ -29,7 +30,10 @@ pub enum SpuriousRecovery {
     /// DSACK, RFC 3708).
     LateSpurTo,
     /// A spurious fast retransmit: dupacks + 1 (RFC 3522 step 6).
-    FastRetransmit { dupacks_plus_one: u32 },
+    FastRetransmit {
+        /// The duplicate ACKs that triggered it, plus one.
+        dupacks_plus_one: u32,
+    },
 }
 
 /// What the first acceptable ACK carries, for RFC 3522 §3.2 steps 4-5.
@@ -112,6 +116,7 @@ pub fn adapt(prev: &Prev, sample: Duration) -> (Duration, Duration) {
 }
 
 /// RFC 6298 §2.3-2.5 applied to step 11's values: SRTT + max(G, 4·RTTVAR) in [min, max].
+#[cfg_attr(not(feature = "introspect"), allow(dead_code))] // used by observers
 pub fn rto(
     srtt: Duration,
     rttvar: Duration,

@@ -73,13 +73,18 @@ pub enum Decision {
     /// Conventional RTO recovery from now on; cwnd is set to this many segments, the
     /// "no more than" of RFC 5682 steps 2a and 3a, which is what conventional slow start
     /// would have reached by then.
-    Genuine { cwnd_cap: Option<u64> },
+    Genuine {
+        /// The cwnd limit, segments, if any.
+        cwnd_cap: Option<u64>,
+    },
 }
 
 /// RFC 5682 state (`recover` / RecoveryPoint; Linux `high_seq` and `tp->frto`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Frto {
+    /// Which F-RTO.
     pub variant: Variant,
+    /// Where in RFC 5682's steps it is.
     pub phase: Phase,
     /// RFC 5682 `recover` (§2) / RecoveryPoint (§3): the highest sequence sent when the
     /// retransmission was acknowledged (Linux `high_seq`).
@@ -92,6 +97,7 @@ pub struct Frto {
 }
 
 impl Frto {
+    /// F-RTO of `variant`, idle until a timeout.
     pub fn new(variant: Variant) -> Frto {
         Frto {
             variant,

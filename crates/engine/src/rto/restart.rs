@@ -16,6 +16,7 @@
 use crate::time::{Duration, Instant};
 
 /// RFC 7765 §4: the RECOMMENDED rrthresh.
+#[cfg_attr(not(feature = "introspect"), allow(dead_code))] // used by observers
 pub const RRTHRESH: u32 = 4;
 
 /// RFC 7765 §4 steps 1-2: T_earliest, given the segments outstanding, the previously

@@ -186,7 +186,9 @@ impl Undo {
 /// The connection when a verdict is applied.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Current {
+    /// cwnd, bytes.
     pub cwnd: u64,
+    /// ssthresh, bytes.
     pub ssthresh: u64,
     /// FlightSize after the ACK.
     pub flight_size: u64,

@@ -55,7 +55,9 @@ pub(super) const PROVEN: u32 = 1 << 31;
 /// The ACK carrying a DSACK, as evidence for what it covers for the first time.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Cover {
+    /// Which segments RACK may consider.
     pub filter: RackFilter,
+    /// The ACK's cumulative point.
     pub cumulative: u64,
 }
 

@@ -22,7 +22,9 @@ use crate::time::{Duration, Instant};
 /// included.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct RackFilter {
+    /// The time of the ACK or timer.
     pub now: Instant,
+    /// RACK.min_RTT, if sampled.
     pub min_rtt: Option<Duration>,
     /// The ACK's TSecr, in the sender's TS clock (µs + 1, see `Sender` timestamps).
     pub ts_ecr: Option<u64>,
@@ -149,6 +151,7 @@ impl Scoreboard {
         }
     }
 
+    /// The transmit-time order (RFC 8985 §5.2).
     pub fn time_order(&self) -> &TimeOrder {
         &self.tsorted
     }

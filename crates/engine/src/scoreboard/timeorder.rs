@@ -29,6 +29,7 @@ pub struct TsNode {
     pub order: u64,
     /// The range it carried (RACK `Segment.end_seq` is `end`).
     pub start: u64,
+    /// End stream offset of the segment.
     pub end: u64,
     /// Scoreboard segments still outstanding with this transmission.
     pub(crate) live: u32,
@@ -65,6 +66,7 @@ impl Default for TimeOrder {
 }
 
 impl TimeOrder {
+    /// An empty order.
     pub fn new() -> Self {
         TimeOrder {
             nodes: Vec::new(),
@@ -81,6 +83,7 @@ impl TimeOrder {
     pub fn len(&self) -> usize {
         self.len
     }
+    /// No segment in it.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -224,6 +227,7 @@ impl TimeOrder {
         (n != NIL).then(|| (n, self.nodes[n as usize]))
     }
 
+    /// The node with id `id`.
     pub fn get(&self, id: u32) -> &TsNode {
         &self.nodes[id as usize]
     }

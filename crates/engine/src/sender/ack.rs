@@ -188,6 +188,13 @@ impl Sender {
         if cumulative > self.sb.snd_nxt() {
             // RFC 9293 §3.10.7.4: an ACK for data not yet sent is dropped.
             self.stats.ack_beyond_snd_nxt += 1;
+            self.emit(
+                now,
+                EventKind::AckRejected {
+                    cumulative,
+                    snd_nxt: self.sb.snd_nxt(),
+                },
+            );
             return None;
         }
         if self.ts_ok {

@@ -25,6 +25,7 @@ pub(crate) fn ts_clock(now: Instant) -> u64 {
 impl Sender {
     /// The next segment to send now, if any; call until `None` after every input.
     /// A transmission that could not leave the host is reported with `transmit_failed`.
+    #[must_use = "a transmission not put on the wire is lost: drain poll_transmit after every input"]
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
         if self.xmit_blocked() || self.optack_detected() {
             return None;
