@@ -160,7 +160,10 @@ build_runner() {
     tree="$root/target/trace-corpus/tree"
     git worktree remove --force "$tree" >/dev/null 2>&1 || rm -rf "$tree"
     git worktree add --detach --quiet "$tree" "$sha"
-    trap 'git worktree remove --force "$tree" >/dev/null 2>&1 || rm -rf "$tree"; git worktree prune' EXIT
+    # Expanded now: `tree` is local, gone when the trap runs (`set -u` made that fail and
+    # left the worktree behind).
+    # shellcheck disable=SC2064
+    trap "git worktree remove --force '$tree' >/dev/null 2>&1 || rm -rf '$tree'; git worktree prune" EXIT
     target="$root/target/trace-corpus/target"
   fi
   echo "trace-corpus: building the runner (${rev:-working tree}) ..." >&2
