@@ -461,7 +461,6 @@ fn late_acks_of_the_originals_after_a_spurious_timeout_grow_cwnd() {
     }
 }
 
-
 /// Linux as it is: the answer to the timeout's retransmission in one ACK covers the
 /// retransmission, so it proves nothing spurious (`tcp_clean_rtx_queue` clears
 /// `FLAG_ORIG_SACK_ACKED` without SACK) and the timeout's reduction stands; cut into seven

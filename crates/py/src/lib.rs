@@ -23,8 +23,8 @@ use pyo3::types::{PyBytes, PyDict};
 mod attacks;
 mod batch;
 mod benchmarks;
-mod explain;
 mod columns;
+mod explain;
 
 /// mimalloc: a simulation allocates per flow (its endpoints, scoreboard, reassembly), and
 /// with thousands of flows the system allocator's cost showed in the profile (~7 % at

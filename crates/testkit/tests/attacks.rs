@@ -234,8 +234,14 @@ fn dupack_spoofing_without_sack_gains_no_window() {
         let attacked = run_on(&cfg, false, Phase::Lossy, Attack::DupAckSpoofing, path);
         let ratio = attacked.cwnd_mean as f64 / honest.cwnd_mean.max(1) as f64;
         if ratio > 1.0 {
-            bad.push(format!("path {k}: {ratio:.2}x ({attacked:?} vs {honest:?})"));
+            bad.push(format!(
+                "path {k}: {ratio:.2}x ({attacked:?} vs {honest:?})"
+            ));
         }
     }
-    assert!(bad.is_empty(), "the attacker's cwnd grew:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "the attacker's cwnd grew:\n{}",
+        bad.join("\n")
+    );
 }
