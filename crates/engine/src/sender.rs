@@ -86,6 +86,8 @@ pub enum RecoveryState {
 }
 
 impl RecoveryState {
+    /// The lower-case name used in traces and `TcpInfo` (`open`, `disorder`, `cwr`,
+    /// `recovery`, `loss`).
     pub fn name(self) -> &'static str {
         match self {
             RecoveryState::Open => "open",

@@ -13,7 +13,7 @@
 //! the number of nodes it marks lost, never the window: the nodes it leaves waiting are
 //! not walked one by one (their deadlines are sorted too, so the last of them gives the
 //! longest wait), but found by a cursor that stays on the last node sent before
-//! RACK.segment from one ACK to the next ([`TimeOrder::last_before`]).
+//! RACK.segment from one ACK to the next (`TimeOrder::last_before`).
 
 use crate::time::Instant;
 

@@ -13,9 +13,11 @@ use crate::stats::Stats;
 use crate::timer::TimerKind;
 
 impl Sender {
+    /// The connection's counters (named as Linux's MIB counters where one exists).
     pub fn stats(&self) -> &Stats {
         &self.stats
     }
+    /// The configuration this sender was built with, as the user set it.
     pub fn config(&self) -> &Config {
         &self.cfg
     }
@@ -41,9 +43,11 @@ impl Sender {
             self.sb.flight_size()
         }
     }
+    /// RFC 5681 FlightSize, bytes: SND.NXT − SND.UNA, SACKed and lost bytes included.
     pub fn flight_size(&self) -> u64 {
         self.sb.flight_size()
     }
+    /// The recovery state (Linux `icsk_ca_state`).
     pub fn state(&self) -> RecoveryState {
         self.ca.name()
     }
@@ -76,9 +80,11 @@ impl Sender {
     pub fn mss(&self) -> u64 {
         self.mss
     }
+    /// The RTT estimator (RFC 6298 SRTT, RTTVAR, RTO; min RTT).
     pub fn rtt(&self) -> &Rtt {
         &self.rtt
     }
+    /// The scoreboard of sent segments (RFC 6675 §3: SACKed, lost, retransmitted).
     pub fn scoreboard(&self) -> &Scoreboard {
         &self.sb
     }
@@ -91,9 +97,11 @@ impl Sender {
     pub fn dupacks(&self) -> u32 {
         self.dup.count
     }
+    /// SACK was agreed in the handshake (RFC 2018 §2: both sent SACK-permitted).
     pub fn sack_enabled(&self) -> bool {
         self.sack_ok
     }
+    /// Timestamps were agreed in the handshake (RFC 7323 §3.2: both sent TSopt).
     pub fn timestamps_enabled(&self) -> bool {
         self.ts_ok
     }
@@ -105,6 +113,7 @@ impl Sender {
     pub fn timer_kind(&self) -> Option<TimerKind> {
         self.timer.kind()
     }
+    /// The three-way handshake has completed (RFC 9293 §3.5).
     pub fn is_established(&self) -> bool {
         self.conn == Conn::Established
     }
