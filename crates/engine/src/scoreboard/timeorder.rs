@@ -80,10 +80,14 @@ impl TimeOrder {
     }
 
     /// Linked transmissions.
+    // Read only through the `introspect` getters of `Sender`.
+    #[cfg_attr(not(feature = "introspect"), allow(dead_code))]
     pub fn len(&self) -> usize {
         self.len
     }
     /// No segment in it.
+    // Read only through the `introspect` getters of `Sender`.
+    #[cfg_attr(not(feature = "introspect"), allow(dead_code))]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -228,6 +232,8 @@ impl TimeOrder {
     }
 
     /// The node with id `id`.
+    // Read only through the `introspect` getters of `Sender`.
+    #[cfg_attr(not(feature = "introspect"), allow(dead_code))]
     pub fn get(&self, id: u32) -> &TsNode {
         &self.nodes[id as usize]
     }

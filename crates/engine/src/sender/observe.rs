@@ -84,9 +84,11 @@ impl Sender {
     pub fn rtt(&self) -> &Rtt {
         &self.rtt
     }
-    /// The scoreboard of sent segments (RFC 6675 §3: SACKed, lost, retransmitted).
-    pub fn scoreboard(&self) -> &Scoreboard {
-        &self.sb
+    introspect_getter! {
+        /// The scoreboard of sent segments (RFC 6675 §3: SACKed, lost, retransmitted).
+        fn scoreboard(&self) -> &Scoreboard {
+            &self.sb
+        }
     }
     /// RFC 6675 RecoveryPoint (RFC 6582 `recover`, Linux `high_seq`) of the fast or RTO
     /// recovery in progress.
@@ -133,9 +135,11 @@ impl Sender {
     pub fn events_dropped(&self) -> u64 {
         self.events_dropped
     }
-    /// The rate-reduction algorithm and its episode state (PRR's prr_delivered, …).
-    pub fn reducer(&self) -> &Reducer {
-        &self.reducer
+    introspect_getter! {
+        /// The rate-reduction algorithm and its episode state (PRR's prr_delivered, …).
+        fn reducer(&self) -> &Reducer {
+            &self.reducer
+        }
     }
     /// The duplicate threshold in use: `dupthresh`, or Linux's adaptive `tp->reordering`.
     pub fn reordering(&self) -> u32 {
@@ -179,13 +183,17 @@ impl Sender {
     pub fn probe_active(&self) -> bool {
         self.alg.probe != Probing::None
     }
-    /// The TLP draft's episode state (TLPRtxOut, TLPHighRxt).
-    pub fn tlp_draft_episode(&self) -> &tlp_draft::Episode {
-        &self.tlp_draft
+    introspect_getter! {
+        /// The TLP draft's episode state (TLPRtxOut, TLPHighRxt).
+        fn tlp_draft_episode(&self) -> &tlp_draft::Episode {
+            &self.tlp_draft
+        }
     }
-    /// The RFC 8985 / Linux TLP state (TLP.end_seq, TLP.is_retrans).
-    pub fn tlp_episode(&self) -> &tlp::Episode {
-        &self.tlp
+    introspect_getter! {
+        /// The RFC 8985 / Linux TLP state (TLP.end_seq, TLP.is_retrans).
+        fn tlp_episode(&self) -> &tlp::Episode {
+            &self.tlp
+        }
     }
     /// The pipe recovery runs on: RFC 6675 pipe with SACK; without SACK the same count
     /// with the bytes duplicate ACKs reported delivered in place of SACKed bytes (Linux's
