@@ -225,8 +225,6 @@ settings! {
 mod axes;
 mod error;
 mod presets;
-// Branch `core` restructures this module; documented after that merge.
-#[allow(missing_docs)]
 pub mod resolved;
 mod rules;
 mod setting;

@@ -153,9 +153,6 @@ macro_rules! introspect_mod {
 }
 
 pub mod algorithms;
-// Branch `cc` restructures this module; its last undocumented items are documented after
-// that merge, and then this allow goes.
-#[allow(missing_docs)]
 pub mod cc;
 pub mod config;
 introspect_mod!(detect);
@@ -169,8 +166,6 @@ introspect_mod!(reduce);
 introspect_mod!(rto);
 introspect_mod!(rtt);
 introspect_mod!(scoreboard);
-// Branch `core` restructures this module (see `cc` above).
-#[allow(missing_docs)]
 pub mod sender;
 pub mod stats;
 mod status;

@@ -87,6 +87,8 @@ impl SentSeg {
         self.end - self.start
     }
     /// No byte.
+    // Read only through the `introspect` getters of `Sender`.
+    #[cfg_attr(not(feature = "introspect"), allow(dead_code))]
     pub fn is_empty(&self) -> bool {
         self.end <= self.start
     }
@@ -131,6 +133,8 @@ pub struct Acked {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum NextSegRule {
     /// Rule 1: the lowest lost segment above HighRxt.
+    // Built only by `next_seg_fallback`, which only `introspect` users call.
+    #[cfg_attr(not(feature = "introspect"), allow(dead_code))]
     Lost,
     /// Rule 3: the lowest un-SACKed segment above HighRxt below the highest SACK.
     Unsacked,
@@ -267,6 +271,8 @@ impl Scoreboard {
         self.splits
     }
     /// Nothing outstanding.
+    // Read only through the `introspect` getters of `Sender`.
+    #[cfg_attr(not(feature = "introspect"), allow(dead_code))]
     pub fn is_empty(&self) -> bool {
         self.segs.is_empty()
     }

@@ -16,6 +16,22 @@
 //! `probe` (tail loss probes: scheduling, sending, the probe's ACKs), `timers` (the one
 //! deadline: which kind is armed when) and `transmit` (what to send next).
 
+/// Declares a getter of an internal's state (scoreboard, reducer, TLP episode, …): public
+/// with the `introspect` feature, crate-private otherwise, as `introspect_mod!` does for
+/// the modules their types live in. An embedder of the façade then cannot come to depend
+/// on them, while the crate itself (`info.rs`) and the glossary's links still reach them.
+macro_rules! introspect_getter {
+    ($(#[$attr:meta])* fn $name:ident(&$self:ident) -> $ret:ty $body:block) => {
+        $(#[$attr])*
+        #[cfg(feature = "introspect")]
+        pub fn $name(&$self) -> $ret $body
+        $(#[$attr])*
+        #[cfg(not(feature = "introspect"))]
+        #[allow(dead_code)] // only `introspect` users read most of them
+        pub(crate) fn $name(&$self) -> $ret $body
+    };
+}
+
 mod ack;
 mod cc;
 mod dupacks;
@@ -86,6 +102,8 @@ pub enum RecoveryState {
 }
 
 impl RecoveryState {
+    /// The lower-case name used in traces and `TcpInfo` (`open`, `disorder`, `cwr`,
+    /// `recovery`, `loss`).
     pub fn name(self) -> &'static str {
         match self {
             RecoveryState::Open => "open",

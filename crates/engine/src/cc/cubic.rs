@@ -156,6 +156,9 @@ impl Cubic {
     pub fn origin(&self) -> f64 {
         self.origin
     }
+    /// The start of the current congestion-avoidance epoch (RFC 9438 §4.2, Linux
+    /// `epoch_start`); `None` until the first ACK in congestion avoidance after a
+    /// reduction or timeout.
     pub fn epoch_start(&self) -> Option<Instant> {
         self.epoch_start
     }
@@ -193,6 +196,8 @@ impl Cubic {
             ..Cubic::default()
         }
     }
+    /// This is the `cubic-linux` variant (Linux `tcp_cubic.c` arithmetic) rather than
+    /// RFC 9438's.
     pub fn is_linux(&self) -> bool {
         self.linux
     }
@@ -201,6 +206,7 @@ impl Cubic {
         self.linux.then_some(&self.bic)
     }
 
+    /// Replaces the hybrid slow start (`hystart`, `hystart_detect` settings).
     pub fn set_hystart(&mut self, h: HyStart) {
         self.hystart = h;
     }

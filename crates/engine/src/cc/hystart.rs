@@ -63,11 +63,17 @@ fn clock(t: Instant) -> u32 {
 /// One ACK's sample and the connection around it.
 #[derive(Copy, Clone, Debug)]
 pub struct Sample {
+    /// The time of the ACK (`bictcp_clock_us`).
     pub now: Instant,
+    /// The ACK's RTT sample (`sample->rtt_us`).
     pub rtt: Duration,
+    /// SND.UNA after the ACK, a sequence offset: a round ends once it passes `end_seq`.
     pub snd_una: u64,
+    /// SND.NXT, a sequence offset: a new round ends where this is now (`end_seq`).
     pub snd_nxt: u64,
+    /// cwnd, segments (`tcp_snd_cwnd`), compared with `hystart_low_window`.
     pub cwnd_segs: u64,
+    /// cwnd < ssthresh (`tcp_in_slow_start`): HyStart acts only then.
     pub in_slow_start: bool,
     /// `hystart_ack_delay`: min(1 ms, 4 GSO packets at the pacing rate).
     pub ack_delay: Duration,
@@ -76,6 +82,8 @@ pub struct Sample {
 }
 
 impl HyStart {
+    /// HyStart with the ACK-train and/or delay detector on (Linux `hystart_detect`
+    /// bits `HYSTART_ACK_TRAIN` = 1, `HYSTART_DELAY` = 2).
     pub fn new(ack_train: bool, delay: bool) -> HyStart {
         HyStart {
             ack_train,
@@ -84,6 +92,7 @@ impl HyStart {
         }
     }
 
+    /// At least one detector is on (Linux `hystart` = 1 and `hystart_detect` ≠ 0).
     pub fn enabled(&self) -> bool {
         self.ack_train || self.delay
     }

@@ -51,7 +51,10 @@ pub struct RateSample {
 /// `first_tx_mstamp`, `app_limited`).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Rate {
+    /// `tp->delivered`: segments ever delivered (ACKed or SACKed for the first time).
     pub delivered: u64,
+    /// `tp->delivered_mstamp`: when `delivered` last grew, or when sending restarted
+    /// with nothing in flight.
     pub delivered_time: Instant,
     first_tx_time: Instant,
     /// The `delivered` count at which the application-limited period ends (0: not limited).

@@ -28,6 +28,9 @@ pub enum SlowStart {
     Linux,
 }
 
+/// The Reno controller (RFC 5681 §3.1 with RFC 3465 byte counting; `reno-linux` as
+/// Linux `tcp_reno_cong_avoid` and `tcp_reno_ssthresh`). CUBIC reuses it for its
+/// Reno-friendly region and slow start.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct Reno {
     slow_start: SlowStart,

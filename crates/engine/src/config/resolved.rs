@@ -20,10 +20,16 @@ use super::{Config, Flavour, RecoveryExit, RtoAdaptation, SpuriousResponse};
 /// Every algorithm choice the sender matches on, with its options.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Algorithms {
+    /// How losses are found before a timeout (`loss_detection`; NewReno without SACK).
     pub loss_detection: Detection,
+    /// Tail loss probing (`probe`; none without SACK).
     pub probe: Probing,
+    /// Early Retransmit (`early_retransmit`, RFC 5827).
     pub early_retransmit: ErMode,
+    /// How the retransmission timer is re-armed (`rto_timer`).
     pub rto_timer: RtoRearm,
+    /// The spurious-timeout detector that runs (`spurious_detection`, minus what the
+    /// handshake ruled out).
     pub spurious_detection: SpuriousDetector,
     /// The configured spurious-timeout detector needs an option the connection did not
     /// negotiate, so it runs as `None` (counted as `TCPSpuriousDetectionUnavailable`).
@@ -31,6 +37,7 @@ pub struct Algorithms {
     /// DSACKs count toward undo only for retransmissions whose original is shown to have
     /// arrived (`dsack_proof`; `scoreboard::proof`).
     pub dsack_proof: bool,
+    /// The optimistic-ACK defence (`optack_defence`; `detect::optack`).
     pub optack: OptAck,
     /// Without SACK, duplicates beyond what the peer can have sent count nothing
     /// (`dupack_budget`; `detect::ack_budget`, RFC 9937 §6's RecoverFS per round).
@@ -61,6 +68,7 @@ pub struct Algorithms {
 /// The optimistic-ACK defence (`optack_defence`), with its options (`detect::optack`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum OptAck {
+    /// No defence: every new segment is sent in order.
     Off,
     /// Savage et al. §4.3's randomly skipped segment.
     SkipSegment {
@@ -74,7 +82,10 @@ pub enum OptAck {
 pub enum Detection {
     /// RFC 6675 §4 IsLost (more than (DupThresh − 1)·SMSS SACKed above), or RFC 3517's
     /// rule; NewReno's partial ACKs without SACK (RFC 6582).
-    DupThresh { rule: DupThreshRule },
+    DupThresh {
+        /// RFC 6675's or RFC 3517's IsLost.
+        rule: DupThreshRule,
+    },
     /// FACK threshold recovery (TLP draft §2.2; Linux before 4.15 with `tcp_fack`).
     Fack {
         /// Lost retransmissions are found from SACKs above the SND.NXT they were sent at
@@ -83,6 +94,7 @@ pub enum Detection {
     },
     /// RACK (RFC 8985 §6), as the RFC writes it or as Linux runs it.
     Rack {
+        /// RFC 8985 as written or Linux `tcp_rack_detect_loss`.
         variant: RackVariant,
         /// RFC 8985 §6.2 step 4: reo_wnd grows on DSACKs, or stays at its minimum
         /// (Linux `tcp_recovery` bit 0x2, `rack_static_reo_wnd`).
@@ -115,6 +127,7 @@ pub enum ReoWnd {
 /// Tail loss probing (`probe`), with the options of each kind.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Probing {
+    /// No probe: a tail loss waits for the RTO.
     None,
     /// draft-dukkipati-tcpm-tcp-loss-probe-01 (seed 000).
     TlpDraft {
@@ -129,10 +142,12 @@ pub enum Probing {
     Tlp {
         /// TLP.max_ack_delay, added to the PTO with one segment out (§7.2).
         max_ack_delay: Duration,
+        /// Probe in fast recovery too (seed 001 slide 18; RFC 8985 §7.2 does not).
         in_recovery: bool,
     },
     /// Linux's TLP (`tcp_schedule_loss_probe`): the one-segment term is `rto_min`.
     TlpLinux {
+        /// Probe in fast recovery too (seed 001 slide 18; Linux does not).
         in_recovery: bool,
     },
 }
@@ -140,8 +155,11 @@ pub enum Probing {
 /// Early Retransmit (RFC 5827), with its mitigations when on.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ErMode {
+    /// No early retransmit: fast retransmit needs DupThresh duplicate ACKs.
     Off,
+    /// RFC 5827 §3: lower the duplicate threshold when fewer than four segments are out.
     On {
+        /// Counting in segments or bytes, and the TLP draft's enhancement.
         rule: ErRule,
         /// RFC 5827 App. A.3: wait max(SRTT/4, 2 ms) before the early retransmit.
         delayed: bool,
@@ -170,15 +188,20 @@ pub enum RtoRearm {
     Rfc6298,
     /// RFC 7765 §4 RTO Restart while fewer than `rrthresh` segments are outstanding or
     /// queued.
-    Restart { rrthresh: u32 },
+    Restart {
+        /// RFC 7765 §3 rrthresh, segments (the RFC suggests 4).
+        rrthresh: u32,
+    },
 }
 
 /// The spurious-timeout detector that can run on this connection (`spurious_detection`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum SpuriousDetector {
+    /// No detection: every timeout's reduction stands.
     None,
     /// RFC 5682: basic F-RTO (§2.1) without SACK, SACK-enhanced (§3.1) with it.
     Frto {
+        /// SACK was negotiated, so the SACK-enhanced algorithm (§3.1) runs.
         sack: bool,
     },
     /// RFC 3522.
@@ -187,6 +210,7 @@ pub enum SpuriousDetector {
     Dsack,
     /// Linux's undo machinery, with or without its F-RTO (`tcp_frto`).
     Linux {
+        /// Linux's F-RTO runs too (`tcp_frto`, `tcp_process_loss`).
         frto: bool,
     },
 }

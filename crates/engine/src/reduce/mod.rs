@@ -113,6 +113,8 @@ impl Reducer {
     }
 
     /// Which reduction this is.
+    // Read only through the `introspect` getters of `Sender`.
+    #[cfg_attr(not(feature = "introspect"), allow(dead_code))]
     pub fn kind(&self) -> Reduction {
         match self {
             Reducer::Rfc6675(_) => Reduction::Rfc6675,

@@ -296,6 +296,8 @@ impl Scoreboard {
     }
 
     /// RFC 6675 NextSeg rules 3 and 4, used when no new data can be sent.
+    // Read only through the `introspect` getters of `Sender`.
+    #[cfg_attr(not(feature = "introspect"), allow(dead_code))]
     pub fn next_seg_fallback(&mut self, recovery_point: u64) -> Option<(SentSeg, NextSegRule)> {
         self.next_seg_fallback_with(recovery_point, true)
     }

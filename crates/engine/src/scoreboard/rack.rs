@@ -152,6 +152,8 @@ impl Scoreboard {
     }
 
     /// The transmit-time order (RFC 8985 §5.2).
+    // Read only through the `introspect` getters of `Sender`.
+    #[cfg_attr(not(feature = "introspect"), allow(dead_code))]
     pub fn time_order(&self) -> &TimeOrder {
         &self.tsorted
     }

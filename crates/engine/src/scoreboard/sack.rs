@@ -9,6 +9,8 @@ use crate::packet::Range;
 impl Scoreboard {
     /// Marks `block` SACKed; returns the newly SACKed byte count. Parts outside
     /// [SND.UNA, SND.NXT) are ignored; `None` when nothing of the block is valid.
+    // Read only through the `introspect` getters of `Sender`.
+    #[cfg_attr(not(feature = "introspect"), allow(dead_code))]
     pub fn sack(&mut self, block: Range) -> Option<u64> {
         let tagged = self.tag_block(block)?;
         Some(self.sack_tagged(tagged))

@@ -13,7 +13,7 @@
 //! the number of nodes it marks lost, never the window: the nodes it leaves waiting are
 //! not walked one by one (their deadlines are sorted too, so the last of them gives the
 //! longest wait), but found by a cursor that stays on the last node sent before
-//! RACK.segment from one ACK to the next ([`TimeOrder::last_before`]).
+//! RACK.segment from one ACK to the next (`TimeOrder::last_before`).
 
 use crate::time::Instant;
 
@@ -80,10 +80,14 @@ impl TimeOrder {
     }
 
     /// Linked transmissions.
+    // Read only through the `introspect` getters of `Sender`.
+    #[cfg_attr(not(feature = "introspect"), allow(dead_code))]
     pub fn len(&self) -> usize {
         self.len
     }
     /// No segment in it.
+    // Read only through the `introspect` getters of `Sender`.
+    #[cfg_attr(not(feature = "introspect"), allow(dead_code))]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -228,6 +232,8 @@ impl TimeOrder {
     }
 
     /// The node with id `id`.
+    // Read only through the `introspect` getters of `Sender`.
+    #[cfg_attr(not(feature = "introspect"), allow(dead_code))]
     pub fn get(&self, id: u32) -> &TsNode {
         &self.nodes[id as usize]
     }

@@ -13,9 +13,11 @@ use crate::stats::Stats;
 use crate::timer::TimerKind;
 
 impl Sender {
+    /// The connection's counters (named as Linux's MIB counters where one exists).
     pub fn stats(&self) -> &Stats {
         &self.stats
     }
+    /// The configuration this sender was built with, as the user set it.
     pub fn config(&self) -> &Config {
         &self.cfg
     }
@@ -41,9 +43,11 @@ impl Sender {
             self.sb.flight_size()
         }
     }
+    /// RFC 5681 FlightSize, bytes: SND.NXT − SND.UNA, SACKed and lost bytes included.
     pub fn flight_size(&self) -> u64 {
         self.sb.flight_size()
     }
+    /// The recovery state (Linux `icsk_ca_state`).
     pub fn state(&self) -> RecoveryState {
         self.ca.name()
     }
@@ -76,11 +80,15 @@ impl Sender {
     pub fn mss(&self) -> u64 {
         self.mss
     }
+    /// The RTT estimator (RFC 6298 SRTT, RTTVAR, RTO; min RTT).
     pub fn rtt(&self) -> &Rtt {
         &self.rtt
     }
-    pub fn scoreboard(&self) -> &Scoreboard {
-        &self.sb
+    introspect_getter! {
+        /// The scoreboard of sent segments (RFC 6675 §3: SACKed, lost, retransmitted).
+        fn scoreboard(&self) -> &Scoreboard {
+            &self.sb
+        }
     }
     /// RFC 6675 RecoveryPoint (RFC 6582 `recover`, Linux `high_seq`) of the fast or RTO
     /// recovery in progress.
@@ -91,9 +99,11 @@ impl Sender {
     pub fn dupacks(&self) -> u32 {
         self.dup.count
     }
+    /// SACK was agreed in the handshake (RFC 2018 §2: both sent SACK-permitted).
     pub fn sack_enabled(&self) -> bool {
         self.sack_ok
     }
+    /// Timestamps were agreed in the handshake (RFC 7323 §3.2: both sent TSopt).
     pub fn timestamps_enabled(&self) -> bool {
         self.ts_ok
     }
@@ -105,6 +115,7 @@ impl Sender {
     pub fn timer_kind(&self) -> Option<TimerKind> {
         self.timer.kind()
     }
+    /// The three-way handshake has completed (RFC 9293 §3.5).
     pub fn is_established(&self) -> bool {
         self.conn == Conn::Established
     }
@@ -124,9 +135,11 @@ impl Sender {
     pub fn events_dropped(&self) -> u64 {
         self.events_dropped
     }
-    /// The rate-reduction algorithm and its episode state (PRR's prr_delivered, …).
-    pub fn reducer(&self) -> &Reducer {
-        &self.reducer
+    introspect_getter! {
+        /// The rate-reduction algorithm and its episode state (PRR's prr_delivered, …).
+        fn reducer(&self) -> &Reducer {
+            &self.reducer
+        }
     }
     /// The duplicate threshold in use: `dupthresh`, or Linux's adaptive `tp->reordering`.
     pub fn reordering(&self) -> u32 {
@@ -170,13 +183,17 @@ impl Sender {
     pub fn probe_active(&self) -> bool {
         self.alg.probe != Probing::None
     }
-    /// The TLP draft's episode state (TLPRtxOut, TLPHighRxt).
-    pub fn tlp_draft_episode(&self) -> &tlp_draft::Episode {
-        &self.tlp_draft
+    introspect_getter! {
+        /// The TLP draft's episode state (TLPRtxOut, TLPHighRxt).
+        fn tlp_draft_episode(&self) -> &tlp_draft::Episode {
+            &self.tlp_draft
+        }
     }
-    /// The RFC 8985 / Linux TLP state (TLP.end_seq, TLP.is_retrans).
-    pub fn tlp_episode(&self) -> &tlp::Episode {
-        &self.tlp
+    introspect_getter! {
+        /// The RFC 8985 / Linux TLP state (TLP.end_seq, TLP.is_retrans).
+        fn tlp_episode(&self) -> &tlp::Episode {
+            &self.tlp
+        }
     }
     /// The pipe recovery runs on: RFC 6675 pipe with SACK; without SACK the same count
     /// with the bytes duplicate ACKs reported delivered in place of SACKed bytes (Linux's

@@ -73,18 +73,22 @@ impl Sender {
         self.alg.spurious_detection
     }
 
-    /// The congestion snapshot of the current (or last) reduction, if it may still be
-    /// undone (Linux `undo_marker` ≠ 0).
-    pub fn undo_snapshot(&self) -> Option<&Snapshot> {
-        self.evidence.undo.snapshot.as_deref()
+    introspect_getter! {
+        /// The congestion snapshot of the current (or last) reduction, if it may still be
+        /// undone (Linux `undo_marker` ≠ 0).
+        fn undo_snapshot(&self) -> Option<&Snapshot> {
+            self.evidence.undo.snapshot.as_deref()
+        }
     }
     /// Linux `undo_retrans`: retransmissions of the episode not yet DSACKed (−1: none).
     pub fn undo_retrans(&self) -> i64 {
         self.evidence.undo.retrans
     }
-    /// F-RTO's state.
-    pub fn frto(&self) -> &frto::Frto {
-        &self.evidence.frto
+    introspect_getter! {
+        /// F-RTO's state (RFC 5682 §2.1 `recover`, the step reached).
+        fn frto(&self) -> &frto::Frto {
+            &self.evidence.frto
+        }
     }
 
     /// Counts a detector that cannot run on this connection (once, when established).

@@ -58,28 +58,39 @@ const GSO_MAX_BYTES: u64 = 65_536 - 1 - 320;
 /// The connection's congestion state as BBR compares it (`icsk_ca_state` order).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub enum CaState {
+    /// `TCP_CA_Open`: no loss or reordering suspected.
     #[default]
     Open,
+    /// `TCP_CA_Disorder`: duplicate ACKs or SACKs seen, no recovery yet.
     Disorder,
+    /// `TCP_CA_CWR`: a reduction without retransmission (ECN, local congestion).
     Cwr,
+    /// `TCP_CA_Recovery`: fast recovery.
     Recovery,
+    /// `TCP_CA_Loss`: recovery after a retransmission timeout.
     Loss,
 }
 
 /// BBR's mode (`enum bbr_mode`).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum Mode {
+    /// `BBR_STARTUP`: ramp up with a high gain until the bandwidth stops growing.
     #[default]
     Startup,
+    /// `BBR_DRAIN`: drain the queue Startup built, until in-flight ≤ the estimated BDP.
     Drain,
+    /// `BBR_PROBE_BW`: cycle the pacing gain around 1 to probe for and yield bandwidth.
     ProbeBw,
+    /// `BBR_PROBE_RTT`: cut in-flight to 4 segments to measure the min RTT afresh.
     ProbeRtt,
 }
 
 /// What BBR reads of the connection on an ACK (Linux `tcp_sock` fields).
 #[derive(Copy, Clone, Debug)]
 pub struct Conn {
+    /// The time of the ACK (`tp->tcp_mstamp`).
     pub now: Instant,
+    /// The segment size, bytes (`tp->mss_cache`).
     pub mss: u64,
     /// `snd_cwnd`, segments.
     pub cwnd: u64,
@@ -87,10 +98,14 @@ pub struct Conn {
     pub in_flight: u64,
     /// `tp->delivered` and `tp->delivered_mstamp`.
     pub delivered: u64,
+    /// `tp->delivered_mstamp`: when `delivered` last grew.
     pub delivered_time: Instant,
     /// `tp->lost`: segments ever marked lost.
     pub lost: u64,
+    /// `icsk_ca_state`: BBR keeps the cwnd it had on entering recovery and restores it
+    /// on leaving (`bbr_set_cwnd_to_recover_or_restore`).
     pub ca: CaState,
+    /// `tp->srtt_us`, if any sample was taken; `bbr_init_pacing_rate_from_rtt` uses it.
     pub srtt: Option<Duration>,
 }
 
@@ -205,6 +220,7 @@ impl Bbr {
         self.mss = mss.max(1);
     }
 
+    /// The current mode (`bbr->mode`).
     pub fn mode(&self) -> Mode {
         self.mode
     }
@@ -216,12 +232,17 @@ impl Bbr {
     pub fn bw_bytes_per_sec(&self) -> u64 {
         self.rate_bytes_per_sec(self.bw(), BBR_UNIT)
     }
+    /// The windowed minimum RTT (`bbr->min_rtt_us`, over `bbr_min_rtt_win_sec` = 10 s);
+    /// `None` before the first sample.
     pub fn min_rtt(&self) -> Option<Duration> {
         self.min_rtt
     }
+    /// Startup found the pipe full: the bandwidth grew less than 25% for 3 rounds
+    /// (`bbr_full_bw_reached`, `bbr_check_full_bw_reached`).
     pub fn full_bw_reached(&self) -> bool {
         self.full_bw_reached
     }
+    /// The pacing gain (`bbr->pacing_gain`), fixed point with `BBR_UNIT` = 256 as 1.0.
     pub fn pacing_gain(&self) -> u64 {
         self.pacing_gain
     }
