@@ -23,6 +23,13 @@ pub(super) struct DupAcks {
     /// Without SACK: the ACKs the peer can honestly have sent (`detect::ack_budget`); a
     /// duplicate beyond it is not counted.
     pub budget: AckBudget,
+    /// With `dupack_budget` (beyond Linux): what an undone fast recovery's non-SACK
+    /// DeliveredData budget had left. An undo says the episode was not a loss, not that
+    /// its duplicates were honest, so they earn no fresh credit: the Open and Disorder
+    /// states that follow stay held to it until a new episode, the end of one, or a
+    /// timeout (a DupACK spoofer's undone recoveries would otherwise refill it each time,
+    /// issue 26 item 4).
+    pub undone_budget: Option<u64>,
 }
 
 impl DupAcks {
@@ -30,6 +37,7 @@ impl DupAcks {
     /// `tcp_reset_reno_sack` via `tcp_try_undo_recovery`/`tcp_end_cwnd_reduction`'s
     /// callers). DupAcks itself is reset where the state is left (`end_recovery`).
     pub fn on_recovery_exit(&mut self) {
+        self.undone_budget = None;
         self.reno_sacked = 0;
         self.reno = 0;
     }
@@ -37,6 +45,7 @@ impl DupAcks {
     /// A retransmission timeout: every count starts over (Linux `tcp_enter_loss` →
     /// `tcp_reset_reno_sack`; RFC 6675 §5.1).
     pub fn on_timeout(&mut self) {
+        self.undone_budget = None;
         self.count = 0;
         self.reno_sacked = 0;
         self.reno = 0;

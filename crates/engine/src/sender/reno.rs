@@ -112,12 +112,16 @@ impl Sender {
         }
     }
 
-    /// The episode's budget when `dupack_budget` enforces it.
+    /// The budget `dupack_budget` enforces: the episode's, or after an undo what the
+    /// undone one had left (`DupAcks::undone_budget`).
     fn dupack_budget_mut(&mut self) -> Option<&mut u64> {
         if !self.alg.dupack_budget {
             return None;
         }
-        self.ca.budget_mut()
+        match self.ca.budget_mut() {
+            Some(b) => Some(b),
+            None => self.dup.undone_budget.as_mut(),
+        }
     }
 
     /// Linux counts delivery in packets: an ACK ending inside a one-segment skb
@@ -213,7 +217,7 @@ impl Sender {
     /// right after the retransmission they provoke and renew nothing. Returns whether the
     /// ACK acknowledged such a retransmission (outside a non-SACK recovery: any advance).
     fn renew_reno_budget(&mut self, now: Instant, acked: &Acked, min_rtt: Duration) -> bool {
-        let Some(budget) = self.episode_budget() else {
+        let Some(budget) = self.episode_budget().or(self.dup.undone_budget) else {
             return true;
         };
         let answered = acked
@@ -222,6 +226,8 @@ impl Sender {
         if answered {
             let in_flight = self.sb.flight_size().saturating_sub(self.dup.reno_sacked);
             if let Some(b) = self.ca.budget_mut() {
+                *b = budget.max(in_flight);
+            } else if let Some(b) = self.dup.undone_budget.as_mut() {
                 *b = budget.max(in_flight);
             }
         }

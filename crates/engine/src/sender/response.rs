@@ -129,6 +129,9 @@ impl Sender {
             return;
         }
         self.dup.on_undo();
+        if self.alg.dupack_budget {
+            self.dup.undone_budget = self.episode_budget();
+        }
         // Linux's undo keeps `sacked_out` (`tcp_try_undo_partial`, `tcp_try_undo_dsack`);
         // only the end of recovery and a timeout reset it (`tcp_reset_reno_sack`).
         self.drop_head_retransmit();

@@ -131,6 +131,8 @@ impl Sender {
     /// CWR episode, keeps its point (Linux `tcp_enter_recovery` leaves `high_seq` alone
     /// while `tcp_in_cwnd_reduction`). `budget`: the non-SACK bound (RFC 9937 §6).
     pub(super) fn begin_recovery(&mut self, budget: Option<u64>) {
+        // A new episode brings its own budget.
+        self.dup.undone_budget = None;
         let recovery_point = match self.ca {
             Ca::Cwr { high_seq } => high_seq,
             _ => self.sb.snd_nxt(),

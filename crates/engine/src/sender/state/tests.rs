@@ -30,6 +30,11 @@ fn drain(s: &mut Sender, now: Instant) {
 /// on. Ten segments at 0; segment 0 ACKed at 100 ms; three duplicates at 110 ms start fast
 /// recovery, which retransmits segment 1 (at 110 ms).
 fn in_recovery() -> Sender {
+    in_recovery_with(true)
+}
+
+/// [`in_recovery`], with `dupack_budget` as given.
+fn in_recovery_with(dupack_budget: bool) -> Sender {
     let mut c = Config::rfc();
     c.mss = MSS as u16;
     c.handshake = false;
@@ -37,7 +42,7 @@ fn in_recovery() -> Sender {
     c.timestamps = true;
     c.spurious_detection = SpuriousDetection::Linux;
     c.spurious_response = SpuriousResponse::FullUndo;
-    c.dupack_budget = true;
+    c.dupack_budget = dupack_budget;
     let mut s = Sender::new(c, ms(0)).unwrap();
     s.write(ms(0), 10 * MSS);
     drain(&mut s, ms(0));
@@ -64,6 +69,32 @@ fn undo_drops_the_non_sack_episode_budget() {
     assert_eq!(s.stats().undos, 1);
     assert_ne!(s.state(), RecoveryState::Recovery);
     assert_eq!(s.episode_budget(), None);
+}
+
+/// Issue 26 item 4, `dupack_budget` (beyond Linux): the undone episode's budget is not
+/// refunded. An undo says the recovery was not a loss, not that its duplicates were honest;
+/// a DupACK spoofer whose every burst starts a recovery that the next timestamp echo undoes
+/// would otherwise get a fresh budget each time (the hardened attacker's window grew to
+/// 1.18x the honest one's on path 4 of the attack table when the undo dropped it). What
+/// was left carries into the states that follow, until a new episode or a timeout.
+#[test]
+fn undo_carries_what_the_budget_had_left() {
+    let mut s = in_recovery();
+    let left = s.episode_budget().expect("in recovery");
+    s.on_ack(ms(120), &echo(5 * MSS, 0));
+    assert_eq!(s.stats().undos, 1);
+    // What was left after the undoing ACK's own DeliveredData: never more than before it.
+    let carried = s.dup.undone_budget.expect("carried past the undo");
+    assert!(carried > 0 && carried <= left, "{carried} of {left}");
+}
+
+/// Without `dupack_budget` the undo carries nothing: the bound is the defence's.
+#[test]
+fn undo_carries_nothing_without_the_defence() {
+    let mut s = in_recovery_with(false);
+    s.on_ack(ms(120), &echo(5 * MSS, 0));
+    assert_eq!(s.stats().undos, 1);
+    assert_eq!(s.dup.undone_budget, None);
 }
 
 /// The end of recovery drops it too (as before): the ACK of everything echoes the
