@@ -144,7 +144,7 @@ pub struct Sender {
     /// of flows keep one copy).
     cfg: Arc<Config>,
     /// The axes as this connection runs them, resolved from `cfg` after negotiation.
-    alg: Algorithms,
+    alg: Arc<Algorithms>,
     /// Delivery-rate estimation, for a controller that takes rate samples (`cc`).
     rate: Option<Box<cc::RateSampler>>,
     /// Linux `sk_pacing_rate` as `tcp_update_pacing_rate` last set it, bytes/s.
@@ -219,11 +219,28 @@ impl Sender {
     /// A sender at `now`. With the handshake on, the first `poll_transmit` yields the SYN.
     /// `config` may be a `Config` or an `Arc<Config>` shared with other connections.
     pub fn new(config: impl Into<Arc<Config>>, now: Instant) -> Result<Sender, ConfigError> {
+        Sender::with_resolved(config, None, now)
+    }
+
+    /// [`Sender::new`], sharing `resolved` (from [`Config::resolve`] with the options the
+    /// config offers, `config.resolve(config.sack, config.timestamps)`) when it is what
+    /// `config` resolves to: a driver of many connections with one configuration resolves
+    /// it once, and each connection holds a pointer instead of its own copy until its
+    /// handshake agrees on something else. Anything else is resolved afresh.
+    pub fn with_resolved(
+        config: impl Into<Arc<Config>>,
+        resolved: Option<&Arc<Algorithms>>,
+        now: Instant,
+    ) -> Result<Sender, ConfigError> {
         let config: Arc<Config> = config.into();
         config.validate()?;
         // Resolved with the options offered; `negotiate` resolves again with the agreed
         // ones (which can only turn SACK-dependent algorithms off, not change options).
-        let alg = config.resolve(config.sack, config.timestamps);
+        let own = config.resolve(config.sack, config.timestamps);
+        let alg = match resolved {
+            Some(shared) if **shared == own => Arc::clone(shared),
+            _ => Arc::new(own),
+        };
         let mss = u64::from(config.mss);
         let mut s = Sender {
             conn: Conn::Established,

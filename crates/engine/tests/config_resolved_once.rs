@@ -18,7 +18,7 @@ const ALLOWED: &[(&str, &str)] = &[
     // Negotiation re-resolves the axes with the options agreed.
     (
         "handshake.rs",
-        "self.alg = self.cfg.resolve(self.sack_ok, self.ts_ok);",
+        "let agreed = self.cfg.resolve(self.sack_ok, self.ts_ok);",
     ),
     // Called from Sender::new only.
     (

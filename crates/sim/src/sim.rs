@@ -54,6 +54,8 @@ pub struct Sim<'a> {
     sc: &'a Scenario,
     /// The sender's config, shared by every flow (one copy however many are open).
     sender_cfg: std::sync::Arc<lossrec::Config>,
+    /// Its resolved algorithms, shared the same way (`Sender::with_resolved`).
+    sender_alg: std::sync::Arc<lossrec::config::resolved::Algorithms>,
     seed: u64,
     now: u64,
     queue: EventQueue,
@@ -98,6 +100,9 @@ impl<'a> Sim<'a> {
         Sim {
             sc,
             sender_cfg: std::sync::Arc::new(sc.sender.clone()),
+            sender_alg: std::sync::Arc::new(
+                sc.sender.resolve(sc.sender.sack, sc.sender.timestamps),
+            ),
             seed,
             now: 0,
             queue: EventQueue::new(),

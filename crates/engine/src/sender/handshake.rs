@@ -1,6 +1,8 @@
 //! Connection set-up on the sender (RFC 9293 §3.5): option negotiation on the peer's SYN
 //! or SYN-ACK, completing the handshake, and the handshake RTT sample.
 
+use std::sync::Arc;
+
 use super::pending::Pending;
 use super::{transmit, Conn, Sender, RTO_AFTER_SYN_TIMEOUT};
 use crate::cc::CongestionController;
@@ -33,7 +35,11 @@ impl Sender {
         };
         self.sack_ok = self.alg.shell.offer_sack && peer.sack_permitted;
         self.ts_ok = self.alg.shell.offer_timestamps && peer.timestamps && ts.is_some();
-        self.alg = self.cfg.resolve(self.sack_ok, self.ts_ok);
+        let agreed = self.cfg.resolve(self.sack_ok, self.ts_ok);
+        // Still shared with other connections unless the handshake changed something.
+        if agreed != *self.alg {
+            self.alg = Arc::new(agreed);
+        }
         self.configure_scoreboard();
         // RFC 9293 §3.7.1: no segment above the peer's MSS; our own MTU leaves `advmss`
         // less the room of the options every segment carries (Linux `tcp_mtu_to_mss`).

@@ -12,22 +12,23 @@ impl Sim<'_> {
     /// A connection starts: create its endpoints and write what its application has at once.
     pub(super) fn start_flow(&mut self, i: u32) {
         let now = self.now();
-        let sender = match Sender::new(self.sender_cfg.clone(), now) {
-            Ok(mut s) => {
-                s.set_seed(crate::rng::sender_seed(self.seed, u64::from(i)));
-                s
-            }
-            Err(e) => {
-                self.error = Some(ScenarioError {
-                    origin: self.sc.origin.clone(),
-                    line: None,
-                    column: None,
-                    field: Some("sender".into()),
-                    message: e.to_string(),
-                });
-                return;
-            }
-        };
+        let sender =
+            match Sender::with_resolved(self.sender_cfg.clone(), Some(&self.sender_alg), now) {
+                Ok(mut s) => {
+                    s.set_seed(crate::rng::sender_seed(self.seed, u64::from(i)));
+                    s
+                }
+                Err(e) => {
+                    self.error = Some(ScenarioError {
+                        origin: self.sc.origin.clone(),
+                        line: None,
+                        column: None,
+                        field: Some("sender".into()),
+                        message: e.to_string(),
+                    });
+                    return;
+                }
+            };
         let receiver = Receiver::new(self.sc.receiver.clone(), now);
         let mut sizes = None;
         let mut next_write = 0;
