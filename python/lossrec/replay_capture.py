@@ -28,6 +28,12 @@ sender received, in stream offsets) give the path:
   with the reading taken. Lost transmissions become exact drops
   (``[[path.loss.drops]] seq, transmission``: preset-independent, they follow the range and
   its n-th transmission under any preset).
+- **Clock phase**: Linux's timers fire on jiffies counted from its clock's epoch
+  (``timer_hz``, the timer wheel's buckets), so when a flow started in that clock moves
+  its timeouts by up to a bucket. The replayed flow starts (``[workload] start_ms``) at
+  the capture's SYN time since lossrec's pcap epoch (``PCAP_EPOCH_NS``; a capture lossrec
+  wrote replays in its own phase), modulo :data:`PHASE_PERIOD_NS`. A real host's jiffies
+  started at its boot, which a capture does not show: its phase is a guess.
 - **Receiver**: delayed ACKs when most ACKs cover two segments (``delayed_ack_ms = 40``,
   Linux's minimum ATO; ``tcp_send_delayed_ack``), else one ACK per segment.
 
@@ -118,6 +124,20 @@ def _rate_mbps(acks: List[List[Any]], mss: int, rtt: float) -> float:
     return round((mss + HEADER_BYTES) * 8 / t / 1e6, 3)
 
 
+#: 4096 jiffies at 250 Hz (16,384 at 1000 Hz): a multiple of the timer wheel's bucket
+#: granularity up to level 4 (8⁴ jiffies at 250 Hz; ``kernel/time/timer.c``, timers up to
+#: about two minutes out), so a start moved by it keeps every such timer's bucket.
+PHASE_PERIOD_NS = 16_384_000_000
+
+
+def start_ms(first_ns: int) -> float:
+    """The replayed flow's start in the simulator's clock: the capture time of its first
+    packet since lossrec's pcap epoch, modulo :data:`PHASE_PERIOD_NS` (see the module doc)."""
+    from ._core import PCAP_EPOCH_NS
+
+    return ((int(first_ns) - PCAP_EPOCH_NS) % PHASE_PERIOD_NS) / 1e6
+
+
 def infer(conn: Dict[str, Any]) -> Dict[str, Any]:
     """The path one connection's records show: ``rtt_ms``, ``rate_mbps``,
     ``delayed_ack_ms``, the ``drops`` (``(start, end, transmission)``), the ``fates`` of
@@ -152,6 +172,8 @@ def infer(conn: Dict[str, Any]) -> Dict[str, Any]:
     ack_drops = _ack_losses(data, fates, acks) if ack_lag > 0 and not delack else []
     return {
         "flow": conn["flow"], "mss": mss, "rtt_ms": round(rtt * 1e3, 3),
+        "start_ms": start_ms(syn if syn is not None and synack is not None and third is not None
+                             else (data[0][0] if data else 0)),
         "rate_mbps": _rate_mbps(acks, mss, rtt),
         "delayed_ack_ms": delack, "ack_drops": ack_drops,
         "drops": drops, "fates": fates, "ambiguous": ambiguous,
@@ -265,7 +287,8 @@ def scenario(path: Dict[str, Any], preset: str) -> str:
         lines += ["[path.ack_loss]", 'model = "drop-list"', f"packets = {path['ack_drops']}"]
     lines += ["[receiver]", f"delayed_ack_ms = {path['delayed_ack_ms']}",
               "[sender]", f'preset = "{preset}"', f"mss = {path['mss']}",
-              "[workload]", 'kind = "flows"', "flows = 1", f"bytes = {path['bytes']}"]
+              "[workload]", 'kind = "flows"', "flows = 1", f"bytes = {path['bytes']}",
+              f"start_ms = {path.get('start_ms', 0.0)}"]
     return "\n".join(lines) + "\n"
 
 

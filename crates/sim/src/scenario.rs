@@ -101,6 +101,9 @@
 //! #                        # connections and arrival as above) whose application writes
 //! #                        # [time_ms after the connection starts, bytes], then closes
 //! # duration_s = 10        # bulk: measured duration (default 10)
+//! # start_ms = 0           # when the first connection starts (default 0; the others
+//! #                        # arrive after it as `arrival` says); bulk measures
+//! #                        # duration_s from there
 //!
 //! [[background]]           # traffic sharing the forward bottleneck queue (any
 //! kind = "cbr"             # number of tables, at most 64): cbr | bursts | tcp
@@ -155,6 +158,8 @@ pub struct Scenario {
     pub(crate) receiver: ReceiverConfig,
     pub(crate) sender: Config,
     pub(crate) workload: Workload,
+    /// When the first connection starts (`workload.start_ms`).
+    pub(crate) start_ns: u64,
     pub(crate) background: Vec<SourceSpec>,
 }
 
@@ -259,6 +264,13 @@ impl Scenario {
     /// The workload.
     pub fn workload(&self) -> &Workload {
         &self.workload
+    }
+
+    /// When the first connection starts (`workload.start_ms`), nanoseconds: the
+    /// simulated clock's phase at the start, which Linux's timer wheel sees (`replay`
+    /// keeps a capture's phase with it).
+    pub fn start_ns(&self) -> u64 {
+        self.start_ns
     }
 
     /// The time limit, nanoseconds.

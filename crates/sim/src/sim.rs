@@ -145,13 +145,17 @@ impl<'a> Sim<'a> {
     /// Runs to the end and collects the output.
     pub fn run(mut self) -> Result<RunOutput, ScenarioError> {
         let n = self.flows.len() as u32;
+        let start = self.sc.start_ns;
         match self.sc.workload.arrival() {
-            Arrival::Concurrent => (0..n).for_each(|i| self.queue.push(0, Ev::FlowStart(i))),
-            _ => self.queue.push(0, Ev::FlowStart(0)),
+            Arrival::Concurrent => (0..n).for_each(|i| self.queue.push(start, Ev::FlowStart(i))),
+            _ => self.queue.push(start, Ev::FlowStart(0)),
         }
         self.start_background();
         let (limit, bulk) = match self.sc.workload {
-            Workload::Bulk { duration_ns, .. } => (duration_ns.min(self.sc.max_time_ns), true),
+            Workload::Bulk { duration_ns, .. } => (
+                start.saturating_add(duration_ns).min(self.sc.max_time_ns),
+                true,
+            ),
             _ => (self.sc.max_time_ns, false),
         };
         let mut time_limit_hit = false;

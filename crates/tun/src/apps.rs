@@ -109,6 +109,12 @@ impl Apps {
     pub fn new(sc: &Scenario, seed: u64) -> io::Result<Apps> {
         let mss = u64::from(sc.sender_config().mss);
         let w = sc.workload();
+        if sc.start_ns() != 0 {
+            return Err(bad(
+                "workload.start_ms: the wire starts its first connection at once (start_ms is \
+                 the simulator's clock phase; the kernel's clock has its own)",
+            ));
+        }
         if w.arrival() != Arrival::Sequential && !matches!(w, Workload::Bulk { .. }) {
             return Err(bad(
                 "workload.arrival: the wire runs connections one after another (sequential) only",

@@ -214,11 +214,20 @@ impl Cx<'_> {
             .transpose()?;
         let receiver = self.receiver(&raw.receiver, &sender)?;
         let workload = self.workload(&raw.workload)?;
+        let max_time_ns = (max_time_s * 1e9).round() as u64;
+        let start_ns = self.ms("workload.start_ms", raw.workload.start_ms.unwrap_or(0.0))?;
+        if start_ns >= max_time_ns {
+            return Err(self.err(
+                "workload.start_ms",
+                format!("must be before max_time_s ({max_time_s} s): no connection would start"),
+            ));
+        }
         let background = self.background(&raw.background, forward.rate_bps)?;
         Ok(Scenario {
             origin: self.origin.into(),
             seed,
-            max_time_ns: (max_time_s * 1e9).round() as u64,
+            max_time_ns,
+            start_ns,
             forward,
             reverse,
             loss,

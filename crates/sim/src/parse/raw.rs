@@ -155,4 +155,6 @@ pub(super) struct RawWorkload {
     pub(super) response_max_bytes: Option<u64>,
     /// `[[time_ms, bytes], ...]`
     pub(super) writes: Option<Vec<Vec<f64>>>,
+    /// When the first connection starts, ms (default 0).
+    pub(super) start_ms: Option<f64>,
 }
