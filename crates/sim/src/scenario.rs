@@ -138,7 +138,9 @@ use crate::loss::LossSpec;
 use crate::reorder::ReorderSpec;
 use crate::workload::Workload;
 use crate::ScenarioError;
+use lossrec::config::resolved::Algorithms;
 use lossrec::{Config, ReceiverConfig};
+use std::sync::Arc;
 
 /// A parsed, validated scenario file.
 #[derive(Clone, Debug)]
@@ -156,7 +158,11 @@ pub struct Scenario {
     pub(crate) jitter: Option<JitterSpec>,
     pub(crate) ack_jitter: Option<JitterSpec>,
     pub(crate) receiver: ReceiverConfig,
-    pub(crate) sender: Config,
+    /// Shared by every connection of every run of this scenario (one copy).
+    pub(crate) sender: Arc<Config>,
+    /// `sender` resolved once, with the options it asks for: what a handshake agreeing
+    /// to them gives (`Sender::with_resolved`), shared the same way.
+    pub(crate) sender_alg: Arc<Algorithms>,
     pub(crate) workload: Workload,
     /// When the first connection starts (`workload.start_ms`).
     pub(crate) start_ns: u64,
@@ -296,10 +302,11 @@ impl Scenario {
     /// Sets one sender axis as `--set axis=value` does (`preset` switches the preset and
     /// keeps nothing else); the receiver's MSS follows the sender's.
     pub fn set_sender(&mut self, axis: &str, value: &str) -> Result<(), ScenarioError> {
+        let mut cfg = Config::clone(&self.sender);
         let r = if axis == "preset" {
-            Config::preset(value).map(|c| self.sender = c)
+            Config::preset(value).map(|c| cfg = c)
         } else {
-            self.sender.set(axis, value)
+            cfg.set(axis, value)
         };
         r.map_err(|e| ScenarioError {
             origin: self.origin.clone(),
@@ -308,6 +315,8 @@ impl Scenario {
             field: Some(format!("sender.{axis}")),
             message: e.to_string(),
         })?;
+        self.sender_alg = Arc::new(cfg.resolve(cfg.sack, cfg.timestamps));
+        self.sender = Arc::new(cfg);
         self.receiver.mss = self.sender.mss;
         Ok(())
     }

@@ -52,7 +52,8 @@ fn prefetch(p: *const u8) {
 
 pub struct Sim<'a> {
     sc: &'a Scenario,
-    /// The sender's config, shared by every flow (one copy however many are open).
+    /// The sender's config, shared by every flow (one copy however many are open): the
+    /// scenario's, resolved when it was parsed.
     sender_cfg: std::sync::Arc<lossrec::Config>,
     /// Its resolved algorithms, shared the same way (`Sender::with_resolved`).
     sender_alg: std::sync::Arc<lossrec::config::resolved::Algorithms>,
@@ -99,10 +100,8 @@ impl<'a> Sim<'a> {
         let results = vec![None; sc.workload.results() as usize];
         Sim {
             sc,
-            sender_cfg: std::sync::Arc::new(sc.sender.clone()),
-            sender_alg: std::sync::Arc::new(
-                sc.sender.resolve(sc.sender.sack, sc.sender.timestamps),
-            ),
+            sender_cfg: sc.sender.clone(),
+            sender_alg: sc.sender_alg.clone(),
             seed,
             now: 0,
             queue: EventQueue::new(),

@@ -21,6 +21,16 @@ fn an_open_flow_costs_under_4_kb_beyond_its_scoreboard() {
     assert!(b > 1024.0, "{b} bytes per open flow");
 }
 
+/// With one flow open the run's own fixed costs (event queue, links) count too, and the
+/// figure must still hold (`lossrec bench` reports every flow count). The sender's
+/// configuration and its resolved algorithms are the scenario's, made once when it is
+/// parsed and shared by every run and connection: a run does not copy them.
+#[test]
+fn one_open_flow_costs_under_4_kb_with_the_runs_fixed_costs() {
+    let b = open_flow_bytes(1).expect("the counting allocator is installed");
+    assert!(b > 1024.0 && b < 4096.0, "{b} bytes with one flow open");
+}
+
 fn sequential(flows: u64) -> Scenario {
     let text = format!(
         "max_time_s = 100000\n[path]\nrtt_ms = 10\nrate_mbps = 100\n\

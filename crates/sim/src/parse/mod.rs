@@ -216,7 +216,7 @@ impl Cx<'_> {
         let workload = self.workload(&raw.workload)?;
         let max_time_ns = (max_time_s * 1e9).round() as u64;
         let start_ns = self.ms("workload.start_ms", raw.workload.start_ms.unwrap_or(0.0))?;
-        if start_ns >= max_time_ns {
+        if start_ns > 0 && start_ns >= max_time_ns {
             return Err(self.err(
                 "workload.start_ms",
                 format!("must be before max_time_s ({max_time_s} s): no connection would start"),
@@ -238,7 +238,8 @@ impl Cx<'_> {
             jitter,
             ack_jitter,
             receiver,
-            sender,
+            sender_alg: std::sync::Arc::new(sender.resolve(sender.sack, sender.timestamps)),
+            sender: std::sync::Arc::new(sender),
             workload,
             background,
         })
