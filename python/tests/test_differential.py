@@ -232,3 +232,21 @@ def test_a_min_rtt_race_makes_a_difference_ambiguous_only_if_it_came_first():
     late = differential.compare(p, [_side(k2, flow, **js)] * 2, _side(e2, flow))
     assert late.verdict == "disagree" and late.races == [], late
     assert late.cause == "kernel new / engine rack"
+
+
+def test_kernel_runs_that_part_before_the_engine_make_it_ambiguous():
+    """The kernel's own run-to-run spread: when one of its runs leaves the modal sequence
+    at or before the transmission where the engine does, the kernel's choice there depends
+    on its timing (a timer's jiffy phase), so the pattern is ambiguous; a run that parts
+    only later says nothing about the engine's difference."""
+    p = pattern(1, 0)
+    flow = {"fct_ms": 100.0}
+    head = [_send(0, 0, 100), _send(10, 100, 200)]
+    modal = head + [_send(46_000, 200, 300), _send(50_000, 0, 100, "retransmission")]
+    phase = head + [_send(50_000, 0, 100, "retransmission"), _send(50_100, 300, 400)]
+    engine = head + [_send(50_000, 0, 100, "rack"), _send(50_100, 200, 300)]
+    o = differential.compare(p, [_side(modal, flow)] * 2 + [_side(phase, flow)], _side(engine, flow))
+    assert o.verdict == "ambiguous" and "kernel's own runs part" in o.ambiguity, o
+    later = head + [_send(46_000, 200, 300), _send(50_000, 300, 400)]
+    o = differential.compare(p, [_side(modal, flow)] * 2 + [_side(later, flow)], _side(engine, flow))
+    assert o.verdict == "disagree" and o.cause == "kernel new / engine rack", o

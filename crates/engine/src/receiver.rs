@@ -296,12 +296,14 @@ impl Receiver {
     /// window. The first timestamp seen initialises TS.Recent when there was no SYN.
     /// A duplicate that ends below Last.ACK.sent is outside the window and rejected first
     /// (RFC 7323 §5.3 R2 before R3; Linux `tcp_sequence`: `before(end_seq, rcv_wup)`
-    /// drops it before `tcp_replace_ts_recent`); one ending exactly there is taken.
+    /// drops it before `tcp_replace_ts_recent`); one ending exactly there is taken. A FIN
+    /// counts in the end (RFC 9293 §3.4 SEG.LEN; Linux `tcp_v4_fill_cb`'s `end_seq`).
     fn update_ts_recent(&mut self, seg: &Segment) {
         let (true, Some(t)) = (self.ts_ok, seg.ts) else {
             return;
         };
-        if !seg.range.is_empty() && seg.range.end < self.last_ack_sent {
+        let end = seg.range.end + u64::from(seg.fin);
+        if !seg.range.is_empty() && end < self.last_ack_sent {
             return;
         }
         match self.ts_recent {

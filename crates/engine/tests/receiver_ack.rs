@@ -411,6 +411,28 @@ fn a_duplicate_below_what_was_acknowledged_leaves_ts_recent() {
     assert_eq!(a[0].dsack(), Some(full(3).range));
 }
 
+/// The FIN occupies a sequence number (RFC 9293 §3.4 SEG.LEN; Linux `tcp_v4_fill_cb`
+/// counts it in `end_seq`), so a repeated last segment that carries the FIN ends at
+/// `rcv_wup`, not below it: `tcp_sequence` accepts it and `tcp_replace_ts_recent` records
+/// its TSval. A retransmission timeout's resend of a segment whose tail loss probe had
+/// arrived is echoed as itself, so the sender sees no "delayed original" (issue 23:
+/// Linux keeps the timeout's reduction there).
+#[test]
+fn a_repeated_fin_segment_ending_at_rcv_wup_is_recorded() {
+    let mut rx = Receiver::new(ReceiverConfig::default(), ms(0));
+    feed(&mut rx, ms(1), with_ts(full(0), 100));
+    let fin = |val| {
+        let mut s = with_ts(full(1), val);
+        s.fin = true;
+        s
+    };
+    feed(&mut rx, ms(2), fin(101));
+    all_acks(&mut rx, ms(500));
+    let a = feed(&mut rx, ms(600), fin(130));
+    assert_eq!(ecr(&a), vec![130], "the repeated FIN segment's TSval is echoed");
+    assert_eq!(a[0].cumulative, 2 * MSS + 1);
+}
+
 // ---- hostile input ----
 
 #[test]

@@ -623,3 +623,40 @@ fn linux_timers_fire_on_the_wheel() {
     drain(&mut s, ms(0));
     assert_eq!(s.poll_timeout(), Some(ms(1000)));
 }
+
+/// Linux `tcp_init_undo` (6.10 on, 0ec986ed7bab "tcp: fix incorrect undo caused by DSACK
+/// of TLP retransmit"; `tcp_enter_loss` clears `tlp_high_seq` only after it): a tail loss
+/// probe's retransmission still in flight when a timeout starts the episode counts in
+/// undo_retrans beside the timeout's own retransmission. The ACK that DSACKs one of the
+/// two copies leaves undo_retrans at 1, so `tcp_may_undo` fails and the timeout's
+/// reduction is kept (issue 23 item G: probe, RTO, then the DSACK of the second copy).
+#[test]
+fn tlp_in_flight_counts_in_undo_retrans_at_a_timeout() {
+    let mut s = started(plain(Config::linux()), 2);
+    let pto = s.poll_timeout().expect("PTO armed");
+    assert_eq!(s.timer_kind(), Some(TimerKind::LossProbe));
+    s.on_timeout(pto);
+    assert_eq!(
+        sent(&mut s, pto),
+        vec![(1, Why::Probe(lossrec::ProbeKind::Retransmit))]
+    );
+    let rto = s.poll_timeout().expect("RTO armed");
+    s.on_timeout(rto);
+    assert_eq!(sent(&mut s, rto), vec![(1, Why::RtoRetransmit)]);
+    assert_eq!(
+        s.undo_retrans(),
+        2,
+        "the probe in flight + the timeout's retransmission"
+    );
+    let reduced = s.cwnd();
+    // Both copies arrived: the ACK covers segment 1 and DSACKs it.
+    let done = rto + lossrec::Duration::from_millis(100);
+    s.on_ack(done, &ack(2 * MSS).with_sack(&[seg(1)]));
+    assert_eq!(s.undo_retrans(), 1);
+    assert_eq!(s.stats().undos, 0, "undo_retrans ≠ 0: no undo");
+    assert!(
+        s.cwnd() <= reduced + MSS,
+        "the reduction stays: cwnd {}",
+        s.cwnd()
+    );
+}

@@ -56,7 +56,8 @@ def diff_cmd(seed: int, n: int, only: Optional[str], kernel_runs: int, engine_wi
     with the engine, and compares the transmission sequences, the FCT (within the
     kernel's timer granularity) and the counters (kernel nstat deltas vs the engine's).
     Patterns whose outcome the emulator's own timing decides (no modal kernel sequence,
-    a µs race against min_rtt) are reported as ambiguous and not counted.
+    a µs race against min_rtt, the kernel's runs parting at or before the engine's first
+    difference) are reported as ambiguous and not counted.
     Needs root and /dev/net/tun (except --list).
     """
     from ..lab.diff_patterns import patterns

@@ -13,7 +13,10 @@ Verdicts, per pattern:
   counts neither way: the kernel's runs have no modal sequence (a tie), the engine's
   sequence is one of the kernel's minority runs', or the sequences differ and a kernel run
   took a retransmission's RTT sample within microseconds of min_rtt before its first
-  differing transmission (:func:`~.diff_compare.min_rtt_races`);
+  differing transmission (:func:`~.diff_compare.min_rtt_races`), or the kernel's own
+  runs already part from one another at or before that transmission (its choice there
+  depends on timing: a timer's jiffy phase at HZ=250 is random relative to the
+  connection, so runs of one pattern fire the same timer up to a jiffy apart);
 * ``error``: a run failed (the message says why).
 
 A disagreement names the first differing transmission, both sides' view of it, and the
@@ -185,10 +188,17 @@ def compare(p: Pattern, kernels: Sequence[Side], engine: Side,
     if out.sequence_ok and out.fct_ok and out.counters_ok:
         out.verdict = "agree"
         return out
+    parted = _kernel_parts(seqs, kernel.seq)
     if not out.sequence_ok and engine.seq in seqs:
         out.verdict = "ambiguous"
         out.ambiguity = (f"the engine's sequence is a minority kernel run's "
                          f"({seqs.count(engine.seq)} of {len(seqs)})")
+    elif i is not None and parted is not None and parted[0] <= i:
+        out.verdict = "ambiguous"
+        out.ambiguity = (f"the kernel's own runs part at transmission {parted[0]} "
+                         f"({parted[1]} of {len(seqs)} runs leave the modal sequence there), "
+                         f"at or before the engine's first difference ({i}): the kernel's "
+                         f"choice there depends on its timing")
     elif not out.sequence_ok and races:
         out.verdict = "ambiguous"
         r = races[0]
@@ -196,6 +206,19 @@ def compare(p: Pattern, kernels: Sequence[Side], engine: Side,
                          f"{r['min_rtt_us']:.0f} µs ({len(races)} such sample(s) over the kernel runs)")
     out.cause = _cause(kernel, engine, out.first_difference, bool(out.fct_ok), diffs)
     return out
+
+
+def _kernel_parts(seqs: Sequence[tuple], modal: tuple) -> Optional[tuple]:
+    """Where the kernel's own runs first leave its modal sequence: ``(index, how many
+    runs leave it there)``, or None when every run has the modal sequence. The kernel's
+    run-to-run spread is the evidence that its choice at that transmission depends on
+    timing the engine cannot see (the jiffy phase of a timer, the emulator's wake-ups);
+    an engine difference at or after it cannot be judged against the majority."""
+    parts = [j for j in (dc.first_difference(s, modal) for s in seqs) if j is not None]
+    if not parts:
+        return None
+    first = min(parts)
+    return first, parts.count(first)
 
 
 def run_pattern(p: Pattern, kernel_runs: int, engine_wire: bool = False) -> Outcome:

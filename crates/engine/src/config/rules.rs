@@ -80,6 +80,13 @@ pub struct FlavourRules {
     /// `retrans_stamp` (`tcp_send_loss_probe` → `__tcp_retransmit_skb`), so a DSACK for
     /// it proves no retransmission of the episode spurious either.
     pub probe_outside_undo: bool,
+    /// A tail loss probe's retransmission still in flight when an episode starts counts
+    /// in `undo_retrans` (`tcp_init_undo`, 6.10 on: 0ec986ed7bab "tcp: fix incorrect undo
+    /// caused by DSACK of TLP retransmit"; `tcp_enter_loss` and `tcp_init_cwnd_reduction`
+    /// clear `tlp_high_seq` only after it): the episode is undone by DSACKs only once
+    /// both the probe and its own retransmissions were reported. Without it a DSACK of
+    /// one copy undoes a timeout that followed a probe.
+    pub probe_in_flight_counts_at_undo_start: bool,
     /// `sk_pacing_rate` is kept on every ACK (`tcp_update_pacing_rate`) even without a
     /// pacer; otherwise only when pacing is on.
     pub pacing_rate_always: bool,
@@ -152,6 +159,7 @@ impl FlavourRules {
             growth_by_delivered: linux,
             hold_partial_segments: linux,
             probe_outside_undo: linux,
+            probe_in_flight_counts_at_undo_start: linux,
             pacing_rate_always: linux,
             reo_timeout_reduces_at_once: linux,
             hystart: linux,

@@ -121,7 +121,15 @@ impl Sender {
             backoff: 0,
             restorable: self.state() != RecoveryState::Cwr,
         };
-        let retrans_out = self.sb.retrans_bytes().div_ceil(self.mss);
+        let mut retrans_out = self.sb.retrans_bytes().div_ceil(self.mss);
+        // Linux `tcp_init_undo` (6.10 on): a probe retransmission still in flight may be
+        // DSACKed later too; called before the episode clears `tlp_high_seq`.
+        if self.alg.rules.probe_in_flight_counts_at_undo_start
+            && self.tlp.end_seq.is_some()
+            && self.tlp.is_retrans
+        {
+            retrans_out += 1;
+        }
         self.evidence.undo.start(s, retrans_out);
     }
 
