@@ -80,9 +80,11 @@ impl Sender {
     pub fn mss(&self) -> u64 {
         self.mss
     }
-    /// The RTT estimator (RFC 6298 SRTT, RTTVAR, RTO; min RTT).
-    pub fn rtt(&self) -> &Rtt {
-        &self.core.rtt
+    introspect_getter! {
+        /// The RTT estimator (RFC 6298 SRTT, RTTVAR, RTO; min RTT).
+        fn rtt(&self) -> &Rtt {
+            &self.core.rtt
+        }
     }
     introspect_getter! {
         /// The scoreboard of sent segments (RFC 6675 §3: SACKed, lost, retransmitted).
@@ -111,9 +113,11 @@ impl Sender {
     pub fn ecn_enabled(&self) -> bool {
         self.ecn.ok
     }
-    /// What the single deadline is armed for.
-    pub fn timer_kind(&self) -> Option<TimerKind> {
-        self.core.timer.kind()
+    introspect_getter! {
+        /// What the single deadline is armed for.
+        fn timer_kind(&self) -> Option<TimerKind> {
+            self.core.timer.kind()
+        }
     }
     /// The three-way handshake has completed (RFC 9293 §3.5).
     pub fn is_established(&self) -> bool {
@@ -174,9 +178,11 @@ impl Sender {
     pub fn rack_active(&self) -> bool {
         self.alg.rack()
     }
-    /// RACK's state (RACK.segment, RACK.rtt, reo_wnd, its multiplier and persistence).
-    pub fn rack(&self) -> &Rack {
-        &self.core.rack
+    introspect_getter! {
+        /// RACK's state (RACK.segment, RACK.rtt, reo_wnd, its multiplier and persistence).
+        fn rack(&self) -> &Rack {
+            &self.core.rack
+        }
     }
     /// Tail loss probing is on (configured, and SACK in use: TLP draft §2.1 (2d), RFC 8985
     /// §4, Linux `tcp_is_sack`).
