@@ -21,6 +21,7 @@
 mod check;
 mod hint;
 mod nextseg;
+mod parts;
 pub mod proof;
 mod rack;
 mod sack;
@@ -150,17 +151,10 @@ pub struct Scoreboard {
     segs: VecDeque<SentSeg>,
     snd_una: u64,
     snd_nxt: u64,
-    sacked_bytes: u64,
-    sacked_segs: u64,
-    lost_bytes: u64,
-    retrans_bytes: u64,
-    /// Lost bytes with no retransmission outstanding: what NextSeg rule 1 may still send.
-    lost_pending_bytes: u64,
-    /// Every un-SACKed segment ending at or below this offset is lost.
-    lost_upto: u64,
-    /// SACKed bytes/segments below `lost_upto`.
-    sacked_below_bytes: u64,
-    sacked_below_segs: u64,
+    /// The byte and segment counts pipe is made of (`parts::Counts`).
+    count: parts::Counts,
+    /// The IsLost boundary and what lies below it (`parts::LostBoundary`).
+    bound: parts::LostBoundary,
     /// Highest SACKed offset + 1 (SND.FACK); `snd_una` when nothing is SACKed.
     high_sacked: u64,
     /// RFC 6675 HighRxt: end of the highest retransmitted segment in this recovery.
@@ -176,38 +170,20 @@ pub struct Scoreboard {
     lost_retrans_low: u64,
     /// What the last rescue retransmission (NextSeg rule 4) carried.
     rescued: Option<Range>,
-    /// The last few retransmitted segments a cumulative ACK removed, with how often each
-    /// was retransmitted: what a DSACK for data already acknowledged can prove spurious.
-    acked_retrans: [(u64, u32, u32); proof::ACKED_RETRANS],
-    acked_retrans_next: usize,
+    /// The retransmissions a cumulative ACK removed (`parts::AckedRetrans`).
+    proofs: parts::AckedRetrans,
     /// SACK tags whole segments only (Linux), not octets (RFC 6675).
     whole_segments: bool,
-    /// NextSeg rule 1 never needs to look below this offset again.
-    rule1_from: u64,
-    /// `popped + index` (mod 2³²) of the segment at `rule1_from` (see `hint`).
-    rule1_hint: u32,
-    /// Nor does rule 3 (see `next_seg_fallback_with`).
-    rule3_from: u64,
-    /// Where rule 3's last walk stopped (`popped + index`, mod 2³²; see `hint`).
-    rule3_hint: u32,
-    /// Where the last IsLost walk stopped, the segment at `lost_upto` (likewise).
-    lost_hint: u32,
-    /// Blocks of the previous ACK, all already applied (Linux `recv_sack_cache`).
-    sack_cache: [Range; CACHE],
-    /// The same blocks as the peer sent them (before whole-segment tagging).
-    sack_cache_raw: [Range; CACHE],
+    /// Where NextSeg rules 1 and 3 resume (`parts::NextSegCursors`).
+    cursor: parts::NextSegCursors,
+    /// The previous ACK's blocks and where its marking ended (`parts::SackMemo`).
+    sack_memo: parts::SackMemo,
     /// Segments split because a SACK edge fell inside them.
     splits: u64,
     /// Segments removed from the front so far: `popped + i` names segment `i` across ACKs.
     popped: u64,
-    /// Where the last SACK marking ended (`popped + index`): a growing block's next edge
-    /// is almost always there, which saves a binary search over the window per ACK.
-    sack_hint: u64,
-    /// SND.FACK when the current ACK arrived ([`Scoreboard::begin_ack`]).
-    ack_fack: u64,
-    /// Lowest byte this ACK delivered (SACKed or cumulatively acknowledged, never
-    /// retransmitted, not SACKed before) that lay below `ack_fack`.
-    reorder_low: Option<u64>,
+    /// What the ACK being processed saw as it arrived (`parts::ThisAck`).
+    this_ack: parts::ThisAck,
     /// Keep the transmit-time order (RACK needs it).
     time_order: bool,
     /// Every outstanding transmission in time order (RFC 8985 §6.2 step 5).
@@ -239,24 +215,24 @@ impl Scoreboard {
     }
     /// Bytes SACKed above SND.UNA.
     pub fn sacked_bytes(&self) -> u64 {
-        self.sacked_bytes
+        self.count.sacked_bytes
     }
     /// Segments SACKed above SND.UNA.
     pub fn sacked_segs(&self) -> u64 {
-        self.sacked_segs
+        self.count.sacked_segs
     }
     /// Bytes marked lost, retransmitted or not (RFC 6675 §4: pipe = FlightSize − SACKed −
     /// lost + retransmitted).
     pub fn lost_bytes(&self) -> u64 {
-        self.lost_bytes
+        self.count.lost_bytes
     }
     /// Bytes of lost segments retransmitted and not yet acknowledged.
     pub fn retrans_bytes(&self) -> u64 {
-        self.retrans_bytes
+        self.count.retrans_bytes
     }
     /// Lost bytes awaiting retransmission.
     pub fn lost_pending_bytes(&self) -> u64 {
-        self.lost_pending_bytes
+        self.count.lost_pending_bytes
     }
     /// SND.FACK: one past the highest SACKed byte, or SND.UNA.
     pub fn high_sacked(&self) -> u64 {
@@ -296,7 +272,8 @@ impl Scoreboard {
     /// RFC 6675 SetPipe, in bytes: un-SACKed bytes not deemed lost, plus retransmitted
     /// bytes still outstanding.
     pub fn pipe(&self) -> u64 {
-        self.flight_size() - self.sacked_bytes - self.lost_bytes + self.retrans_bytes
+        self.flight_size() - self.count.sacked_bytes - self.count.lost_bytes
+            + self.count.retrans_bytes
     }
 
     /// Records the first transmission of `[start, end)`, which must begin at SND.NXT.
@@ -360,7 +337,7 @@ impl Scoreboard {
         if self.last_send.is_some() {
             self.note_send(Some(self.segs[i]));
         }
-        if self.retrans_bytes == 0 {
+        if self.count.retrans_bytes == 0 {
             self.lost_retrans_low = self.snd_nxt; // Linux `tcp_retransmit_skb`
         }
         let snd_nxt = self.snd_nxt;
@@ -368,9 +345,9 @@ impl Scoreboard {
         s.rexmit_nxt = snd_nxt;
         if !s.retrans && !s.sacked {
             s.retrans = true;
-            self.retrans_bytes += s.end - s.start;
+            self.count.retrans_bytes += s.end - s.start;
             if s.lost {
-                self.lost_pending_bytes -= s.end - s.start;
+                self.count.lost_pending_bytes -= s.end - s.start;
             }
         }
         self.sent_again(now, i);
@@ -435,40 +412,40 @@ impl Scoreboard {
     fn uncount(&mut self, i: usize, cut: u64) {
         let s = self.segs[i];
         if s.sacked {
-            self.sacked_bytes -= cut;
-            if s.end <= self.lost_upto {
-                self.sacked_below_bytes -= cut;
+            self.count.sacked_bytes -= cut;
+            if s.end <= self.bound.lost_upto {
+                self.bound.sacked_below_bytes -= cut;
             }
         }
         if s.lost {
-            self.lost_bytes -= cut;
+            self.count.lost_bytes -= cut;
             if !s.retrans {
-                self.lost_pending_bytes -= cut;
+                self.count.lost_pending_bytes -= cut;
             }
         }
         if s.retrans {
-            self.retrans_bytes -= cut;
+            self.count.retrans_bytes -= cut;
         }
     }
 
     fn uncount_seg(&mut self, s: &SentSeg) {
         let len = s.len();
         if s.sacked {
-            self.sacked_bytes -= len;
-            self.sacked_segs -= 1;
-            if s.end <= self.lost_upto {
-                self.sacked_below_bytes -= len;
-                self.sacked_below_segs -= 1;
+            self.count.sacked_bytes -= len;
+            self.count.sacked_segs -= 1;
+            if s.end <= self.bound.lost_upto {
+                self.bound.sacked_below_bytes -= len;
+                self.bound.sacked_below_segs -= 1;
             }
         }
         if s.lost {
-            self.lost_bytes -= len;
+            self.count.lost_bytes -= len;
             if !s.retrans {
-                self.lost_pending_bytes -= len;
+                self.count.lost_pending_bytes -= len;
             }
         }
         if s.retrans {
-            self.retrans_bytes -= len;
+            self.count.retrans_bytes -= len;
         }
     }
 }

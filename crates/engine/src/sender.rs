@@ -55,6 +55,7 @@ mod probe;
 mod push;
 mod rack;
 mod recovery;
+mod recovery_core;
 mod reno;
 mod reordering;
 mod response;
@@ -72,19 +73,14 @@ pub use failed::{TransmitFailedError, RESOURCE_PROBE_INTERVAL};
 
 use crate::cc::cwnd_limited::CwndUsage;
 use crate::cc::{CongestionController, Controller, Window};
-use crate::config::{resolved, Algorithms, Config, ConfigError};
-use crate::detect::rack::{self as rack_det, Rack};
+use crate::config::{Algorithms, Config, ConfigError};
 use crate::event::{Event, EventKind};
 use crate::packet::{Ack, SynOptions, Timestamps};
-use crate::probe::{tlp, tlp_draft};
-use crate::reduce::Reducer;
-use crate::rtt::Rtt;
-use crate::scoreboard::Scoreboard;
 use crate::stats::Stats;
 use crate::time::{Duration, Instant};
-use crate::timer::{Timer, TimerKind};
+use crate::timer::TimerKind;
 use pending::Pending;
-use state::Ca;
+use recovery_core::RecoveryCore;
 
 /// Linux's congestion states (`tcp_ca_state`), which name the recovery state machine.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -166,53 +162,26 @@ pub struct Sender {
     ts_recent: u64,
     /// The application's stream (`stream`).
     stream: stream::AppStream,
-    /// Consecutive timeouts without SND.UNA advancing (Linux `icsk_retransmits`).
-    rto_retransmits: u32,
     /// Where PSH goes (`push`): the unsent data's skbs or write ends.
     push: push::Push,
-    sb: Scoreboard,
     cwnd: u64,
     ssthresh: u64,
     /// The peer's window and the persist back-off (`peer`).
     peer: peer::PeerWindow,
-    rtt: Rtt,
     /// The congestion controller (`crate::cc`).
     cc: Controller,
     /// Whether the window is in use (Linux `tcp_cwnd_validate`), for growth.
     cwnd_usage: CwndUsage,
-    /// The recovery state with its episode's data.
-    ca: Ca,
     /// ECN agreed, and a CWR to send (`ecn`).
     ecn: ecn::EcnState,
-    /// Duplicate-ACK counts and the non-SACK emulation of `sacked_out` (`dupacks`).
-    dup: dupacks::DupAcks,
-    /// The rate-reduction algorithm with its per-episode state.
-    reducer: Reducer,
-    /// The reordering seen and the threshold it set (`reordering`).
-    reorder: reordering::Reorder,
-    /// RACK's state (RFC 8985 §5.3).
-    rack: Rack,
-    /// RACK.segment advanced on the ACK being processed (Linux `rack.advanced`).
-    rack_advanced: bool,
-    /// The reorder-timer wait RACK's last detection asked for.
-    rack_wait: Option<Duration>,
-    /// The TLP draft's episode (TLPRtxOut, TLPHighRxt, consecutive PTOs).
-    tlp_draft: tlp_draft::Episode,
-    /// RFC 8985 / Linux TLP episode (TLP.end_seq, TLP.is_retrans).
-    tlp: tlp::Episode,
-    /// The undo value, F-RTO and the other evidence of spurious retransmission
-    /// (`evidence`).
-    evidence: evidence::Evidence,
-    /// The most cwnd may be after the ACK being processed: set by a response that fixed
-    /// cwnd on it (RFC 4015) or an F-RTO cap (RFC 5682 steps 2a/3a), applied after that
-    /// ACK's growth, then cleared.
-    cwnd_ceiling: Option<u64>,
     /// The optimistic-ACK defence (`optack_defence`), when on.
     optack: Option<Box<crate::detect::optack::SkipSegment>>,
-    timer: Timer,
     events: VecDeque<Event>,
     events_dropped: u64,
     stats: Stats,
+    /// The loss-recovery core: scoreboard, recovery state, detectors, probes, reducer,
+    /// RTO machinery, RTT estimator and the one deadline (`recovery_core`).
+    core: RecoveryCore,
 }
 
 impl Sender {
@@ -251,45 +220,15 @@ impl Sender {
             ts_ok: config.timestamps,
             ts_recent: 0,
             stream: stream::AppStream::default(),
-            rto_retransmits: 0,
             push: push::Push::default(),
-            sb: Scoreboard::new(),
             cwnd: u64::from(config.initial_cwnd) * mss,
             ssthresh: u64::MAX,
             peer: peer::PeerWindow::new(ack::MAX_WINDOW),
-            rtt: Rtt::new(
-                config.rtt_estimator,
-                config.initial_rto,
-                config.min_rto,
-                config.max_rto,
-            ),
             cc: Controller::for_config(&config, &alg, now),
             cwnd_usage: CwndUsage::default(),
-            ca: Ca::Open,
             ecn: ecn::EcnState::new(config.ecn),
-            dup: dupacks::DupAcks::default(),
-            reducer: Reducer::new(config.reduction),
-            reorder: reordering::Reorder::new(config.dupthresh),
-            rack: match alg.loss_detection {
-                resolved::Detection::Rack {
-                    variant,
-                    reo_wnd,
-                    dupthresh_shortcut,
-                } => Rack::with_options(
-                    variant,
-                    reo_wnd == resolved::ReoWnd::Static,
-                    !dupthresh_shortcut,
-                ),
-                _ => Rack::new(rack_det::Variant::Rfc8985),
-            },
-            rack_advanced: false,
-            rack_wait: None,
-            tlp_draft: tlp_draft::Episode::default(),
-            tlp: tlp::Episode::new(matches!(alg.probe, resolved::Probing::TlpLinux { .. })),
-            evidence: evidence::Evidence::default(),
-            cwnd_ceiling: None,
             optack: None,
-            timer: Timer::new(alg.rules.timer_wheel),
+            core: RecoveryCore::new(&config, &alg),
             events: VecDeque::new(),
             events_dropped: 0,
             stats: Stats::default(),
@@ -316,7 +255,7 @@ impl Sender {
             s.emit(now, s.established_event());
             s.note_detection_available();
         }
-        s.rtt.set_granularity(s.cfg.clock_granularity);
+        s.core.rtt.set_granularity(s.cfg.clock_granularity);
         Ok(s)
     }
 
@@ -387,7 +326,7 @@ impl Sender {
     /// The deadline from `poll_timeout` passed; `now` should be that deadline.
     pub fn on_timeout(&mut self, now: Instant) {
         self.xmit_on_input();
-        if let Some(kind) = self.timer.expired(now) {
+        if let Some(kind) = self.core.timer.expired(now) {
             match kind {
                 TimerKind::Rto => {
                     self.optack_on_rto();
@@ -408,7 +347,7 @@ impl Sender {
         if self.optack_detected() {
             return None;
         }
-        match (self.timer.deadline(), self.pacing_deadline()) {
+        match (self.core.timer.deadline(), self.pacing_deadline()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
@@ -425,8 +364,9 @@ impl Sender {
     /// (`tcp_match_skb_to_sack`) and RACK (RFC 8985 reasons about segments) need it.
     fn configure_scoreboard(&mut self) {
         let rack = self.alg.rack();
-        self.sb.set_time_order(rack);
-        self.sb
+        self.core.sb.set_time_order(rack);
+        self.core
+            .sb
             .set_whole_segments(rack || self.alg.rules.whole_segment_sack_tagging);
     }
 
@@ -455,7 +395,9 @@ impl Sender {
     }
 
     fn arm_rto(&mut self, now: Instant) {
-        self.timer.arm(TimerKind::Rto, now, now + self.rtt.rto());
+        self.core
+            .timer
+            .arm(TimerKind::Rto, now, now + self.core.rtt.rto());
     }
 }
 

@@ -30,6 +30,8 @@ pub enum TimerKind {
 
 impl TimerKind {
     /// The trace name, e.g. `rto`.
+    // Read only by `introspect` users (traces, scripts) since `Sender::timer_kind` is theirs.
+    #[cfg_attr(not(feature = "introspect"), allow(dead_code))]
     pub fn name(self) -> &'static str {
         match self {
             TimerKind::Rto => "rto",

@@ -13,7 +13,7 @@ const ALLOWED: &[(&str, &str)] = &[
     ("sender.rs", "if s.cfg.handshake {"),
     (
         "sender.rs",
-        "s.rtt.set_granularity(s.cfg.clock_granularity);",
+        "s.core.rtt.set_granularity(s.cfg.clock_granularity);",
     ),
     // Negotiation re-resolves the axes with the options agreed.
     (

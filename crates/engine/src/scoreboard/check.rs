@@ -39,17 +39,21 @@ impl Scoreboard {
         let (sacked, lost, retrans) = self.recount();
         assert_eq!(
             (sacked, lost, retrans),
-            (self.sacked_bytes, self.lost_bytes, self.retrans_bytes),
+            (
+                self.count.sacked_bytes,
+                self.count.lost_bytes,
+                self.count.retrans_bytes
+            ),
             "scoreboard counters drifted"
         );
         let below: u64 = self
             .segs
             .iter()
-            .filter(|s| s.sacked && s.end <= self.lost_upto)
+            .filter(|s| s.sacked && s.end <= self.bound.lost_upto)
             .map(|s| s.len())
             .sum();
         assert_eq!(
-            below, self.sacked_below_bytes,
+            below, self.bound.sacked_below_bytes,
             "sacked-below-boundary drifted"
         );
         let pending: u64 = self
@@ -59,7 +63,7 @@ impl Scoreboard {
             .map(|s| s.len())
             .sum();
         assert_eq!(
-            pending, self.lost_pending_bytes,
+            pending, self.count.lost_pending_bytes,
             "lost-pending bytes drifted"
         );
         for s in &self.segs {

@@ -15,19 +15,19 @@ impl Scoreboard {
     /// Segment `i`, starting at `start`, awaits retransmission again: NextSeg rule 1 must
     /// look there (RACK marks in time order, not sequence order).
     pub(super) fn rule1_back_to(&mut self, i: usize, start: u64) {
-        if start < self.rule1_from {
-            self.rule1_from = start;
-            self.rule1_hint = self.hint_for(i);
+        if start < self.cursor.rule1_from {
+            self.cursor.rule1_from = start;
+            self.cursor.rule1_hint = self.hint_for(i);
         }
     }
 
     /// `rule1_hint` as `popped + index` (see `index_after`): a stale one (the segment
     /// was acknowledged, or a split moved it) only costs the binary search it saves.
     pub(super) fn rule1_index_hint(&self) -> u64 {
-        if self.rule1_from <= self.snd_una {
+        if self.cursor.rule1_from <= self.snd_una {
             return self.popped; // the head (a new episode, or a cumulative ACK passed it)
         }
-        self.unhint(self.rule1_hint)
+        self.unhint(self.cursor.rule1_hint)
     }
 
     /// Segment `i` as a 32-bit hint (`popped + i`, mod 2³²).
@@ -45,14 +45,18 @@ impl Scoreboard {
     /// lost_upto)`), from where the last walk stopped: IsLost runs on every ACK, and a
     /// binary search over 100,000 segments was its main cost.
     pub(super) fn lost_upto_index(&self) -> usize {
-        let hint = if self.lost_upto <= self.snd_una {
+        let hint = if self.bound.lost_upto <= self.snd_una {
             self.popped
         } else {
-            self.unhint(self.lost_hint)
+            self.unhint(self.bound.lost_hint)
         };
-        let i = self.index_after(self.lost_upto, hint);
+        let i = self.index_after(self.bound.lost_upto, hint);
         // The first segment ending above the boundary, unless it straddles it.
-        i + usize::from(self.segs.get(i).is_some_and(|s| s.start < self.lost_upto))
+        i + usize::from(
+            self.segs
+                .get(i)
+                .is_some_and(|s| s.start < self.bound.lost_upto),
+        )
     }
 
     /// The segment starting at `start`. Tried first where NextSeg's rules 1 and 3 last
@@ -66,7 +70,7 @@ impl Scoreboard {
                 .then_some(i)
         };
         let i = at(self.rule1_index_hint())
-            .or_else(|| at(self.unhint(self.rule3_hint)))
+            .or_else(|| at(self.unhint(self.cursor.rule3_hint)))
             .unwrap_or_else(|| self.segs.partition_point(|s| s.end <= start));
         (i < self.segs.len() && self.segs[i].start == start).then_some(i)
     }

@@ -34,18 +34,18 @@ impl Scoreboard {
         mut on_lost: impl FnMut(Range),
     ) -> u32 {
         let mut marked = 0;
-        if self.sacked_segs == self.sacked_below_segs {
+        if self.count.sacked_segs == self.bound.sacked_below_segs {
             return 0; // nothing SACKed above the boundary: nothing new can be lost
         }
         let mut i = self.lost_upto_index();
         while i < self.segs.len() {
             let s = self.segs[i];
             if s.sacked {
-                self.sacked_below_bytes += s.len();
-                self.sacked_below_segs += 1;
+                self.bound.sacked_below_bytes += s.len();
+                self.bound.sacked_below_segs += 1;
             } else {
-                let above_segs = self.sacked_segs - self.sacked_below_segs;
-                let above_bytes = self.sacked_bytes - self.sacked_below_bytes;
+                let above_segs = self.count.sacked_segs - self.bound.sacked_below_segs;
+                let above_bytes = self.count.sacked_bytes - self.bound.sacked_below_bytes;
                 if above_segs < u64::from(dupthresh) && above_bytes <= byte_limit {
                     break;
                 }
@@ -55,10 +55,10 @@ impl Scoreboard {
                     on_lost(s.range());
                 }
             }
-            self.lost_upto = s.end;
+            self.bound.lost_upto = s.end;
             i += 1;
         }
-        self.lost_hint = self.hint_for(i);
+        self.bound.lost_hint = self.hint_for(i);
         marked
     }
 
@@ -69,10 +69,10 @@ impl Scoreboard {
         debug_assert!(!s.lost && !s.sacked);
         s.lost = true;
         let (start, len, retrans) = (s.start, s.len(), s.retrans);
-        self.lost_bytes += len;
+        self.count.lost_bytes += len;
         self.lost_total += 1;
         if !retrans {
-            self.lost_pending_bytes += len;
+            self.count.lost_pending_bytes += len;
             self.rule1_back_to(i, start);
             self.unlink(i);
         }
@@ -86,17 +86,17 @@ impl Scoreboard {
         while i < self.segs.len() && self.segs[i].end <= limit {
             let s = self.segs[i];
             if s.sacked {
-                self.sacked_below_bytes += s.len();
-                self.sacked_below_segs += 1;
+                self.bound.sacked_below_bytes += s.len();
+                self.bound.sacked_below_segs += 1;
             } else if !s.lost {
                 self.mark_one_lost(i);
                 marked += 1;
                 on_lost(s.range());
             }
-            self.lost_upto = s.end;
+            self.bound.lost_upto = s.end;
             i += 1;
         }
-        self.lost_hint = self.hint_for(i);
+        self.bound.lost_hint = self.hint_for(i);
         marked
     }
 
@@ -125,12 +125,12 @@ impl Scoreboard {
             }
         }
         self.tsorted.clear();
-        self.retrans_bytes = 0;
-        self.lost_bytes = self.flight_size() - self.sacked_bytes;
-        self.lost_pending_bytes = self.lost_bytes;
-        self.lost_upto = self.snd_nxt;
-        self.sacked_below_bytes = self.sacked_bytes;
-        self.sacked_below_segs = self.sacked_segs;
+        self.count.retrans_bytes = 0;
+        self.count.lost_bytes = self.flight_size() - self.count.sacked_bytes;
+        self.count.lost_pending_bytes = self.count.lost_bytes;
+        self.bound.lost_upto = self.snd_nxt;
+        self.bound.sacked_below_bytes = self.count.sacked_bytes;
+        self.bound.sacked_below_segs = self.count.sacked_segs;
         self.start_recovery_episode();
     }
 
@@ -145,14 +145,14 @@ impl Scoreboard {
         for s in self.segs.iter_mut() {
             s.sacked = false;
         }
-        self.sacked_bytes = 0;
-        self.sacked_segs = 0;
-        self.sacked_below_bytes = 0;
-        self.sacked_below_segs = 0;
+        self.count.sacked_bytes = 0;
+        self.count.sacked_segs = 0;
+        self.bound.sacked_below_bytes = 0;
+        self.bound.sacked_below_segs = 0;
         self.high_sacked = self.snd_una;
         // Blocks the receiver sends again are news now.
-        self.sack_cache = [Range::default(); super::CACHE];
-        self.sack_cache_raw = [Range::default(); super::CACHE];
+        self.sack_memo.sack_cache = [Range::default(); super::CACHE];
+        self.sack_memo.sack_cache_raw = [Range::default(); super::CACHE];
         true
     }
 
@@ -163,19 +163,19 @@ impl Scoreboard {
     /// awaiting retransmission rejoin it at their last transmission). O(window log window),
     /// once per undo.
     pub fn unmark_lost(&mut self) {
-        if self.lost_bytes == 0 {
+        if self.count.lost_bytes == 0 {
             return;
         }
         for s in self.segs.iter_mut() {
             s.lost = false;
         }
-        self.lost_bytes = 0;
-        self.lost_pending_bytes = 0;
-        self.lost_upto = self.snd_una;
-        self.sacked_below_bytes = 0;
-        self.sacked_below_segs = 0;
-        self.rule1_from = self.snd_una;
-        self.rule3_from = self.snd_una;
+        self.count.lost_bytes = 0;
+        self.count.lost_pending_bytes = 0;
+        self.bound.lost_upto = self.snd_una;
+        self.bound.sacked_below_bytes = 0;
+        self.bound.sacked_below_segs = 0;
+        self.cursor.rule1_from = self.snd_una;
+        self.cursor.rule3_from = self.snd_una;
         if self.time_order {
             self.tsorted.clear();
             let mut order: Vec<usize> = (0..self.segs.len())
@@ -198,10 +198,10 @@ impl Scoreboard {
     /// SACKs passed the lowest such SND.NXT (`lost_retrans_low`). Returns how many.
     pub fn mark_lost_retrans(&mut self, mut on_lost: impl FnMut(Range)) -> u32 {
         let received_upto = self.high_sacked;
-        if self.retrans_bytes == 0 || received_upto <= self.lost_retrans_low {
+        if self.count.retrans_bytes == 0 || received_upto <= self.lost_retrans_low {
             return 0;
         }
-        let (mut left, mut new_low, mut n) = (self.retrans_bytes, self.snd_nxt, 0);
+        let (mut left, mut new_low, mut n) = (self.count.retrans_bytes, self.snd_nxt, 0);
         let mut i = 0;
         while i < self.segs.len() && left > 0 {
             let s = self.segs[i];
@@ -217,7 +217,7 @@ impl Scoreboard {
             }
             i += 1;
         }
-        if self.retrans_bytes > 0 {
+        if self.count.retrans_bytes > 0 {
             self.lost_retrans_low = new_low;
         }
         n
@@ -230,22 +230,22 @@ impl Scoreboard {
         let (start, len, was_lost) = (s.start, s.len(), s.lost);
         s.retrans = false;
         s.lost = true;
-        self.retrans_bytes -= len;
-        self.lost_pending_bytes += len;
+        self.count.retrans_bytes -= len;
+        self.count.lost_pending_bytes += len;
         self.lost_total += 1;
         if !was_lost {
-            self.lost_bytes += len;
+            self.count.lost_bytes += len;
         }
         self.rule1_back_to(i, start);
-        self.rule3_from = self.rule3_from.min(start);
+        self.cursor.rule3_from = self.cursor.rule3_from.min(start);
     }
 
     /// Resets HighRxt/RescueRxt and the NextSeg cursor for a new recovery episode.
     pub fn start_recovery_episode(&mut self) {
         self.high_rxt = self.snd_una;
         self.rescue_rxt = None;
-        self.rule1_from = self.snd_una;
-        self.rule3_from = self.snd_una;
+        self.cursor.rule1_from = self.snd_una;
+        self.cursor.rule3_from = self.snd_una;
     }
 
     /// The lowest segment that is lost and has no retransmission outstanding
@@ -255,24 +255,24 @@ impl Scoreboard {
     /// segment lost moves the cursor back to it, since RACK marks in time order, not
     /// sequence order); with nothing pending the answer costs nothing.
     pub fn next_lost(&mut self) -> Option<SentSeg> {
-        if self.lost_pending_bytes == 0 {
+        if self.count.lost_pending_bytes == 0 {
             return None;
         }
         // From the cursor's remembered index: at 100,000 segments a binary search per
         // retransmission was a tenth of the per-ACK cost (issue 16's per_ack bench).
-        let mut i = self.index_after(self.rule1_from, self.rule1_index_hint());
+        let mut i = self.index_after(self.cursor.rule1_from, self.rule1_index_hint());
         while let Some(s) = self.segs.get(i) {
             if s.lost && !s.retrans && !s.sacked {
                 let s = *s;
-                self.rule1_from = s.start;
-                self.rule1_hint = self.hint_for(i);
+                self.cursor.rule1_from = s.start;
+                self.cursor.rule1_hint = self.hint_for(i);
                 return Some(s);
             }
             i += 1;
         }
         debug_assert!(false, "lost bytes pending but none found above the cursor");
-        self.rule1_from = self.snd_nxt;
-        self.rule1_hint = self.hint_for(i);
+        self.cursor.rule1_from = self.snd_nxt;
+        self.cursor.rule1_hint = self.hint_for(i);
         None
     }
 
@@ -313,19 +313,19 @@ impl Scoreboard {
         // a retransmission that stops counting moves the cursor back), so an ACK costs
         // the segments newly passed, not every SACKed one above HighRxt.
         let high = self.high_sacked();
-        let from = self.high_rxt.max(self.rule3_from);
-        let mut i = self.index_after(from, self.unhint(self.rule3_hint));
+        let from = self.high_rxt.max(self.cursor.rule3_from);
+        let mut i = self.index_after(from, self.unhint(self.cursor.rule3_hint));
         while i < self.segs.len() && self.segs[i].start < high {
             let s = self.segs[i];
             if !s.sacked && !s.retrans && s.start >= self.high_rxt {
-                self.rule3_from = s.start;
-                self.rule3_hint = self.hint_for(i);
+                self.cursor.rule3_from = s.start;
+                self.cursor.rule3_hint = self.hint_for(i);
                 return Some((s, NextSegRule::Unsacked));
             }
             i += 1;
         }
-        self.rule3_from = self.segs.get(i).map_or(self.snd_nxt, |s| s.start).max(from);
-        self.rule3_hint = self.hint_for(i);
+        self.cursor.rule3_from = self.segs.get(i).map_or(self.snd_nxt, |s| s.start).max(from);
+        self.cursor.rule3_hint = self.hint_for(i);
         // Rule 4: once per recovery, the highest outstanding un-SACKed segment.
         if rescue && self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
             if let Some(s) = self.segs.iter().rev().find(|s| !s.sacked) {

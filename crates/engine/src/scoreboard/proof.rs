@@ -132,7 +132,7 @@ impl Scoreboard {
             }
             i += 1;
         }
-        for &(a, len, n) in &self.acked_retrans {
+        for &(a, len, n) in &self.proofs.acked_retrans {
             if overlaps(a, a.saturating_add(u64::from(len))) && (cover.is_none() || n & PROVEN != 0)
             {
                 most = most.max(n & !PROVEN);
@@ -146,7 +146,7 @@ impl Scoreboard {
     /// SND.UNA, which counts the DSACK's length).
     pub fn proven_acked_segs_in(&self, range: Range, mss: u64) -> u64 {
         let mut n = 0;
-        for &(a, len, k) in &self.acked_retrans {
+        for &(a, len, k) in &self.proofs.acked_retrans {
             let b = a.saturating_add(u64::from(len));
             if k & PROVEN != 0 && a < range.end && range.start < b {
                 n += u64::from(len).div_ceil(mss.max(1));

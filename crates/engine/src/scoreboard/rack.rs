@@ -274,22 +274,22 @@ impl Scoreboard {
         debug_assert!(!s.sacked);
         if s.retrans {
             self.segs[i].retrans = false;
-            self.retrans_bytes -= s.len();
+            self.count.retrans_bytes -= s.len();
             out.lost_retrans += 1;
         }
         debug_assert!(!s.lost || s.retrans, "already awaiting retransmission");
         if !s.lost {
             self.segs[i].lost = true;
-            self.lost_bytes += s.len();
+            self.count.lost_bytes += s.len();
         }
-        self.lost_pending_bytes += s.len();
+        self.count.lost_pending_bytes += s.len();
         self.lost_total += 1;
         out.lost_bytes += s.len();
         self.unlink(i);
         // Lost marks arrive in time order, not sequence order: NextSeg rule 1 must look
         // here again.
         self.rule1_back_to(i, s.start);
-        self.rule3_from = self.rule3_from.min(s.start);
+        self.cursor.rule3_from = self.cursor.rule3_from.min(s.start);
         on_lost(s.range(), s.retrans);
     }
 }

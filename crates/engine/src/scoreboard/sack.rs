@@ -29,11 +29,11 @@ impl Scoreboard {
     /// blocks not at all.
     pub(super) fn sack_tagged(&mut self, b: Option<Range>) -> u64 {
         let Some(b) = b else { return 0 };
-        if self.sack_cache.iter().any(|c| c.covers(&b)) {
+        if self.sack_memo.sack_cache.iter().any(|c| c.covers(&b)) {
             return 0;
         }
         let mut pieces = [Range::default(); CACHE + 1];
-        let n = uncached(b, &self.sack_cache, &mut pieces);
+        let n = uncached(b, &self.sack_memo.sack_cache, &mut pieces);
         let mut newly = 0;
         for p in &pieces[..n] {
             newly += self.mark_sacked(*p);
@@ -44,11 +44,11 @@ impl Scoreboard {
     /// Remembers the blocks of the ACK just processed (see [`Scoreboard::sack`]): as the
     /// peer sent them and as they were tagged.
     pub(super) fn store_sack_cache(&mut self, blocks: &[Range], tagged: &[Option<Range>]) {
-        self.sack_cache = [Range::default(); CACHE];
-        self.sack_cache_raw = [Range::default(); CACHE];
+        self.sack_memo.sack_cache = [Range::default(); CACHE];
+        self.sack_memo.sack_cache_raw = [Range::default(); CACHE];
         for (c, (b, t)) in blocks.iter().zip(tagged).take(CACHE).enumerate() {
-            self.sack_cache[c] = t.unwrap_or_default();
-            self.sack_cache_raw[c] = *b;
+            self.sack_memo.sack_cache[c] = t.unwrap_or_default();
+            self.sack_memo.sack_cache_raw[c] = *b;
         }
     }
 
@@ -63,16 +63,18 @@ impl Scoreboard {
             return Some(b);
         }
         // A block the previous ACK carried unchanged (most of them): its tagging stands.
-        if let Some(k) = (0..CACHE).find(|&k| self.sack_cache_raw[k] == b) {
-            let t = self.sack_cache[k];
+        if let Some(k) = (0..CACHE).find(|&k| self.sack_memo.sack_cache_raw[k] == b) {
+            let t = self.sack_memo.sack_cache[k];
             return (!t.is_empty()).then_some(t);
         }
-        let cached = (0..CACHE)
-            .find(|&k| self.sack_cache_raw[k].start == b.start && !self.sack_cache[k].is_empty());
+        let cached = (0..CACHE).find(|&k| {
+            self.sack_memo.sack_cache_raw[k].start == b.start
+                && !self.sack_memo.sack_cache[k].is_empty()
+        });
         let start = match cached {
-            Some(k) => self.sack_cache[k].start,
+            Some(k) => self.sack_memo.sack_cache[k].start,
             None => {
-                let i = self.index_after(b.start, self.sack_hint);
+                let i = self.index_after(b.start, self.sack_memo.sack_hint);
                 match self.segs.get(i) {
                     Some(s) if s.start < b.start => s.end,
                     Some(s) => s.start,
@@ -80,7 +82,7 @@ impl Scoreboard {
                 }
             }
         };
-        let j = self.index_after(b.end, self.sack_hint);
+        let j = self.index_after(b.end, self.sack_memo.sack_hint);
         let end = match self.segs.get(j) {
             Some(s) if s.start < b.end && s.end > b.end => s.start,
             _ => b.end,
@@ -89,7 +91,7 @@ impl Scoreboard {
     }
 
     fn mark_sacked(&mut self, p: Range) -> u64 {
-        let mut i = self.index_after(p.start, self.sack_hint);
+        let mut i = self.index_after(p.start, self.sack_memo.sack_hint);
         if i >= self.segs.len() {
             return 0;
         }
@@ -106,20 +108,20 @@ impl Scoreboard {
             if !s.sacked {
                 let len = s.len();
                 newly += len;
-                self.sacked_bytes += len;
-                self.sacked_segs += 1;
+                self.count.sacked_bytes += len;
+                self.count.sacked_segs += 1;
                 if s.lost {
-                    self.lost_bytes -= len;
+                    self.count.lost_bytes -= len;
                     if !s.retrans {
-                        self.lost_pending_bytes -= len;
+                        self.count.lost_pending_bytes -= len;
                     }
                 }
                 if s.retrans {
-                    self.retrans_bytes -= len;
+                    self.count.retrans_bytes -= len;
                 }
-                if s.end <= self.lost_upto {
-                    self.sacked_below_bytes += len;
-                    self.sacked_below_segs += 1;
+                if s.end <= self.bound.lost_upto {
+                    self.bound.sacked_below_bytes += len;
+                    self.bound.sacked_below_segs += 1;
                 }
                 self.unlink(i);
                 let proven = self.rack_filter.proves_original(&s, true);
@@ -133,7 +135,7 @@ impl Scoreboard {
             }
             i += 1;
         }
-        self.sack_hint = self.popped + i as u64;
+        self.sack_memo.sack_hint = self.popped + i as u64;
         newly
     }
 
@@ -153,9 +155,9 @@ impl Scoreboard {
         }
         self.splits += 1;
         if s.sacked {
-            self.sacked_segs += 1;
-            if s.end <= self.lost_upto {
-                self.sacked_below_segs += 1;
+            self.count.sacked_segs += 1;
+            if s.end <= self.bound.lost_upto {
+                self.bound.sacked_below_segs += 1;
             }
         }
     }

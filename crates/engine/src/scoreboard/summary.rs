@@ -30,8 +30,8 @@ impl Scoreboard {
     #[inline]
     pub fn on_ack(&mut self, filter: RackFilter, cumulative: u64, blocks: &[Range]) -> AckSummary {
         self.rack_filter = filter;
-        self.ack_fack = self.high_sacked();
-        self.reorder_low = None;
+        self.this_ack.ack_fack = self.high_sacked();
+        self.this_ack.reorder_low = None;
         self.delivered = Delivered::default();
         let acked = self.ack_cumulative(cumulative);
         let (mut newly_sacked, mut discarded) = (0, 0);
@@ -53,7 +53,7 @@ impl Scoreboard {
             newly_sacked,
             discarded,
             delivered: self.delivered,
-            reorder_low: self.reorder_low,
+            reorder_low: self.this_ack.reorder_low,
         }
     }
 
@@ -103,9 +103,9 @@ impl Scoreboard {
                 self.note_delivered(&s, false, true);
             }
             if s.ever_retrans {
-                let k = self.acked_retrans_next % super::proof::ACKED_RETRANS;
-                self.acked_retrans[k] = self.acked_retrans_entry(&s);
-                self.acked_retrans_next += 1;
+                let k = self.proofs.acked_retrans_next % super::proof::ACKED_RETRANS;
+                self.proofs.acked_retrans[k] = self.acked_retrans_entry(&s);
+                self.proofs.acked_retrans_next += 1;
                 out.oldest_retrans_sent = Some(
                     out.oldest_retrans_sent
                         .map_or(s.last_sent, |t| t.min(s.last_sent)),
@@ -119,19 +119,20 @@ impl Scoreboard {
             );
         }
         self.snd_una = cumulative;
-        if self.lost_upto < cumulative {
-            self.lost_upto = cumulative;
+        if self.bound.lost_upto < cumulative {
+            self.bound.lost_upto = cumulative;
         }
         self.high_rxt = self.high_rxt.max(cumulative);
-        self.rule1_from = self.rule1_from.max(cumulative);
+        self.cursor.rule1_from = self.cursor.rule1_from.max(cumulative);
         out
     }
 
     /// `s` (or, unless `whole`, an acknowledged prefix of it) was delivered by this ACK.
     pub(super) fn note_delivered(&mut self, s: &SentSeg, by_sack: bool, whole: bool) {
         let (start, end) = (s.start, s.end);
-        if !s.ever_retrans && end <= self.ack_fack {
-            self.reorder_low = Some(self.reorder_low.map_or(start, |l| l.min(start)));
+        if !s.ever_retrans && end <= self.this_ack.ack_fack {
+            self.this_ack.reorder_low =
+                Some(self.this_ack.reorder_low.map_or(start, |l| l.min(start)));
         }
         self.delivered.note(&self.rack_filter, s, by_sack);
         self.delivered.segs += u64::from(whole);

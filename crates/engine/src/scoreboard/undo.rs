@@ -93,9 +93,9 @@ impl Scoreboard {
                 let len = s.end - s.start;
                 if s.retrans && !b.retrans {
                     // What `on_retransmit` added.
-                    self.retrans_bytes -= len;
+                    self.count.retrans_bytes -= len;
                     if s.lost {
-                        self.lost_pending_bytes += len;
+                        self.count.lost_pending_bytes += len;
                     }
                 }
                 s.retrans = b.retrans;

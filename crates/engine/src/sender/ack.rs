@@ -85,11 +85,11 @@ impl Sender {
         self.peer.window = window;
         self.peer.max_window = self.peer.max_window.max(window);
         self.idle_on_window_update(now, window_update, prior.flight);
-        let dsack_before = self.evidence.dsack_seen;
+        let dsack_before = self.core.evidence.dsack_seen;
         let sent_since_rto = self.sent_since_rto(now, ack.cumulative);
         // Before this ACK's own sample: one taken from an ACK that ends a hole's wait
         // would make the hole's retransmission look too recent to have been answered.
-        let min_rtt = self.rtt.min_rtt().unwrap_or_default();
+        let min_rtt = self.core.rtt.min_rtt().unwrap_or_default();
         let (sb, dsack) = self.update_scoreboard(now, ack, prior);
         let is_dup = self.count_dupack(now, ack, &sb, prior, prior_window);
         // Without SACK: does the advance answer a retransmission (RFC 6582's partial ACK)?
@@ -149,7 +149,7 @@ impl Sender {
         // the receiver had SACKed.
         let reneged = self.alg.rules.sack_reneging_short_timer
             && sb.acked.bytes > 0
-            && self.sb.head().is_some_and(|h| h.sacked);
+            && self.core.sb.head().is_some_and(|h| h.sacked);
         if reneged {
             self.on_sack_reneging(now, &summary);
         } else {
@@ -185,14 +185,14 @@ impl Sender {
         } else {
             ack.cumulative
         };
-        if cumulative > self.sb.snd_nxt() {
+        if cumulative > self.core.sb.snd_nxt() {
             // RFC 9293 §3.10.7.4: an ACK for data not yet sent is dropped.
             self.stats.ack_beyond_snd_nxt += 1;
             self.emit(
                 now,
                 EventKind::AckRejected {
                     cumulative,
-                    snd_nxt: self.sb.snd_nxt(),
+                    snd_nxt: self.core.sb.snd_nxt(),
                 },
             );
             return None;
@@ -209,9 +209,9 @@ impl Sender {
     /// retransmission (RFC 3522 §2; Linux `tcp_packet_delayed` says the opposite).
     fn echo_answers_retrans(&self, ack: &Ack) -> bool {
         let ecr = self.ts_ecr(ack);
-        self.evidence.undo.retrans_ts.is_some()
+        self.core.evidence.undo.retrans_ts.is_some()
             && ecr.is_some()
-            && !self.evidence.undo.packet_delayed(ecr)
+            && !self.core.evidence.undo.packet_delayed(ecr)
     }
 
     /// The ACK's timestamp echo, when timestamps are in use and it echoes something.
@@ -234,13 +234,13 @@ impl Sender {
         let dsack = raw_dsack.filter(|&d| self.sack_ok && self.on_dsack(now, d, ack));
         let filter = RackFilter {
             now,
-            min_rtt: self.rtt.min_rtt(),
+            min_rtt: self.core.rtt.min_rtt(),
             ts_ecr: self.ts_ecr(ack),
         };
         let blocks = if self.sack_ok { blocks } else { &[] };
-        let sb = self.sb.on_ack(filter, ack.cumulative, blocks);
+        let sb = self.core.sb.on_ack(filter, ack.cumulative, blocks);
         self.stats.sack_discard += u64::from(sb.discarded);
-        self.stats.sack_splits = self.sb.splits();
+        self.stats.sack_splits = self.core.sb.splits();
         if sb.acked.bytes > 0 {
             // RFC 7323 §4: the echo must be of a timestamp sent for what this ACK covers;
             // otherwise the send time of a never-retransmitted segment (Karn) stands.
@@ -262,11 +262,11 @@ impl Sender {
             if let Some(r) = sample {
                 self.rate_on_rtt_sample(r);
                 self.take_rtt_sample(now, r);
-                self.tlp.rtt_sampled = true; // RFC 8985 §7.3's condition
+                self.core.tlp.rtt_sampled = true; // RFC 8985 §7.3's condition
             }
             self.hystart_on_ack(now, &sb.acked);
-            self.dup.count = 0; // RFC 6675 §5 (2)
-            self.rto_retransmits = 0;
+            self.core.dup.count = 0; // RFC 6675 §5 (2)
+            self.core.rto_retransmits = 0;
             self.check_timestamp_spurious(now, ack, &sb.acked, prior.una);
         }
         if self.sack_ok {
@@ -294,10 +294,14 @@ impl Sender {
             // duplicates after the next loss (`detect::ack_budget`).
             let slice = sb.acked.bytes > 0 && !sb.acked.completes_a_segment;
             // Only with `dupack_budget`: Linux has no such budget.
-            let answers_a_segment = slice || !self.alg.dupack_budget || self.dup.budget.on_ack();
+            let answers_a_segment =
+                slice || !self.alg.dupack_budget || self.core.dup.budget.on_ack();
             if ack.cumulative > prior.una {
-                let outstanding = self.sb.flight_size() + self.sb.retrans_bytes();
-                self.dup.budget.on_advance(outstanding.div_ceil(self.mss));
+                let outstanding = self.core.sb.flight_size() + self.core.sb.retrans_bytes();
+                self.core
+                    .dup
+                    .budget
+                    .on_advance(outstanding.div_ceil(self.mss));
             }
             let dup = dupthresh::is_dupack_nosack(
                 ack.cumulative,
@@ -316,7 +320,7 @@ impl Sender {
             dup && answers_a_segment
         };
         if is_dup {
-            self.dup.count = self.dup.count.saturating_add(1);
+            self.core.dup.count = self.core.dup.count.saturating_add(1);
         }
         is_dup
     }
@@ -332,7 +336,7 @@ impl Sender {
         prior: Prior,
         window_update: bool,
     ) {
-        let tlp_dsack = dsack.is_some_and(|d| Some(d.end) == self.tlp.end_seq);
+        let tlp_dsack = dsack.is_some_and(|d| Some(d.end) == self.core.tlp.end_seq);
         if self.rack_active() {
             self.rack_on_ack(now, &sb.delivered, dsack.is_some(), tlp_dsack);
         }
@@ -346,18 +350,18 @@ impl Sender {
     /// retransmit armed there keeps the slot; an RTO replacing a PTO or reorder timer
     /// stays anchored at the head.
     fn restart_rto_on_ack(&mut self, now: Instant, advanced: bool) {
-        if self.sb.flight_size() == 0 {
-            self.timer.stop();
+        if self.core.sb.flight_size() == 0 {
+            self.core.timer.stop();
         } else if advanced {
             self.rearm_rto(now);
-        } else if !self.timer.is_armed() {
+        } else if !self.core.timer.is_armed() {
             self.arm_rto(now);
         }
     }
 
     /// The recovery state machine on one ACK.
     fn run_state_machine(&mut self, now: Instant, a: &AckSummary) {
-        match self.ca {
+        match self.core.ca {
             Ca::Open | Ca::Disorder { .. } => self.on_ack_open(now, a),
             Ca::Cwr { high_seq } => self.on_ack_cwr(now, a, high_seq),
             Ca::Recovery { .. } => self.on_ack_recovery(now, a),
@@ -370,16 +374,19 @@ impl Sender {
     /// `tcp_try_to_open` clearing the first-retransmission stamp once back in
     /// Open/Disorder (or in CWR) with no retransmission left (`tcp_any_retrans_done`).
     fn after_ack(&mut self, now: Instant, advanced: bool, newly_sacked: bool, reneged: bool) {
-        if let Some(ceiling) = self.cwnd_ceiling.take() {
+        if let Some(ceiling) = self.core.cwnd_ceiling.take() {
             self.cwnd = self.cwnd.min(ceiling).max(self.mss);
         }
         if !reneged {
             self.set_timer_after_ack(now, advanced, newly_sacked);
         }
-        let open = matches!(self.ca, Ca::Open | Ca::Disorder { .. } | Ca::Cwr { .. });
-        let head_retransmitted = self.sb.head().is_some_and(|h| h.ever_retrans);
-        if open && self.sb.retrans_bytes() == 0 && !head_retransmitted {
-            self.evidence.undo.retransmissions_done();
+        let open = matches!(
+            self.core.ca,
+            Ca::Open | Ca::Disorder { .. } | Ca::Cwr { .. }
+        );
+        let head_retransmitted = self.core.sb.head().is_some_and(|h| h.ever_retrans);
+        if open && self.core.sb.retrans_bytes() == 0 && !head_retransmitted {
+            self.core.evidence.undo.retransmissions_done();
         }
     }
 
@@ -387,12 +394,12 @@ impl Sender {
     /// stand in for SACKed bytes (RFC 9937 §6).
     pub(super) fn prior(&self) -> Prior {
         Prior {
-            una: self.sb.snd_una(),
-            flight: self.sb.flight_size(),
+            una: self.core.sb.snd_una(),
+            flight: self.core.sb.flight_size(),
             sacked: if self.sack_ok {
-                self.sb.sacked_bytes()
+                self.core.sb.sacked_bytes()
             } else {
-                self.dup.reno_sacked
+                self.core.dup.reno_sacked
             },
         }
     }
@@ -424,7 +431,7 @@ impl Sender {
             let probe = self.dsack_for_probe(d);
             // A rescue retransmission (RFC 6675 NextSeg rule 4) is sent without loss
             // evidence: its duplicate, like a probe's, says nothing about reordering.
-            let rescue = self.sb.rescued() == Some(d);
+            let rescue = self.core.sb.rescued() == Some(d);
             if !probe && !rescue {
                 self.note_spurious(now, d, ReorderSignal::Dsack);
             }
@@ -437,9 +444,9 @@ impl Sender {
     /// ending at TLP.end_seq / TLPHighRxt, or exactly the draft's probed range).
     fn dsack_for_probe(&self, d: Range) -> bool {
         let one_segment = d.len() <= self.mss;
-        let rfc = self.tlp.is_retrans && self.tlp.end_seq == Some(d.end);
-        let draft = self.tlp_draft.probe == Some((d.start, d.end))
-            || self.tlp_draft.tlp_high_rxt == Some(d.end);
+        let rfc = self.core.tlp.is_retrans && self.core.tlp.end_seq == Some(d.end);
+        let draft = self.core.tlp_draft.probe == Some((d.start, d.end))
+            || self.core.tlp_draft.tlp_high_rxt == Some(d.end);
         one_segment && (rfc || draft)
     }
 
@@ -453,15 +460,15 @@ impl Sender {
         // `tcp_packet_delayed`'s `retrans_stamp`): an ACK ending inside a segment makes
         // NewReno resend the rest of a segment the receiver holds (RFC 6582 §3.2 step 5),
         // and the next slice's echo, older than that resend, proves nothing about the path.
-        let first = self.evidence.undo.retrans_ts.unwrap_or(u64::MAX);
+        let first = self.core.evidence.undo.retrans_ts.unwrap_or(u64::MAX);
         let older = ts.ecr < transmit::ts_clock(rexmit_sent) && ts.ecr < first;
         if self.ts_ok && ts.ecr != 0 && older {
             self.stats.ts_reorder += 1;
-            let range = Range::new(prior_una, self.sb.snd_una());
+            let range = Range::new(prior_una, self.core.sb.snd_una());
             self.note_spurious(now, range, ReorderSignal::Timestamp);
             // Linux `tcp_try_undo_partial`: in recovery this is reordering, measured from
             // the prior SND.UNA (`tcp_check_sack_reordering(sk, prior_snd_una, 1)`).
-            let in_recovery = matches!(self.ca, Ca::Recovery { .. });
+            let in_recovery = matches!(self.core.ca, Ca::Recovery { .. });
             if in_recovery && self.alg.rules.timestamp_undo_is_reordering {
                 self.reordering_from(now, prior_una, ReorderSignal::Timestamp);
             }

@@ -41,10 +41,10 @@ impl Sender {
         c.pipe = self.pipe();
         c.delivered = r.map_or(0, |r| r.rate.delivered);
         c.delivered_time = r.map_or(now, |r| r.rate.delivered_time);
-        c.lost = self.sb.lost_total();
+        c.lost = self.core.sb.lost_total();
         c.app_limited = r.is_some_and(|r| r.rate.is_app_limited());
         c.state = self.state();
-        c.srtt = self.rtt.srtt();
+        c.srtt = self.core.rtt.srtt();
         c
     }
 
@@ -60,7 +60,7 @@ impl Sender {
     /// the controller hears of it.
     pub(super) fn cc_on_sent(&mut self, at: Instant, t: &Transmit) {
         if let Some(r) = self.rate.as_deref() {
-            self.sb.stamp_tx(t.range, r.tx);
+            self.core.sb.stamp_tx(t.range, r.tx);
         }
         let sent = SentInfo {
             bytes: t.range.len(),
@@ -81,10 +81,11 @@ impl Sender {
         if self.rate.is_none() {
             return;
         }
-        let unsent_below_mss = self.stream.written.saturating_sub(self.sb.snd_nxt()) < self.mss;
+        let unsent_below_mss =
+            self.stream.written.saturating_sub(self.core.sb.snd_nxt()) < self.mss;
         let in_flight = self.pipe().div_ceil(self.mss);
         let cwnd = self.cwnd / self.mss;
-        let lost_unrepaired = self.sb.lost_pending_bytes() > 0;
+        let lost_unrepaired = self.core.sb.lost_pending_bytes() > 0;
         if let Some(r) = self.rate.as_deref_mut() {
             r.rate
                 .check_app_limited(unsent_below_mss, in_flight, cwnd, lost_unrepaired);
@@ -110,7 +111,7 @@ impl Sender {
     /// the ACK's rate sample goes to a controller that takes them, which may set cwnd.
     pub(super) fn cc_on_ack(&mut self, now: Instant, a: &AckSummary, sb: &ScoreboardAck) {
         let (mss, prior_pipe) = (self.mss, a.prior.flight.saturating_sub(a.prior.sacked));
-        let (min_rtt, lost_total) = (self.rtt.min_rtt(), self.sb.lost_total());
+        let (min_rtt, lost_total) = (self.core.rtt.min_rtt(), self.core.sb.lost_total());
         let Some(r) = self.rate.as_deref_mut() else {
             return;
         };

@@ -25,7 +25,7 @@ impl Sender {
         else {
             return None;
         };
-        if (disable_on_reordering && self.reorder.seen)
+        if (disable_on_reordering && self.core.reorder.seen)
             || !er::within_rate_cap(
                 rate_cap_percent,
                 self.stats.early_retrans,
@@ -35,12 +35,12 @@ impl Sender {
             return None;
         }
         let view = View {
-            oseg: self.sb.len() as u64,
-            ownd: self.sb.flight_size(),
-            sacked_segs: self.sb.sacked_segs(),
-            sacked_bytes: self.sb.sacked_bytes(),
-            last_sacked: self.sb.last_sacked(),
-            dupacks: self.dup.count,
+            oseg: self.core.sb.len() as u64,
+            ownd: self.core.sb.flight_size(),
+            sacked_segs: self.core.sb.sacked_segs(),
+            sacked_bytes: self.core.sb.sacked_bytes(),
+            last_sacked: self.core.sb.last_sacked(),
+            dupacks: self.core.dup.count,
             sack: self.sack_ok,
             mss: self.mss,
             can_send_new: self.can_send_new(),
@@ -51,9 +51,9 @@ impl Sender {
     /// RFC 5827 §2 (b): previously unsent data is ready and the receive window admits a
     /// segment of it (then limited transmit, not ER, applies).
     fn can_send_new(&self) -> bool {
-        let start = self.sb.snd_nxt();
+        let start = self.core.sb.snd_nxt();
         let avail = self.stream.written.saturating_sub(start);
-        let rwnd_room = (self.sb.snd_una() + self.peer.window).saturating_sub(start);
+        let rwnd_room = (self.core.sb.snd_una() + self.peer.window).saturating_sub(start);
         avail > 0 && rwnd_room >= self.mss.min(avail)
     }
 
@@ -65,11 +65,11 @@ impl Sender {
         if !(delayed || trigger == Trigger::Enhanced) {
             return false;
         }
-        let Some(delay) = er::delay(self.rtt.srtt()) else {
+        let Some(delay) = er::delay(self.core.rtt.srtt()) else {
             return false;
         };
         // What it displaces: the RTO, or a pending PTO or reorder timer.
-        let (Some(kind), Some(at)) = (self.timer.kind(), self.timer.deadline()) else {
+        let (Some(kind), Some(at)) = (self.core.timer.kind(), self.core.timer.deadline()) else {
             return false;
         };
         if at <= now + delay {
@@ -79,7 +79,9 @@ impl Sender {
             displaced: (kind, at),
             enhanced: trigger == Trigger::Enhanced,
         });
-        self.timer.arm(TimerKind::EarlyRetransmit, now, now + delay);
+        self.core
+            .timer
+            .arm(TimerKind::EarlyRetransmit, now, now + delay);
         self.stats.early_retrans_delayed += 1;
         self.emit(
             now,
@@ -95,7 +97,7 @@ impl Sender {
         self.emit(
             now,
             EventKind::EarlyRetransmit {
-                snd_una: self.sb.snd_una(),
+                snd_una: self.core.sb.snd_una(),
                 enhanced: trigger == Trigger::Enhanced,
             },
         );
@@ -105,13 +107,13 @@ impl Sender {
     /// Any ACK cancels a pending delayed early retransmit: the RTO it displaced returns.
     pub(super) fn cancel_delayed_early_retransmit(&mut self) {
         let delayed = self.take_delayed_er();
-        if self.timer.kind() == Some(TimerKind::EarlyRetransmit) {
+        if self.core.timer.kind() == Some(TimerKind::EarlyRetransmit) {
             if let Some(DelayedEr {
                 displaced: (kind, at),
                 ..
             }) = delayed
             {
-                self.timer.restore(kind, at);
+                self.core.timer.restore(kind, at);
             }
         }
     }
@@ -124,11 +126,11 @@ impl Sender {
             Some(DelayedEr {
                 displaced: (kind, at),
                 ..
-            }) => self.timer.restore(kind, at),
+            }) => self.core.timer.restore(kind, at),
             None => self.arm_rto(now),
         }
         let open = matches!(self.state(), RecoveryState::Open | RecoveryState::Disorder);
-        if !open || self.sb.flight_size() == 0 {
+        if !open || self.core.sb.flight_size() == 0 {
             return;
         }
         let enhanced = delayed.is_some_and(|d| d.enhanced);

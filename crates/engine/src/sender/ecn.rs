@@ -96,21 +96,21 @@ impl Sender {
     /// An ECE ACK in Open or Disorder (Linux `tcp_enter_cwr` + `tcp_init_cwnd_reduction`).
     pub(super) fn enter_cwr(&mut self, now: Instant) {
         // Congestion is proven: nothing undoes this reduction (`undo_marker = 0`).
-        self.evidence.undo.snapshot = None;
-        let flight = self.sb.flight_size();
+        self.core.evidence.undo.snapshot = None;
+        let flight = self.core.sb.flight_size();
         let prior_cwnd = self.cwnd;
         self.reduce_ssthresh(now, flight);
-        if self.reducer.prr().is_some() {
+        if self.core.reducer.prr().is_some() {
             let entry = Entry {
                 ssthresh: self.ssthresh,
                 cwnd: prior_cwnd,
                 flight_size: flight,
                 prior_flight: flight,
-                prior_sacked: self.sb.sacked_bytes(),
+                prior_sacked: self.core.sb.sacked_bytes(),
                 mss: self.mss,
                 sack: self.sack_ok,
             };
-            let cwnd = self.reducer.on_enter(&entry);
+            let cwnd = self.core.reducer.on_enter(&entry);
             self.reduction_sets_cwnd(cwnd);
         } else {
             // RFC 3168 §6.1.2: cwnd halves at once (ssthresh as the CC computed it).
@@ -118,9 +118,9 @@ impl Sender {
         }
         self.ecn.queue_cwr = self.ecn.ok;
         // `tcp_init_cwnd_reduction` clears `tlp_high_seq`: a new episode starts.
-        self.tlp_draft.reset();
-        self.tlp.reset();
-        let high_seq = self.sb.snd_nxt();
+        self.core.tlp_draft.reset();
+        self.core.tlp.reset();
+        let high_seq = self.core.sb.snd_nxt();
         self.begin_cwr(high_seq);
         self.stats.ecn_reductions += 1;
         let (cwnd, ssthresh) = (self.cwnd, self.ssthresh);
@@ -140,18 +140,18 @@ impl Sender {
         // "CWR is to be held something *above* high_seq is ACKed for CWR bit to reach
         // receiver": the episode ends once SND.UNA passes high_seq, and the ACK is then
         // an Open one (which may start the next episode).
-        if self.sb.snd_una() > high_seq {
+        if self.core.sb.snd_una() > high_seq {
             self.exit_cwr(now);
             self.on_ack_open(now, a);
             return;
         }
         let newly_lost = self.mark_lost(now);
-        if self.sb.flight_size() > 0 && self.loss_trigger() {
+        if self.core.sb.flight_size() > 0 && self.loss_trigger() {
             self.enter_recovery(now, self.recovery_why(), a.prior);
             self.reduce_on_ack(a, newly_lost);
             return;
         }
-        if self.reducer.prr().is_some() {
+        if self.core.reducer.prr().is_some() {
             self.reduce_on_ack(a, newly_lost);
         } else {
             // The halving is done; growth goes on from ssthresh (RFC 3168 §6.1.2).
@@ -163,11 +163,11 @@ impl Sender {
     /// reducers halved at once and have grown since): Open, or Disorder while SACK marks
     /// remain.
     pub(super) fn exit_cwr(&mut self, now: Instant) {
-        if self.reducer.prr().is_some() {
+        if self.core.reducer.prr().is_some() {
             self.reduction_sets_cwnd(self.ssthresh);
         }
         self.settle();
-        let (snd_una, cwnd) = (self.sb.snd_una(), self.cwnd);
+        let (snd_una, cwnd) = (self.core.sb.snd_una(), self.cwnd);
         self.emit(now, EventKind::ExitCwr { snd_una, cwnd });
     }
 
@@ -176,7 +176,7 @@ impl Sender {
     /// the whole restore in `tcp_undo_cwnd_reduction`. Called from the one `ece` test
     /// each ACK path already makes, so ECN adds a single branch per ACK.
     pub(super) fn ecn_forbid_restore(&mut self) {
-        if let Some(s) = self.evidence.undo.snapshot.as_mut() {
+        if let Some(s) = self.core.evidence.undo.snapshot.as_mut() {
             s.restorable = false;
         }
     }

@@ -93,7 +93,7 @@ impl Sender {
     pub fn allow_transmit_failures(&mut self) {
         self.xmit_undo.get_or_insert_with(Box::default);
         self.push.record();
-        self.sb.record_sends();
+        self.core.sb.record_sends();
     }
 
     /// A transmission failed and no input came since: nothing goes out.
@@ -111,17 +111,17 @@ impl Sender {
         u.last = None;
         self.push.undo_begin();
         u.reducer = None;
-        u.timer = self.timer;
+        u.timer = self.core.timer;
         u.pending = self.pending;
         u.fin_sent = self.stream.fin_sent;
-        u.tlp = Some(self.tlp);
-        u.tlp_draft = self.tlp_draft;
+        u.tlp = Some(self.core.tlp);
+        u.tlp_draft = self.core.tlp_draft;
         u.persist_backoff = self.peer.persist_backoff;
     }
 
     /// The reducer is about to count `bytes` sent in recovery.
     pub(super) fn xmit_on_reducer(&mut self, bytes: u64, forced: bool) {
-        let quota = self.reducer.prr().map_or(0, |p| p.quota());
+        let quota = self.core.reducer.prr().map_or(0, |p| p.quota());
         if let Some(u) = self.xmit_undo.as_deref_mut() {
             u.reducer = Some((bytes, forced, quota));
         }
@@ -170,7 +170,8 @@ impl Sender {
                 if timer_probe {
                     self.peer.persist_backoff = self.peer.persist_backoff.saturating_sub(1);
                 }
-                self.timer
+                self.core
+                    .timer
                     .arm(TimerKind::Persist, now, now + RESOURCE_PROBE_INTERVAL);
             }
             _ => self.take_back(now, t, u),
@@ -182,10 +183,10 @@ impl Sender {
     /// Data, new or retransmitted, that did not leave.
     fn take_back(&mut self, now: Instant, t: &Transmit, mut u: XmitUndo) {
         let timeout_rexmit = u.pending == Pending::Head(Why::RtoRetransmit);
-        self.sb.undo_last_send();
+        self.core.sb.undo_last_send();
         self.push.undo_last();
         if let Some((bytes, forced, quota)) = u.reducer.take() {
-            self.reducer.on_transmit_failed(bytes, forced, quota);
+            self.core.reducer.on_transmit_failed(bytes, forced, quota);
         }
         // `DataSegsOut`, `RetransSegs` (`total_retrans`) count the attempt, as Linux
         // counts before handing the skb down; the rest only what left.
@@ -208,19 +209,20 @@ impl Sender {
         }
         self.stream.fin_sent = u.fin_sent;
         if let Some(e) = u.tlp.take() {
-            self.tlp = e;
+            self.core.tlp = e;
         }
-        self.tlp_draft = u.tlp_draft;
+        self.core.tlp_draft = u.tlp_draft;
         match t.why {
             Why::RtoRetransmit if timeout_rexmit => {
-                self.rtt.unbackoff();
-                self.timer
+                self.core.rtt.unbackoff();
+                self.core
+                    .timer
                     .arm(TimerKind::Rto, now, now + RESOURCE_PROBE_INTERVAL);
             }
             // `tcp_rearm_rto` in place of the PTO: anchored to the head.
             Why::Probe(_) => {
                 let at = self.rto_expiry(now, false);
-                self.timer.arm(TimerKind::Rto, now, at);
+                self.core.timer.arm(TimerKind::Rto, now, at);
             }
             // A fast retransmission forced out regardless of the quota stays due.
             _ if retransmission => {
@@ -229,13 +231,13 @@ impl Sender {
                 }
             }
             _ => {
-                self.timer = u.timer;
+                self.core.timer = u.timer;
                 self.pending = u.pending;
                 // `tcp_check_probe_timer`: nothing in flight, data waits.
-                let waits = self.stream.written > self.sb.snd_nxt();
-                if self.sb.flight_size() == 0 && waits && !self.timer.is_armed() {
+                let waits = self.stream.written > self.core.sb.snd_nxt();
+                if self.core.sb.flight_size() == 0 && waits && !self.core.timer.is_armed() {
                     let at = now + self.persist_interval();
-                    self.timer.arm(TimerKind::Persist, now, at);
+                    self.core.timer.arm(TimerKind::Persist, now, at);
                 }
             }
         }

@@ -13,7 +13,7 @@ use crate::time::Instant;
 impl Sender {
     /// RFC 5682 (and Linux's F-RTO) on one ACK in RTO recovery.
     pub(super) fn frto_on_ack(&mut self, now: Instant, a: &SpurAck) -> Option<Verdict> {
-        if self.state() != RecoveryState::Loss || !self.evidence.frto.in_progress() {
+        if self.state() != RecoveryState::Loss || !self.core.evidence.frto.in_progress() {
             return None;
         }
         let delivered = a.delivered;
@@ -29,32 +29,32 @@ impl Sender {
         // slices acknowledge them only as pieces of that answer, never as proof that the
         // timeout was spurious (Linux undoes on the second slice, `tcp_process_loss`).
         if self.alg.ack_division_guard && a.answers_retrans {
-            self.evidence.frto.retrans_answered = true;
+            self.core.evidence.frto.retrans_answered = true;
         }
-        let ambiguous = ambiguous || self.evidence.frto.retrans_answered;
+        let ambiguous = ambiguous || self.core.evidence.frto.retrans_answered;
         let orig_acked = !ambiguous
             && delivered
                 .orig_min_end
-                .is_some_and(|e| e <= self.evidence.frto.recover);
+                .is_some_and(|e| e <= self.core.evidence.frto.recover);
         let beyond_recover = delivered
             .max_end
-            .is_some_and(|e| e > self.evidence.frto.recover);
+            .is_some_and(|e| e > self.core.evidence.frto.recover);
         let view = frto::AckView {
             advanced: a.advanced,
-            cumulative: self.sb.snd_una(),
+            cumulative: self.core.sb.snd_una(),
             dupack: a.dupack,
             orig_acked,
             newly_sacked: a.newly_sacked,
             beyond_recover,
-            snd_nxt: self.sb.snd_nxt(),
+            snd_nxt: self.core.sb.snd_nxt(),
             can_send_new: self.can_send_new_segment(),
         };
-        match self.evidence.frto.on_ack(&view) {
+        match self.core.evidence.frto.on_ack(&view) {
             Decision::Wait => None,
             Decision::SendNew => {
-                if self.evidence.frto.variant == Variant::Linux {
+                if self.core.evidence.frto.variant == Variant::Linux {
                     // high_seq = snd_nxt; new data as cwnd allows on this ACK.
-                    self.extend_loss(self.evidence.frto.recover);
+                    self.extend_loss(self.core.evidence.frto.recover);
                     self.pending = Pending::FrtoNew(FrtoNew::CwndAllows);
                 } else {
                     self.pending = Pending::FrtoNew(FrtoNew::Segments(2));
@@ -79,7 +79,7 @@ impl Sender {
     /// F-RTO's cwnd cap), and the RTO adaptations end (seed 004: "reset to the standard
     /// timer upon a genuine timeout").
     pub(super) fn genuine_rto(&mut self, now: Instant, by: SpuriousSignal, cwnd_cap: Option<u64>) {
-        self.evidence.frto.stop();
+        self.core.evidence.frto.stop();
         self.drop_frto_new();
         self.stats.genuine_rtos += 1;
         // RFC 5682 3a (2a): "no more than 3·MSS" (2·MSS) — as much as conventional
@@ -87,9 +87,9 @@ impl Sender {
         if let Some(cap) = cwnd_cap {
             let cap = (cap * self.mss).max(self.mss);
             self.cwnd = cap;
-            self.cwnd_ceiling = Some(cap); // "no more than": not grown by this ACK either
+            self.core.cwnd_ceiling = Some(cap); // "no more than": not grown by this ACK either
         }
-        self.rtt.reset_adaptation();
+        self.core.rtt.reset_adaptation();
         self.emit(now, EventKind::GenuineRto { by });
     }
 
@@ -102,14 +102,14 @@ impl Sender {
     /// Linux's F-RTO step 2b when cwnd leaves no room for new data after all
     /// (`tcp_xmit_recovery`: nothing new sent → `frto = 0`).
     pub(super) fn frto_check_room(&mut self, now: Instant) {
-        if self.pending.frto_new().is_none() || self.evidence.frto.variant != Variant::Linux {
+        if self.pending.frto_new().is_none() || self.core.evidence.frto.variant != Variant::Linux {
             return;
         }
-        let room = self.cwnd.saturating_sub(self.sb.pipe());
+        let room = self.cwnd.saturating_sub(self.core.sb.pipe());
         if room
             < self
                 .mss
-                .min(self.stream.written.saturating_sub(self.sb.snd_nxt()))
+                .min(self.stream.written.saturating_sub(self.core.sb.snd_nxt()))
         {
             self.genuine_rto(now, SpuriousSignal::Frto, None);
         }
@@ -119,15 +119,15 @@ impl Sender {
     /// segment of step 2b, `Some(None)` nothing (retransmissions wait for the verdict),
     /// `None` F-RTO does not interfere.
     pub(super) fn frto_transmit(&mut self, now: Instant) -> Option<Option<Transmit>> {
-        let rfc = self.evidence.frto.variant != Variant::Linux;
-        let holding = self.evidence.frto.in_progress() && rfc;
+        let rfc = self.core.evidence.frto.variant != Variant::Linux;
+        let holding = self.core.evidence.frto.in_progress() && rfc;
         let Some(left) = self.pending.frto_new() else {
             return holding.then_some(None);
         };
         let room = if rfc {
             u64::MAX // RFC 5682 2b: two new segments whatever cwnd says
         } else {
-            self.cwnd.saturating_sub(self.sb.pipe())
+            self.cwnd.saturating_sub(self.core.sb.pipe())
         };
         match self.new_data(now, room, Why::New) {
             Some(t) => {
@@ -140,7 +140,7 @@ impl Sender {
             }
             // Linux `tcp_xmit_recovery`: once new data went out on this ACK, no
             // retransmission follows it.
-            None if !rfc && self.sb.snd_nxt() > self.evidence.frto.recover => Some(None),
+            None if !rfc && self.core.sb.snd_nxt() > self.core.evidence.frto.recover => Some(None),
             None => {
                 self.drop_frto_new();
                 holding.then_some(None)

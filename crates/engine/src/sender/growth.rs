@@ -54,7 +54,7 @@ impl Sender {
         };
         for part in [amount - ahead, ahead] {
             if part > 0 {
-                self.cc.on_ack(now, &mut w, part, self.rtt.srtt());
+                self.cc.on_ack(now, &mut w, part, self.core.rtt.srtt());
             }
         }
         self.cwnd = w.cwnd.max(self.mss);
@@ -80,7 +80,7 @@ impl Sender {
         if a.acked > 0 && a.acked <= a.reported_before {
             return 0;
         }
-        match self.ca {
+        match self.core.ca {
             Ca::Loss { answered, .. } if a.ends_inside || answered => a.acked.min(a.sent_since_rto),
             _ => a.acked,
         }

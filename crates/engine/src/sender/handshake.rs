@@ -89,7 +89,7 @@ impl Sender {
         }
         self.peer.window = ack.window.min(super::ack::MAX_WINDOW);
         self.peer.max_window = self.peer.window;
-        self.rtt.reset_backoff();
+        self.core.rtt.reset_backoff();
         // Seed SRTT from the handshake as Linux does (`tcp_synack_rtt_meas`): from the first
         // SYN's send time unless it was retransmitted (Karn), else from the timestamp echo.
         let sample = if !retransmitted {
@@ -98,9 +98,10 @@ impl Sender {
             self.ts_sample(now, ack)
         };
         match sample {
-            Some(r) => self.rtt.on_sample(now, r, 0, 0),
+            Some(r) => self.core.rtt.on_sample(now, r, 0, 0),
             // RFC 6298 §5.7.
             None => self
+                .core
                 .rtt
                 .set_base_rto(RTO_AFTER_SYN_TIMEOUT.max(self.alg.shell.min_rto)),
         }
@@ -117,7 +118,7 @@ impl Sender {
         if self.pending == Pending::Syn {
             self.pending = Pending::Nothing;
         }
-        self.timer.stop();
+        self.core.timer.stop();
         self.emit(now, self.established_event());
         self.note_detection_available();
     }

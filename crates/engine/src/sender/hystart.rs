@@ -36,8 +36,8 @@ impl Sender {
         let s = Sample {
             now,
             rtt: now - sent,
-            snd_una: self.sb.snd_una(),
-            snd_nxt: self.sb.snd_nxt(),
+            snd_una: self.core.sb.snd_una(),
+            snd_nxt: self.core.sb.snd_nxt(),
             cwnd_segs: self.cwnd / mss,
             in_slow_start: self.cwnd < self.ssthresh,
             ack_delay: self.hystart_ack_delay(),

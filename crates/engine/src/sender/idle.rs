@@ -23,8 +23,8 @@ impl Sender {
     /// The application writes at `now` (before its bytes are queued).
     pub(super) fn idle_on_write(&mut self, now: Instant) {
         if !self.alg.rules.idle_restart
-            || self.sb.flight_size() > 0
-            || self.stream.written > self.sb.snd_nxt()
+            || self.core.sb.flight_size() > 0
+            || self.stream.written > self.core.sb.snd_nxt()
         {
             return;
         }
@@ -37,7 +37,7 @@ impl Sender {
         if !changed
             || !self.alg.rules.idle_restart
             || prior_flight > 0
-            || self.stream.written <= self.sb.snd_nxt()
+            || self.stream.written <= self.core.sb.snd_nxt()
         {
             return;
         }
@@ -49,7 +49,7 @@ impl Sender {
         let Some(last) = self.stream.last_data_sent else {
             return;
         };
-        let rto = self.rtt.rto();
+        let rto = self.core.rtt.rto();
         let mut idle = now - last;
         if idle <= rto {
             return;
@@ -77,7 +77,7 @@ impl Sender {
             return;
         }
         // CA_EVENT_TX_START: new data and nothing else in flight.
-        let first = t.why == Why::New && self.sb.flight_size() == t.range.len();
+        let first = t.why == Why::New && self.core.sb.flight_size() == t.range.len();
         if first {
             let idle = match (self.stream.last_data_sent, self.alg.rules.cc_tx_start_event) {
                 (Some(last), true) => Some(now - last),

@@ -9,15 +9,17 @@ impl Sender {
     pub(super) fn check_invariants(&self) {
         // A sender stopped by the optimistic-ACK defence keeps no deadline.
         if cfg!(debug_assertions) && !self.optack_detected() {
-            assert!(self.sb.snd_una() <= self.sb.snd_nxt());
+            assert!(self.core.sb.snd_una() <= self.core.sb.snd_nxt());
             // A bare FIN takes one sequence number past the last byte.
-            assert!(self.sb.snd_nxt() <= self.stream.written + u64::from(self.stream.fin_sent));
-            self.sb.check();
-            self.reducer.check();
-            match self.timer.kind() {
+            assert!(
+                self.core.sb.snd_nxt() <= self.stream.written + u64::from(self.stream.fin_sent)
+            );
+            self.core.sb.check();
+            self.core.reducer.check();
+            match self.core.timer.kind() {
                 Some(TimerKind::EarlyRetransmit) => assert!(
                     matches!(
-                        self.ca,
+                        self.core.ca,
                         Ca::Disorder {
                             delayed_er: Some(_)
                         }
@@ -26,18 +28,21 @@ impl Sender {
                 ),
                 Some(TimerKind::LossProbe) => {
                     assert!(self.probe_active(), "PTO armed without probing");
-                    assert!(self.sb.flight_size() > 0, "PTO armed with nothing out");
+                    assert!(self.core.sb.flight_size() > 0, "PTO armed with nothing out");
                 }
                 Some(TimerKind::Persist) => {
                     assert_eq!(
-                        self.sb.flight_size(),
+                        self.core.sb.flight_size(),
                         0,
                         "persist timer with data in flight"
                     );
                 }
                 Some(TimerKind::ReoTimeout) => {
                     assert!(self.rack_active(), "reorder timer without RACK");
-                    assert!(self.sb.flight_size() > 0, "reorder timer with nothing out");
+                    assert!(
+                        self.core.sb.flight_size() > 0,
+                        "reorder timer with nothing out"
+                    );
                 }
                 _ => {}
             }
@@ -48,10 +53,10 @@ impl Sender {
                 self.mss
             );
             assert!(
-                self.dup.held_partial == 0 || self.sb.flight_size() > 0,
+                self.core.dup.held_partial == 0 || self.core.sb.flight_size() > 0,
                 "a partly acknowledged segment held with nothing outstanding"
             );
-            if self.sb.flight_size() > 0
+            if self.core.sb.flight_size() > 0
                 || matches!(
                     self.conn,
                     Conn::Handshake {
@@ -61,7 +66,7 @@ impl Sender {
                 )
             {
                 assert!(
-                    self.timer.is_armed(),
+                    self.core.timer.is_armed(),
                     "data outstanding but no deadline armed"
                 );
             }

@@ -38,27 +38,27 @@ impl Sender {
     /// RFC 6675 pipe with SACK; FlightSize without.
     pub fn pipe(&self) -> u64 {
         if self.sack_ok {
-            self.sb.pipe()
+            self.core.sb.pipe()
         } else {
-            self.sb.flight_size()
+            self.core.sb.flight_size()
         }
     }
     /// RFC 5681 FlightSize, bytes: SND.NXT − SND.UNA, SACKed and lost bytes included.
     pub fn flight_size(&self) -> u64 {
-        self.sb.flight_size()
+        self.core.sb.flight_size()
     }
     /// The recovery state (Linux `icsk_ca_state`).
     pub fn state(&self) -> RecoveryState {
-        self.ca.name()
+        self.core.ca.name()
     }
     /// SND.UNA as a data offset (a bare FIN's sequence number is not counted: see
     /// [`Sender::fin_acked`]; the scoreboard has it).
     pub fn snd_una(&self) -> u64 {
-        self.sb.snd_una().min(self.stream.written)
+        self.core.sb.snd_una().min(self.stream.written)
     }
     /// SND.NXT as a data offset (without a bare FIN's sequence number).
     pub fn snd_nxt(&self) -> u64 {
-        self.sb.snd_nxt().min(self.stream.written)
+        self.core.sb.snd_nxt().min(self.stream.written)
     }
     /// Our FIN was sent: it takes the sequence number after the last byte, so segments
     /// (a bare FIN, a later pure ACK) may reach `bytes_written() + 1`.
@@ -69,7 +69,7 @@ impl Sender {
     /// data segment: with the data).
     pub fn fin_acked(&self) -> bool {
         self.stream.fin_sent
-            && self.sb.snd_una() == self.sb.snd_nxt()
+            && self.core.sb.snd_una() == self.core.sb.snd_nxt()
             && self.snd_una() == self.stream.written
     }
     /// The peer's receive window (SND.WND, bytes, scaled) as last accepted.
@@ -80,24 +80,26 @@ impl Sender {
     pub fn mss(&self) -> u64 {
         self.mss
     }
-    /// The RTT estimator (RFC 6298 SRTT, RTTVAR, RTO; min RTT).
-    pub fn rtt(&self) -> &Rtt {
-        &self.rtt
+    introspect_getter! {
+        /// The RTT estimator (RFC 6298 SRTT, RTTVAR, RTO; min RTT).
+        fn rtt(&self) -> &Rtt {
+            &self.core.rtt
+        }
     }
     introspect_getter! {
         /// The scoreboard of sent segments (RFC 6675 §3: SACKed, lost, retransmitted).
         fn scoreboard(&self) -> &Scoreboard {
-            &self.sb
+            &self.core.sb
         }
     }
     /// RFC 6675 RecoveryPoint (RFC 6582 `recover`, Linux `high_seq`) of the fast or RTO
     /// recovery in progress.
     pub fn recovery_point(&self) -> Option<u64> {
-        self.ca.recovery_point()
+        self.core.ca.recovery_point()
     }
     /// RFC 6675 DupAcks.
     pub fn dupacks(&self) -> u32 {
-        self.dup.count
+        self.core.dup.count
     }
     /// SACK was agreed in the handshake (RFC 2018 §2: both sent SACK-permitted).
     pub fn sack_enabled(&self) -> bool {
@@ -111,9 +113,11 @@ impl Sender {
     pub fn ecn_enabled(&self) -> bool {
         self.ecn.ok
     }
-    /// What the single deadline is armed for.
-    pub fn timer_kind(&self) -> Option<TimerKind> {
-        self.timer.kind()
+    introspect_getter! {
+        /// What the single deadline is armed for.
+        fn timer_kind(&self) -> Option<TimerKind> {
+            self.core.timer.kind()
+        }
     }
     /// The three-way handshake has completed (RFC 9293 §3.5).
     pub fn is_established(&self) -> bool {
@@ -129,7 +133,7 @@ impl Sender {
     }
     /// Consecutive timeouts since SND.UNA last advanced (Linux `icsk_retransmits`).
     pub fn rto_retransmits(&self) -> u32 {
-        self.rto_retransmits
+        self.core.rto_retransmits
     }
     /// Events dropped because nobody polled them.
     pub fn events_dropped(&self) -> u64 {
@@ -138,20 +142,20 @@ impl Sender {
     introspect_getter! {
         /// The rate-reduction algorithm and its episode state (PRR's prr_delivered, …).
         fn reducer(&self) -> &Reducer {
-            &self.reducer
+            &self.core.reducer
         }
     }
     /// The duplicate threshold in use: `dupthresh`, or Linux's adaptive `tp->reordering`.
     pub fn reordering(&self) -> u32 {
         if self.alg.adaptive_reordering {
-            self.reorder.degree
+            self.core.reorder.degree
         } else {
             self.alg.dupthresh
         }
     }
     /// Reordering was detected (SACK, DSACK or timestamps) at least once.
     pub fn reordering_seen(&self) -> bool {
-        self.reorder.seen
+        self.core.reorder.seen
     }
     /// The loss detector in use (FACK falls back to dupthresh once adaptive reordering
     /// saw reordering, as Linux's `tcp_disable_fack`).
@@ -160,7 +164,7 @@ impl Sender {
     /// (NewReno).
     pub fn loss_detection(&self) -> Detection {
         match self.alg.loss_detection {
-            Detection::Fack { .. } if self.reorder.fack_disabled => Detection::DupThresh {
+            Detection::Fack { .. } if self.core.reorder.fack_disabled => Detection::DupThresh {
                 rule: DupThreshRule::Rfc6675,
             },
             d => d,
@@ -174,9 +178,11 @@ impl Sender {
     pub fn rack_active(&self) -> bool {
         self.alg.rack()
     }
-    /// RACK's state (RACK.segment, RACK.rtt, reo_wnd, its multiplier and persistence).
-    pub fn rack(&self) -> &Rack {
-        &self.rack
+    introspect_getter! {
+        /// RACK's state (RACK.segment, RACK.rtt, reo_wnd, its multiplier and persistence).
+        fn rack(&self) -> &Rack {
+            &self.core.rack
+        }
     }
     /// Tail loss probing is on (configured, and SACK in use: TLP draft §2.1 (2d), RFC 8985
     /// §4, Linux `tcp_is_sack`).
@@ -186,13 +192,13 @@ impl Sender {
     introspect_getter! {
         /// The TLP draft's episode state (TLPRtxOut, TLPHighRxt).
         fn tlp_draft_episode(&self) -> &tlp_draft::Episode {
-            &self.tlp_draft
+            &self.core.tlp_draft
         }
     }
     introspect_getter! {
         /// The RFC 8985 / Linux TLP state (TLP.end_seq, TLP.is_retrans).
         fn tlp_episode(&self) -> &tlp::Episode {
-            &self.tlp
+            &self.core.tlp
         }
     }
     /// The pipe recovery runs on: RFC 6675 pipe with SACK; without SACK the same count
@@ -200,9 +206,12 @@ impl Sender {
     /// in_flight for Reno; NewReno under `rfc6675` uses FlightSize instead).
     pub fn recovery_pipe(&self) -> u64 {
         if self.sack_ok {
-            self.sb.pipe()
+            self.core.sb.pipe()
         } else {
-            self.sb.pipe().saturating_sub(self.dup.reno_sacked)
+            self.core
+                .sb
+                .pipe()
+                .saturating_sub(self.core.dup.reno_sacked)
         }
     }
 }

@@ -48,7 +48,7 @@ impl Sender {
     /// stamped as sent now.
     pub(super) fn optack_transmit(&mut self, now: Instant) -> Option<Transmit> {
         let t = self.optack.as_deref_mut()?.release()?;
-        self.sb.restamp(now, t.range.start);
+        self.core.sb.restamp(now, t.range.start);
         Some(t)
     }
 
@@ -67,18 +67,19 @@ impl Sender {
         // flight that early retransmit (fewer than four outstanding) cannot misread the
         // duplicates; never the FIN, which must stay last. Otherwise the skip waits for
         // the next segment.
-        let queued = self.stream.written.saturating_sub(self.sb.snd_nxt());
-        let rwnd_room = (self.sb.snd_una() + self.peer.window).saturating_sub(self.sb.snd_nxt());
+        let queued = self.stream.written.saturating_sub(self.core.sb.snd_nxt());
+        let rwnd_room =
+            (self.core.sb.snd_una() + self.peer.window).saturating_sub(self.core.sb.snd_nxt());
         let suitable = t.range.len() == self.mss
             && !t.fin
             && queued >= 3 * self.mss
             && rwnd_room >= 3 * self.mss
-            && self.sb.flight_size() >= 4 * self.mss
+            && self.core.sb.flight_size() >= 4 * self.mss
             && self.state() == RecoveryState::Open;
         if !suitable {
             return t;
         }
-        let room = self.cwnd.saturating_sub(self.sb.flight_size());
+        let room = self.cwnd.saturating_sub(self.core.sb.flight_size());
         let Some(first) = self.new_data(now, room, Why::New) else {
             return t;
         };
@@ -91,7 +92,7 @@ impl Sender {
         } else {
             let room = self
                 .cwnd
-                .saturating_sub(self.sb.flight_size())
+                .saturating_sub(self.core.sb.flight_size())
                 .max(self.mss);
             self.new_data(now, room, Why::New)
         };
@@ -111,10 +112,10 @@ impl Sender {
         let view = AckView {
             now,
             cum: ack.cumulative,
-            una: self.sb.snd_una(),
+            una: self.core.sb.snd_una(),
             blocks: if self.sack_ok { ack.sack_blocks() } else { &[] },
             sack: self.sack_ok,
-            min_rtt: self.rtt.min_rtt().unwrap_or_default(),
+            min_rtt: self.core.rtt.min_rtt().unwrap_or_default(),
         };
         let Some(o) = self.optack.as_deref_mut() else {
             return false;
@@ -133,7 +134,7 @@ impl Sender {
                         end: r.end,
                     },
                 );
-                self.timer.stop();
+                self.core.timer.stop();
                 return true;
             }
             Verdict::Pending | Verdict::Pass | Verdict::Void => {}

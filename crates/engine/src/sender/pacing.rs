@@ -98,7 +98,7 @@ impl Sender {
         }
         let mss = self.mss.max(1);
         // Linux's srtt_us is 8 × SRTT in µs: SRTT in units of 125 ns.
-        let srtt_us = self.rtt.srtt().map_or(0, |s| {
+        let srtt_us = self.core.rtt.srtt().map_or(0, |s| {
             s.as_secs()
                 .saturating_mul(8_000_000)
                 .saturating_add(u64::from(s.subsec_nanos() / 125))
@@ -108,7 +108,7 @@ impl Sender {
             mss,
             cwnd: self.cwnd / mss,
             ssthresh: self.ssthresh / mss,
-            packets_out: self.sb.flight_size().div_ceil(mss),
+            packets_out: self.core.sb.flight_size().div_ceil(mss),
             srtt_us,
             ss_ratio: self.alg.shell.pacing_ss_ratio,
             ca_ratio: self.alg.shell.pacing_ca_ratio,
@@ -140,7 +140,7 @@ impl Sender {
                 if at <= now {
                     p.queue.pop_front();
                     p.queued_truesize -= pacing::truesize(t.range.len());
-                    let una = self.sb.snd_una();
+                    let una = self.core.sb.snd_una();
                     if !t.range.is_empty() && t.range.start < una {
                         self.stats.pacing_acked_while_queued += 1;
                     }
@@ -190,7 +190,7 @@ impl Sender {
         let forced = !matches!(self.pending, Pending::Nothing | Pending::FrtoNew(_));
         let mss = self.mss.max(1);
         let full_packet = self.tso_segs_now() * mss;
-        let (rate, flight) = (self.sk_pacing_rate(), self.sb.flight_size());
+        let (rate, flight) = (self.sk_pacing_rate(), self.core.sb.flight_size());
         let Some(p) = self.pacer.as_deref_mut() else {
             return true;
         };

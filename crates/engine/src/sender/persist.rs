@@ -32,17 +32,17 @@ const MAX_PROBE_BACKOFF: u32 = 15;
 impl Sender {
     /// Data waits, nothing is in flight, and the peer's window has no room for any of it.
     pub(super) fn window_blocked(&self) -> bool {
-        let nxt = self.sb.snd_nxt();
+        let nxt = self.core.sb.snd_nxt();
         self.is_established()
-            && self.sb.flight_size() == 0
+            && self.core.sb.flight_size() == 0
             && self.stream.written > nxt
-            && self.sb.snd_una() + self.peer.window <= nxt
+            && self.core.sb.snd_una() + self.peer.window <= nxt
     }
 
     /// Linux `tcp_probe0_when`: the RTO (at least the minimum RTO) doubled per probe,
     /// capped at the maximum RTO.
     pub(super) fn persist_interval(&self) -> Duration {
-        let base = self.rtt.rto().max(self.alg.shell.min_rto);
+        let base = self.core.rtt.rto().max(self.alg.shell.min_rto);
         let shifted = base.saturating_mul(1 << self.peer.persist_backoff.min(MAX_PROBE_BACKOFF));
         shifted.min(self.alg.shell.max_rto)
     }
@@ -50,8 +50,9 @@ impl Sender {
     /// Linux `tcp_check_probe_timer`, after sending stopped: arm the probe when blocked
     /// and no deadline is armed.
     pub(super) fn persist_check(&mut self, now: Instant) {
-        if self.window_blocked() && !self.timer.is_armed() {
-            self.timer
+        if self.window_blocked() && !self.core.timer.is_armed() {
+            self.core
+                .timer
                 .arm(TimerKind::Persist, now, now + self.persist_interval());
         }
     }
@@ -61,20 +62,21 @@ impl Sender {
     pub(super) fn persist_on_ack(&mut self, now: Instant, nothing_was_in_flight: bool) {
         if !self.window_blocked() {
             self.peer.persist_backoff = 0;
-            if self.timer.kind() == Some(TimerKind::Persist) {
-                self.timer.stop();
+            if self.core.timer.kind() == Some(TimerKind::Persist) {
+                self.core.timer.stop();
             }
             return;
         }
-        if nothing_was_in_flight || !self.timer.is_armed() {
-            self.timer
+        if nothing_was_in_flight || !self.core.timer.is_armed() {
+            self.core
+                .timer
                 .arm(TimerKind::Persist, now, now + self.persist_interval());
         }
     }
 
     /// Linux `tcp_probe_timer` → `tcp_send_probe0`.
     pub(super) fn on_persist_timeout(&mut self, now: Instant) {
-        self.timer.stop();
+        self.core.timer.stop();
         if !self.window_blocked() {
             self.peer.persist_backoff = 0;
             return; // data in flight (its RTO rules) or the window opened
@@ -83,7 +85,8 @@ impl Sender {
             self.pending = Pending::WindowProbe;
         }
         self.peer.persist_backoff = (self.peer.persist_backoff + 1).min(MAX_PROBE_BACKOFF);
-        self.timer
+        self.core
+            .timer
             .arm(TimerKind::Persist, now, now + self.persist_interval());
     }
 
@@ -93,7 +96,7 @@ impl Sender {
             return None;
         }
         self.stats.win_probes += 1;
-        let at = self.sb.snd_una().saturating_sub(1);
+        let at = self.core.sb.snd_una().saturating_sub(1);
         Some(self.segment(now, Range::new(at, at), Why::WindowProbe, false, false))
     }
 }

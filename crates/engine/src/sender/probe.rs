@@ -20,8 +20,8 @@ impl Sender {
     /// RTT sample since the last one (RFC 8985), or when the draft's §3.2 (5) forbids a
     /// second retransmitted range.
     pub(super) fn on_loss_probe(&mut self, now: Instant) {
-        if self.sb.flight_size() == 0 {
-            self.timer.stop();
+        if self.core.sb.flight_size() == 0 {
+            self.core.timer.stop();
             return;
         }
         let kind = if self.probe_active() && self.probe_state_ok() {
@@ -31,7 +31,7 @@ impl Sender {
         };
         let what = match kind {
             Some(ProbeKind::New) => {
-                let s = self.sb.snd_nxt();
+                let s = self.core.sb.snd_nxt();
                 // A queued bare FIN is the new "segment": its sequence number.
                 Some((s, s + self.mss.min(self.stream.written - s).max(1), false))
             }
@@ -44,7 +44,7 @@ impl Sender {
                 // is re-armed — one RTO from now (RTO Restart: from the earliest
                 // outstanding segment).
                 let at = self.rto_expiry(now, true);
-                self.timer.arm(TimerKind::Rto, now, at);
+                self.core.timer.arm(TimerKind::Rto, now, at);
             } else {
                 // "Rearm the RTO" (draft §2.1 (3d); Linux `tcp_send_loss_probe` →
                 // `tcp_rearm_rto`), anchored to the head since it replaces the PTO.
@@ -71,7 +71,7 @@ impl Sender {
             // Seed 001 slide 18: in recovery, new data or the highest un-SACKed segment.
             let ok = match self.alg.probe {
                 Probing::TlpDraft { .. } => self.draft_probes_left(),
-                _ => self.tlp.may_probe(),
+                _ => self.core.tlp.may_probe(),
             };
             return if !ok {
                 None
@@ -83,24 +83,26 @@ impl Sender {
         }
         match self.alg.probe {
             Probing::TlpDraft { max_probes, .. } => {
-                if self.tlp_draft.consecutive >= max_probes {
+                if self.core.tlp_draft.consecutive >= max_probes {
                     None
                 } else if new {
                     Some(ProbeKind::New)
                 } else {
-                    self.tlp_draft
-                        .may_retransmit(self.sb.snd_nxt())
+                    self.core
+                        .tlp_draft
+                        .may_retransmit(self.core.sb.snd_nxt())
                         .then_some(ProbeKind::Retransmit)
-                        .filter(|_| self.sb.last().is_some_and(|s| !s.sacked))
+                        .filter(|_| self.core.sb.last().is_some_and(|s| !s.sacked))
                 }
             }
             Probing::Tlp { .. } | Probing::TlpLinux { .. } => {
-                if !self.tlp.may_probe() {
+                if !self.core.tlp.may_probe() {
                     None
                 } else if new {
                     Some(ProbeKind::New)
                 } else {
-                    self.sb
+                    self.core
+                        .sb
                         .last()
                         .is_some_and(|s| !s.sacked)
                         .then_some(ProbeKind::Retransmit)
@@ -114,9 +116,9 @@ impl Sender {
     /// (3b), RFC 8985 §7.3); in recovery the highest un-SACKed one.
     fn probe_target(&self) -> Option<crate::scoreboard::SentSeg> {
         if self.state() == RecoveryState::Recovery {
-            self.sb.segments().rev().find(|s| !s.sacked).copied()
+            self.core.sb.segments().rev().find(|s| !s.sacked).copied()
         } else {
-            self.sb.last().filter(|s| !s.sacked).copied()
+            self.core.sb.last().filter(|s| !s.sacked).copied()
         }
     }
 
@@ -124,9 +126,9 @@ impl Sender {
     /// A queued bare FIN counts (Linux `tcp_send_loss_probe` sends the send head, whatever
     /// it carries).
     pub(super) fn can_send_new_segment(&self) -> bool {
-        let start = self.sb.snd_nxt();
+        let start = self.core.sb.snd_nxt();
         let avail = self.stream.written.saturating_sub(start);
-        let rwnd_room = (self.sb.snd_una() + self.peer.window).saturating_sub(start);
+        let rwnd_room = (self.core.sb.snd_una() + self.peer.window).saturating_sub(start);
         let fin_queued =
             self.stream.closed && !self.stream.fin_sent && start == self.stream.written;
         (avail > 0 && rwnd_room >= self.mss.min(avail)) || (fin_queued && rwnd_room > 0)
@@ -143,9 +145,9 @@ impl Sender {
                 let last = self.probe_target()?;
                 let seg = if matches!(self.alg.probe, Probing::TlpLinux { .. }) {
                     // Linux: the probe is not counted as a retransmission in flight.
-                    self.sb.on_retransmit_untracked(now, last.start)?
+                    self.core.sb.on_retransmit_untracked(now, last.start)?
                 } else {
-                    self.sb.on_retransmit(now, last.start)?
+                    self.core.sb.on_retransmit(now, last.start)?
                 };
                 Some(self.segment(
                     now,
@@ -162,22 +164,23 @@ impl Sender {
     /// the draft allows a second consecutive probe, else the RTO from now.
     pub(super) fn on_probe_sent(&mut self, now: Instant, range: Range, kind: ProbeKind) {
         self.stats.loss_probes += 1;
-        let snd_nxt = self.sb.snd_nxt();
+        let snd_nxt = self.core.sb.snd_nxt();
         let retransmit = kind == ProbeKind::Retransmit;
         let draft = matches!(self.alg.probe, Probing::TlpDraft { .. });
         match self.alg.probe {
             Probing::TlpDraft { .. } => {
                 if retransmit {
-                    self.tlp_draft
+                    self.core
+                        .tlp_draft
                         .on_retransmit_probe(snd_nxt, (range.start, range.end));
                 }
-                self.tlp_draft.consecutive += 1;
+                self.core.tlp_draft.consecutive += 1;
             }
-            _ => self.tlp.on_probe(snd_nxt, retransmit),
+            _ => self.core.tlp.on_probe(snd_nxt, retransmit),
         }
         // One RTO from now (RTO Restart: from the earliest outstanding segment).
         let at = self.rto_expiry(now, true);
-        self.timer.arm(TimerKind::Rto, now, at);
+        self.core.timer.arm(TimerKind::Rto, now, at);
         if draft {
             self.schedule_probe(now, true);
         }
@@ -187,10 +190,11 @@ impl Sender {
     /// `tcp_event_new_data_sent` + `tcp_schedule_loss_probe`); a pending PTO first gives
     /// way to the RTO anchored at the head.
     pub(super) fn probe_on_new_data(&mut self, now: Instant) {
-        self.tlp_draft.consecutive = 0;
+        self.core.tlp_draft.consecutive = 0;
         // Linux rearms the RTO (anchored) when a PTO was pending, then schedules the PTO:
         // the same as scheduling first and falling back to the RTO.
-        if !self.schedule_probe(now, false) && self.timer.kind() == Some(TimerKind::LossProbe) {
+        if !self.schedule_probe(now, false) && self.core.timer.kind() == Some(TimerKind::LossProbe)
+        {
             self.rearm_rto(now);
         }
     }
@@ -207,10 +211,10 @@ impl Sender {
         newly_sacked: bool,
         window_update: bool,
     ) {
-        let advanced = self.sb.snd_una() > prior.una;
+        let advanced = self.core.sb.snd_una() > prior.una;
         let high = match self.alg.probe {
-            Probing::TlpDraft { .. } => self.tlp_draft.tlp_high_rxt,
-            _ => self.tlp.end_seq,
+            Probing::TlpDraft { .. } => self.core.tlp_draft.tlp_high_rxt,
+            _ => self.core.tlp.end_seq,
         };
         let view = AckView {
             cumulative: ack.cumulative,
@@ -224,11 +228,11 @@ impl Sender {
         let verdict = match self.alg.probe {
             Probing::TlpDraft { .. } => {
                 if advanced {
-                    self.tlp_draft.consecutive = 0;
+                    self.core.tlp_draft.consecutive = 0;
                 }
-                self.tlp_draft.on_ack(&view)
+                self.core.tlp_draft.on_ack(&view)
             }
-            Probing::Tlp { .. } | Probing::TlpLinux { .. } => self.tlp.on_ack(&view),
+            Probing::Tlp { .. } | Probing::TlpLinux { .. } => self.core.tlp.on_ack(&view),
             Probing::None => Verdict::Pending,
         };
         if verdict == Verdict::Loss {
@@ -243,7 +247,7 @@ impl Sender {
     /// since nothing is left to pace the reduction over.
     fn tlp_loss_response(&mut self, now: Instant, prior: Prior) {
         self.stats.loss_probe_recovery += 1;
-        let flight = prior.flight.max(self.sb.flight_size());
+        let flight = prior.flight.max(self.core.sb.flight_size());
         self.reduce_ssthresh(now, flight);
         self.reduction_sets_cwnd(self.ssthresh);
         self.emit(

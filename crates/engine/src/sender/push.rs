@@ -329,12 +329,12 @@ impl Sender {
     fn write_geometry(&self, sends: bool) -> WriteGeometry {
         let mss = self.mss.max(1);
         WriteGeometry {
-            snd_nxt: self.sb.snd_nxt(),
+            snd_nxt: self.core.sb.snd_nxt(),
             size_goal: size_goal(mss, self.peer.max_window),
             max_window: self.peer.max_window,
             mss,
             cwnd: if sends { self.cwnd / mss } else { 0 },
-            in_flight: self.sb.flight_size().div_ceil(mss),
+            in_flight: self.core.sb.flight_size().div_ceil(mss),
             tso_segs: self.tso_max_segs(),
         }
     }
@@ -355,7 +355,7 @@ impl Sender {
         }
         let mss = self.mss.max(1);
         // tcp_cwnd_test: the quota, at most half the window (two packets in flight).
-        let flight = self.sb.flight_size();
+        let flight = self.core.sb.flight_size();
         let half = (flight.saturating_add(room) / mss / 2).max(1);
         let quota = (room / mss).min(half).max(1);
         let segs = if linux {
@@ -375,7 +375,7 @@ impl Sender {
             return seg.psh;
         }
         let mss = self.mss.max(1);
-        let run = self.sb.lost_run(seg.start).max(1);
+        let run = self.core.sb.lost_run(seg.start).max(1);
         let n = run.min(room / mss).min(self.tso_max_segs());
         self.push.undo_begin();
         self.push
@@ -388,10 +388,11 @@ impl Sender {
     pub(super) fn retransmit_room(&self) -> u64 {
         if self.state() == RecoveryState::Recovery {
             let (cwnd, pipe) = (self.cwnd, self.recovery_pipe());
-            self.reducer
-                .quota(cwnd, pipe, self.sb.flight_size(), self.mss)
+            self.core
+                .reducer
+                .quota(cwnd, pipe, self.core.sb.flight_size(), self.mss)
         } else {
-            self.cwnd.saturating_sub(self.sb.pipe())
+            self.cwnd.saturating_sub(self.core.sb.pipe())
         }
     }
 
@@ -401,7 +402,7 @@ impl Sender {
     /// `tcp_nagle_test` instead).
     pub(super) fn tso_defers(&self, now: Instant, room: u64) -> bool {
         let mss = self.mss.max(1);
-        let nxt = self.sb.snd_nxt();
+        let nxt = self.core.sb.snd_nxt();
         // Asked per packet: the rest of one under way goes with it.
         if self.push_packet_continues(now, nxt) {
             return false;
@@ -418,7 +419,7 @@ impl Sender {
             now,
             last_write: self.stream.last_data_sent,
             cong_win: room,
-            send_win: (self.sb.snd_una() + self.peer.window).saturating_sub(nxt),
+            send_win: (self.core.sb.snd_una() + self.peer.window).saturating_sub(nxt),
             snd_wnd: self.peer.window,
             cwnd: self.cwnd,
             mss,
@@ -426,8 +427,8 @@ impl Sender {
             skb_len,
             skb_is_tail: tail,
             skb_fin: tail && self.stream.closed,
-            head_sent: self.sb.head().map(|h| h.last_sent),
-            srtt: self.rtt.srtt(),
+            head_sent: self.core.sb.head().map(|h| h.last_sent),
+            srtt: self.core.rtt.srtt(),
         })
     }
 
@@ -453,7 +454,7 @@ impl Sender {
         PacingInputs {
             mss: self.mss.max(1),
             rate: self.sk_pacing_rate(),
-            min_rtt: self.rtt.min_rtt(),
+            min_rtt: self.core.rtt.min_rtt(),
             min_tso_segs: u64::from(self.alg.shell.min_tso_segs),
         }
     }

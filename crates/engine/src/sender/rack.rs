@@ -21,13 +21,16 @@ impl Sender {
         dsack: bool,
         tlp_dsack: bool,
     ) {
-        self.rack_wait = None;
-        self.rack_advanced = self.rack.update(d.newest_valid, d.linux_rtt_from(), now);
-        self.rack.on_ack_dsack(
+        self.core.rack_wait = None;
+        self.core.rack_advanced = self
+            .core
+            .rack
+            .update(d.newest_valid, d.linux_rtt_from(), now);
+        self.core.rack.on_ack_dsack(
             dsack,
             tlp_dsack,
-            self.sb.snd_una(),
-            self.sb.snd_nxt(),
+            self.core.sb.snd_una(),
+            self.core.sb.snd_nxt(),
             d.newest.map(|(t, _)| t),
             now,
         );
@@ -38,32 +41,36 @@ impl Sender {
     /// RACK.segment advanced (`tcp_rack_mark_lost`), unless the timer fired. Returns the
     /// bytes newly marked lost (lost retransmissions included).
     pub(super) fn rack_detect(&mut self, now: Instant, from_timer: bool) -> u64 {
-        let Some(segment) = self.rack.segment() else {
+        let Some(segment) = self.core.rack.segment() else {
             return 0;
         };
-        if self.rack.variant() == Variant::Linux && !from_timer && !self.rack_advanced {
+        if self.core.rack.variant() == Variant::Linux && !from_timer && !self.core.rack_advanced {
             return 0;
         }
-        self.rack_advanced = false;
+        self.core.rack_advanced = false;
         let inputs = ReoInputs {
             in_recovery: matches!(self.state(), RecoveryState::Recovery | RecoveryState::Loss),
-            segs_sacked: self.sb.sacked_segs(),
-            dupthresh: match self.rack.variant() {
+            segs_sacked: self.core.sb.sacked_segs(),
+            dupthresh: match self.core.rack.variant() {
                 Variant::Rfc8985 => self.alg.dupthresh,
                 Variant::Linux => self.reordering(),
             },
-            min_rtt: self.rtt.min_rtt(),
-            srtt: self.rtt.srtt(),
+            min_rtt: self.core.rtt.min_rtt(),
+            srtt: self.core.rtt.srtt(),
         };
-        self.rack.compute_reo_wnd(&inputs);
-        let lost_after = self.rack.lost_after();
+        self.core.rack.compute_reo_wnd(&inputs);
+        let lost_after = self.core.rack.lost_after();
 
-        let (sb, events, dropped) = (&mut self.sb, &mut self.events, &mut self.events_dropped);
+        let (sb, events, dropped) = (
+            &mut self.core.sb,
+            &mut self.events,
+            &mut self.events_dropped,
+        );
         let marks = sb.rack_detect_lost(segment, lost_after, now, |r, was_retrans| {
             push_lost(events, dropped, now, r, was_retrans);
         });
         self.apply_marks(&marks);
-        self.rack_wait = marks.wait;
+        self.core.rack_wait = marks.wait;
         marks.lost_bytes
     }
 
@@ -75,8 +82,8 @@ impl Sender {
     /// losses outside recovery start it. Then RFC 8985 re-arms the timer if something is
     /// still waiting; Linux (and with nothing waiting) the RTO, anchored at the head.
     pub(super) fn on_reo_timeout(&mut self, now: Instant) {
-        if self.sb.flight_size() == 0 {
-            self.timer.stop();
+        if self.core.sb.flight_size() == 0 {
+            self.core.timer.stop();
             return;
         }
         let lost = if self.rack_active() {
@@ -116,8 +123,10 @@ impl Sender {
                 self.reduce_on_ack(&a, lost);
             }
         }
-        match self.rack_wait.take() {
-            Some(wait) if self.rack.variant() == Variant::Rfc8985 => self.arm_reo_timer(now, wait),
+        match self.core.rack_wait.take() {
+            Some(wait) if self.core.rack.variant() == Variant::Rfc8985 => {
+                self.arm_reo_timer(now, wait)
+            }
             _ => self.rearm_rto(now),
         }
     }
@@ -126,8 +135,12 @@ impl Sender {
     /// reo_wnd (Linux: RACK.rtt) is lost; recent ones are not, so a spurious timeout does
     /// not resend the whole window.
     pub(super) fn rack_mark_on_rto(&mut self, now: Instant) {
-        let lost_after = self.rack.rto_lost_after();
-        let (sb, events, dropped) = (&mut self.sb, &mut self.events, &mut self.events_dropped);
+        let lost_after = self.core.rack.rto_lost_after();
+        let (sb, events, dropped) = (
+            &mut self.core.sb,
+            &mut self.events,
+            &mut self.events_dropped,
+        );
         let marks = sb.rack_mark_on_rto(lost_after, now, |r, was_retrans| {
             if was_retrans {
                 push_lost(events, dropped, now, r, true);

@@ -39,7 +39,7 @@ impl Sender {
     /// ECN-Echo, an early retransmit. Returns whether one started (no growth then).
     fn open_starts_episode(&mut self, now: Instant, a: &AckSummary) -> bool {
         let newly_lost = self.mark_lost(now);
-        if self.sb.flight_size() > 0 && self.loss_trigger() {
+        if self.core.sb.flight_size() > 0 && self.loss_trigger() {
             self.enter_recovery(now, self.recovery_why(), a.prior);
             if a.ece {
                 // Linux `tcp_enter_recovery(sk, ece_ack)`: no `prior_ssthresh` to restore.
@@ -53,12 +53,12 @@ impl Sender {
         // outstanding before the ACK: Linux's `tcp_ack` skips the state machine then.
         if a.ece && a.prior.flight > 0 {
             self.enter_cwr(now);
-            if self.reducer.prr().is_some() {
+            if self.core.reducer.prr().is_some() {
                 self.reduce_on_ack(a, newly_lost);
             }
             return true;
         }
-        if self.sb.flight_size() > 0 {
+        if self.core.sb.flight_size() > 0 {
             if let Some(trigger) = self.early_retransmit_check() {
                 if self.maybe_delay_early_retransmit(now, trigger) {
                     // Waiting on the deadline: the connection stays in Disorder.
@@ -88,7 +88,7 @@ impl Sender {
             self.reduce_on_ack(&AckSummary { delivered, ..*a }, 0);
             return;
         }
-        if reno_exit || self.ca.recovery_point() <= Some(self.sb.snd_una()) {
+        if reno_exit || self.core.ca.recovery_point() <= Some(self.core.sb.snd_una()) {
             self.exit_recovery(now);
             // Linux `tcp_fastretrans_alert`: once `tcp_try_undo_recovery` has set the
             // state Open, the same ACK takes the Open case — `tcp_identify_packet_loss`,
@@ -110,11 +110,11 @@ impl Sender {
         // that follows it is (RFC 5681 §3.2), and the head goes then.
         let partial = !self.sack_ok
             && ((a.acked > 0 && a.fills_hole && !a.ends_inside)
-                || (a.is_dup && self.sb.head().is_some_and(|h| !h.ever_retrans)));
+                || (a.is_dup && self.core.sb.head().is_some_and(|h| !h.ever_retrans)));
         if partial {
-            let before = self.sb.lost_bytes();
-            self.sb.mark_head_lost();
-            newly_lost += self.sb.lost_bytes() - before;
+            let before = self.core.sb.lost_bytes();
+            self.core.sb.mark_head_lost();
+            newly_lost += self.core.sb.lost_bytes() - before;
             self.pending = Pending::Head(Why::FastRetransmit);
         }
         self.reduce_on_ack(a, newly_lost);
@@ -122,7 +122,7 @@ impl Sender {
             self.emit(
                 now,
                 EventKind::PartialAck {
-                    snd_una: self.sb.snd_una(),
+                    snd_una: self.core.sb.snd_una(),
                     cwnd: self.cwnd,
                 },
             );
@@ -145,8 +145,8 @@ impl Sender {
             self.loss_answered();
         }
         self.frto_check_room(now);
-        if self.sb.snd_una() >= recovery_point {
-            self.rack.on_recovery_end();
+        if self.core.sb.snd_una() >= recovery_point {
+            self.core.rack.on_recovery_end();
             self.genuine_loss_end();
             self.end_recovery(now);
         } else if self.rack_active() {
@@ -163,7 +163,7 @@ impl Sender {
         }
         if !a.cong_control {
             let room = self.cwnd.saturating_sub(self.recovery_pipe());
-            self.reducer.on_old_ack(room);
+            self.core.reducer.on_old_ack(room);
             return;
         }
         let r = RecoveryAck {
@@ -172,10 +172,11 @@ impl Sender {
             dupack: a.is_dup,
             newly_lost,
             pipe: self.recovery_pipe(),
-            flight_size: self.sb.flight_size(),
+            flight_size: self.core.sb.flight_size(),
             mss: self.mss,
         };
         self.cwnd = self
+            .core
             .reducer
             .on_ack(&r, self.cwnd, self.ssthresh)
             .max(self.mss);
@@ -191,15 +192,19 @@ impl Sender {
         }
         let (d, mss) = (self.reordering(), self.mss);
         let detector = self.loss_detection();
-        let before = self.sb.lost_bytes();
+        let before = self.core.sb.lost_bytes();
         let by = match detector {
             Detection::Fack { .. } => LossDetector::Fack,
             _ => LossDetector::DupThresh,
         };
-        let fack_limit = fack::lost_below(self.sb.high_sacked(), d, mss);
+        let fack_limit = fack::lost_below(self.core.sb.high_sacked(), d, mss);
         let lost_retrans = detector == (Detection::Fack { lost_retrans: true })
             && self.state() == RecoveryState::Recovery;
-        let (sb, events, dropped) = (&mut self.sb, &mut self.events, &mut self.events_dropped);
+        let (sb, events, dropped) = (
+            &mut self.core.sb,
+            &mut self.events,
+            &mut self.events_dropped,
+        );
         if lost_retrans {
             let found = sb.mark_lost_retrans(|r| {
                 let kind = EventKind::LostRetransmit {
@@ -228,31 +233,35 @@ impl Sender {
             Detection::Fack { .. } => sb.update_lost_fack(fack_limit, on_lost),
             Detection::Rack { .. } => 0,
         };
-        self.sb.lost_bytes() - before
+        self.core.sb.lost_bytes() - before
     }
 
     /// Whether fast recovery starts now (with data outstanding).
     pub(super) fn loss_trigger(&self) -> bool {
         let d = self.reordering();
         if !self.sack_ok {
-            return self.dup.count >= d; // RFC 5681 §3.2 / RFC 6582
+            return self.core.dup.count >= d; // RFC 5681 §3.2 / RFC 6582
         }
-        let head_lost = self.sb.head_lost();
+        let head_lost = self.core.sb.head_lost();
         match self.loss_detection() {
             Detection::DupThresh {
                 rule: DupThreshRule::Rfc6675,
-            } => dupthresh::should_enter_recovery(self.dup.count, d, head_lost),
+            } => dupthresh::should_enter_recovery(self.core.dup.count, d, head_lost),
             // RFC 3517 §5: only DupThresh duplicate ACKs start recovery.
             Detection::DupThresh {
                 rule: DupThreshRule::Rfc3517,
-            } => self.dup.count >= d,
+            } => self.core.dup.count >= d,
             Detection::Fack { .. } => {
-                fack::should_enter_recovery(self.sb.high_sacked(), self.sb.snd_una(), d, self.mss)
-                    || dupthresh::should_enter_recovery(self.dup.count, d, head_lost)
+                fack::should_enter_recovery(
+                    self.core.sb.high_sacked(),
+                    self.core.sb.snd_una(),
+                    d,
+                    self.mss,
+                ) || dupthresh::should_enter_recovery(self.core.dup.count, d, head_lost)
             }
             // RFC 8985 §6.2: any segment RACK marked lost starts fast recovery (Linux
             // `tcp_time_to_recover`: lost_out).
-            Detection::Rack { .. } => self.sb.lost_bytes() > 0,
+            Detection::Rack { .. } => self.core.sb.lost_bytes() > 0,
         }
     }
 
@@ -287,11 +296,11 @@ impl Sender {
         // snapshot cannot restore: `prior_ssthresh` = 0).
         let from_cwr = self.in_cwr();
         self.undo_begin(false); // "undo is a value": the state before the reduction
-        let flight = self.sb.flight_size();
+        let flight = self.core.sb.flight_size();
         if !from_cwr {
             self.reduce_ssthresh(now, flight);
         }
-        if !(from_cwr && self.reducer.prr().is_some()) {
+        if !(from_cwr && self.core.reducer.prr().is_some()) {
             let entry = Entry {
                 ssthresh: self.ssthresh,
                 cwnd: self.cwnd,
@@ -301,23 +310,23 @@ impl Sender {
                 mss: self.mss,
                 sack: self.sack_ok,
             };
-            let cwnd = self.reducer.on_enter(&entry);
+            let cwnd = self.core.reducer.on_enter(&entry);
             self.reduction_sets_cwnd(cwnd);
         }
         // RFC 9937 §6: RecoverFS (FlightSize at entry) bounds the non-SACK estimate of the
         // whole episode, the duplicates that started it included.
-        let budget = (!self.sack_ok).then(|| flight.saturating_sub(self.dup.reno_sacked));
+        let budget = (!self.sack_ok).then(|| flight.saturating_sub(self.core.dup.reno_sacked));
         self.begin_recovery(budget);
-        self.sb.start_recovery_episode();
+        self.core.sb.start_recovery_episode();
         // The head is lost (with SACK: IsLost may not say so yet; without SACK it is the
         // segment the duplicates point at, as Linux's `tcp_mark_head_lost`). RACK marks
         // what it found lost itself; an early retransmit still means the head.
         if !self.rack_active() || why == Why::EarlyRetransmit {
-            self.sb.mark_head_lost();
+            self.core.sb.mark_head_lost();
         }
         // TLP draft §3.2 (2), RFC 8985 §7.1: a new episode starts with recovery.
-        self.tlp_draft.reset();
-        self.tlp.reset();
+        self.core.tlp_draft.reset();
+        self.core.tlp.reset();
         if self.sack_ok {
             self.stats.sack_recovery += 1;
         } else {
@@ -325,7 +334,7 @@ impl Sender {
         }
         self.pending = Pending::Head(why);
         let kind = EventKind::EnterRecovery {
-            recovery_point: self.sb.snd_nxt(),
+            recovery_point: self.core.sb.snd_nxt(),
             cwnd: self.cwnd,
             ssthresh: self.ssthresh,
             pipe: self.pipe(),
@@ -339,18 +348,19 @@ impl Sender {
     fn holds_at_recovery_point(&self) -> bool {
         self.alg.rules.reno_holds_recovery_at_high_seq
             && !self.sack_ok
-            && self.ca.recovery_point() == Some(self.sb.snd_una())
+            && self.core.ca.recovery_point() == Some(self.core.sb.snd_una())
     }
 
     fn exit_recovery(&mut self, now: Instant) {
-        let flight = self.sb.flight_size();
+        let flight = self.core.sb.flight_size();
         let cwnd = self
+            .core
             .reducer
             .on_exit(self.cwnd, self.ssthresh, flight, self.mss);
         self.reduction_sets_cwnd(cwnd);
-        self.dup.on_recovery_exit();
+        self.core.dup.on_recovery_exit();
         self.drop_head_retransmit();
-        self.rack.on_recovery_end();
+        self.core.rack.on_recovery_end();
         self.end_recovery(now);
     }
 }

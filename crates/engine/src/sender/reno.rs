@@ -34,14 +34,15 @@ impl Sender {
     /// that this ACK can be their answer (RFC 3465 §2.3). Elsewhere nothing reads it and
     /// the walk is skipped; the ACK's other facts come from the scoreboard's own walk.
     pub(super) fn sent_since_rto(&self, now: Instant, cumulative: u64) -> u64 {
-        let Ca::Loss { recovery_point, .. } = self.ca else {
+        let Ca::Loss { recovery_point, .. } = self.core.ca else {
             return 0;
         };
         if self.alg.rules.growth_by_delivered {
             return 0;
         }
-        let min_rtt = self.rtt.min_rtt().unwrap_or_default();
-        self.sb
+        let min_rtt = self.core.rtt.min_rtt().unwrap_or_default();
+        self.core
+            .sb
             .segments()
             .take_while(|s| s.start < cumulative)
             .filter(|s| answered_by(now, s.last_sent, min_rtt))
@@ -70,8 +71,12 @@ impl Sender {
             // the duplicates (RFC 9937 §6: "minus 1 SMSS per earlier duplicate"), however
             // many ACKs it is cut into.
             let hole = if hole_filled { self.mss } else { 0 };
-            let consumed = self.dup.reno_sacked.min(acked.bytes.saturating_sub(hole));
-            self.dup.reno_sacked -= consumed;
+            let consumed = self
+                .core
+                .dup
+                .reno_sacked
+                .min(acked.bytes.saturating_sub(hole));
+            self.core.dup.reno_sacked -= consumed;
             delivered += acked.bytes - consumed;
             self.remove_reno_dupacks(now, acked.bytes.div_ceil(self.mss));
         }
@@ -85,20 +90,20 @@ impl Sender {
         if is_dup {
             // Never credit more than is outstanding beyond the hole (Linux
             // `tcp_limit_reno_sacked`), nor beyond the episode's budget.
-            let cap = self.sb.flight_size().saturating_sub(self.mss);
-            let mut credit = (self.dup.reno_sacked + self.mss)
+            let cap = self.core.sb.flight_size().saturating_sub(self.mss);
+            let mut credit = (self.core.dup.reno_sacked + self.mss)
                 .min(cap)
-                .saturating_sub(self.dup.reno_sacked);
+                .saturating_sub(self.core.dup.reno_sacked);
             if let Some(budget) = self.dupack_budget_mut() {
                 credit = credit.min(*budget);
                 *budget -= credit;
             }
             delivered += credit;
-            self.dup.reno_sacked += credit;
+            self.core.dup.reno_sacked += credit;
         }
-        if self.sb.flight_size() == 0 {
-            self.dup.reno_sacked = 0;
-            self.dup.reno = 0;
+        if self.core.sb.flight_size() == 0 {
+            self.core.dup.reno_sacked = 0;
+            self.core.dup.reno = 0;
         }
         delivered
     }
@@ -106,7 +111,7 @@ impl Sender {
     /// Without SACK, in fast recovery: how much more DeliveredData the episode may be
     /// credited (RFC 9937 §6); `None` outside one.
     pub(super) fn episode_budget(&self) -> Option<u64> {
-        match self.ca {
+        match self.core.ca {
             Ca::Recovery { budget, .. } => budget,
             _ => None,
         }
@@ -118,9 +123,9 @@ impl Sender {
         if !self.alg.dupack_budget {
             return None;
         }
-        match self.ca.budget_mut() {
+        match self.core.ca.budget_mut() {
             Some(b) => Some(b),
-            None => self.dup.undone_budget.as_mut(),
+            None => self.core.dup.undone_budget.as_mut(),
         }
     }
 
@@ -137,11 +142,11 @@ impl Sender {
         // Acknowledging more than the tail of the segment it ends in completes the one
         // before, whose held prefix is delivered now.
         let released = if acked.bytes > acked.partial {
-            std::mem::take(&mut self.dup.held_partial)
+            std::mem::take(&mut self.core.dup.held_partial)
         } else {
             0
         };
-        self.dup.held_partial += acked.partial;
+        self.core.dup.held_partial += acked.partial;
         (delivered + released).saturating_sub(acked.partial)
     }
 
@@ -149,7 +154,7 @@ impl Sender {
     /// the ACK budget ignores included: Linux has no such budget), which
     /// `tcp_limit_reno_sacked` keeps below the segments outstanding.
     pub(super) fn add_reno_dupack(&mut self, now: Instant) {
-        self.dup.reno = self.dup.reno.saturating_add(1);
+        self.core.dup.reno = self.core.dup.reno.saturating_add(1);
         self.limit_reno_dupacks(now, 0);
     }
 
@@ -157,17 +162,17 @@ impl Sender {
     /// the rest from the duplicates, then `tcp_check_reno_reordering(sk, acked)`.
     fn remove_reno_dupacks(&mut self, now: Instant, acked_segs: u64) {
         let eaten = u32::try_from(acked_segs.saturating_sub(1)).unwrap_or(u32::MAX);
-        self.dup.reno = self.dup.reno.saturating_sub(eaten);
+        self.core.dup.reno = self.core.dup.reno.saturating_sub(eaten);
         self.limit_reno_dupacks(now, acked_segs);
     }
 
     /// Linux `tcp_limit_reno_sacked` (one hole): clamps the count, and a clamp is
     /// reordering (`tcp_check_reno_reordering`).
     fn limit_reno_dupacks(&mut self, now: Instant, addend: u64) {
-        let packets_out = self.sb.flight_size().div_ceil(self.mss);
+        let packets_out = self.core.sb.flight_size().div_ceil(self.mss);
         let room = u32::try_from(packets_out.saturating_sub(1)).unwrap_or(u32::MAX);
-        if self.dup.reno > room {
-            self.dup.reno = room;
+        if self.core.dup.reno > room {
+            self.core.dup.reno = room;
             self.check_reno_reordering(now, addend);
         }
     }
@@ -182,19 +187,19 @@ impl Sender {
         if !self.alg.adaptive_reordering {
             return;
         }
-        let packets_out = self.sb.flight_size().div_ceil(self.mss);
+        let packets_out = self.core.sb.flight_size().div_ceil(self.mss);
         let metric = (packets_out + addend).min(u64::from(reordering::MAX_REORDERING)) as u32;
-        let before = self.reorder.degree;
-        self.reorder.degree = match self.alg.loss_detection {
+        let before = self.core.reorder.degree;
+        self.core.reorder.degree = match self.alg.loss_detection {
             Detection::Rack { .. } => metric,
-            _ => self.reorder.degree.max(metric),
+            _ => self.core.reorder.degree.max(metric),
         };
-        self.reorder.seen = true;
+        self.core.reorder.seen = true;
         // Linux counts every clamp; the event says only what changed (a spoofer clamps on
         // every copy).
         self.stats.reno_reorder += 1;
-        if self.reorder.degree != before {
-            let degree = u64::from(self.reorder.degree);
+        if self.core.reorder.degree != before {
+            let degree = u64::from(self.core.reorder.degree);
             let by = ReorderSignal::DupAcks;
             self.emit(now, EventKind::Reordering { degree, by });
         }
@@ -217,17 +222,21 @@ impl Sender {
     /// right after the retransmission they provoke and renew nothing. Returns whether the
     /// ACK acknowledged such a retransmission (outside a non-SACK recovery: any advance).
     fn renew_reno_budget(&mut self, now: Instant, acked: &Acked, min_rtt: Duration) -> bool {
-        let Some(budget) = self.episode_budget().or(self.dup.undone_budget) else {
+        let Some(budget) = self.episode_budget().or(self.core.dup.undone_budget) else {
             return true;
         };
         let answered = acked
             .oldest_retrans_sent
             .is_some_and(|sent| answered_by(now, sent, min_rtt));
         if answered {
-            let in_flight = self.sb.flight_size().saturating_sub(self.dup.reno_sacked);
-            if let Some(b) = self.ca.budget_mut() {
+            let in_flight = self
+                .core
+                .sb
+                .flight_size()
+                .saturating_sub(self.core.dup.reno_sacked);
+            if let Some(b) = self.core.ca.budget_mut() {
                 *b = budget.max(in_flight);
-            } else if let Some(b) = self.dup.undone_budget.as_mut() {
+            } else if let Some(b) = self.core.dup.undone_budget.as_mut() {
                 *b = budget.max(in_flight);
             }
         }

@@ -37,8 +37,8 @@ impl Reorder {
 impl Sender {
     /// A retransmission covering `range` was not needed.
     pub(super) fn note_spurious(&mut self, now: Instant, range: Range, by: ReorderSignal) {
-        self.reorder.seen = true;
-        if let Some((er, counted)) = &mut self.reorder.er_last {
+        self.core.reorder.seen = true;
+        if let Some((er, counted)) = &mut self.core.reorder.er_last {
             if !*counted && er.overlaps(&range) {
                 *counted = true;
                 self.stats.early_retrans_spurious += 1;
@@ -62,12 +62,12 @@ impl Sender {
     /// showed a hole filled by the original): RACK learns it, and the degree
     /// ⌈(SND.FACK − low)/SMSS⌉ may raise the adaptive threshold.
     pub(super) fn reordering_from(&mut self, now: Instant, low: u64, by: ReorderSignal) {
-        let degree = reordering::degree(self.sb.high_sacked(), low, self.mss);
+        let degree = reordering::degree(self.core.sb.high_sacked(), low, self.mss);
         if degree == 0 {
             return;
         }
-        self.reorder.seen = true;
-        self.rack.note_reordering(); // RFC 8985 §6.2 step 3; Linux `reord_seen++`
+        self.core.reorder.seen = true;
+        self.core.rack.note_reordering(); // RFC 8985 §6.2 step 3; Linux `reord_seen++`
         let raised = degree > self.reordering();
         // A timestamp's is counted as `TCPTSReorder` by the caller. Linux counts every
         // event (`tcp_check_sack_reordering`), older kernels only a raise
@@ -86,8 +86,8 @@ impl Sender {
             return;
         }
         if self.alg.adaptive_reordering {
-            self.reorder.degree = reordering::raise(self.reorder.degree, degree);
-            self.reorder.fack_disabled = true;
+            self.core.reorder.degree = reordering::raise(self.core.reorder.degree, degree);
+            self.core.reorder.fack_disabled = true;
         }
         self.emit(
             now,

@@ -17,10 +17,10 @@ impl Sender {
     /// Applies a spurious verdict: the response from the snapshot, the marks, the state,
     /// the RTO adaptation.
     pub(super) fn apply_verdict(&mut self, now: Instant, v: Verdict, bytes_acked: u64, ece: bool) {
-        let Some(s) = self.evidence.undo.snapshot.take() else {
+        let Some(s) = self.core.evidence.undo.snapshot.take() else {
             return;
         };
-        self.evidence.frto.stop();
+        self.core.evidence.frto.stop();
         self.drop_frto_new();
         self.emit(
             now,
@@ -49,7 +49,7 @@ impl Sender {
         let c = Current {
             cwnd: self.cwnd,
             ssthresh: self.ssthresh,
-            flight_size: self.sb.flight_size(),
+            flight_size: self.core.sb.flight_size(),
             bytes_acked,
             iw: u64::from(self.alg.shell.initial_cwnd) * self.mss,
             undo_cwnd,
@@ -62,7 +62,7 @@ impl Sender {
                 self.ssthresh = ssthresh.max(2 * self.mss);
                 if response == SpuriousResponse::Rfc4015 {
                     // RFC 4015 sets cwnd from this ACK's bytes_acked: it is not grown again.
-                    self.cwnd_ceiling = Some(self.cwnd);
+                    self.core.cwnd_ceiling = Some(self.cwnd);
                 }
                 // Linux `tcp_ecn_withdraw_cwr`: the reduction is gone, so is its CWR.
                 self.ecn.queue_cwr = false;
@@ -84,12 +84,12 @@ impl Sender {
         }
         // Linux `tcp_try_undo_dsack`: the reordering window persists one recovery longer.
         if v.counter == Counter::Dsack && self.alg.rules.dsack_undo_keeps_reo_wnd {
-            self.rack.on_dsack_undo();
+            self.core.rack.on_dsack_undo();
         }
         if v.unmark {
-            self.sb.unmark_lost();
+            self.core.sb.unmark_lost();
         }
-        self.rto_retransmits = 0;
+        self.core.rto_retransmits = 0;
         self.leave_recovery_undone(now);
         if v.timeout {
             self.adapt_rto(&s, response);
@@ -116,7 +116,7 @@ impl Sender {
     /// window), so the undo restores `prior`. Linux gets there another way: its
     /// `sacked_out` survives the undo and keeps `tcp_packets_in_flight` down.
     fn undo_base_cwnd(&self, prior: u64) -> u64 {
-        if !self.sack_ok && matches!(self.ca, Ca::Recovery { .. }) {
+        if !self.sack_ok && matches!(self.core.ca, Ca::Recovery { .. }) {
             self.cwnd.min(prior)
         } else {
             self.cwnd
@@ -125,12 +125,12 @@ impl Sender {
 
     /// The episode is over: back to Open (Disorder while SACKed data remains).
     fn leave_recovery_undone(&mut self, now: Instant) {
-        if self.ca.recovery_point().is_none() {
+        if self.core.ca.recovery_point().is_none() {
             return;
         }
-        self.dup.on_undo();
+        self.core.dup.on_undo();
         if self.alg.dupack_budget {
-            self.dup.undone_budget = self.episode_budget();
+            self.core.dup.undone_budget = self.episode_budget();
         }
         // Linux's undo keeps `sacked_out` (`tcp_try_undo_partial`, `tcp_try_undo_dsack`);
         // only the end of recovery and a timeout reset it (`tcp_reset_reno_sack`).
@@ -138,7 +138,7 @@ impl Sender {
         // RFC 8985 §6.2 step 4 counts every recovery's end; Linux only those not undone
         // (`tcp_try_undo_recovery`).
         if !self.alg.rules.undone_recovery_not_counted {
-            self.rack.on_recovery_end();
+            self.core.rack.on_recovery_end();
         }
         self.end_recovery(now);
     }
@@ -147,13 +147,13 @@ impl Sender {
     fn adapt_rto(&mut self, s: &Snapshot, response: SpuriousResponse) {
         match self.alg.rto_adaptation {
             RtoAdaptation::Std => {}
-            RtoAdaptation::Reseed => self.rtt.reseed_on_next_sample(),
-            RtoAdaptation::Backoff => self.rtt.keep_backoff(s.backoff),
-            RtoAdaptation::MinPlus => self.rtt.raise_min_rto(MIN_RTO_STEP),
+            RtoAdaptation::Reseed => self.core.rtt.reseed_on_next_sample(),
+            RtoAdaptation::Backoff => self.core.rtt.keep_backoff(s.backoff),
+            RtoAdaptation::MinPlus => self.core.rtt.raise_min_rto(MIN_RTO_STEP),
         }
         if response == SpuriousResponse::Rfc4015 {
             if let Some(p) = s.eifel.filter(|p| p.srtt_prev.is_some()) {
-                self.evidence.eifel_adapt = Some(Box::new((s.high, p)));
+                self.core.evidence.eifel_adapt = Some(Box::new((s.high, p)));
             }
         }
     }
@@ -162,16 +162,17 @@ impl Sender {
     /// after the spurious timeout (SND.UNA beyond what was outstanding then); every other
     /// sample goes to the estimator.
     pub(super) fn take_rtt_sample(&mut self, now: Instant, r: Duration) {
-        match self.evidence.eifel_adapt.as_deref() {
-            Some(&(high, p)) if self.sb.snd_una() > high => {
-                self.evidence.eifel_adapt = None;
+        match self.core.evidence.eifel_adapt.as_deref() {
+            Some(&(high, p)) if self.core.sb.snd_una() > high => {
+                self.core.evidence.eifel_adapt = None;
                 let (srtt, rttvar) = eifel::adapt(&p, r);
-                self.rtt.update_min_rtt(now, r);
-                self.rtt.set_estimate(srtt, rttvar);
+                self.core.rtt.update_min_rtt(now, r);
+                self.core.rtt.set_estimate(srtt, rttvar);
             }
             _ => self
+                .core
                 .rtt
-                .on_sample(now, r, self.sb.snd_una(), self.sb.snd_nxt()),
+                .on_sample(now, r, self.core.sb.snd_una(), self.core.sb.snd_nxt()),
         }
     }
 }

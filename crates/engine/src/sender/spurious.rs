@@ -77,17 +77,17 @@ impl Sender {
         /// The congestion snapshot of the current (or last) reduction, if it may still be
         /// undone (Linux `undo_marker` ≠ 0).
         fn undo_snapshot(&self) -> Option<&Snapshot> {
-            self.evidence.undo.snapshot.as_deref()
+            self.core.evidence.undo.snapshot.as_deref()
         }
     }
     /// Linux `undo_retrans`: retransmissions of the episode not yet DSACKed (−1: none).
     pub fn undo_retrans(&self) -> i64 {
-        self.evidence.undo.retrans
+        self.core.evidence.undo.retrans
     }
     introspect_getter! {
         /// F-RTO's state (RFC 5682 §2.1 `recover`, the step reached).
         fn frto(&self) -> &frto::Frto {
-            &self.evidence.frto
+            &self.core.evidence.frto
         }
     }
 
@@ -114,32 +114,32 @@ impl Sender {
             cwnd: self.cwnd,
             cc: self.cc.checkpoint(),
             ssthresh: self.ssthresh,
-            una: self.sb.snd_una(),
-            high: self.sb.snd_nxt(),
+            una: self.core.sb.snd_una(),
+            high: self.core.sb.snd_nxt(),
             timeout,
             eifel: timeout.then(|| self.eifel_prev()),
             backoff: 0,
             restorable: self.state() != RecoveryState::Cwr,
         };
-        let mut retrans_out = self.sb.retrans_bytes().div_ceil(self.mss);
+        let mut retrans_out = self.core.sb.retrans_bytes().div_ceil(self.mss);
         // Linux `tcp_init_undo` (6.10 on): a probe retransmission still in flight may be
         // DSACKed later too; called before the episode clears `tlp_high_seq`.
         if self.alg.rules.probe_in_flight_counts_at_undo_start
-            && self.tlp.end_seq.is_some()
-            && self.tlp.is_retrans
+            && self.core.tlp.end_seq.is_some()
+            && self.core.tlp.is_retrans
         {
             retrans_out += 1;
         }
-        self.evidence.undo.start(s, retrans_out);
+        self.core.evidence.undo.start(s, retrans_out);
     }
 
     fn eifel_prev(&self) -> Prev {
         Prev::new(
-            self.sb.flight_size(),
+            self.core.sb.flight_size(),
             self.ssthresh,
-            self.rtt.srtt(),
-            self.rtt.rttvar(),
-            self.rtt.granularity(),
+            self.core.rtt.srtt(),
+            self.core.rtt.rttvar(),
+            self.core.rtt.granularity(),
         )
     }
 
@@ -147,7 +147,7 @@ impl Sender {
     /// timeout): the snapshot stays (it is the state before the first reduction).
     pub(super) fn undo_join_timeout(&mut self) {
         let prev = self.eifel_prev();
-        if let Some(s) = &mut self.evidence.undo.snapshot {
+        if let Some(s) = &mut self.core.evidence.undo.snapshot {
             s.timeout = true;
             s.eifel.get_or_insert(prev);
         }
@@ -157,19 +157,24 @@ impl Sender {
     /// `in_recovery`: a fast or RTO recovery was in progress; `repeated`: SND.UNA did not
     /// move since the previous timeout.
     pub(super) fn spurious_on_rto(&mut self, in_recovery: bool, repeated: bool) {
-        if let Some(s) = &mut self.evidence.undo.snapshot {
-            s.backoff = self.rtt.backoff_count();
+        if let Some(s) = &mut self.core.evidence.undo.snapshot {
+            s.backoff = self.core.rtt.backoff_count();
         }
         let Some(variant) = self.frto_variant() else {
-            self.evidence.frto.stop();
+            self.core.evidence.frto.stop();
             return;
         };
-        self.evidence.frto.variant = variant;
-        let start = self.evidence.frto.may_start(in_recovery, repeated);
-        let head_end = self.sb.head().map_or(self.sb.snd_una(), |h| h.end);
-        self.evidence
+        self.core.evidence.frto.variant = variant;
+        let start = self.core.evidence.frto.may_start(in_recovery, repeated);
+        let head_end = self
+            .core
+            .sb
+            .head()
+            .map_or(self.core.sb.snd_una(), |h| h.end);
+        self.core
+            .evidence
             .frto
-            .on_rto(start, self.sb.snd_nxt(), head_end);
+            .on_rto(start, self.core.sb.snd_nxt(), head_end);
     }
 
     /// A transmission's part: retransmissions feed `undo_retrans` and RetransmitTS
@@ -182,9 +187,12 @@ impl Sender {
         // undo_retrans nor retrans_stamp.
         let linux_probe = matches!(t.why, Why::Probe(_)) && self.alg.rules.probe_outside_undo;
         let segs = t.range.len().div_ceil(self.mss);
-        self.evidence
-            .undo
-            .on_retransmit(now, super::transmit::ts_clock(now), segs, !linux_probe);
+        self.core.evidence.undo.on_retransmit(
+            now,
+            super::transmit::ts_clock(now),
+            segs,
+            !linux_probe,
+        );
     }
 
     /// A believable DSACK `d` (before the cumulative part of its ACK is applied).
@@ -194,8 +202,8 @@ impl Sender {
     /// to arrive count (`scoreboard::proof`); `ack` is that evidence for what it covers
     /// for the first time.
     pub(super) fn spurious_on_dsack(&mut self, now: Instant, d: Range, probe: bool, ack: &Ack) {
-        self.evidence.dsack_seen = true;
-        let Some(s) = self.evidence.undo.snapshot.as_deref().copied() else {
+        self.core.evidence.dsack_seen = true;
+        let Some(s) = self.core.evidence.undo.snapshot.as_deref().copied() else {
             return;
         };
         if probe && self.alg.rules.probe_outside_undo {
@@ -204,21 +212,24 @@ impl Sender {
         let cover = self.alg.dsack_proof.then(|| Cover {
             filter: RackFilter {
                 now,
-                min_rtt: self.rtt.min_rtt(),
+                min_rtt: self.core.rtt.min_rtt(),
                 ts_ecr: self.ts_ecr(ack),
             },
             cumulative: ack.cumulative,
         });
         let cover = cover.as_ref();
-        let in_queue = self.sb.retransmitted_segs_in(d, s.una, self.mss, cover);
+        let in_queue = self
+            .core
+            .sb
+            .retransmitted_segs_in(d, s.una, self.mss, cover);
         let mut dup_segs = d.len().div_ceil(self.mss).max(1);
         if cover.is_some() {
-            dup_segs = dup_segs.min(self.sb.proven_acked_segs_in(d, self.mss));
+            dup_segs = dup_segs.min(self.core.sb.proven_acked_segs_in(d, self.mss));
         }
-        let retransmissions = self.sb.retransmissions_in(d, cover);
-        self.evidence.undo.on_dsack(
+        let retransmissions = self.core.sb.retransmissions_in(d, cover);
+        self.core.evidence.undo.on_dsack(
             (d.start, d.end),
-            self.sb.snd_una(),
+            self.core.sb.snd_una(),
             in_queue,
             dup_segs,
             retransmissions,
@@ -237,9 +248,10 @@ impl Sender {
             SpuriousDetector::None => None,
             SpuriousDetector::Frto { .. } => self.frto_on_ack(now, a),
             SpuriousDetector::Eifel => self.eifel_on_ack(now, a),
-            SpuriousDetector::Dsack => self.evidence.undo.all_dsacked().then_some(Verdict {
+            SpuriousDetector::Dsack => self.core.evidence.undo.all_dsacked().then_some(Verdict {
                 timeout: self.state() == RecoveryState::Loss
                     || self
+                        .core
                         .evidence
                         .undo
                         .snapshot
@@ -266,19 +278,22 @@ impl Sender {
 
     /// RFC 3522 §3.2: the first acceptable ACK after the episode's first retransmission.
     fn eifel_on_ack(&mut self, now: Instant, a: &SpurAck) -> Option<Verdict> {
-        let rts = self.evidence.undo.retrans_ts?;
-        if self.evidence.undo.eifel_done || !a.advanced || self.evidence.undo.snapshot.is_none() {
+        let rts = self.core.evidence.undo.retrans_ts?;
+        if self.core.evidence.undo.eifel_done
+            || !a.advanced
+            || self.core.evidence.undo.snapshot.is_none()
+        {
             return None;
         }
         if !matches!(self.state(), RecoveryState::Recovery | RecoveryState::Loss) {
             return None;
         }
-        self.evidence.undo.eifel_done = true;
+        self.core.evidence.undo.eifel_done = true;
         let acc = AcceptableAck {
             ts_ecr: a.ts_ecr,
             dsack: a.dsack,
             dsack_seen_before: a.dsack_before,
-            acks_all: self.sb.snd_una() == self.sb.snd_nxt(),
+            acks_all: self.core.sb.snd_una() == self.core.sb.snd_nxt(),
         };
         let timeout = self.state() == RecoveryState::Loss;
         if eifel::detect(rts, &acc) {
@@ -308,7 +323,7 @@ impl Sender {
     /// `tcp_may_undo` (`tcp_try_undo_loss`), then F-RTO; in Open or Disorder a DSACK that
     /// completes the count.
     fn linux_on_ack(&mut self, now: Instant, a: &SpurAck) -> Option<Verdict> {
-        let una = self.sb.snd_una();
+        let una = self.core.sb.snd_una();
         let v = |by, counter, timeout, unmark| Verdict {
             timeout,
             late: by == SpuriousSignal::Dsack,
@@ -317,7 +332,7 @@ impl Sender {
             counter,
         };
         let by_evidence = |s: &Self| {
-            if s.evidence.undo.retrans == 0 {
+            if s.core.evidence.undo.retrans == 0 {
                 SpuriousSignal::Dsack
             } else {
                 SpuriousSignal::Timestamp
@@ -325,27 +340,29 @@ impl Sender {
         };
         match self.state() {
             RecoveryState::Recovery => {
-                if self.ca.recovery_point() <= Some(una) {
+                if self.core.ca.recovery_point() <= Some(una) {
                     return self
+                        .core
                         .evidence
                         .undo
                         .may_undo(a.ts_ecr)
                         .then(|| v(by_evidence(self), Counter::Full, false, false));
                 }
                 if a.advanced
-                    && self.evidence.undo.snapshot.is_some()
-                    && self.evidence.undo.packet_delayed(a.ts_ecr)
-                    && self.sb.retrans_bytes() == 0
+                    && self.core.evidence.undo.snapshot.is_some()
+                    && self.core.evidence.undo.packet_delayed(a.ts_ecr)
+                    && self.core.sb.retrans_bytes() == 0
                 {
                     return Some(v(SpuriousSignal::Timestamp, Counter::Partial, false, true));
                 }
-                self.evidence
+                self.core
+                    .evidence
                     .undo
                     .all_dsacked()
                     .then(|| v(SpuriousSignal::Dsack, Counter::Dsack, false, false))
             }
             RecoveryState::Loss => {
-                if a.advanced && self.evidence.undo.may_undo(a.ts_ecr) {
+                if a.advanced && self.core.evidence.undo.may_undo(a.ts_ecr) {
                     return Some(v(by_evidence(self), Counter::Loss, true, true));
                 }
                 if self.spurious_detection() == (SpuriousDetector::Linux { frto: true }) {
@@ -356,12 +373,13 @@ impl Sender {
             // A late DSACK undo after the recovery ended; a timeout's counts as spurious.
             _ => {
                 let timeout = self
+                    .core
                     .evidence
                     .undo
                     .snapshot
                     .as_ref()
                     .is_some_and(|s| s.timeout);
-                (a.dsack && self.evidence.undo.all_dsacked())
+                (a.dsack && self.core.evidence.undo.all_dsacked())
                     .then(|| v(SpuriousSignal::Dsack, Counter::Dsack, timeout, false))
             }
         }
@@ -369,7 +387,7 @@ impl Sender {
 
     /// A timeout's recovery ended without a spurious verdict.
     pub(super) fn genuine_loss_end(&mut self) {
-        self.evidence.frto.stop();
-        self.rtt.reset_adaptation();
+        self.core.evidence.frto.stop();
+        self.core.rtt.reset_adaptation();
     }
 }

@@ -104,24 +104,24 @@ impl Sender {
     /// Open, or Disorder while SACK marks or duplicate ACKs remain (keeping a Disorder
     /// episode's data).
     pub(super) fn settle(&mut self) {
-        let suspicious = self.sb.sacked_bytes() > 0 || self.dup.count > 0;
-        match self.ca {
+        let suspicious = self.core.sb.sacked_bytes() > 0 || self.core.dup.count > 0;
+        match self.core.ca {
             Ca::Disorder { .. } if suspicious => {}
-            _ if suspicious => self.ca = Ca::Disorder { delayed_er: None },
-            _ => self.ca = Ca::Open,
+            _ if suspicious => self.core.ca = Ca::Disorder { delayed_er: None },
+            _ => self.core.ca = Ca::Open,
         }
     }
 
     /// A delayed early retransmit is armed: the connection waits in Disorder.
     pub(super) fn delay_early_retransmit(&mut self, d: DelayedEr) {
-        self.ca = Ca::Disorder {
+        self.core.ca = Ca::Disorder {
             delayed_er: Some(d),
         };
     }
 
     /// The delayed early retransmit leaves the Disorder episode (fired or cancelled).
     pub(super) fn take_delayed_er(&mut self) -> Option<DelayedEr> {
-        match &mut self.ca {
+        match &mut self.core.ca {
             Ca::Disorder { delayed_er } => delayed_er.take(),
             _ => None,
         }
@@ -132,12 +132,12 @@ impl Sender {
     /// while `tcp_in_cwnd_reduction`). `budget`: the non-SACK bound (RFC 9937 §6).
     pub(super) fn begin_recovery(&mut self, budget: Option<u64>) {
         // A new episode brings its own budget.
-        self.dup.undone_budget = None;
-        let recovery_point = match self.ca {
+        self.core.dup.undone_budget = None;
+        let recovery_point = match self.core.ca {
             Ca::Cwr { high_seq } => high_seq,
-            _ => self.sb.snd_nxt(),
+            _ => self.core.sb.snd_nxt(),
         };
-        self.ca = Ca::Recovery {
+        self.core.ca = Ca::Recovery {
             recovery_point,
             budget,
         };
@@ -146,7 +146,7 @@ impl Sender {
     /// A reduction without retransmission begins (RFC 3168 §6.1.2; Linux `tcp_enter_cwr`)
     /// until SND.UNA passes `high_seq`.
     pub(super) fn begin_cwr(&mut self, high_seq: u64) {
-        self.ca = Ca::Cwr { high_seq };
+        self.core.ca = Ca::Cwr { high_seq };
     }
 
     /// RTO recovery begins (RFC 6675 §5.1: RecoveryPoint = HighData), remembering what
@@ -154,17 +154,17 @@ impl Sender {
     /// every duplicate counted as Linux's `sacked_out` counts them, at most what is
     /// outstanding beyond the hole.
     pub(super) fn begin_loss(&mut self) {
-        let (reported, hole) = match self.sb.segments().next() {
+        let (reported, hole) = match self.core.sb.segments().next() {
             Some(head) if !self.sack_ok => {
                 let hole = head.end - head.start;
-                let beyond = self.sb.flight_size().saturating_sub(hole);
-                let reported = u64::from(self.dup.reno).saturating_mul(self.mss);
+                let beyond = self.core.sb.flight_size().saturating_sub(hole);
+                let reported = u64::from(self.core.dup.reno).saturating_mul(self.mss);
                 (reported.min(beyond), hole)
             }
             _ => (0, 0),
         };
-        self.ca = Ca::Loss {
-            recovery_point: self.sb.snd_nxt(),
+        self.core.ca = Ca::Loss {
+            recovery_point: self.core.sb.snd_nxt(),
             reported,
             hole,
             answered: false,
@@ -173,7 +173,7 @@ impl Sender {
 
     /// An ACK in RTO recovery answered the timeout's retransmission (its echo shows it).
     pub(super) fn loss_answered(&mut self) {
-        if let Ca::Loss { answered, .. } = &mut self.ca {
+        if let Ca::Loss { answered, .. } = &mut self.core.ca {
             *answered = true;
         }
     }
@@ -182,7 +182,7 @@ impl Sender {
     /// duplicates before the timeout had reported delivered (the hole first takes its
     /// share, which none reported).
     pub(super) fn loss_consume_reported(&mut self, acked: u64) -> u64 {
-        let Ca::Loss { reported, hole, .. } = &mut self.ca else {
+        let Ca::Loss { reported, hole, .. } = &mut self.core.ca else {
             return 0;
         };
         let in_hole = acked.min(*hole);
@@ -200,9 +200,9 @@ impl Sender {
             hole,
             answered,
             ..
-        } = self.ca
+        } = self.core.ca
         {
-            self.ca = Ca::Loss {
+            self.core.ca = Ca::Loss {
                 recovery_point,
                 reported,
                 hole,
@@ -214,14 +214,14 @@ impl Sender {
     /// Fast or RTO recovery ends (at its recovery point, or undone): back to Open, or
     /// Disorder while SACK marks remain. Emits ExitRecovery/ExitLoss.
     pub(super) fn end_recovery(&mut self, now: Instant) {
-        let was = self.ca;
-        self.dup.count = 0;
-        self.ca = if self.sb.sacked_bytes() > 0 {
+        let was = self.core.ca;
+        self.core.dup.count = 0;
+        self.core.ca = if self.core.sb.sacked_bytes() > 0 {
             Ca::Disorder { delayed_er: None }
         } else {
             Ca::Open
         };
-        let (snd_una, cwnd) = (self.sb.snd_una(), self.cwnd);
+        let (snd_una, cwnd) = (self.core.sb.snd_una(), self.cwnd);
         let kind = match was {
             Ca::Loss { .. } => EventKind::ExitLoss { snd_una, cwnd },
             _ => EventKind::ExitRecovery { snd_una, cwnd },

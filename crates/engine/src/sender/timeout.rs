@@ -19,67 +19,69 @@ impl Sender {
             self.on_syn_timeout(now);
             return;
         }
-        if self.sb.flight_size() == 0 {
-            self.timer.stop();
+        if self.core.sb.flight_size() == 0 {
+            self.core.timer.stop();
             return;
         }
         self.stats.timeouts += 1;
-        let repeated = self.rto_retransmits > 0;
-        self.rto_retransmits = self.rto_retransmits.saturating_add(1);
+        let repeated = self.core.rto_retransmits > 0;
+        self.core.rto_retransmits = self.core.rto_retransmits.saturating_add(1);
         if self.state() == RecoveryState::Recovery {
             self.stats.recovery_fail += 1;
         }
         // Linux `tcp_enter_loss` (digest §16): the adaptive threshold falls back.
         let open = matches!(self.state(), RecoveryState::Open | RecoveryState::Disorder);
-        self.reorder.degree = reordering::after_timeout(
-            self.reorder.degree,
+        self.core.reorder.degree = reordering::after_timeout(
+            self.core.reorder.degree,
             self.alg.dupthresh,
             open,
-            self.sb.sacked_segs(),
+            self.core.sb.sacked_segs(),
         );
         let fresh = if self.alg.rules.rto_keeps_recovery_ssthresh {
             // Linux `tcp_enter_loss`: a new reduction only from Open/Disorder, after the
             // previous episode's point, or in Loss before any timeout retransmission —
             // an RTO during fast recovery keeps the recovery's ssthresh and undo marker.
-            open || self.ca.reduction_point() <= Some(self.sb.snd_una())
+            open || self.core.ca.reduction_point() <= Some(self.core.sb.snd_una())
                 || (self.state() == RecoveryState::Loss && !repeated)
         } else {
             // RFC 5681 §3.1: ssthresh is held when the timer fires again for the same data.
-            self.rtt.backoff_count() == 0 || self.state() != RecoveryState::Loss
+            self.core.rtt.backoff_count() == 0 || self.state() != RecoveryState::Loss
         };
         let in_recovery = matches!(self.state(), RecoveryState::Recovery | RecoveryState::Loss);
         self.timeout_reduction(now, fresh);
-        if self.sb.renege_if_head_sacked() {
+        if self.core.sb.renege_if_head_sacked() {
             // Linux `tcp_timeout_mark_lost`: everything is lost, RACK's filter aside.
             self.stats.sack_reneging += 1;
-            self.sb.mark_all_lost();
+            self.core.sb.mark_all_lost();
         } else if self.rack_active() {
             // RFC 8985 §6.3: only the head and what has timed out.
             self.rack_mark_on_rto(now);
         } else {
-            self.sb.mark_all_lost();
+            self.core.sb.mark_all_lost();
         }
         self.cwnd = if self.alg.rules.rto_cwnd_in_flight_plus_one {
             // Linux `tcp_enter_loss`: in flight (after the marks) + 1 — one segment unless
             // RACK left recent transmissions unmarked.
-            self.sb.pipe() + self.mss
+            self.core.sb.pipe() + self.mss
         } else {
             self.mss // loss window (RFC 5681 §3.1)
         };
         // RFC 6298 §5.4: the timeout retransmits the head (a probe still pending is moot).
         self.pending = Pending::Head(Why::RtoRetransmit);
-        self.tlp_draft.reset();
-        self.tlp.reset();
+        self.core.tlp_draft.reset();
+        self.core.tlp.reset();
         self.begin_loss();
         self.cc_on_timeout(now);
-        self.dup.on_timeout();
-        self.rtt.backoff();
-        self.timer.arm(TimerKind::Rto, now, now + self.rtt.rto());
+        self.core.dup.on_timeout();
+        self.core.rtt.backoff();
+        self.core
+            .timer
+            .arm(TimerKind::Rto, now, now + self.core.rtt.rto());
         self.spurious_on_rto(in_recovery, repeated);
         let kind = EventKind::Rto {
-            snd_una: self.sb.snd_una(),
-            backoff: self.rtt.backoff_count(),
-            rto_us: self.rtt.rto().as_micros() as u64,
+            snd_una: self.core.sb.snd_una(),
+            backoff: self.core.rtt.backoff_count(),
+            rto_us: self.core.rtt.rto().as_micros() as u64,
             cwnd: self.cwnd,
             ssthresh: self.ssthresh,
         };
@@ -88,12 +90,14 @@ impl Sender {
 
     /// The SYN (or SYN-ACK) timed out: back off and send it again (RFC 6298 §5.5-5.6).
     fn on_syn_timeout(&mut self, now: Instant) {
-        self.rtt.backoff();
+        self.core.rtt.backoff();
         self.pending = Pending::Syn;
         self.stats.syn_retrans += 1;
-        let backoff = self.rtt.backoff_count();
+        let backoff = self.core.rtt.backoff_count();
         self.emit(now, EventKind::SynTimeout { backoff });
-        self.timer.arm(TimerKind::Rto, now, now + self.rtt.rto());
+        self.core
+            .timer
+            .arm(TimerKind::Rto, now, now + self.core.rtt.rto());
     }
 
     /// The timeout's reduction. Undo is a value: a timeout that starts a reduction
@@ -106,7 +110,7 @@ impl Sender {
             self.undo_join_timeout();
         }
         if fresh {
-            self.reduce_ssthresh(now, self.sb.flight_size());
+            self.reduce_ssthresh(now, self.core.sb.flight_size());
         }
     }
 }

@@ -35,11 +35,11 @@ impl Sender {
     /// data, or sending from idle), else one RTO after the head's last transmission (Linux
     /// `tcp_rto_delta_us`), at the earliest 1 µs from now.
     pub(super) fn rto_expiry(&self, now: Instant, advancing: bool) -> Instant {
-        let rto = self.rtt.rto();
+        let rto = self.core.rtt.rto();
         if let Some(at) = self.rto_restart_expiry(now) {
             return at;
         }
-        match self.sb.head() {
+        match self.core.sb.head() {
             Some(h) if !advancing => (h.last_sent + rto).max(now + MIN_DELAY),
             _ => now + rto,
         }
@@ -51,19 +51,19 @@ impl Sender {
         let RtoRearm::Restart { rrthresh } = self.alg.rto_timer else {
             return None;
         };
-        let head = self.sb.head()?;
-        let outstanding = self.sb.flight_size().div_ceil(self.mss);
+        let head = self.core.sb.head()?;
+        let outstanding = self.core.sb.flight_size().div_ceil(self.mss);
         let prevunsnt = self
             .stream
             .written
-            .saturating_sub(self.sb.snd_nxt())
+            .saturating_sub(self.core.sb.snd_nxt())
             .div_ceil(self.mss);
         if outstanding + prevunsnt >= u64::from(rrthresh) {
             return None;
         }
         Some(restart::expiry(
             now,
-            self.rtt.rto(),
+            self.core.rtt.rto(),
             head.last_sent,
             outstanding,
             prevunsnt,
@@ -74,16 +74,16 @@ impl Sender {
     /// Linux `tcp_rearm_rto`: stop with nothing outstanding; otherwise an RTO from now,
     /// or anchored to the head when it replaces a PTO or a reorder timer.
     pub(super) fn rearm_rto(&mut self, now: Instant) {
-        if self.sb.flight_size() == 0 {
-            self.timer.stop();
+        if self.core.sb.flight_size() == 0 {
+            self.core.timer.stop();
             return;
         }
         let replaces = matches!(
-            self.timer.kind(),
+            self.core.timer.kind(),
             Some(TimerKind::LossProbe | TimerKind::ReoTimeout)
         );
         let at = self.rto_expiry(now, !replaces);
-        self.timer.arm(TimerKind::Rto, now, at);
+        self.core.timer.arm(TimerKind::Rto, now, at);
     }
 
     /// Linux `tcp_check_sack_reneging`: SND.UNA advanced onto a segment the receiver had
@@ -95,10 +95,11 @@ impl Sender {
     /// `tcp_cong_control` still runs: the reduction step in fast recovery or CWR, else
     /// growth.
     pub(super) fn on_sack_reneging(&mut self, now: Instant, a: &AckSummary) {
-        let half_srtt = self.rtt.srtt().unwrap_or_default() / 2;
-        self.timer
+        let half_srtt = self.core.rtt.srtt().unwrap_or_default() / 2;
+        self.core
+            .timer
             .arm(TimerKind::Rto, now, now + half_srtt.max(RENEGING_WAIT_MIN));
-        match self.ca {
+        match self.core.ca {
             Ca::Recovery { .. } | Ca::Cwr { .. } => self.reduce_on_ack(a, 0),
             Ca::Open | Ca::Disorder { .. } | Ca::Loss { .. } => self.grow_cwnd(now, a),
         }
@@ -107,14 +108,14 @@ impl Sender {
     /// The deadline after an ACK was processed (`advanced`: SND.UNA moved; `newly_sacked`:
     /// it SACKed new data). RFC 6298 §5.2-5.3 already ran before the state machine.
     pub(super) fn set_timer_after_ack(&mut self, now: Instant, advanced: bool, newly_sacked: bool) {
-        if self.sb.flight_size() == 0 {
-            self.timer.stop();
+        if self.core.sb.flight_size() == 0 {
+            self.core.timer.stop();
             return;
         }
-        if self.timer.kind() == Some(TimerKind::EarlyRetransmit) {
+        if self.core.timer.kind() == Some(TimerKind::EarlyRetransmit) {
             return; // armed by this ACK; it restores what it displaced
         }
-        if let Some(wait) = self.rack_wait.take() {
+        if let Some(wait) = self.core.rack_wait.take() {
             self.arm_reo_timer(now, wait);
             return;
         }
@@ -132,7 +133,7 @@ impl Sender {
             Probing::None => false,
         };
         let scheduled = reschedule && self.schedule_probe(now, advanced);
-        let pto_pending = self.timer.kind() == Some(TimerKind::LossProbe);
+        let pto_pending = self.core.timer.kind() == Some(TimerKind::LossProbe);
         if pto_pending && !scheduled && (reschedule || !self.probe_state_ok()) {
             self.rearm_rto(now);
         }
@@ -141,28 +142,29 @@ impl Sender {
     /// Arms RACK's reorder timer for `wait` (RFC 8985 §6.2 step 5; Linux adds slack and
     /// caps it at the RTO).
     pub(super) fn arm_reo_timer(&mut self, now: Instant, wait: Duration) {
-        let d = self.rack.reo_timer(wait, self.rtt.rto());
-        self.timer
+        let d = self.core.rack.reo_timer(wait, self.core.rtt.rto());
+        self.core
+            .timer
             .arm(TimerKind::ReoTimeout, now, now + d.max(MIN_DELAY));
     }
 
     /// Arms the PTO if the probe algorithm's conditions hold now; `advancing` as in
     /// [`Sender::rto_expiry`]. Returns whether it did.
     pub(super) fn schedule_probe(&mut self, now: Instant, advancing: bool) -> bool {
-        if !self.probe_active() || self.sb.flight_size() == 0 || !self.probe_conditions() {
+        if !self.probe_active() || self.core.sb.flight_size() == 0 || !self.probe_conditions() {
             return false;
         }
         let one_segment = match self.alg.probe {
-            Probing::TlpLinux { .. } => self.sb.len() == 1,
-            _ => self.sb.flight_size() <= self.mss,
+            Probing::TlpLinux { .. } => self.core.sb.len() == 1,
+            _ => self.core.sb.flight_size() <= self.mss,
         };
-        let srtt = self.rtt.srtt();
+        let srtt = self.core.rtt.srtt();
         let Some(pto) = probe::pto(self.alg.probe, srtt, one_segment, self.alg.shell.min_rto)
         else {
             return false;
         };
         let at = probe::deadline(now, pto, self.rto_expiry(now, advancing));
-        self.timer.arm(TimerKind::LossProbe, now, at);
+        self.core.timer.arm(TimerKind::LossProbe, now, at);
         true
     }
 
@@ -182,7 +184,7 @@ impl Sender {
     /// without RACK (RFC 6675 §5.1, RFC 6298 §5.4) — from ever firing.
     pub(super) fn draft_probes_left(&self) -> bool {
         match self.alg.probe {
-            Probing::TlpDraft { max_probes, .. } => self.tlp_draft.consecutive < max_probes,
+            Probing::TlpDraft { max_probes, .. } => self.core.tlp_draft.consecutive < max_probes,
             _ => true,
         }
     }
@@ -200,15 +202,15 @@ impl Sender {
             // cwnd has room and unsent data is queued); (c) consecutive PTOs below the
             // limit; (d) SACK (probe_active). The PTO needs SRTT (Linux 3.10 `tp->srtt`).
             Probing::TlpDraft { max_probes, .. } => {
-                let cwnd_room = self.cwnd > self.sb.flight_size();
-                let queued = self.stream.written > self.sb.snd_nxt();
+                let cwnd_room = self.cwnd > self.core.sb.flight_size();
+                let queued = self.stream.written > self.core.sb.snd_nxt();
                 self.state() == RecoveryState::Open
                     && !(cwnd_room && queued)
-                    && self.tlp_draft.consecutive < max_probes
-                    && self.rtt.srtt().is_some()
+                    && self.core.tlp_draft.consecutive < max_probes
+                    && self.core.rtt.srtt().is_some()
             }
             // RFC 8985 §7.2: not in fast or RTO recovery, nothing SACKed.
-            Probing::Tlp { .. } => self.probe_state_ok() && self.sb.sacked_segs() == 0,
+            Probing::Tlp { .. } => self.probe_state_ok() && self.core.sb.sacked_segs() == 0,
             // Linux `tcp_schedule_loss_probe`: Open or CWR.
             Probing::TlpLinux { .. } => {
                 matches!(self.state(), RecoveryState::Open | RecoveryState::Cwr)

@@ -41,7 +41,7 @@ impl Sender {
     /// samples, RACK and the timestamp option see `at`, as Linux's `skb_mstamp_ns`.
     pub(super) fn transmit_at(&mut self, now: Instant, at: Instant) -> Option<Transmit> {
         self.xmit_snapshot();
-        let idle = self.sb.flight_size() == 0;
+        let idle = self.core.sb.flight_size() == 0;
         self.rate_before_send(at, idle);
         let t = self.next_transmit(at);
         match &t {
@@ -74,7 +74,7 @@ impl Sender {
         }
         match core::mem::take(&mut self.pending) {
             Pending::HandshakeAck => {
-                let at = self.sb.snd_nxt();
+                let at = self.core.sb.snd_nxt();
                 let t = self.segment(now, Range::new(at, at), Why::HandshakeAck, false, false);
                 return Some((t, false));
             }
@@ -97,8 +97,8 @@ impl Sender {
             RecoveryState::Recovery => self.next_in_recovery(now),
             RecoveryState::Loss => return self.next_in_loss(now).map(|t| (t, false)),
             // PRR's quota in a CWR episode (Linux: cwnd = in_flight + sndcnt).
-            RecoveryState::Cwr if self.reducer.prr().is_some() && !self.cc.sets_cwnd() => {
-                let room = self.reducer.prr().map_or(0, |p| p.quota());
+            RecoveryState::Cwr if self.core.reducer.prr().is_some() && !self.cc.sets_cwnd() => {
+                let room = self.core.reducer.prr().map_or(0, |p| p.quota());
                 self.new_data(now, room, Why::New)
             }
             RecoveryState::Open | RecoveryState::Disorder | RecoveryState::Cwr => {
@@ -117,8 +117,8 @@ impl Sender {
         if let Some(t) = self.frto_transmit(now) {
             return t;
         }
-        let room = self.cwnd.saturating_sub(self.sb.pipe());
-        if let Some(seg) = self.sb.next_lost() {
+        let room = self.cwnd.saturating_sub(self.core.sb.pipe());
+        if let Some(seg) = self.core.sb.next_lost() {
             return (seg.len() <= room).then(|| self.retransmit(now, seg, Why::RtoRetransmit));
         }
         self.new_data(now, room, Why::New)
@@ -128,23 +128,23 @@ impl Sender {
     /// during loss recovery, RFC 6675 §5), and the first two duplicate ACKs may each
     /// release one more segment (RFC 3042).
     fn next_in_open(&mut self, now: Instant) -> Option<Transmit> {
-        let room = self.cwnd.saturating_sub(self.sb.flight_size());
+        let room = self.cwnd.saturating_sub(self.core.sb.flight_size());
         if let Some(t) = self.new_data(now, room, Why::New) {
             return Some(self.optack_on_new(now, t));
         }
         if self.alg.rules.sacked_leave_flight && self.sack_ok {
             // Linux `tcp_cwnd_test`: what SACKs took out of the flight may go, in any
             // state (`tcp_packets_in_flight`); no separate RFC 3042 allowance.
-            let room = self.cwnd.saturating_sub(self.sb.pipe());
+            let room = self.cwnd.saturating_sub(self.core.sb.pipe());
             if self.alg.rules.tso_defers_small_sends && self.tso_defers(now, room) {
                 return None;
             }
             return self.new_data(now, room, Why::LimitedTransmit);
         }
         let extra =
-            dupthresh::limited_transmit_allowance(self.dup.count, self.reordering(), self.mss);
+            dupthresh::limited_transmit_allowance(self.core.dup.count, self.reordering(), self.mss);
         if extra > 0 && self.alg.limited_transmit {
-            let room = (self.cwnd + extra).saturating_sub(self.sb.flight_size());
+            let room = (self.cwnd + extra).saturating_sub(self.core.sb.flight_size());
             return self.new_data(now, room, Why::LimitedTransmit);
         }
         None
@@ -158,24 +158,29 @@ impl Sender {
     /// retransmitted goes instead.
     fn head_retransmit(&mut self, now: Instant, why: Why) -> Option<Transmit> {
         if why == Why::RtoRetransmit {
-            let head = self.sb.head().copied()?;
+            let head = self.core.sb.head().copied()?;
             return (head.lost && !head.retrans && !head.sacked)
                 .then(|| self.retransmit(now, head, why));
         }
         if self.state() != RecoveryState::Recovery {
             return None;
         }
-        let head = self.sb.head().copied().filter(|h| !h.sacked && !h.retrans);
+        let head = self
+            .core
+            .sb
+            .head()
+            .copied()
+            .filter(|h| !h.sacked && !h.retrans);
         let first = if self.rack_active() {
-            self.sb.next_lost()
+            self.core.sb.next_lost()
         } else {
-            head.or_else(|| self.sb.next_lost())
+            head.or_else(|| self.core.sb.next_lost())
         }?;
         let t = self.retransmit(now, first, why);
         // RFC 6675 §5 step (4.3): HighRxt and RescueRxt both become the last octet
         // retransmitted, "to prevent … a premature rescue retransmission".
         if self.alg.rescue_retransmit {
-            self.sb.rescue_rxt = Some(first.end - 1);
+            self.core.sb.rescue_rxt = Some(first.end - 1);
         }
         Some(t)
     }
@@ -194,7 +199,9 @@ impl Sender {
             let (passive, retransmitted) = (*passive, *retransmitted);
             self.pending = Pending::Nothing;
             first_sent.get_or_insert(now);
-            self.timer.arm(TimerKind::Rto, now, now + self.rtt.rto());
+            self.core
+                .timer
+                .arm(TimerKind::Rto, now, now + self.core.rtt.rto());
             // Active open offers what is configured; a SYN-ACK states what was agreed.
             let marks = self.ecn_syn_marks(passive, retransmitted);
             let syn = if passive {
@@ -244,10 +251,10 @@ impl Sender {
         let room = if self.cc.sets_cwnd() {
             self.cwnd.saturating_sub(self.recovery_pipe())
         } else {
-            self.reducer.quota(
+            self.core.reducer.quota(
                 self.cwnd,
                 self.recovery_pipe(),
-                self.sb.flight_size(),
+                self.core.sb.flight_size(),
                 self.mss,
             )
         };
@@ -264,7 +271,7 @@ impl Sender {
         } else {
             Why::FastRetransmit
         };
-        if let Some(seg) = self.sb.next_lost() {
+        if let Some(seg) = self.core.sb.next_lost() {
             return (seg.len() <= room).then(|| self.retransmit(now, seg, why));
         }
         if let Some(t) = self.new_data(now, room, Why::New) {
@@ -277,12 +284,13 @@ impl Sender {
         }
         let rescue_ok = self.alg.rescue_retransmit;
         match self
+            .core
             .sb
-            .next_seg_fallback_with(self.ca.recovery_point()?, rescue_ok)
+            .next_seg_fallback_with(self.core.ca.recovery_point()?, rescue_ok)
         {
             Some((seg, _)) if seg.len() > room => None,
             Some((seg, NextSegRule::Rescue)) => {
-                let seg = self.sb.on_rescue_retransmit(now, seg.start)?;
+                let seg = self.core.sb.on_rescue_retransmit(now, seg.start)?;
                 Some(self.segment(now, seg.range(), Why::FastRetransmit, seg.psh, seg.fin))
             }
             Some((seg, _)) => Some(self.retransmit(now, seg, Why::FastRetransmit)),
@@ -293,7 +301,7 @@ impl Sender {
     pub(super) fn retransmit(&mut self, now: Instant, seg: SentSeg, why: Why) -> Transmit {
         let room = self.retransmit_room();
         let psh = self.push_on_retransmit(now, &seg, room);
-        self.sb.on_retransmit(now, seg.start);
+        self.core.sb.on_retransmit(now, seg.start);
         // Retransmitting the head in loss recovery restarts the RTO from now (Linux
         // tcp_xmit_retransmit_queue): an RTO anchored to the head's first transmission —
         // as it is after replacing a PTO (RFC 8985 §7.3, digest §2.3) — would otherwise
@@ -303,10 +311,12 @@ impl Sender {
             Why::FastRetransmit | Why::RackRetransmit | Why::EarlyRetransmit
         );
         if recovery_rexmit
-            && seg.start == self.sb.snd_una()
-            && self.timer.kind() == Some(TimerKind::Rto)
+            && seg.start == self.core.sb.snd_una()
+            && self.core.timer.kind() == Some(TimerKind::Rto)
         {
-            self.timer.arm(TimerKind::Rto, now, now + self.rtt.rto());
+            self.core
+                .timer
+                .arm(TimerKind::Rto, now, now + self.core.rtt.rto());
         }
         // FIN stays with the bytes it was sent with (Linux retransmits the skb); PSH as
         // `push` places it.
@@ -315,8 +325,8 @@ impl Sender {
 
     /// A new segment of at most one MSS, if data, the receive window and `room` allow.
     pub(super) fn new_data(&mut self, now: Instant, room: u64, why: Why) -> Option<Transmit> {
-        let start = self.sb.snd_nxt();
-        let rwnd_room = (self.sb.snd_una() + self.peer.window).saturating_sub(start);
+        let start = self.core.sb.snd_nxt();
+        let rwnd_room = (self.core.sb.snd_una() + self.peer.window).saturating_sub(start);
         if start >= self.stream.written {
             return self.bare_fin(now, start, room.min(rwnd_room), why);
         }
@@ -331,7 +341,7 @@ impl Sender {
         // Sender silly-window avoidance (RFC 9293 §3.8.6.2.1, Linux tcp_snd_wnd_test): do
         // not cut a short segment only because the peer's window ends there, unless
         // nothing is in flight (then the short segment doubles as a window probe).
-        if len < self.mss.min(avail) && self.sb.flight_size() > 0 {
+        if len < self.mss.min(avail) && self.core.sb.flight_size() > 0 {
             return None;
         }
         let end = start + len;
@@ -339,18 +349,23 @@ impl Sender {
         let psh = self.push_on_send(now, start, end, room);
         let fin = self.stream.closed && end == self.stream.written;
         self.stream.fin_sent |= fin;
-        self.sb
+        self.core
+            .sb
             .on_send_new(now, Range::new(start, end), psh.mark, fin);
         if !psh.ends_packet {
-            self.sb.continue_packet();
+            self.core.sb.continue_packet();
         }
-        self.note_window_use(self.sb.flight_size() >= self.cwnd);
+        self.note_window_use(self.core.sb.flight_size() >= self.cwnd);
         Some(self.segment(now, Range::new(start, end), why, psh.wire, fin))
     }
 
     /// Linux `tcp_cwnd_validate` after new data went out or cwnd stopped it.
     fn note_window_use(&mut self, cwnd_limited: bool) {
-        let (una, nxt, flight) = (self.sb.snd_una(), self.sb.snd_nxt(), self.sb.flight_size());
+        let (una, nxt, flight) = (
+            self.core.sb.snd_una(),
+            self.core.sb.snd_nxt(),
+            self.core.sb.flight_size(),
+        );
         self.cwnd_usage.on_send(una, nxt, flight, cwnd_limited);
     }
 
@@ -365,15 +380,16 @@ impl Sender {
             return None;
         }
         self.stream.fin_sent = true;
-        self.sb
+        self.core
+            .sb
             .on_send_new(now, Range::new(at, at + 1), false, true);
-        self.note_window_use(self.sb.flight_size() >= self.cwnd);
+        self.note_window_use(self.core.sb.flight_size() >= self.cwnd);
         Some(self.segment(now, Range::new(at, at + 1), why, false, true))
     }
 
     /// The bare FIN is on the scoreboard: SND.NXT lies one past the last byte.
     pub(super) fn fin_on_scoreboard(&self) -> bool {
-        self.sb.snd_nxt() > self.stream.written
+        self.core.sb.snd_nxt() > self.stream.written
     }
 
     pub(super) fn segment(
@@ -417,7 +433,7 @@ impl Sender {
         // it one ACK (`detect::ack_budget`).
         let answered = !t.range.is_empty() || t.fin || t.why == Why::WindowProbe;
         if !self.sack_ok && answered {
-            self.dup.budget.on_send();
+            self.core.dup.budget.on_send();
         }
         if t.range.is_empty() {
             return;
@@ -439,7 +455,7 @@ impl Sender {
                 // An early retransmit is the fast retransmit of an ER-started recovery.
                 self.stats.fast_retrans += 1;
                 self.stats.early_retrans += 1;
-                self.reorder.er_last = Some((t.range, false));
+                self.core.reorder.er_last = Some((t.range, false));
             }
             // `TCPSlowStartRetrans` is counted by `tcp_xmit_retransmit_queue` in Loss; the
             // timer's own retransmission of the head (forced) only under `TCPTimeouts`.
@@ -452,11 +468,11 @@ impl Sender {
         let reducing = matches!(self.state(), RecoveryState::Recovery | RecoveryState::Cwr);
         if reducing && !self.cc.sets_cwnd() {
             self.xmit_on_reducer(t.range.len(), forced);
-            self.reducer.on_transmit(t.range.len(), forced);
+            self.core.reducer.on_transmit(t.range.len(), forced);
         }
         // RFC 6298 §5.1: start the timer when data is sent and it is not running (the
         // persist timer, for a window that was closed, gives way to it).
-        if !self.timer.is_armed() || self.timer.kind() == Some(TimerKind::Persist) {
+        if !self.core.timer.is_armed() || self.core.timer.kind() == Some(TimerKind::Persist) {
             self.arm_rto(now);
         }
         match t.why {

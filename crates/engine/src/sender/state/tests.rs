@@ -84,7 +84,7 @@ fn undo_carries_what_the_budget_had_left() {
     s.on_ack(ms(120), &echo(5 * MSS, 0));
     assert_eq!(s.stats().undos, 1);
     // What was left after the undoing ACK's own DeliveredData: never more than before it.
-    let carried = s.dup.undone_budget.expect("carried past the undo");
+    let carried = s.core.dup.undone_budget.expect("carried past the undo");
     assert!(carried > 0 && carried <= left, "{carried} of {left}");
 }
 
@@ -94,7 +94,7 @@ fn undo_carries_nothing_without_the_defence() {
     let mut s = in_recovery_with(false);
     s.on_ack(ms(120), &echo(5 * MSS, 0));
     assert_eq!(s.stats().undos, 1);
-    assert_eq!(s.dup.undone_budget, None);
+    assert_eq!(s.core.dup.undone_budget, None);
 }
 
 /// The end of recovery drops it too (as before): the ACK of everything echoes the
