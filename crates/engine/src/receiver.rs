@@ -409,7 +409,7 @@ impl Receiver {
         }
         let ooo = match self.cfg.window_model {
             WindowModel::Fixed => 0,
-            WindowModel::Linux => self.data.blocks().map(|b| b.len()).sum(),
+            WindowModel::Linux => self.data.ooo_bytes(),
         };
         let ack = Ack {
             cumulative: self.data.rcv_nxt(),

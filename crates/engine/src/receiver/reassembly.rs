@@ -42,6 +42,10 @@ pub(crate) struct Reassembly {
     /// stamp → block start; the largest stamp is the most recently received block.
     recency: BTreeMap<u64, u64>,
     next_stamp: u64,
+    /// Bytes held in `blocks` (their lengths summed), kept as blocks come and go: the Linux
+    /// window model reads it on every ACK (`tcp_space` counts the out-of-order queue), and
+    /// a sum over the blocks would cost the number of holes per ACK.
+    ooo_bytes: u64,
     /// Bound on out-of-order blocks, so hostile 1-byte-with-gaps input cannot grow memory
     /// beyond it (the window already bounds the bytes).
     max_blocks: usize,
@@ -54,6 +58,7 @@ impl Reassembly {
             blocks: BTreeMap::new(),
             recency: BTreeMap::new(),
             next_stamp: 0,
+            ooo_bytes: 0,
             max_blocks: max_blocks.max(1),
         }
     }
@@ -72,6 +77,11 @@ impl Reassembly {
     /// True while some data above RCV.NXT is held (there is a hole).
     pub fn has_out_of_order(&self) -> bool {
         !self.blocks.is_empty()
+    }
+
+    /// Bytes held above RCV.NXT: the sum of the out-of-order blocks' lengths, in O(1).
+    pub fn ooo_bytes(&self) -> u64 {
+        self.ooo_bytes
     }
 
     /// Out-of-order blocks in sequence order.
@@ -115,6 +125,7 @@ impl Reassembly {
             }
             self.blocks.remove(&s);
             self.recency.remove(&blk.stamp);
+            self.ooo_bytes -= blk.end - s;
             if let Some(ov) = Range::new(s, blk.end).intersect(&Range::new(a, b)) {
                 dup_above += ov.len();
                 lowest_overlap = Some(ov); // visited in descending order: the last is lowest
@@ -136,6 +147,7 @@ impl Reassembly {
             self.next_stamp += 1;
             self.blocks.insert(lo, Block { end: hi, stamp });
             self.recency.insert(stamp, lo);
+            self.ooo_bytes += hi - lo;
             out.block = Some(Range::new(lo, hi));
         }
         Ok(out)
@@ -219,6 +231,22 @@ mod tests {
         assert_eq!(a.first_dup, Some(r(150, 200)));
         assert_eq!(a.block, Some(r(100, 400)));
         assert_eq!(q.blocks().collect::<Vec<_>>(), vec![r(100, 400)]);
+    }
+
+    proptest::proptest! {
+        /// Whatever arrives in whatever order, the kept count of out-of-order bytes is
+        /// what summing the blocks gives (what the Linux window model summed per ACK).
+        #[test]
+        fn ooo_bytes_is_the_sum_of_the_blocks(
+            ranges in proptest::collection::vec((0u64..400, 1u64..40), 1..60)
+        ) {
+            let mut q = Reassembly::new(8);
+            for (start, len) in ranges {
+                let _ = q.insert(r(start, start + len));
+                let sum: u64 = q.blocks().map(|b| b.len()).sum();
+                proptest::prop_assert_eq!(q.ooo_bytes(), sum);
+            }
+        }
     }
 
     #[test]
