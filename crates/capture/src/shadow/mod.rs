@@ -345,9 +345,15 @@ impl Shadow {
             match snd.poll_timeout() {
                 Some(d) if d < next => {
                     let kind = snd.timer_kind();
+                    // What the application had written by the deadline is there before
+                    // the timer's handler runs: a probe sends new data when it has some
+                    // (RFC 8985 §7.3; Linux tcp_send_loss_probe checks tcp_send_head).
+                    self.write_app(d);
+                    let Some(snd) = self.sender.as_mut() else {
+                        break;
+                    };
                     snd.on_timeout(d);
                     self.win.summary.inputs += 1;
-                    self.write_app(d);
                     self.drain(d, kind, out);
                 }
                 _ => break,

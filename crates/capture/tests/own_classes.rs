@@ -1,0 +1,64 @@
+//! One test per divergence class found in the engine's own captures (`lossrec run --pcap`
+//! of `experiments/examples/*.toml` under every preset, explained under the preset that
+//! made them: `cargo run --release -p lossrec-capture --example matrix`). Each scenario is
+//! the smallest example file that showed the class; under its preset every decision must
+//! match.
+
+use lossrec_capture::{explain_path, AppMode, Options, Verdict};
+use lossrec_sim::{run, RunOptions, Scenario};
+use std::io::Write;
+
+/// experiments/examples/gilbert-elliott.toml with the preset left open.
+const GILBERT: &str = "seed = 3\n[path]\nrtt_ms = 80\nrate_mbps = 10\n[path.loss]\n\
+model = \"gilbert-elliott\"\np_good_bad = 0.004\np_bad_good = 0.2\nloss_good = 0.0\n\
+loss_bad = 0.5\n[sender]\npreset = \"PRESET\"\n[workload]\nkind = \"flows\"\nflows = 20\n\
+segments = 100\narrival = \"concurrent\"\n";
+
+/// Matched and total decisions of `scenario`'s capture under `preset`, with the first
+/// divergent rows for the failure message.
+fn matched(scenario: &str, preset: &str, app: AppMode) -> (u64, u64, Vec<String>) {
+    let text = scenario.replace("PRESET", preset);
+    let sc = Scenario::from_toml_str(&text, "test.toml").unwrap();
+    let opts = RunOptions {
+        pcap: true,
+        ..RunOptions::default()
+    };
+    let out = run(&sc, &opts).unwrap();
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    f.write_all(out.pcap.as_ref().unwrap()).unwrap();
+    f.flush().unwrap();
+    let opts = Options {
+        preset: preset.into(),
+        flow: None,
+        app,
+    };
+    let mut bad = Vec::new();
+    let r = explain_path(f.path(), &opts, |i, row| {
+        if row.verdict != Verdict::Matched && bad.len() < 8 {
+            bad.push(format!("conn {i}: {row:?}"));
+        }
+    })
+    .unwrap();
+    let m = r.conns.iter().map(|c| c.summary.matched()).sum();
+    let d = r.conns.iter().map(|c| c.summary.decisions()).sum();
+    (m, d, bad)
+}
+
+fn assert_all(scenario: &str, preset: &str, app: AppMode) {
+    let (m, d, bad) = matched(scenario, preset, app);
+    assert!(
+        m == d && d > 0,
+        "{preset}: {m} of {d} matched; first divergences:\n{}",
+        bad.join("\n")
+    );
+}
+
+/// Class 1 (`--app seen`): a timer that fires between two ACKs runs with the data the
+/// application had written by its deadline. The tail loss probe sends new data when
+/// there is some (RFC 8985 §7.3; Linux `tcp_send_loss_probe` sends `tcp_send_head`
+/// first), so writing the lookahead only after the timer made the engine retransmit
+/// where the captured sender sent new data (gilbert-elliott under rack-tlp: 2311/2633).
+#[test]
+fn a_timer_sees_what_was_written_by_its_deadline() {
+    assert_all(GILBERT, "rack-tlp", AppMode::AsSeen);
+}
