@@ -62,3 +62,15 @@ fn assert_all(scenario: &str, preset: &str, app: AppMode) {
 fn a_timer_sees_what_was_written_by_its_deadline() {
     assert_all(GILBERT, "rack-tlp", AppMode::AsSeen);
 }
+
+/// Class 2: the engine's receiver advertised windows that were not whole units of its
+/// window scale while a hole held the right edge (Linux rounds the kept window up:
+/// `tcp_select_window`'s `ALIGN(cur_win, 1 << rcv_wscale)`); the capture carries the
+/// window cut down to the unit, so the shadow engine found new data outside the window
+/// that the simulated sender had room for (gilbert-elliott under prr: 2376/2378).
+#[test]
+fn windows_cross_the_capture_intact() {
+    for preset in ["prr", "linux-rh", "fack"] {
+        assert_all(GILBERT, preset, AppMode::Bulk);
+    }
+}
