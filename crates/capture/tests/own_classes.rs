@@ -74,3 +74,15 @@ fn windows_cross_the_capture_intact() {
         assert_all(GILBERT, preset, AppMode::Bulk);
     }
 }
+
+/// Class 3 (`--app seen`): an ACK runs with the data the application had written by its
+/// arrival. F-RTO decides inside its ACK handling whether new data can go out (RFC 5682
+/// §2.1 step 2b; Linux `tcp_process_loss` checks `tcp_send_head`); the lookahead was
+/// written only after the ACK, so the engine retransmitted where the captured sender sent
+/// new data (gilbert-elliott under linux-3.17: 2310/2473).
+#[test]
+fn an_ack_sees_what_was_written_by_its_arrival() {
+    for preset in ["linux-3.17", "linux-3.17-tlp", "linux"] {
+        assert_all(GILBERT, preset, AppMode::AsSeen);
+    }
+}

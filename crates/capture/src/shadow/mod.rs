@@ -306,6 +306,14 @@ impl Shadow {
 
     /// Feeds one input to the engine.
     fn feed(&mut self, r: Record) {
+        // What the application had written by the ACK's arrival is there before the ACK
+        // is processed: F-RTO decides inside its ACK handling whether new data can go
+        // out (RFC 5682 §2.1 step 2b; Linux tcp_process_loss checks tcp_send_head), as
+        // the probe does on its timer.
+        if let Some(map) = self.map.as_ref() {
+            let now = map.instant(ts_of(&r));
+            self.write_app(now);
+        }
         let (Some(snd), Some(map)) = (self.sender.as_mut(), self.map.as_ref()) else {
             return;
         };
