@@ -314,7 +314,7 @@ impl Shadow {
             let now = map.instant(ts_of(&r));
             self.write_app(now);
         }
-        let (Some(snd), Some(map)) = (self.sender.as_mut(), self.map.as_ref()) else {
+        let (Some(snd), Some(map)) = (self.sender.as_mut(), self.map.as_mut()) else {
             return;
         };
         let now = map.instant(ts_of(&r));
@@ -408,8 +408,8 @@ impl Shadow {
                 .win
                 .take(start, end, t.fin, mss, cause, &state, &mut tsvals, out);
             if let Some(ts) = t.ts {
-                for &v in &tsvals {
-                    map.match_tsval(v, ts.val);
+                for &(start, v) in &tsvals {
+                    map.match_piece(start, v, ts.val);
                 }
             }
             if !found {
