@@ -142,10 +142,20 @@ struct Slot {
 pub fn explain_path(
     path: &Path,
     opts: &Options,
+    on_row: impl FnMut(usize, &Row),
+) -> Result<Report, Error> {
+    explain_sources(|| FrameSource::open(path), opts, on_row)
+}
+
+/// [`explain_path`] over any capture: `open` gives a fresh source of the same frames for
+/// each of the two passes (a file opened twice, or a generator started again).
+pub fn explain_sources(
+    mut open: impl FnMut() -> Result<FrameSource, crate::SourceError>,
+    opts: &Options,
     mut on_row: impl FnMut(usize, &Row),
 ) -> Result<Report, Error> {
     let cfg = Config::preset(&opts.preset).map_err(|e| Error::Preset(e.to_string()))?;
-    let index = scan(FrameSource::open(path).map_err(Error::Source)?);
+    let index = scan(open().map_err(Error::Source)?);
     let chosen: Vec<usize> = (0..index.conns.len())
         .filter(|&i| {
             opts.flow
@@ -184,7 +194,7 @@ pub fn explain_path(
             opener: c.syn_from,
         });
     }
-    let mut source = FrameSource::open(path).map_err(Error::Source)?;
+    let mut source = open().map_err(Error::Source)?;
     let mut buf: Vec<Record> = Vec::new();
     while let Some(frame) = source.next_frame() {
         let Ok(frame) = frame else { break };

@@ -93,6 +93,8 @@ impl std::error::Error for SourceError {}
 type Input = Box<dyn Read + Send>;
 
 enum Inner {
+    /// A regular file, read through a memory map (no copies).
+    Mapped(crate::mapped::Mapped),
     Pcap {
         reader: PcapReader<Input>,
         linktype: u32,
@@ -105,8 +107,8 @@ enum Inner {
 
 /// One pcapng interface: its link type and clock.
 #[derive(Clone, Copy, Debug)]
-struct Iface {
-    linktype: u32,
+pub(crate) struct Iface {
+    pub(crate) linktype: u32,
     /// One tick is `num / den` nanoseconds (pcapng `if_tsresol`).
     num: u128,
     den: u128,
@@ -116,7 +118,7 @@ struct Iface {
 
 impl Iface {
     /// pcapng §4.2 `if_tsresol`: top bit clear, a power of ten; set, a power of two.
-    fn new(linktype: u32, options: &[InterfaceDescriptionOption<'_>]) -> Iface {
+    pub(crate) fn new(linktype: u32, options: &[InterfaceDescriptionOption<'_>]) -> Iface {
         let mut iface = Iface {
             linktype,
             num: 1_000,
@@ -140,7 +142,7 @@ impl Iface {
         iface
     }
 
-    fn ns(&self, ticks: u128) -> u64 {
+    pub(crate) fn ns(&self, ticks: u128) -> u64 {
         let ns = ticks.saturating_mul(self.num) / self.den.max(1);
         let ns = u64::try_from(ns).unwrap_or(u64::MAX);
         ns.saturating_add(self.offset_s.saturating_mul(1_000_000_000))
@@ -166,7 +168,7 @@ impl fmt::Debug for FrameSource {
 }
 
 /// The error for a reader failure after `records` complete records.
-fn classify(e: PcapError, records: u64) -> SourceError {
+pub(crate) fn classify(e: PcapError, records: u64) -> SourceError {
     match e {
         PcapError::IncompleteBuffer => SourceError::Truncated { records },
         PcapError::IoError(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
@@ -189,25 +191,36 @@ const PCAP_MAGICS: [[u8; 4]; 4] = [
 const PCAPNG_MAGIC: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
 
 impl FrameSource {
-    /// Opens a file.
+    /// Opens a file: a regular file is read through a memory map (no copy per frame;
+    /// the file must not be shortened while it is read), anything else (a pipe, a
+    /// device) streams.
     pub fn open(path: &std::path::Path) -> Result<FrameSource, SourceError> {
-        let f = std::fs::File::open(path).map_err(SourceError::Io)?;
-        // No BufReader: pcap-file keeps its own buffer, and a second one costs a copy.
-        FrameSource::new(f)
+        let mut f = std::fs::File::open(path).map_err(SourceError::Io)?;
+        let regular = f.metadata().map(|m| m.is_file()).unwrap_or(false);
+        if !regular {
+            // No BufReader: pcap-file keeps its own buffer, and a second one costs a copy.
+            return FrameSource::new(f);
+        }
+        let mut magic = [0u8; 4];
+        let got = read_magic(&mut f, &mut magic)?;
+        let pcapng = got == 4 && magic == PCAPNG_MAGIC;
+        if !(pcapng || got == 4 && PCAP_MAGICS.contains(&magic)) {
+            return Err(SourceError::NotACapture {
+                magic: magic[..got].to_vec(),
+            });
+        }
+        Ok(FrameSource {
+            inner: Inner::Mapped(crate::mapped::Mapped::new(&f, pcapng)?),
+            records: 0,
+            done: false,
+            scratch: Vec::new(),
+        })
     }
 
     /// Opens a capture held in any reader; the format comes from its first four bytes.
     pub fn new(mut reader: impl Read + Send + 'static) -> Result<FrameSource, SourceError> {
         let mut magic = [0u8; 4];
-        let mut got = 0;
-        while got < 4 {
-            match reader.read(&mut magic[got..]) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(SourceError::Io(e)),
-            }
-        }
+        let got = read_magic(&mut reader, &mut magic)?;
         let head = magic[..got].to_vec();
         let input: Input = Box::new(std::io::Cursor::new(head.clone()).chain(reader));
         let inner = if got == 4 && PCAP_MAGICS.contains(&magic) {
@@ -245,6 +258,7 @@ impl FrameSource {
             return None;
         }
         let r = match &mut self.inner {
+            Inner::Mapped(m) => m.next_frame(self.records),
             Inner::Pcap {
                 reader, linktype, ..
             } => next_pcap(reader, *linktype, self.records),
@@ -258,6 +272,20 @@ impl FrameSource {
         }
         r
     }
+}
+
+/// Reads up to four bytes (fewer only at the end of the input): the format's magic.
+fn read_magic(reader: &mut impl Read, magic: &mut [u8; 4]) -> Result<usize, SourceError> {
+    let mut got = 0;
+    while got < 4 {
+        match reader.read(&mut magic[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(SourceError::Io(e)),
+        }
+    }
+    Ok(got)
 }
 
 /// Owned frames (a copy each; loops that care use [`FrameSource::next_frame`]).

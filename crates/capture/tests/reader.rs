@@ -160,3 +160,66 @@ fn garbage_never_panics() {
         }
     }
 }
+
+/// Each frame or error of a source, as comparable text.
+fn outline(src: FrameSource) -> Vec<String> {
+    src.take(50)
+        .map(|f| match f {
+            Ok(f) => format!(
+                "{} {} {} {} {:?}",
+                f.ts_ns, f.linktype, f.interface, f.orig_len, f.data
+            ),
+            Err(e) => format!("error: {e}"),
+        })
+        .collect()
+}
+
+/// A regular file is read through a memory map (`FrameSource::open`); it must give the
+/// frames and errors the streaming reader gives for the same bytes: whole captures of
+/// both formats, cut ones, corrupted ones, an empty file.
+#[test]
+fn mapped_file_reads_as_the_stream_does() {
+    use std::io::Write;
+    let s = data_seg(5, 100);
+    let good = pcap(1, &[(0, eth_v4(&s, true), 0), (1, vlan_v6(&s), 0)]);
+    let good_ng = pcapng(
+        &[(1, 6), (101, 9)],
+        &[
+            (0, 2_000_000, eth_v4(&s, true)),
+            (1, 3_000_000_123, raw_v6(&s)),
+        ],
+    );
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut cases = vec![Vec::new(), good.clone(), good_ng.clone()];
+    for round in 0..400 {
+        let mut b = if round % 2 == 0 {
+            good.clone()
+        } else {
+            good_ng.clone()
+        };
+        if round % 3 != 0 {
+            let i = 4 + (next() as usize) % (b.len() - 4);
+            b[i] = next() as u8;
+        }
+        b.truncate((next() as usize) % (b.len() + 1));
+        cases.push(b);
+    }
+    for (i, b) in cases.into_iter().enumerate() {
+        let mut t = tempfile::NamedTempFile::new().unwrap();
+        t.write_all(&b).unwrap();
+        t.flush().unwrap();
+        let streamed = FrameSource::new(std::io::Cursor::new(b.clone())).map(outline);
+        let mapped = FrameSource::open(t.path()).map(outline);
+        match (streamed, mapped) {
+            (Ok(a), Ok(m)) => assert_eq!(a, m, "case {i}: {b:02x?}"),
+            (Err(a), Err(m)) => assert_eq!(a.to_string(), m.to_string(), "case {i}"),
+            (a, m) => panic!("case {i}: streamed {a:?}, mapped {m:?}"),
+        }
+    }
+}

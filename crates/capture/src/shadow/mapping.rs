@@ -10,7 +10,12 @@
 //!   captured sender's. An ACK's TSecr echoes a captured TSval; it is given to the engine
 //!   as the engine's TSval of the first captured transmission that carried it (RFC 7323
 //!   §4.3 uses TSecr only to time that transmission), or dropped when the capture never
-//!   showed it. The receiver's TSval passes unchanged.
+//!   showed it. The receiver's TSval passes unchanged. A millisecond tick is shared by
+//!   every transmission within it, but the receiver echoes one segment's TSval: TS.Recent
+//!   comes from a segment that starts at or below Last.ACK.sent (RFC 7323 §4.3; Linux
+//!   `tcp_replace_ts_recent`), i.e. the segment starting at the previous ACK. When that
+//!   segment carried the echoed tick, its own engine TSval is the echo (an RTT sample as
+//!   exact as the engine's own clock), else the tick's.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -32,6 +37,12 @@ pub struct Mapping {
     order: VecDeque<u32>,
     /// The last TSval noted: a burst shares one, so most packets skip the map.
     last: Option<u32>,
+    /// Capture start offset → (captured TSval, engine TSval) of its latest matched
+    /// transmission, for the echo of the segment at the previous ACK.
+    by_start: HashMap<u64, (u32, u64)>,
+    starts: VecDeque<u64>,
+    /// The previous ACK's cumulative (capture offset): the receiver's Last.ACK.sent.
+    last_cum: Option<u64>,
 }
 
 impl Mapping {
@@ -43,6 +54,9 @@ impl Mapping {
             tsvals: HashMap::new(),
             order: VecDeque::new(),
             last: None,
+            by_start: HashMap::new(),
+            starts: VecDeque::new(),
+            last_cum: None,
         }
     }
 
@@ -87,6 +101,32 @@ impl Mapping {
         self.tsvals.insert(tsval, engine_val);
     }
 
+    /// The captured transmission starting at `start` (capture offset) with `tsval` is
+    /// the engine's transmission stamped `engine_val`.
+    pub fn match_piece(&mut self, start: u64, tsval: u32, engine_val: u64) {
+        self.match_tsval(tsval, engine_val);
+        if self.by_start.insert(start, (tsval, engine_val)).is_none() {
+            if self.starts.len() == TS_MEMORY {
+                if let Some(old) = self.starts.pop_front() {
+                    self.by_start.remove(&old);
+                }
+            }
+            self.starts.push_back(start);
+        }
+    }
+
+    /// The engine's TSecr for a captured echo `ecr` on an ACK (see the module doc).
+    fn echo(&self, ecr: u32) -> Option<u64> {
+        let at_last_ack = self
+            .last_cum
+            .and_then(|c| self.by_start.get(&c))
+            .filter(|&&(tick, _)| tick == ecr);
+        match at_last_ack {
+            Some(&(_, val)) => Some(val),
+            None => self.tsvals.get(&ecr).copied(),
+        }
+    }
+
     /// The engine's SYN options of a captured SYN or SYN-ACK.
     pub fn syn_options(s: &SynInfo) -> SynOptions {
         SynOptions {
@@ -117,19 +157,21 @@ impl Mapping {
         }
     }
 
-    /// The engine's ACK for a captured one.
-    pub fn ack(&self, a: &AckRecord) -> Ack {
+    /// The engine's ACK for a captured one (in capture order: it becomes the receiver's
+    /// Last.ACK.sent for the next one).
+    pub fn ack(&mut self, a: &AckRecord) -> Ack {
         let mut sack = SackBlocks::new();
         for &(s, e) in a.sack_blocks() {
             sack.push(Range::new(self.offset(s), self.offset(e)));
         }
         let ts = a.ts.and_then(|(val, ecr)| {
-            let ecr = *self.tsvals.get(&ecr)?;
+            let ecr = self.echo(ecr)?;
             Some(Timestamps {
                 val: u64::from(val),
                 ecr,
             })
         });
+        self.last_cum = Some(self.last_cum.map_or(a.cumulative, |c| c.max(a.cumulative)));
         Ack {
             cumulative: self.offset(a.cumulative),
             sack,

@@ -306,7 +306,15 @@ impl Shadow {
 
     /// Feeds one input to the engine.
     fn feed(&mut self, r: Record) {
-        let (Some(snd), Some(map)) = (self.sender.as_mut(), self.map.as_ref()) else {
+        // What the application had written by the ACK's arrival is there before the ACK
+        // is processed: F-RTO decides inside its ACK handling whether new data can go
+        // out (RFC 5682 §2.1 step 2b; Linux tcp_process_loss checks tcp_send_head), as
+        // the probe does on its timer.
+        if let Some(map) = self.map.as_ref() {
+            let now = map.instant(ts_of(&r));
+            self.write_app(now);
+        }
+        let (Some(snd), Some(map)) = (self.sender.as_mut(), self.map.as_mut()) else {
             return;
         };
         let now = map.instant(ts_of(&r));
@@ -345,9 +353,15 @@ impl Shadow {
             match snd.poll_timeout() {
                 Some(d) if d < next => {
                     let kind = snd.timer_kind();
+                    // What the application had written by the deadline is there before
+                    // the timer's handler runs: a probe sends new data when it has some
+                    // (RFC 8985 §7.3; Linux tcp_send_loss_probe checks tcp_send_head).
+                    self.write_app(d);
+                    let Some(snd) = self.sender.as_mut() else {
+                        break;
+                    };
                     snd.on_timeout(d);
                     self.win.summary.inputs += 1;
-                    self.write_app(d);
                     self.drain(d, kind, out);
                 }
                 _ => break,
@@ -394,8 +408,8 @@ impl Shadow {
                 .win
                 .take(start, end, t.fin, mss, cause, &state, &mut tsvals, out);
             if let Some(ts) = t.ts {
-                for &v in &tsvals {
-                    map.match_tsval(v, ts.val);
+                for &(start, v) in &tsvals {
+                    map.match_piece(start, v, ts.val);
                 }
             }
             if !found {

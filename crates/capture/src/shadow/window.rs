@@ -228,7 +228,8 @@ impl Window {
 
     /// Matches the engine's `[start, end)` (capture offsets), piece by piece of `mss`,
     /// against the window, then against carried pieces. False if nothing matched.
-    /// The captured TSvals of the matched pieces are appended to `tsvals`.
+    /// The start offsets and captured TSvals of the matched pieces are appended to
+    /// `tsvals`.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn take(
         &mut self,
@@ -238,7 +239,7 @@ impl Window {
         mss: u64,
         cause: &'static str,
         state: &EngineState,
-        tsvals: &mut Vec<u32>,
+        tsvals: &mut Vec<(u64, u32)>,
         out: &mut impl FnMut(Row),
     ) -> bool {
         let backoff = if matches!(cause, "rto" | "loss_retransmit") {
@@ -258,12 +259,12 @@ impl Window {
                 p.matched = true;
                 let t = p.t;
                 any = true;
-                tsvals.extend(t.tsval);
+                tsvals.extend(t.tsval.map(|v| (t.start, v)));
                 self.emit(row(&t, Verdict::Matched, cause, backoff, None), out);
             } else if let Some(i) = self.carried.iter().position(hit) {
                 let p = self.carried.remove(i);
                 any = true;
-                tsvals.extend(p.t.tsval);
+                tsvals.extend(p.t.tsval.map(|v| (p.t.start, v)));
                 self.emit(row(&p.t, Verdict::Late, cause, backoff, Some(*state)), out);
             }
             if b >= end {

@@ -20,7 +20,9 @@
 //!     once), rounded up to the window scale's unit (`__tcp_select_window`);
 //!   - the right edge never moves left (`tcp_select_window`: "never shrink the offered
 //!     window"), so while a segment is missing the edge stays where it was: RCV.NXT does
-//!     not move and `rcv_ssthresh` does not grow on out-of-order data.
+//!     not move and `rcv_ssthresh` does not grow on out-of-order data; the window kept is
+//!     rounded up to the scale's unit (`ALIGN(cur_win, 1 << rcv_wscale)`), so every
+//!     window advertised is what the 16-bit field carries.
 //!
 //!   The receiver RTT comes from the timestamps the sender echoes (`tcp_rcv_rtt_measure_ts`)
 //!   or, without timestamps, from the time to receive one window (`tcp_rcv_rtt_measure`).
@@ -205,8 +207,17 @@ impl Window {
         }
         let free = self.clamp.saturating_sub(ooo);
         let win = self.rcv_ssthresh.min(free).div_ceil(self.unit) * self.unit;
-        self.edge = self.edge.max(rcv_nxt + win);
-        self.edge - rcv_nxt
+        // tcp_select_window: never shrink the offered window, and offer the current one
+        // rounded up to the scale's unit (`ALIGN(cur_win, 1 << rcv_wscale)`), the value
+        // the 16-bit field carries; the edge moves to match (rcv_wup = rcv_nxt).
+        let cur = self.edge.saturating_sub(rcv_nxt);
+        let adv = if win < cur {
+            cur.div_ceil(self.unit) * self.unit
+        } else {
+            win
+        };
+        self.edge = rcv_nxt + adv;
+        adv
     }
 }
 
