@@ -16,6 +16,7 @@ import pandas as pd
 
 from lossrec.lab.studies import sibling
 from lossrec.lab import Sweep, Verdict
+from lossrec.lab import frozen
 
 
 
@@ -32,6 +33,8 @@ notes_mod = _sibling("notes")
 figures = _sibling("figures")
 verdicts = _sibling("verdicts")
 retxstats = _sibling("retxstats")
+window = _sibling("window")
+rest = _sibling("rest")
 
 TITLE = "PRR vs RFC 3517 vs rate-halving, and Early Retransmit"
 SEED = "003"
@@ -98,7 +101,8 @@ def sweeps(quick: bool) -> List[Sweep]:
         out.append(Sweep("er-web.toml", {**web, **{k: [v] for k, v in sets.items()}},
                          reps=p["reps"], common_seeds=True,
                          labels={"workload": "er", "arm": arm}, details=True))
-    return out
+    # the receiver-window model the claims do not use, judged beside them (window.py)
+    return out + window.sweeps(out)
 
 
 def prepare(df: pd.DataFrame) -> pd.DataFrame:
@@ -125,13 +129,26 @@ FIGURES = {
 
 
 def sections(df: pd.DataFrame, ctx: Any) -> List[Tuple[str, str]]:
+    other = window.other_verdicts(df, ctx, _stats_verdicts)
+    chosen = frozen.apply_published(ctx.study.claims_published, _stats_verdicts(df, ctx))
     return [tables.section(), ("Time-sequence examples, measured", figures.examples_table(ctx)),
-            ("Statistics per arm", stats.section(df, ctx))]
+            ("Statistics per arm", stats.section(df, ctx)),
+            ("The receiver-window model: both models' verdicts", window.section(chosen, other))]
 
 
 # ------------------------------------------------------------------------------ claims
 
 
+def _stats_verdicts(df: pd.DataFrame, ctx: Any) -> List[Verdict]:
+    """The claims judged on the workloads' statistics (the ones a window model can move),
+    computed once per context."""
+    if "stats_verdicts" not in ctx.cache:
+        pub = ctx.study.claims_published
+        ctx.cache["stats_verdicts"] = [*verdicts.stats_claims(df, pub, ctx),
+                                       *retxstats.claims(df, pub), *rest.claims(df, pub, ctx)]
+    return ctx.cache["stats_verdicts"]
+
+
 def claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) -> List[Verdict]:
     return [*tables.claims(published), *verdicts.example_claims(published, ctx),
-            *verdicts.stats_claims(df, published, ctx), *retxstats.claims(df, published)]
+            *_stats_verdicts(df, ctx)]

@@ -30,6 +30,7 @@ examples = _sibling("examples")
 web = _sibling("web")
 bbr = _sibling("bbr")
 reorder = _sibling("reorder")
+slide7 = _sibling("slide7")
 
 TITLE = "RACK + TLP: time-based loss detection and tail loss probes"
 SEED = "001"
@@ -351,4 +352,5 @@ def claims(df: pd.DataFrame, published: Dict[str, Dict[str, Any]], ctx: Any) -> 
     out += bbr.claims(df, published)
     out += reorder.claims(df, published)
     out += examples.claims(published, ctx)
+    out += slide7.claims(published, ctx)
     return out

@@ -189,3 +189,80 @@ def test_tlp_calibration_covers_every_rto_rtt_quantile_seed_000_gives():
     got = {c["metric"]: c["seed"] for c in checks.values() if c["metric"].startswith("rto_rtt_p")}
     assert got == {"rto_rtt_p50": 4.3, "rto_rtt_p75": 11.3, "rto_rtt_p90": 28.9,
                    "rto_rtt_p95": 53.9, "rto_rtt_p99": 214}
+
+
+SET = '''
+[sets.other]
+arm = "the linux arm"
+where = { arm = "linux" }
+
+[sets.other.checks.rate]
+metric = "retrans_rate"
+seed = 3.2
+band = [1.6, 6.4]
+where = "seed 003, DC2"
+quote = "5.6% for DC 2"
+min_events = 1
+
+[sets.other.checks.lossy]
+metric = "rows_with_retransmission"
+seed = 6.1
+band = [0, 10]
+where = "seed 003"
+quote = "Responses with TCP retransmissions 6.1%"
+min_events = 1
+'''
+
+
+def test_a_second_workload_is_a_set_with_its_own_rows_and_heading(toy, tmp_path):
+    # issue 25 item 4: a study with several workloads (prr's DC1, DC2 and ER) calibrates
+    # each against the seed's numbers for it; the sets' checks are reported under their own
+    # heading, counted with the others and never as claims.
+    (toy / "toy" / "calibration.toml").write_text(CALIBRATION + SET)
+    out = tmp_path / "out"
+    report = lossrec.reproduce("toy", out=out, root=toy).read_text()
+    df = pd.read_parquet(out / "toy" / "results.parquet")
+    lin = df[df["sender.preset"] == "linux"]
+    head, rest = report.split("## Calibration of the workload (before the claims)")
+    assert "**Verdicts:** 0 hold, 1 do not hold" in head
+    # every flow of 200 segments at 5 % loss retransmits: the set's share is off its band
+    assert "Workload calibration (not claims): 2 ok, 2 off, 1 not measured." in head
+    part = rest.split("## Published vs ours")[0]
+    assert f"### Calibration set `other`: the linux arm ({len(lin)} rows)" in part
+    assert "“Responses with TCP retransmissions 6.1%”" in part.split("### Calibration set")[1]
+    run = json.loads((out / "toy" / "run.json").read_text())
+    mine = {c["id"]: c for c in run["calibration"] if c["set"] == "other"}
+    assert mine["rate"]["ours"] == pytest.approx(
+        lin["retransmits"].sum() / lin["data_packets_sent"].sum() * 100)
+    assert mine["lossy"]["ours"] == pytest.approx(100 * (lin["retransmits"] > 0).mean())
+    assert mine["lossy"]["status"] == "off"
+    # the main baseline's checks keep their rows
+    assert {c["id"] for c in run["calibration"] if c["set"] == ""} == {"rate", "ratio", "rare"}
+
+
+def test_row_metrics_and_bad_sets(tmp_path):
+    d = pd.DataFrame({"retransmits": [0, 2, 0, 1], "fct_ms": [10.0, None, 5.0, 7.0]})
+    assert cal.ROW_METRICS["rows_with_retransmission"][2](d) == (50.0, 2.0)
+    assert cal.ROW_METRICS["rows_completed"][2](d) == (75.0, 4.0)
+    good = "[baseline]\narm = \"a\"\nwhere = { arm = \"a\" }\n"
+    (tmp_path / "calibration.toml").write_text(good + "[sets.s]\narm = \"b\"\n")
+    with pytest.raises(ValueError, match="sets.s: needs"):
+        cal.load(tmp_path)
+    (tmp_path / "calibration.toml").write_text(
+        good + "[sets.s]\narm = \"b\"\nwhere = { arm = \"b\" }\n[sets.s.checks.x]\n"
+        "metric = \"rto_rtt_p50\"\nseed = 1\nband = [0, 1]\nwhere = \"w\"\nquote = \"q\"\n")
+    with pytest.raises(ValueError, match="sets.s.checks.x.metric"):
+        cal.load(tmp_path)
+
+
+def test_prr_and_rtor_calibrate_every_workload():
+    # issue 25 item 4: prr's DC2 (video) and ER workloads and rtor's realistic workload
+    # each have a calibration set with the seed's numbers for it.
+    from lossrec.lab import studies
+
+    prr = cal.load(studies.load_study("prr").dir)
+    assert set(prr["sets"]) == {"dc2", "er"}
+    assert prr["sets"]["dc2"]["checks"]["retransmission_rate"]["seed"] == 5.6
+    assert prr["sets"]["er"]["checks"]["responses_with_retransmissions"]["seed"] == 6.1
+    rtor = cal.load(studies.load_study("rtor").dir)
+    assert rtor["sets"]["realistic"]["checks"]["flows_completed"]["metric"] == "rows_completed"

@@ -42,9 +42,11 @@ def test_quick_run_judges_every_claim(quick):
     for cid in published:
         assert f"**{cid}**" in text
     # Only the example tables may be not comparable (without the vectors binding), and the
-    # paced video's completion time always is.
+    # paced video's completion time and the Page Ads column (stated in published.toml,
+    # issue 25 item 5) always are.
     nc = {v.claim for v in verdicts if v.verdict == NOT_COMPARABLE}
-    allowed = {"video_transmit_time"} | (set() if hasattr(_core, "vectors") else set(TABLE_CLAIMS))
+    allowed = {"video_transmit_time", "web_latency_page_ads"} | (
+        set() if hasattr(_core, "vectors") else set(TABLE_CLAIMS))
     assert nc <= allowed, nc
     for name in FIGURES:
         assert (d / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -58,7 +60,10 @@ def test_quick_run_judges_every_claim(quick):
 def test_quick_run_data(quick):
     _, d, _, _ = quick
     df = pd.read_parquet(d / "results.parquet")
-    assert set(df["workload"]) == {"web", "video", "er"}
+    # the chosen receiver-window model's rows, and the other model's under a tagged label
+    # (issue 25 item 4: both models' verdicts side by side)
+    assert set(df["workload"]) == {"web", "video", "er", "web@rwnd-linux", "video@rwnd-linux",
+                                   "er@rwnd-linux"}
     assert set(df[df["workload"] == "web"]["arm"]) == {"linux-rh", "rfc3517", "prr"}
     assert set(df[df["workload"] == "er"]["arm"]) == {"Linux", "ER", "ER+m1", "ER+m1+m2"}
     assert {"lost_retransmits", "rtos_in_disorder", "early_retransmits", "fast_retransmits"} <= set(df.columns)
@@ -214,3 +219,39 @@ def test_notes_are_written_from_the_run(quick):
     assert f"{int(n.get('fast', 0)):,} fast and {int(n.get('rto', 0)):,} RTO episodes" in notes
     assert "10 Mb/s with a 100-packet buffer" in notes
     assert "lasting 2.0 packets on average, losing 100 % of them" in notes  # short-web.toml
+
+
+def test_window_models_side_by_side(quick):
+    # issue 25 item 4: the receiver-window model is chosen by a rule written in the report,
+    # and every statistics claim is judged under both models; only the chosen model's
+    # verdicts are the claims' (the other model's runs never enter them).
+    study, d, report, verdicts = quick
+    text = report.read_text()
+    part = text.split("## The receiver-window model: both models' verdicts")[1].split("\n## ")[0]
+    assert "**The rule**" in part and "names no receiver stack" in part
+    m = re.search(r"\*\*(\d+) of (\d+)\*\* statistics verdicts differ", part)
+    assert m and int(m.group(2)) >= 25
+    by = {v.claim: v.verdict for v in verdicts}
+    rows = [r for r in part.splitlines() if r.startswith("| **")]
+    assert len(rows) == int(m.group(2))
+    for r in rows:
+        cells = [c.strip() for c in r.strip("|").split("|")]
+        assert cells[1] == by[cells[0].strip("*")], r
+    assert sum("| moves |" in r for r in rows) == int(m.group(1))
+    df = pd.read_parquet(d / "results.parquet")
+    alt = df[df["workload"].astype(str).str.endswith("@rwnd-linux")]
+    assert len(alt) == len(df) - len(alt)  # the same sweeps, once per model
+    assert set(alt["receiver.window_model"]) == {"linux"}
+
+
+def test_rest_of_the_seed_judged(quick):
+    # issue 25 item 5: pipe − ssthresh (PRR in practice), RFC 3517's "longer but more" and
+    # the Page Ads column are claims (the last stated not comparable with its reason).
+    study, _, _, verdicts = quick
+    v = {x.claim: x for x in verdicts}
+    assert "pipe == ssthresh" in v["web_prr_pipe_minus_ssthresh"].ours
+    assert re.search(r"1 %: [-+]\d+, 50 %: [-+]\d+, 99 %: [-+]\d+", v["web_prr_pipe_minus_ssthresh"].ours)
+    assert "time in recovery" in v["video_rfc3517_longer_but_more"].ours
+    assert v["video_rfc3517_longer_but_more"].intervals
+    assert v["web_latency_page_ads"].verdict == NOT_COMPARABLE
+    assert "Page Ads is a second Google service" in v["web_latency_page_ads"].why

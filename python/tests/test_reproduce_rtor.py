@@ -57,7 +57,18 @@ def test_controlled_tail_loss_verdicts(quick):
     exact = [c for c, p in study.claims_published.items() if kind(p) == DETERMINISTIC]
     assert {"rtor_one_rtt", "tlp_not_low_rtt", "tlp_delack_10ms", "ndeg_rtor_vs_tlp"} <= set(exact)
     assert all(verdicts[c].verdict in (HOLDS, FAILS) for c in exact)
-    assert all(v.verdict in (HOLDS, FAILS, NOT_SIGNIFICANT) for v in verdicts.values())
+    # web_rtor_one_rtt_every_rtt judges the web RTTs other than 80 ms, which only the full
+    # run sweeps (issue 25 item 5): the quick run states it cannot judge it
+    assert verdicts["web_rtor_one_rtt_every_rtt"].verdict == NOT_COMPARABLE
+    assert "80 ms only (the quick run)" in verdicts["web_rtor_one_rtt_every_rtt"].why
+    assert all(v.verdict in (HOLDS, FAILS, NOT_SIGNIFICANT) for c, v in verdicts.items()
+               if c != "web_rtor_one_rtt_every_rtt")
+    # the delayed-ACK arms, judged by rtor_one_rtt's rule: RTOR(d) saves one RTT plus the
+    # 40 ms the baseline's timer waits for the held ACK of the 9th segment
+    dl = [float(x) for x in re.findall(r"\d+\.\d+", verdicts["rtor_one_rtt_delack"].ours)]
+    assert verdicts["rtor_one_rtt_delack"].verdict == FAILS
+    assert dl[-1] == pytest.approx(1.0 + 40 / 640, abs=0.05)
+    assert dl[0] == pytest.approx(1.1 + 40 / 10, abs=0.1)
     # TLP's PTO is no earlier than the RTO at low RTTs with one segment outstanding, and
     # only at 10 ms does the delayed ACK of the 9th segment let the probe go out early.
     assert verdicts["tlp_not_low_rtt"].verdict == HOLDS

@@ -152,7 +152,7 @@ FIGURES = {
 }
 #: Claims from deterministic traced examples: they hold in any mode.
 EXACT = {"tlp": ("s21_example", "taxonomy"),
-         "rack": ("slide7_no_rto", "slides15_23", "spurious_rto_storm")}
+         "rack": ("slide7_no_rto", "slides15_23", "spurious_rto_storm", "slide7_reo_timer")}
 #: Claims that need the binding; and those not comparable by design.
 BINDING = {"tlp": {"taxonomy_engine_vectors"}, "rack": {"engine_vectors"}}
 # rack slide6_throughput: the seed's BBR sentence, not comparable with loss-based CC (issue 25)
@@ -206,6 +206,23 @@ def test_exact_examples_hold(quick):
     v = {x.claim: x for x in verdicts}
     for cid in EXACT[name]:
         assert v[cid].verdict == HOLDS, (cid, v[cid].ours, v[cid].why)
+
+
+def test_rack_slide7_builds(quick):
+    # issue 25 item 5: slide 7's other builds, judged on their own traced scenarios. The
+    # reorder timer fires min_RTT/4 (25 ms at 100 ms) after the ACK that SACKed segment 10
+    # (RFC 8985 §6.2 step 4); a lost probe is not followed by a second one: RFC 8985 §7.3
+    # arms the RTO after a probe (one probe per episode), so the slide's draft-era second
+    # probe does not hold for rack-tlp.
+    name, _, _, _, verdicts = quick
+    if name != "rack":
+        pytest.skip("rack only")
+    v = {x.claim: x for x in verdicts}
+    assert "25.0 ms after the ACK that SACKed segment 10" in v["slide7_reo_timer"].ours
+    assert "reo_timeout" in v["slide7_reo_timer"].ours
+    second = v["slide7_second_probe"]
+    assert second.verdict == "does not hold" and "RFC 8985 §7.3" in second.why
+    assert "probe_retransmit at 401 ms" in second.ours and "1 RTO" in second.ours
 
 
 def test_tlp_specifics(quick):

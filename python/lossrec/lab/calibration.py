@@ -23,6 +23,18 @@ study may hold a ``calibration.toml`` beside its ``published.toml``::
     quote = "Short flows: timeout-driven repair is ~3.6x ack-driven repairs"
     min_events = 20                           # optional (default 10): fewer → not measured
 
+A study with more than one workload calibrates each against the seed's numbers for it
+(seed 003's DC1 and DC2, its Early Retransmit experiment): a further set of rows and its
+checks is a ``[sets.<id>]`` table with the same ``arm``, ``where`` and ``checks`` (no
+``traced``), reported under its own heading and counted with the others::
+
+    [sets.dc2]
+    arm = "the linux-rh arm of the video workload (the seed's DC2)"
+    where = { workload = "video", arm = "linux-rh" }
+    [sets.dc2.checks.retransmission_rate]
+    metric = "retrans_rate"
+    ...
+
 A study with no workload of its own to calibrate (the seed's controlled scenario, or the
 kernel itself) holds ``none = "why"`` instead, and its report says so in the same place.
 
@@ -107,6 +119,21 @@ METRICS: Dict[str, Tuple[str, str, Callable[[Totals], Tuple[float, float]]]] = {
         lambda t: _ratio(t.get("fast_retransmits", 0.0), t.get("fast_recoveries", 0.0))),
 }
 
+#: metric → (definition, unit, f(baseline rows) → (value, events)): fingerprints that are
+#: shares of rows (responses, flows) rather than ratios of summed counters.
+ROW_METRICS: Dict[str, Tuple[str, str, Callable[[pd.DataFrame], Tuple[float, float]]]] = {
+    "rows_with_retransmission": (
+        "rows (responses or flows) with at least one retransmission / all rows", "%",
+        lambda d: (100 * float((d["retransmits"] > 0).mean()) if len(d) and "retransmits" in d
+                   else float("nan"), float((d["retransmits"] > 0).sum()) if "retransmits" in d
+                   else 0.0)),
+    "rows_completed": (
+        "rows (flows) with a completion time / all rows: a flow the scenario's time limit cut "
+        "off has none", "%",
+        lambda d: (100 * float(d["fct_ms"].notna().mean()) if len(d) and "fct_ms" in d
+                   else float("nan"), float(len(d)))),
+}
+
 #: Counters the metrics read (summed over the baseline's rows).
 COUNTERS = ["rtos", "rtos_in_open", "rtos_in_disorder", "rtos_in_recovery", "rtos_in_loss",
             "fast_recoveries", "fast_retransmits", "slow_start_retransmits", "retransmits",
@@ -135,6 +162,8 @@ class Check:
     status: str
     where: str
     quote: str
+    #: the ``[sets.<id>]`` the check belongs to ("" for the study's main baseline)
+    set: str = ""
 
     def to_dict(self) -> Dict[str, Any]:
         d = asdict(self)
@@ -168,27 +197,45 @@ def load(study_dir: Path) -> Optional[Dict[str, Any]]:
                              "calibrate\"`, without baseline, traced or checks")
         return data
     for k in data:
-        if k not in ("baseline", "traced", "checks"):
-            raise ValueError(f"{path}: {k}: unknown table (baseline, traced, checks), or "
-                             "`none`")
+        if k not in ("baseline", "traced", "checks", "sets"):
+            raise ValueError(f"{path}: {k}: unknown table (baseline, traced, checks, sets), "
+                             "or `none`")
     base = data.get("baseline")
     if not isinstance(base, dict) or not isinstance(base.get("where"), dict) or "arm" not in base:
         raise ValueError(f"{path}: baseline: needs `arm` (text) and `where` (column = value)")
-    known = set(METRICS) | {f"{s}_p{q}" for s in TRACED for q in range(1, 100)}
-    for cid, c in dict(data.get("checks", {})).items():
+    _validate_checks(path, "checks", data.get("checks", {}), traced="traced" in data)
+    sets = data.get("sets", {})
+    if not isinstance(sets, dict):
+        raise ValueError(f"{path}: sets: expected tables [sets.<id>]")
+    for sid, st in sets.items():
+        if not isinstance(st, dict) or set(st) - {"arm", "where", "checks"}:
+            raise ValueError(f"{path}: sets.{sid}: only `arm`, `where` and `checks` (a set has "
+                             "no traced run)")
+        if not isinstance(st.get("where"), dict) or "arm" not in st:
+            raise ValueError(f"{path}: sets.{sid}: needs `arm` (text) and `where` (column = value)")
+        _validate_checks(path, f"sets.{sid}.checks", st.get("checks", {}), traced=False)
+    return data
+
+
+def _validate_checks(path: Path, name: str, checks: Any, traced: bool) -> None:
+    """Each check names a known metric, the seed's value, a band, where and the quote."""
+    if not isinstance(checks, dict):
+        raise ValueError(f"{path}: {name}: expected tables [{name}.<id>]")
+    known = set(METRICS) | set(ROW_METRICS) | {f"{s}_p{q}" for s in TRACED for q in range(1, 100)}
+    for cid, c in checks.items():
         for k in ("metric", "seed", "band", "where", "quote"):
             if k not in c:
-                raise ValueError(f"{path}: checks.{cid}: missing `{k}`")
+                raise ValueError(f"{path}: {name}.{cid}: missing `{k}`")
         if c["metric"] not in known:
-            raise ValueError(f"{path}: checks.{cid}.metric: unknown metric `{c['metric']}` "
-                             f"(one of {', '.join(METRICS)}, or {', '.join(TRACED)}_pNN)")
+            raise ValueError(f"{path}: {name}.{cid}.metric: unknown metric `{c['metric']}` "
+                             f"(one of {', '.join([*METRICS, *ROW_METRICS])}, or "
+                             f"{', '.join(TRACED)}_pNN)")
         b = c["band"]
         if not (isinstance(b, list) and len(b) == 2 and b[0] <= b[1]):
-            raise ValueError(f"{path}: checks.{cid}.band: expected [low, high] with low <= high")
-        if c["metric"] not in METRICS and "traced" not in data:
-            raise ValueError(f"{path}: checks.{cid}.metric: `{c['metric']}` needs a "
-                             "[traced] table")
-    return data
+            raise ValueError(f"{path}: {name}.{cid}.band: expected [low, high] with low <= high")
+        if c["metric"] not in METRICS and c["metric"] not in ROW_METRICS and not traced:
+            raise ValueError(f"{path}: {name}.{cid}.metric: `{c['metric']}` needs a "
+                             "[traced] table (not available in a set)")
 
 
 def rows(df: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
@@ -244,24 +291,43 @@ def _traced(study: "Study", cfg: Mapping[str, Any], ctx: "Context") -> Dict[str,
 
 
 def evaluate(study: "Study", df: pd.DataFrame, ctx: "Context") -> Optional[Dict[str, Any]]:
-    """The study's calibration: ``{"baseline", "traced", "rows", "checks": [Check]}``, or
-    None when the study has no calibration file."""
+    """The study's calibration: ``{"baseline", "traced", "rows", "checks": [Check],
+    "sets": [{"id", "arm", "rows"}]}`` (the sets' checks are in ``checks`` too, each with its
+    ``set``), or None when the study has no calibration file."""
     cfg = load(study.dir)
     if cfg is None:
         return None
     if "none" in cfg:
         return {"none": cfg["none"], "checks": [], "rows": 0, "quick": bool(ctx.quick)}
     base = rows(df, cfg["baseline"]["where"])
-    t = totals(base)
     samples: Dict[str, List[float]] = {}
-    if "traced" in cfg and any(c["metric"] not in METRICS for c in cfg.get("checks", {}).values()):
+    if "traced" in cfg and any(c["metric"] not in METRICS and c["metric"] not in ROW_METRICS
+                               for c in cfg.get("checks", {}).values()):
         samples = _traced(study, cfg["traced"], ctx)
-    checks = []
-    for cid, c in dict(cfg.get("checks", {})).items():
+    checks = _judge(dict(cfg.get("checks", {})), base, samples, "")
+    sets = []
+    for sid, st in dict(cfg.get("sets", {})).items():
+        part = rows(df, st["where"])
+        sets.append({"id": sid, "arm": str(st["arm"]), "rows": int(len(part))})
+        checks += _judge(dict(st.get("checks", {})), part, {}, sid)
+    return {"baseline": cfg["baseline"]["arm"], "traced": dict(cfg.get("traced", {})).get("what"),
+            "rows": int(len(base)), "checks": checks, "sets": sets, "quick": bool(ctx.quick)}
+
+
+def _judge(cfg: Mapping[str, Any], base: pd.DataFrame, samples: Mapping[str, List[float]],
+           set_id: str) -> List[Check]:
+    """Each configured check measured on ``base`` (its counters' totals or its rows) or on
+    the traced samples, with its status."""
+    t = totals(base)
+    out = []
+    for cid, c in cfg.items():
         m = c["metric"]
         if m in METRICS:
             definition, unit, fn = METRICS[m]
             ours, events = fn(t)
+        elif m in ROW_METRICS:
+            definition, unit, rfn = ROW_METRICS[m]
+            ours, events = rfn(base)
         else:
             sample, q = m.rsplit("_p", 1)
             definition, unit = TRACED[sample]
@@ -270,11 +336,10 @@ def evaluate(study: "Study", df: pd.DataFrame, ctx: "Context") -> Optional[Dict[
             ours = float(np.percentile(xs, float(q))) if xs else float("nan")
             events = float(len(xs))
         st = status(ours, c["band"], events, float(c.get("min_events", DEFAULT_MIN_EVENTS)))
-        checks.append(Check(cid, m, definition, unit, float(c["seed"]),
-                            (float(c["band"][0]), float(c["band"][1])), float(ours), events,
-                            st, str(c["where"]), str(c["quote"])))
-    return {"baseline": cfg["baseline"]["arm"], "traced": dict(cfg.get("traced", {})).get("what"),
-            "rows": int(len(base)), "checks": checks, "quick": bool(ctx.quick)}
+        out.append(Check(cid, m, definition, unit, float(c["seed"]),
+                         (float(c["band"][0]), float(c["band"][1])), float(ours), events,
+                         st, str(c["where"]), str(c["quote"]), set_id))
+    return out
 
 
 def counts(cal: Optional[Mapping[str, Any]]) -> Dict[str, int]:
@@ -300,8 +365,6 @@ def section(cal: Optional[Mapping[str, Any]]) -> List[str]:
     """The report's calibration section (markdown lines), placed before the claims."""
     if not cal:
         return []
-    from .report import table
-
     if cal.get("none"):
         return ["## Calibration of the workload (before the claims)", "",
                 f"Nothing to calibrate: {cal['none']}", ""]
@@ -318,11 +381,24 @@ def section(cal: Optional[Mapping[str, Any]]) -> List[str]:
                   "to.", ""]
     if cal.get("traced"):
         lines += [f"Percentiles come from a traced run: {cal['traced']}.", ""]
-    lines += [f"**Calibration:** {counts_text(c)}.", "",
-              table(["fingerprint", "the seed", "where", "seed's value", "band", "ours",
-                     "events", "status", "how we count it"],
-                    [[f"**{k.id}**", f"“{k.quote}”", k.where, _num(k.seed, k.unit),
-                      f"{_num(k.band[0], k.unit)} – {_num(k.band[1], k.unit)}",
-                      _num(k.ours, k.unit), f"{k.events:.0f}", f"**{k.status}**", k.definition]
-                     for k in cal["checks"]]), ""]
+    lines += [f"**Calibration:** {counts_text(c)}.", ""]
+    main = [k for k in cal["checks"] if not k.set]
+    if main:
+        lines += [_table(main), ""]
+    for st in cal.get("sets", []):
+        mine = [k for k in cal["checks"] if k.set == st["id"]]
+        lines += [f"### Calibration set `{st['id']}`: {st['arm']} ({st['rows']} rows)", "",
+                  f"**{st['id']}:** {counts_text(counts({'checks': mine}))}.", "",
+                  _table(mine), ""]
     return lines
+
+
+def _table(checks: Sequence[Check]) -> str:
+    from .report import table
+
+    return table(["fingerprint", "the seed", "where", "seed's value", "band", "ours",
+                  "events", "status", "how we count it"],
+                 [[f"**{k.id}**", f"“{k.quote}”", k.where, _num(k.seed, k.unit),
+                   f"{_num(k.band[0], k.unit)} – {_num(k.band[1], k.unit)}",
+                   _num(k.ours, k.unit), f"{k.events:.0f}", f"**{k.status}**", k.definition]
+                  for k in checks])
