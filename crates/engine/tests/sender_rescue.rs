@@ -102,3 +102,33 @@ fn dsack_of_a_fast_retransmission_is_reordering() {
     s.on_ack(ms(111), &sack(10 * MSS, &[(0, MSS)]));
     assert_eq!(dsack_reordering(&mut s), 1);
 }
+
+/// The rescued tail segment carries the FIN, so the receiver's DSACK of its copy covers
+/// the FIN's octet too (RFC 2883 §4 reports the sequence space received twice; a FIN
+/// occupies one): [9000, 10001). Found in the simulator's trace corpus
+/// (example-bernoulli: DSACK 70952-72401 of a rescue of 70952-72400 raised `reordering`).
+#[test]
+fn dsack_of_a_rescue_that_carried_the_fin_is_not_reordering() {
+    let mut c = cfg();
+    c.limited_transmit = false;
+    let mut s = sender_with(c, 10);
+    let first = drain(&mut s, ms(0));
+    assert!(first.last().is_some_and(|t| t.fin), "segment 9 carries the FIN");
+    on_ack(&mut s, ms(100), sack_segs(0, 1, 2));
+    on_ack(&mut s, ms(101), sack_segs(0, 1, 3));
+    on_ack(&mut s, ms(102), sack_segs(0, 1, 4));
+    for (k, t) in (5..=9).zip(103..) {
+        on_ack(&mut s, ms(t), sack_segs(0, 1, k));
+    }
+    let out = drain(&mut s, ms(200));
+    assert!(out.is_empty());
+    s.on_ack(ms(200), &ack(9 * MSS));
+    let out = drain(&mut s, ms(200));
+    assert_eq!(out.len(), 1);
+    assert_eq!((out[0].range, out[0].why, out[0].fin), (seg(9), Why::Rescue, true));
+    dsack_reordering(&mut s);
+    s.on_ack(ms(210), &ack(10 * MSS + 1));
+    s.on_ack(ms(211), &sack(10 * MSS + 1, &[(9 * MSS, 10 * MSS + 1)]));
+    assert_eq!(s.stats().dsack_recv, 1);
+    assert_eq!(dsack_reordering(&mut s), 0, "the FIN's octet is part of the rescue");
+}
