@@ -77,6 +77,8 @@ def run(
     pcap_receiver: Optional[PathLike] = None,
     force: bool = False,
     pcap_snaplen: Optional[int] = None,
+    *,
+    pretty: bool = False,
 ) -> Result:
     """Runs a scenario and returns its :class:`Result`.
 
@@ -102,6 +104,9 @@ def run(
         pcap_snaplen: keep the first N bytes of each captured packet in both captures
             (``tcpdump -s N``; 94 keeps the Ethernet, IPv4 and TCP headers with options):
             :mod:`lossrec.snaplen`.
+        pretty: keyword-only; the simulator indents the ``--json`` text it returns
+            (:meth:`Result.json_text` then prints it as it is, with no per-flow work in
+            Python: what the CLI's ``--json`` uses). The parsed result is the same.
 
     Raises:
         ValueError (``lossrec.ScenarioError``): the scenario is invalid; the message names
@@ -109,26 +114,8 @@ def run(
         lossrec.errors.ArgumentError: a bad argument (named in the message).
         lossrec.errors.OutputExistsError: an output file exists and ``force`` is false.
     """
-    return run_pretty(scenario, seed, trace, pcap, preset, sender, sets, pcap_receiver, force,
-                      pcap_snaplen, pretty=False)
-
-
-def run_pretty(
-    scenario: ScenarioLike,
-    seed: Optional[int] = None,
-    trace: Union[bool, PathLike] = False,
-    pcap: Union[None, bool, PathLike] = None,
-    preset: Optional[str] = None,
-    sender: Optional[Mapping[str, Any]] = None,
-    sets: Optional[Mapping[str, Any]] = None,
-    pcap_receiver: Optional[PathLike] = None,
-    force: bool = False,
-    pcap_snaplen: Optional[int] = None,
-    pretty: bool = False,
-) -> Result:
-    """:func:`run`, the simulator indenting its JSON when ``pretty`` (the CLI's ``--json``
-    prints it with :meth:`Result.json_text`, no per-flow work in Python)."""
     _check_run_args(scenario, seed, trace, pcap, preset, sender, sets, pcap_receiver, force)
+    _args.boolean("run", "pretty", pretty)
     if pcap_snaplen is not None:
         try:
             snaplen.check(pcap_snaplen)

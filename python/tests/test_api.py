@@ -79,3 +79,25 @@ def test_result_with_trace_and_pcap(tmp_path):
     assert p.read_bytes() == b"\xd4\xc3\xb2\xa1"
     out = r.write_trace(tmp_path / "t.jsonl")
     assert out.read_text() == tr
+
+
+def test_run_has_one_parameter_list_with_a_keyword_only_pretty():
+    """D2: ``run`` and the CLI's indented ``--json`` are one function; ``pretty`` is
+    keyword-only and documented, and no second signature (``run_pretty``) is kept."""
+    import inspect
+
+    from lossrec import api
+
+    p = inspect.signature(lossrec.run).parameters["pretty"]
+    assert p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is False
+    assert "pretty" in (lossrec.run.__doc__ or "")
+    assert not hasattr(api, "run_pretty")
+    toml = "seed = 1\n[workload]\nsegments = 4\n"
+    flat, indented = lossrec.run(toml), lossrec.run(toml, pretty=True)
+    a, b = flat.json, indented.json
+    a["sim"].pop("wall_s"), b["sim"].pop("wall_s")  # the run's own wall time
+    assert a == b
+    # The simulator indents its own text (no per-flow work in Python) only when asked.
+    assert indented._json_text.startswith("{\n") and not flat._json_text.startswith("{\n")
+    with pytest.raises(lossrec.errors.ArgumentError, match="pretty"):
+        lossrec.run(toml, pretty="yes")  # type: ignore[arg-type]

@@ -34,3 +34,16 @@ def test_docs_refuses_a_folder_it_did_not_write(tmp_path):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "did not write" in r.stderr
     assert (tmp_path / "mine.txt").read_text() == "keep"
+
+
+def test_readme_says_what_each_seed_is():
+    """Issue 28 item 10: the README names seeds 000–004 (one line each, with the study that
+    reproduces it), and keeps its two set-up commands as they were."""
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text()
+    for seed, words in (("000", "Tail Loss Probe"), ("001", "RACK"), ("002", "RTO Restart"),
+                        ("003", "Proportional Rate Reduction"), ("004", "Spurious Timeouts")):
+        lines = [ln for ln in readme.splitlines() if ln.startswith(f"- **{seed}** — ")]
+        assert len(lines) == 1 and words in lines[0], seed
+    assert "pip install . && lossrec run\n" in readme
+    assert "python3 -m venv .venv && . .venv/bin/activate\n" in readme

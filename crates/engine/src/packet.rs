@@ -304,6 +304,10 @@ pub enum Why {
     LimitedTransmit,
     /// A retransmission in fast recovery (dupthresh/FACK detection, NextSeg, NewReno partial ACK).
     FastRetransmit,
+    /// The rescue retransmission (RFC 6675 §4 NextSeg rule 4): once per recovery, the
+    /// highest outstanding un-SACKed segment, resent without evidence that it was lost.
+    /// Linux has no rule 4; only presets with `rescue_retransmit` send it.
+    Rescue,
     /// A retransmission of a segment RACK marked lost.
     RackRetransmit,
     /// An early retransmission (RFC 5827).
@@ -335,6 +339,7 @@ impl Why {
             Why::New => "new",
             Why::LimitedTransmit => "limited_transmit",
             Why::FastRetransmit => "fast_retransmit",
+            Why::Rescue => "rescue",
             Why::RackRetransmit => "rack",
             Why::EarlyRetransmit => "early_retransmit",
             Why::Probe(ProbeKind::New) => "probe_new",
@@ -348,6 +353,7 @@ impl Why {
         matches!(
             self,
             Why::FastRetransmit
+                | Why::Rescue
                 | Why::RackRetransmit
                 | Why::EarlyRetransmit
                 | Why::Probe(ProbeKind::Retransmit)

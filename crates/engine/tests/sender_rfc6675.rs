@@ -99,7 +99,7 @@ fn burst_loss_retransmits_every_hole() {
     // rescue retransmission of the highest un-SACKed segment — segment 3 again, as RFC
     // 6675 §4 words it.
     let out = on_ack(&mut s, ms(150), sack_segs(1, 4, 10));
-    assert_eq!(out, vec![(3, Why::FastRetransmit)]);
+    assert_eq!(out, vec![(3, Why::Rescue)]);
     assert_eq!(s.scoreboard().rescue_rxt, Some(10 * MSS));
     assert!(
         on_ack(&mut s, ms(151), sack_segs(1, 4, 10)).is_empty(),

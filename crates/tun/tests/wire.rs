@@ -185,36 +185,76 @@ preset = "linux"
 segments = 100
 "#;
     let sc = Scenario::from_toml_str(text, "<lost-twice>").unwrap();
-    // The median of three runs: real time on a shared machine has outliers.
-    let fct = |s, r| {
+    // Three runs per side: real time on a shared machine has outliers.
+    let fcts = |s, r| -> Vec<f64> {
         let o = WireOptions {
             sender: s,
             receiver: r,
             ..WireOptions::default()
         };
-        let mut v: Vec<f64> = (0..3)
+        (0..3)
             .map(|_| run(&sc, &o).unwrap().flows[0].fct_ms.unwrap())
-            .collect();
-        v.sort_by(f64::total_cmp);
-        v[1]
+            .collect()
     };
-    let kernel = fct(Side::Linux, Side::Linux);
-    let engine_rx = fct(Side::Linux, Side::Engine);
     let sim = lossrec_sim::run(&sc, &Default::default()).unwrap().flows[0]
         .fct_ms
         .unwrap();
-    eprintln!("kernel {kernel:.1} ms, engine receiver {engine_rx:.1} ms, simulator {sim:.1} ms");
-    for (what, v) in [("engine receiver", engine_rx), ("simulator", sim)] {
-        assert!(
-            (v - kernel).abs() <= 0.05 * kernel,
-            "{what}: {v} vs kernel {kernel}"
-        );
+    // Judged against the kernel's own spread, as experiments/kernel/study.py `band` does
+    // (issue 28 item 1: a fixed 5 % around one median broke under load): the kernel runs'
+    // [min, max] widened by half their range or 5 % of their median, whichever is more.
+    // A point outside is run again once, both sides, and judged on all six runs.
+    let mut kernel = fcts(Side::Linux, Side::Linux);
+    let mut engine_rx = fcts(Side::Linux, Side::Engine);
+    let mut verdict = judge(&kernel, &engine_rx, sim);
+    if verdict.is_err() {
+        kernel.extend(fcts(Side::Linux, Side::Linux));
+        engine_rx.extend(fcts(Side::Linux, Side::Engine));
+        verdict = judge(&kernel, &engine_rx, sim);
     }
+    let kmed = verdict.unwrap_or_else(|e| panic!("{e}"));
     // And the window is what made the difference: a fixed 16 MB window is far off.
     let mut fixed = sc.clone();
     fixed.receiver_config_mut().window_model = lossrec::receiver::WindowModel::Fixed;
     let f = lossrec_sim::run(&fixed, &Default::default()).unwrap().flows[0]
         .fct_ms
         .unwrap();
-    assert!(f < 0.9 * kernel, "fixed window {f} vs kernel {kernel}");
+    assert!(f < 0.9 * kmed, "fixed window {f} vs kernel {kmed}");
+}
+
+/// The median of `v`.
+fn median(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Whether the engine receiver's median and the simulator's FCT lie in the kernel's band
+/// (its runs' [min, max] widened by max(5 % of their median, half their range)); the
+/// kernel's median when they do, the figures when not.
+fn judge(kernel: &[f64], engine_rx: &[f64], sim: f64) -> Result<f64, String> {
+    let (lo, hi) = kernel
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+    let kmed = median(kernel);
+    let slack = (0.05 * kmed).max((hi - lo) / 2.0);
+    let (low, high) = (lo - slack, hi + slack);
+    let erx = median(engine_rx);
+    eprintln!(
+        "kernel {kernel:?} ms (band {low:.1}-{high:.1}), engine receiver {engine_rx:?} ms, \
+         simulator {sim:.1} ms"
+    );
+    for (what, v) in [("engine receiver", erx), ("simulator", sim)] {
+        if !(low..=high).contains(&v) {
+            return Err(format!(
+                "{what}: {v:.1} ms outside the kernel's band {low:.1}-{high:.1} ms \
+                 (runs {kernel:?})"
+            ));
+        }
+    }
+    Ok(kmed)
 }

@@ -188,9 +188,9 @@ def run_cmd(
     with tempfile.TemporaryDirectory(prefix="lossrec-plot-") as tmp:
         plot_trace = trace_path if trace_path is not None else str(Path(tmp) / "trace.jsonl")
         want_trace: Any = plot_trace if drawn else trace_path
-        r = api.run_pretty(scenario, seed=seed, trace=want_trace, pcap=pcap_path, preset=preset,
-                           sets=overrides, pcap_receiver=pcap_rx_path, force=force,
-                           pcap_snaplen=pcap_snaplen, pretty=as_json)
+        r = api.run(scenario, seed=seed, trace=want_trace, pcap=pcap_path, preset=preset,
+                    sets=overrides, pcap_receiver=pcap_rx_path, force=force,
+                    pcap_snaplen=pcap_snaplen, pretty=as_json)
         if plot_path is not None:
             from .. import plot
 

@@ -341,11 +341,14 @@ impl Scoreboard {
         let high_rxt = self.high_rxt;
         let s = self.on_retransmit(now, start);
         self.high_rxt = high_rxt;
-        self.rescued = s.map(|s| s.range());
+        // The sequence space it occupies, its FIN's octet included: a DSACK of its copy
+        // reports that (RFC 2883 §4), and must be recognised as the rescue's.
+        self.rescued = s.map(|s| Range::new(s.start, s.end + u64::from(s.fin)));
         s
     }
 
-    /// The range the last rescue retransmission carried.
+    /// The sequence space the last rescue retransmission occupied (its data, and the
+    /// FIN's octet when it carried the FIN).
     pub fn rescued(&self) -> Option<Range> {
         self.rescued
     }

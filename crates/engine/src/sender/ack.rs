@@ -430,8 +430,11 @@ impl Sender {
             // network reordered anything (Linux FLAG_DSACK_TLP is kept out of reordering).
             let probe = self.dsack_for_probe(d);
             // A rescue retransmission (RFC 6675 NextSeg rule 4) is sent without loss
-            // evidence: its duplicate, like a probe's, says nothing about reordering.
-            let rescue = self.core.sb.rescued() == Some(d);
+            // evidence: its duplicate, like a probe's, says nothing about reordering
+            // (RFC 3708 infers reordering only from a retransmission sent on a loss
+            // inference). The DSACK lies within the space the rescue occupied — with
+            // the FIN's octet when it carried the FIN (RFC 2883 §4).
+            let rescue = self.core.sb.rescued().is_some_and(|r| r.covers(&d));
             if !probe && !rescue {
                 self.note_spurious(now, d, ReorderSignal::Dsack);
             }

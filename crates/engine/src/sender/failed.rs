@@ -194,7 +194,7 @@ impl Sender {
         let s = &mut self.stats;
         let undo = |c: &mut u64| *c = c.saturating_sub(1);
         match t.why {
-            Why::FastRetransmit | Why::RackRetransmit => undo(&mut s.fast_retrans),
+            Why::FastRetransmit | Why::Rescue | Why::RackRetransmit => undo(&mut s.fast_retrans),
             Why::EarlyRetransmit => {
                 undo(&mut s.fast_retrans);
                 undo(&mut s.early_retrans);

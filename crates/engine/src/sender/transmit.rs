@@ -291,7 +291,7 @@ impl Sender {
             Some((seg, _)) if seg.len() > room => None,
             Some((seg, NextSegRule::Rescue)) => {
                 let seg = self.core.sb.on_rescue_retransmit(now, seg.start)?;
-                Some(self.segment(now, seg.range(), Why::FastRetransmit, seg.psh, seg.fin))
+                Some(self.segment(now, seg.range(), Why::Rescue, seg.psh, seg.fin))
             }
             Some((seg, _)) => Some(self.retransmit(now, seg, Why::FastRetransmit)),
             None => None,
@@ -450,7 +450,8 @@ impl Sender {
             self.optack_on_retransmit(t.range);
         }
         match t.why {
-            Why::FastRetransmit | Why::RackRetransmit => self.stats.fast_retrans += 1,
+            // A rescue is a retransmission in fast recovery: `TCPFastRetrans`'s count.
+            Why::FastRetransmit | Why::Rescue | Why::RackRetransmit => self.stats.fast_retrans += 1,
             Why::EarlyRetransmit => {
                 // An early retransmit is the fast retransmit of an ER-started recovery.
                 self.stats.fast_retrans += 1;
