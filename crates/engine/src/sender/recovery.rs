@@ -363,4 +363,17 @@ impl Sender {
         self.core.rack.on_recovery_end();
         self.end_recovery(now);
     }
+
+    /// The window a retransmission may use now: the reducer's quota in fast recovery,
+    /// else cwnd less pipe (Linux `tcp_snd_cwnd - tcp_packets_in_flight`).
+    pub(super) fn retransmit_room(&self) -> u64 {
+        if self.state() == RecoveryState::Recovery {
+            let (cwnd, pipe) = (self.cwnd, self.recovery_pipe());
+            self.core
+                .reducer
+                .quota(cwnd, pipe, self.core.sb.flight_size(), self.mss)
+        } else {
+            self.cwnd.saturating_sub(self.core.sb.pipe())
+        }
+    }
 }

@@ -7,10 +7,39 @@
 //! in it (Linux `tcp_init_cwnd_reduction` + `tcp_end_cwnd_reduction` +
 //! `tcp_try_keep_open`).
 
-use super::{RecoveryState, Sender};
+use super::Sender;
 use crate::event::EventKind;
 use crate::time::Instant;
 use crate::timer::TimerKind;
+
+/// Linux's congestion states (`tcp_ca_state`), which name the recovery state machine.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RecoveryState {
+    /// Nothing suspicious.
+    Open = 0,
+    /// SACKs or duplicate ACKs seen, no loss inferred yet.
+    Disorder = 1,
+    /// A cwnd reduction without retransmission (ECN, TLP-detected loss).
+    Cwr = 2,
+    /// Fast recovery.
+    Recovery = 3,
+    /// Recovery after a retransmission timeout.
+    Loss = 4,
+}
+
+impl RecoveryState {
+    /// The lower-case name used in traces and `TcpInfo` (`open`, `disorder`, `cwr`,
+    /// `recovery`, `loss`).
+    pub fn name(self) -> &'static str {
+        match self {
+            RecoveryState::Open => "open",
+            RecoveryState::Disorder => "disorder",
+            RecoveryState::Cwr => "cwr",
+            RecoveryState::Recovery => "recovery",
+            RecoveryState::Loss => "loss",
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests;
