@@ -1,7 +1,10 @@
-//! The sender: sequences the algorithm modules on every input. It holds connection state
-//! (handshake, application data, windows, the recovery state machine, the deadline) and no
-//! algorithm of its own — loss detection is in `detect`, rate reduction in `reduce`,
-//! estimation in `rtt`, growth in `cc`, the marks in `scoreboard`.
+//! The sender: sequences the algorithm modules on every input. It is a connection shell
+//! (handshake, application data, FIN, PSH/TSO sizing, the peer window and persist, the
+//! pacing queue, ECN, transmit failure, the optimistic-ACK defence) around a loss-recovery
+//! core (`recovery_core`: the scoreboard, the recovery state machine, the detectors, probes,
+//! reducer, RTO machinery, RTT estimator and the one deadline), and has no algorithm of its
+//! own — loss detection is in `detect`, rate reduction in `reduce`, estimation in `rtt`,
+//! growth in `cc`, the marks in `scoreboard`.
 //!
 //! Recovery states follow Linux's `tcp_ca_state` (Open, Disorder, CWR, Recovery, Loss); the
 //! classic rules are RFC 6675 §5 (SACK), RFC 6582 (NewReno without SACK), RFC 5681 §3 and
@@ -14,7 +17,8 @@
 //! (RFC 8985 §6 on the sender: RACK.segment, reo_wnd, the reorder timer, RTO marks), `ecn`
 //! (RFC 3168: set-up, ECT/CWR marks, the CWR state on ECN-Echo),
 //! `probe` (tail loss probes: scheduling, sending, the probe's ACKs), `timers` (the one
-//! deadline: which kind is armed when) and `transmit` (what to send next).
+//! deadline: which kind is armed when), `transmit` (what to send next) and `account`
+//! (recording what was sent).
 
 /// Declares a getter of an internal's state (scoreboard, reducer, TLP episode, …): public
 /// with the `introspect` feature, crate-private otherwise, as `introspect_mod!` does for
@@ -32,6 +36,7 @@ macro_rules! introspect_getter {
     };
 }
 
+mod account;
 mod ack;
 mod cc;
 mod dupacks;
@@ -70,6 +75,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 pub use failed::{TransmitFailedError, RESOURCE_PROBE_INTERVAL};
+pub use state::RecoveryState;
 
 use crate::cc::cwnd_limited::CwndUsage;
 use crate::cc::{CongestionController, Controller, Window};
@@ -81,35 +87,6 @@ use crate::time::{Duration, Instant};
 use crate::timer::TimerKind;
 use pending::Pending;
 use recovery_core::RecoveryCore;
-
-/// Linux's congestion states (`tcp_ca_state`), which name the recovery state machine.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum RecoveryState {
-    /// Nothing suspicious.
-    Open = 0,
-    /// SACKs or duplicate ACKs seen, no loss inferred yet.
-    Disorder = 1,
-    /// A cwnd reduction without retransmission (ECN, TLP-detected loss).
-    Cwr = 2,
-    /// Fast recovery.
-    Recovery = 3,
-    /// Recovery after a retransmission timeout.
-    Loss = 4,
-}
-
-impl RecoveryState {
-    /// The lower-case name used in traces and `TcpInfo` (`open`, `disorder`, `cwr`,
-    /// `recovery`, `loss`).
-    pub fn name(self) -> &'static str {
-        match self {
-            RecoveryState::Open => "open",
-            RecoveryState::Disorder => "disorder",
-            RecoveryState::Cwr => "cwr",
-            RecoveryState::Recovery => "recovery",
-            RecoveryState::Loss => "loss",
-        }
-    }
-}
 
 /// Connection set-up (RFC 9293 §3.5).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

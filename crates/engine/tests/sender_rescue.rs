@@ -113,7 +113,10 @@ fn dsack_of_a_rescue_that_carried_the_fin_is_not_reordering() {
     c.limited_transmit = false;
     let mut s = sender_with(c, 10);
     let first = drain(&mut s, ms(0));
-    assert!(first.last().is_some_and(|t| t.fin), "segment 9 carries the FIN");
+    assert!(
+        first.last().is_some_and(|t| t.fin),
+        "segment 9 carries the FIN"
+    );
     on_ack(&mut s, ms(100), sack_segs(0, 1, 2));
     on_ack(&mut s, ms(101), sack_segs(0, 1, 3));
     on_ack(&mut s, ms(102), sack_segs(0, 1, 4));
@@ -125,10 +128,17 @@ fn dsack_of_a_rescue_that_carried_the_fin_is_not_reordering() {
     s.on_ack(ms(200), &ack(9 * MSS));
     let out = drain(&mut s, ms(200));
     assert_eq!(out.len(), 1);
-    assert_eq!((out[0].range, out[0].why, out[0].fin), (seg(9), Why::Rescue, true));
+    assert_eq!(
+        (out[0].range, out[0].why, out[0].fin),
+        (seg(9), Why::Rescue, true)
+    );
     dsack_reordering(&mut s);
     s.on_ack(ms(210), &ack(10 * MSS + 1));
     s.on_ack(ms(211), &sack(10 * MSS + 1, &[(9 * MSS, 10 * MSS + 1)]));
     assert_eq!(s.stats().dsack_recv, 1);
-    assert_eq!(dsack_reordering(&mut s), 0, "the FIN's octet is part of the rescue");
+    assert_eq!(
+        dsack_reordering(&mut s),
+        0,
+        "the FIN's octet is part of the rescue"
+    );
 }

@@ -8,10 +8,9 @@ use super::pending::Pending;
 use super::spurious::SpurAck;
 use super::state::Ca;
 use super::{transmit, Sender};
-use crate::detect::dupthresh;
-use crate::event::{EventKind, ReorderSignal};
+use crate::event::EventKind;
 use crate::packet::{Ack, Range};
-use crate::scoreboard::{AckSummary as ScoreboardAck, Acked, RackFilter};
+use crate::scoreboard::{AckSummary as ScoreboardAck, RackFilter};
 use crate::time::Instant;
 
 /// The largest window a peer can announce (RFC 7323 §2.3: 65535 · 2^14 bytes); anything
@@ -79,12 +78,7 @@ impl Sender {
         // the checks below may arm a fresh one.
         self.cancel_delayed_early_retransmit();
         let prior = self.prior();
-        let prior_window = self.peer.window;
-        let window = ack.window.min(MAX_WINDOW);
-        let window_update = window != prior_window;
-        self.peer.window = window;
-        self.peer.max_window = self.peer.max_window.max(window);
-        self.idle_on_window_update(now, window_update, prior.flight);
+        let (prior_window, window_update) = self.accept_window(now, ack, prior.flight);
         let dsack_before = self.core.evidence.dsack_seen;
         let sent_since_rto = self.sent_since_rto(now, ack.cumulative);
         // Before this ACK's own sample: one taken from an ACK that ends a hole's wait
@@ -145,17 +139,37 @@ impl Sender {
             ece,
             prior,
         };
+        self.recover_and_grow(now, &summary, &sb);
+    }
+
+    /// The ACK's window (RFC 9293 §3.10.7.4 SND.WND, capped at [`MAX_WINDOW`]): returns
+    /// the window before it and whether it changed.
+    fn accept_window(&mut self, now: Instant, ack: &Ack, prior_flight: u64) -> (u64, bool) {
+        let prior_window = self.peer.window;
+        let window = ack.window.min(MAX_WINDOW);
+        let window_update = window != prior_window;
+        self.peer.window = window;
+        self.peer.max_window = self.peer.max_window.max(window);
+        self.idle_on_window_update(now, window_update, prior_flight);
+        (prior_window, window_update)
+    }
+
+    /// The second half of `handle_ack`, on its summary: the recovery state machine (or
+    /// the reneging response), growth, the pacing rate, the deadline and persist.
+    fn recover_and_grow(&mut self, now: Instant, summary: &AckSummary, sb: &ScoreboardAck) {
+        let prior = summary.prior;
+        let advanced = sb.acked.bytes > 0;
         // Linux `tcp_clean_rtx_queue` FLAG_SACK_RENEGING: SND.UNA advanced onto a segment
         // the receiver had SACKed.
         let reneged = self.alg.rules.sack_reneging_short_timer
             && sb.acked.bytes > 0
             && self.core.sb.head().is_some_and(|h| h.sacked);
         if reneged {
-            self.on_sack_reneging(now, &summary);
+            self.on_sack_reneging(now, summary);
         } else {
-            self.run_state_machine(now, &summary);
+            self.run_state_machine(now, summary);
         }
-        self.cc_on_ack(now, &summary, &sb);
+        self.cc_on_ack(now, summary, sb);
         if summary.cong_control && prior.flight > 0 {
             // The end of `tcp_cong_control` (an ACK with nothing outstanding takes
             // `tcp_ack`'s no_queue path, which skips it).
@@ -275,56 +289,6 @@ impl Sender {
         (sb, dsack)
     }
 
-    /// RFC 6675 §2's duplicate acknowledgment with SACK, RFC 5681's without; counts it.
-    fn count_dupack(
-        &mut self,
-        now: Instant,
-        ack: &Ack,
-        sb: &ScoreboardAck,
-        prior: Prior,
-        prior_window: u64,
-    ) -> bool {
-        let is_dup = if self.sack_ok {
-            dupthresh::is_dupack_sack(sb.newly_sacked)
-        } else {
-            // An ACK that advances SND.UNA without completing a segment (a slice of a
-            // divided ACK, Savage et al. 1999 §2.1) answers no segment: it costs the
-            // budget nothing, as Linux counts it as acknowledging no packet
-            // (`tcp_clean_rtx_queue`). Charging it would take the meaning from the genuine
-            // duplicates after the next loss (`detect::ack_budget`).
-            let slice = sb.acked.bytes > 0 && !sb.acked.completes_a_segment;
-            // Only with `dupack_budget`: Linux has no such budget.
-            let answers_a_segment =
-                slice || !self.alg.dupack_budget || self.core.dup.budget.on_ack();
-            if ack.cumulative > prior.una {
-                let outstanding = self.core.sb.flight_size() + self.core.sb.retrans_bytes();
-                self.core
-                    .dup
-                    .budget
-                    .on_advance(outstanding.div_ceil(self.mss));
-            }
-            let dup = dupthresh::is_dupack_nosack(
-                ack.cumulative,
-                prior.una,
-                prior.flight,
-                ack.window.min(MAX_WINDOW),
-                prior_window,
-            );
-            if dup {
-                self.add_reno_dupack(now);
-            }
-            if dup && !answers_a_segment {
-                // More ACKs than segments sent: Savage et al.'s DupACK spoofing.
-                self.stats.dupacks_ignored += 1;
-            }
-            dup && answers_a_segment
-        };
-        if is_dup {
-            self.core.dup.count = self.core.dup.count.saturating_add(1);
-        }
-        is_dup
-    }
-
     /// RFC 8985 §6.2 steps 2-4 (Linux `tcp_rack_advance`, `tcp_rack_update_reo_wnd`),
     /// then the probe's ACK processing (§7.4; Linux `tcp_process_tlp_ack`).
     fn tail_on_ack(
@@ -401,80 +365,6 @@ impl Sender {
             } else {
                 self.core.dup.reno_sacked
             },
-        }
-    }
-
-    /// A DSACK (RFC 2883 §4). When it is believable, the data it reports arrived twice: a
-    /// retransmission was spurious, which means reordering (RFC 3708) — and if it was the
-    /// last early retransmission, that one was spurious.
-    /// Returns whether it was believable.
-    fn on_dsack(&mut self, now: Instant, d: Range, ack: &Ack) -> bool {
-        self.stats.dsack_recv += 1;
-        // Linux `tcp_check_dsack`: a DSACK longer than the largest window, or more DSACKs
-        // than retransmissions, is dubious and ignored.
-        let dubious = d.len() > self.peer.max_window.max(self.mss)
-            || self.stats.dsack_recv > self.stats.retrans_segs;
-        if dubious {
-            self.stats.dsack_ignored_dubious += 1;
-        }
-        self.emit(
-            now,
-            EventKind::Dsack {
-                start: d.start,
-                end: d.end,
-                dubious,
-            },
-        );
-        if !dubious {
-            // A DSACK of a tail loss probe says the probe was redundant, not that the
-            // network reordered anything (Linux FLAG_DSACK_TLP is kept out of reordering).
-            let probe = self.dsack_for_probe(d);
-            // A rescue retransmission (RFC 6675 NextSeg rule 4) is sent without loss
-            // evidence: its duplicate, like a probe's, says nothing about reordering
-            // (RFC 3708 infers reordering only from a retransmission sent on a loss
-            // inference). The DSACK lies within the space the rescue occupied — with
-            // the FIN's octet when it carried the FIN (RFC 2883 §4).
-            let rescue = self.core.sb.rescued().is_some_and(|r| r.covers(&d));
-            if !probe && !rescue {
-                self.note_spurious(now, d, ReorderSignal::Dsack);
-            }
-            self.spurious_on_dsack(now, d, probe, ack);
-        }
-        !dubious
-    }
-
-    /// The DSACK reports the outstanding loss probe's retransmission (a single segment
-    /// ending at TLP.end_seq / TLPHighRxt, or exactly the draft's probed range).
-    fn dsack_for_probe(&self, d: Range) -> bool {
-        let one_segment = d.len() <= self.mss;
-        let rfc = self.core.tlp.is_retrans && self.core.tlp.end_seq == Some(d.end);
-        let draft = self.core.tlp_draft.probe == Some((d.start, d.end))
-            || self.core.tlp_draft.tlp_high_rxt == Some(d.end);
-        one_segment && (rfc || draft)
-    }
-
-    /// RFC 3522 §2 (Eifel detection): an ACK that acknowledges retransmitted data but
-    /// echoes a timestamp older than the retransmission was sent for the original.
-    fn check_timestamp_spurious(&mut self, now: Instant, ack: &Ack, acked: &Acked, prior_una: u64) {
-        let (Some(rexmit_sent), Some(ts)) = (acked.oldest_retrans_sent, ack.ts) else {
-            return;
-        };
-        // Older than the episode's first retransmission too (RFC 3522 RetransmitTS, Linux
-        // `tcp_packet_delayed`'s `retrans_stamp`): an ACK ending inside a segment makes
-        // NewReno resend the rest of a segment the receiver holds (RFC 6582 §3.2 step 5),
-        // and the next slice's echo, older than that resend, proves nothing about the path.
-        let first = self.core.evidence.undo.retrans_ts.unwrap_or(u64::MAX);
-        let older = ts.ecr < transmit::ts_clock(rexmit_sent) && ts.ecr < first;
-        if self.ts_ok && ts.ecr != 0 && older {
-            self.stats.ts_reorder += 1;
-            let range = Range::new(prior_una, self.core.sb.snd_una());
-            self.note_spurious(now, range, ReorderSignal::Timestamp);
-            // Linux `tcp_try_undo_partial`: in recovery this is reordering, measured from
-            // the prior SND.UNA (`tcp_check_sack_reordering(sk, prior_snd_una, 1)`).
-            let in_recovery = matches!(self.core.ca, Ca::Recovery { .. });
-            if in_recovery && self.alg.rules.timestamp_undo_is_reordering {
-                self.reordering_from(now, prior_una, ReorderSignal::Timestamp);
-            }
         }
     }
 }

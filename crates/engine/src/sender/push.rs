@@ -29,10 +29,10 @@
 
 use std::collections::VecDeque;
 
-use super::{RecoveryState, Sender};
+use super::Sender;
 use crate::scoreboard::SentSeg;
 use crate::time::Instant;
-use sizing::{size_goal, tso_segs, PacingInputs};
+use sizing::size_goal;
 
 /// The unsent skbs (Linux flavour) or write ends (RFC flavour), and the packet being cut.
 #[derive(Clone, Debug, Default)]
@@ -383,80 +383,12 @@ impl Sender {
             .wire
     }
 
-    /// The window a retransmission may use now: the reducer's quota in fast recovery,
-    /// else cwnd less pipe (Linux `tcp_snd_cwnd - tcp_packets_in_flight`).
-    pub(super) fn retransmit_room(&self) -> u64 {
-        if self.state() == RecoveryState::Recovery {
-            let (cwnd, pipe) = (self.cwnd, self.recovery_pipe());
-            self.core
-                .reducer
-                .quota(cwnd, pipe, self.core.sb.flight_size(), self.mss)
-        } else {
-            self.cwnd.saturating_sub(self.core.sb.pipe())
-        }
-    }
-
-    /// Linux `tcp_tso_should_defer` (from `tcp_write_xmit`, Open and Disorder): new data
-    /// with `room` bytes of window waits for the next ACK. Asked only when more than one
-    /// segment is unsent in the skb at SND.NXT (`tso_segs > 1`; a lone segment meets
-    /// `tcp_nagle_test` instead).
-    pub(super) fn tso_defers(&self, now: Instant, room: u64) -> bool {
-        let mss = self.mss.max(1);
-        let nxt = self.core.sb.snd_nxt();
-        // Asked per packet: the rest of one under way goes with it.
-        if self.push_packet_continues(now, nxt) {
-            return false;
-        }
-        let (end, tail) = self
-            .push
-            .send_head(nxt)
-            .unwrap_or((self.stream.written, true));
-        let skb_len = end.min(self.stream.written).saturating_sub(nxt);
-        if skb_len <= mss {
-            return false;
-        }
-        defer::should_defer(&defer::DeferInputs {
-            now,
-            last_write: self.stream.last_data_sent,
-            cong_win: room,
-            send_win: (self.core.sb.snd_una() + self.peer.window).saturating_sub(nxt),
-            snd_wnd: self.peer.window,
-            cwnd: self.cwnd,
-            mss,
-            max_segs: self.tso_max_segs(),
-            skb_len,
-            skb_is_tail: tail,
-            skb_fin: tail && self.stream.closed,
-            head_sent: self.core.sb.head().map(|h| h.last_sent),
-            srtt: self.core.rtt.srtt(),
-        })
-    }
-
-    /// Linux `tcp_tso_segs` for the current pacing rate and RTT.
-    fn tso_max_segs(&self) -> u64 {
-        tso_segs(&self.pacing_inputs())
-    }
-
-    /// `tcp_tso_segs` now: the segments a full packet holds (for `sender::pacing`).
-    pub(super) fn tso_segs_now(&self) -> u64 {
-        self.tso_max_segs()
-    }
-
     /// A packet handed out at `at` is under way and its next segment starts at `end`
     /// (the segment that ended at `end` did not end the packet).
     pub(super) fn push_packet_continues(&self, at: Instant, end: u64) -> bool {
         self.push
             .packet
             .is_some_and(|p| p.at == at && p.next == end)
-    }
-
-    fn pacing_inputs(&self) -> PacingInputs {
-        PacingInputs {
-            mss: self.mss.max(1),
-            rate: self.sk_pacing_rate(),
-            min_rtt: self.core.rtt.min_rtt(),
-            min_tso_segs: u64::from(self.alg.shell.min_tso_segs),
-        }
     }
 }
 

@@ -1,7 +1,9 @@
 //! Linux's TSO deferral (net/ipv4/tcp_output.c `tcp_tso_should_defer`, asked by
 //! `tcp_write_xmit` for an skb of more than one segment): a small send is held back for
-//! the next ACK when one is due, so that it can go as a bigger TSO packet.
+//! the next ACK when one is due, so that it can go as a bigger TSO packet. The rule is
+//! `should_defer` over `DeferInputs`; `Sender::tso_defers` gathers them.
 
+use crate::sender::Sender;
 use crate::time::{Duration, Instant};
 
 /// Linux `sysctl_tcp_tso_win_divisor` default: a third of the window is worth sending.
@@ -72,6 +74,44 @@ pub(in crate::sender) fn should_defer(d: &DeferInputs) -> bool {
     }
     // This skb will get no more data (FIN): do not wait.
     !d.skb_fin
+}
+
+impl Sender {
+    /// Linux `tcp_tso_should_defer` (from `tcp_write_xmit`, Open and Disorder): new data
+    /// with `room` bytes of window waits for the next ACK. Asked only when more than one
+    /// segment is unsent in the skb at SND.NXT (`tso_segs > 1`; a lone segment meets
+    /// `tcp_nagle_test` instead).
+    pub(in crate::sender) fn tso_defers(&self, now: Instant, room: u64) -> bool {
+        let mss = self.mss.max(1);
+        let nxt = self.core.sb.snd_nxt();
+        // Asked per packet: the rest of one under way goes with it.
+        if self.push_packet_continues(now, nxt) {
+            return false;
+        }
+        let (end, tail) = self
+            .push
+            .send_head(nxt)
+            .unwrap_or((self.stream.written, true));
+        let skb_len = end.min(self.stream.written).saturating_sub(nxt);
+        if skb_len <= mss {
+            return false;
+        }
+        should_defer(&DeferInputs {
+            now,
+            last_write: self.stream.last_data_sent,
+            cong_win: room,
+            send_win: (self.core.sb.snd_una() + self.peer.window).saturating_sub(nxt),
+            snd_wnd: self.peer.window,
+            cwnd: self.cwnd,
+            mss,
+            max_segs: self.tso_max_segs(),
+            skb_len,
+            skb_is_tail: tail,
+            skb_fin: tail && self.stream.closed,
+            head_sent: self.core.sb.head().map(|h| h.last_sent),
+            srtt: self.core.rtt.srtt(),
+        })
+    }
 }
 
 #[cfg(test)]

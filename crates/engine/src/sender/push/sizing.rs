@@ -1,7 +1,9 @@
 //! How big Linux makes socket buffers and TSO packets (net/ipv4/tcp.c
 //! `tcp_xmit_size_goal`; net/ipv4/tcp_output.c `tcp_tso_autosize`, from the pacing rate
-//! `crate::pacing` computes), for [`super`]'s PSH placement.
+//! `crate::pacing` computes), for [`super`]'s PSH placement; and the sender's
+//! inputs to them (`tso_max_segs`: the pacing rate and min RTT as they stand).
 
+use crate::sender::Sender;
 use crate::time::Duration;
 
 /// Linux `GSO_LEGACY_MAX_SIZE` less `MAX_TCP_HEADER` and one (`tcp_xmit_size_goal`).
@@ -47,4 +49,25 @@ pub(in crate::sender) struct PacingInputs {
     pub min_rtt: Option<Duration>,
     /// Linux `tcp_min_tso_segs`.
     pub min_tso_segs: u64,
+}
+
+impl Sender {
+    /// Linux `tcp_tso_segs` for the current pacing rate and RTT.
+    pub(in crate::sender) fn tso_max_segs(&self) -> u64 {
+        tso_segs(&self.pacing_inputs())
+    }
+
+    /// `tcp_tso_segs` now: the segments a full packet holds (for `sender::pacing`).
+    pub(in crate::sender) fn tso_segs_now(&self) -> u64 {
+        self.tso_max_segs()
+    }
+
+    fn pacing_inputs(&self) -> PacingInputs {
+        PacingInputs {
+            mss: self.mss.max(1),
+            rate: self.sk_pacing_rate(),
+            min_rtt: self.core.rtt.min_rtt(),
+            min_tso_segs: u64::from(self.alg.shell.min_tso_segs),
+        }
+    }
 }

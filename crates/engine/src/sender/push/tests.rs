@@ -1,5 +1,6 @@
 //! PSH placement against the kernel rules quoted in the module doc.
 
+use super::sizing::{tso_segs, PacingInputs};
 use super::*;
 use crate::time::Duration;
 
