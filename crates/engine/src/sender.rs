@@ -55,6 +55,7 @@ mod probe;
 mod push;
 mod rack;
 mod recovery;
+mod recycle;
 mod reno;
 mod reordering;
 mod response;

@@ -37,6 +37,10 @@ const MAX_BURST: usize = 1 << 20;
 const PREFETCH_AHEAD: usize = 8;
 const PREFETCH_MIN_OPEN: u64 = 256;
 
+/// Finished flows kept for reuse at most (`Sim::spare`): a sequential workload needs
+/// one; Poisson arrivals a few, as flows overlap.
+const SPARE_FLOWS: usize = 16;
+
 /// A hint to load the cache line at `p` (a no-op off x86-64; never faults).
 #[inline(always)]
 fn prefetch(p: *const u8) {
@@ -73,6 +77,12 @@ pub struct Sim<'a> {
     /// The measured connections come first; background `tcp` connections are appended as
     /// they start (slots are never reused: a late packet must not reach a newer flow).
     flows: Vec<Option<Box<Flow>>>,
+    /// Finished flows kept for the next ones to start in (`Sender::recycle`,
+    /// `Flow::renew`): a new connection reuses their allocations instead of fresh heap
+    /// (issue 29). Only kept where later flows start (sequential or Poisson arrivals).
+    /// Boxed: the box itself is what is reused, moved back into `flows` as it is.
+    #[allow(clippy::vec_box)]
+    spare: Vec<Box<Flow>>,
     trace: Option<Trace>,
     pcap: Option<Capture>,
     pcap_rx: Option<Capture>,
@@ -126,6 +136,7 @@ impl<'a> Sim<'a> {
                 .map(|j| Jitter::new(j, Stream::new(seed, component::ACK_JITTER))),
             workload_rng: Stream::new(seed, component::WORKLOAD),
             flows: std::iter::repeat_with(|| None).take(n).collect(),
+            spare: Vec::new(),
             trace: opts.trace.then(Trace::default),
             pcap: opts.pcap.then(|| Capture::new(seed)),
             pcap_rx: None,
@@ -419,7 +430,9 @@ impl<'a> Sim<'a> {
         self.open -= 1;
         self.results[slot] = Some(f.result(slot as u64));
         f.episodes.close(&f.sender, &mut self.recoveries);
-        drop(f);
+        if self.sc.workload.arrival() != Arrival::Concurrent && self.spare.len() < SPARE_FLOWS {
+            self.spare.push(f);
+        }
         let next_sequential = !matches!(self.sc.workload, Workload::Bulk { .. })
             && self.sc.workload.arrival() == Arrival::Sequential;
         if next_sequential && u64::from(i) + 1 < self.sc.workload.connections() {
