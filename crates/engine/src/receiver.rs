@@ -137,6 +137,16 @@ impl Receiver {
         }
     }
 
+    /// Replaces this receiver by `Receiver::new(cfg, now)`, keeping the capacity of its ACK
+    /// queue and nothing else (a driver of many sequential connections reuses a finished
+    /// one's memory; see `Sender::recycle`).
+    pub fn recycle(&mut self, cfg: ReceiverConfig, now: Instant) {
+        let mut queue = core::mem::take(&mut self.queue);
+        queue.clear();
+        *self = Receiver::new(cfg, now);
+        self.queue = queue;
+    }
+
     /// A segment arrived (SYN, handshake ACK or data).
     pub fn on_segment(&mut self, now: Instant, seg: &Segment) {
         self.stats.segments_in += 1;

@@ -99,6 +99,17 @@ impl Scoreboard {
         Scoreboard::default()
     }
 
+    /// Takes `old`'s growable buffers (segments, transmit-time order), emptied, in place
+    /// of this scoreboard's, which must be new (`Sender::recycle`): only capacity moves,
+    /// so this scoreboard behaves as a new one does.
+    pub(crate) fn reuse_storage(&mut self, old: &mut Scoreboard) {
+        debug_assert!(self.segs.is_empty() && self.tsorted.is_empty());
+        let mut segs = core::mem::take(&mut old.segs);
+        segs.clear();
+        self.segs = segs;
+        self.tsorted.reuse_storage(&mut old.tsorted);
+    }
+
     /// SND.UNA.
     pub fn snd_una(&self) -> u64 {
         self.snd_una

@@ -61,6 +61,7 @@ mod push;
 mod rack;
 mod recovery;
 mod recovery_core;
+mod recycle;
 mod reno;
 mod reordering;
 mod response;

@@ -21,6 +21,7 @@ pub struct MessageStart {
 }
 
 /// One live connection.
+#[derive(Debug)]
 pub struct Flow {
     pub sender: Sender,
     pub receiver: Receiver,
@@ -78,6 +79,48 @@ impl Flow {
         }
     }
 
+    /// This flow's allocation made a new connection's (the simulator keeps finished
+    /// flows to reuse their memory, issue 29): the simulator's own state as
+    /// [`Flow::new`] sets it, keeping only the capacity of `tx_counts`. The caller has
+    /// already recycled the endpoints (`Sender::recycle`, `Receiver::recycle`). Every
+    /// field is named, so a new one cannot be forgotten here.
+    pub fn renew(&mut self, now_ns: u64, message: Range) {
+        let Flow {
+            sender: _,
+            receiver: _,
+            start_ns,
+            message: msg,
+            message_ns,
+            message_start,
+            counters,
+            episodes,
+            sizes,
+            next_write,
+            completed_ns,
+            requests_left,
+            data_idx,
+            ack_idx,
+            tx_counts,
+            snd_timer,
+            rcv_timer,
+        } = self;
+        *start_ns = now_ns;
+        *msg = message;
+        *message_ns = now_ns;
+        *message_start = None;
+        *counters = Counters::default();
+        *episodes = Tracker::default();
+        *sizes = None;
+        *next_write = 0;
+        *completed_ns = None;
+        *requests_left = 0;
+        *data_idx = 0;
+        *ack_idx = 0;
+        tx_counts.clear();
+        *snd_timer = None;
+        *rcv_timer = None;
+    }
+
     /// Results of the current message: counters since it was written (all of them for a
     /// flow), FCT if its last byte arrived.
     pub fn result(&self, id: u64) -> FlowResult {
@@ -123,6 +166,39 @@ impl Flow {
 
 #[cfg(test)]
 mod tests {
+    use super::Flow;
+    use lossrec::{Config, Instant, Range, Receiver, ReceiverConfig, Segment, Sender};
+
+    fn endpoints(now: Instant) -> (Sender, Receiver) {
+        let s = Sender::new(Config::default(), now).expect("default config");
+        (s, Receiver::new(ReceiverConfig::default(), now))
+    }
+
+    /// A used flow, renewed with recycled endpoints, is a new one field for field.
+    #[test]
+    fn renewed_is_new() {
+        let (s, r) = endpoints(Instant::ZERO);
+        let mut f = Flow::new(s, r, 0, Range::new(0, 10_000));
+        f.sender.write(Instant::ZERO, 10_000);
+        while f.sender.poll_transmit(Instant::ZERO).is_some() {}
+        let seg = Segment {
+            range: Range::new(1448, 2896),
+            ..Segment::default()
+        };
+        f.receiver.on_segment(Instant::ZERO, &seg);
+        (f.data_idx, f.ack_idx, f.requests_left, f.next_write) = (7, 3, 2, 1);
+        (f.completed_ns, f.snd_timer, f.rcv_timer) = (Some(9), Some(8), Some(7));
+        f.message_start = Some(Box::default());
+        f.counters.tail_drops = 4;
+        let now = Instant::from_millis(3);
+        f.sender.recycle(Config::default(), None, now).unwrap();
+        f.receiver.recycle(ReceiverConfig::default(), now);
+        f.renew(now.as_nanos(), Range::new(0, 500));
+        let (s, r) = endpoints(now);
+        let fresh = Flow::new(s, r, now.as_nanos(), Range::new(0, 500));
+        assert_eq!(format!("{f:?}"), format!("{fresh:?}"));
+    }
+
     /// What the simulator keeps per open flow besides the engine's endpoints stays within
     /// five cache lines (issue 16: a flow's memory beyond its scoreboard is under 4 KB,
     /// and the endpoints take 2.4 KB of it).

@@ -96,6 +96,11 @@ pub struct PacketInfo {
 pub struct TxCounts(Vec<(u32, u64, u32)>);
 
 impl TxCounts {
+    /// Forgets every count, keeping the capacity (a recycled flow, `Flow::renew`).
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+
     fn bump(&mut self, rule: u32, start: u64) -> u32 {
         if let Some(e) = self.0.iter_mut().find(|e| e.0 == rule && e.1 == start) {
             e.2 += 1;

@@ -37,6 +37,10 @@ const MAX_BURST: usize = 1 << 20;
 const PREFETCH_AHEAD: usize = 8;
 const PREFETCH_MIN_OPEN: u64 = 256;
 
+/// Finished flows kept for reuse at most (`Sim::spare`): a sequential workload needs
+/// one; Poisson arrivals a few, as flows overlap.
+const SPARE_FLOWS: usize = 16;
+
 /// A hint to load the cache line at `p` (a no-op off x86-64; never faults).
 #[inline(always)]
 fn prefetch(p: *const u8) {
@@ -74,6 +78,12 @@ pub struct Sim<'a> {
     /// The measured connections come first; background `tcp` connections are appended as
     /// they start (slots are never reused: a late packet must not reach a newer flow).
     flows: Vec<Option<Box<Flow>>>,
+    /// Finished flows kept for the next ones to start in (`Sender::recycle`,
+    /// `Flow::renew`): a new connection reuses their allocations instead of fresh heap
+    /// (issue 29). Only kept where later flows start (sequential or Poisson arrivals).
+    /// Boxed: the box itself is what is reused, moved back into `flows` as it is.
+    #[allow(clippy::vec_box)]
+    spare: Vec<Box<Flow>>,
     trace: Option<Trace>,
     pcap: Option<Capture>,
     pcap_rx: Option<Capture>,
@@ -125,6 +135,7 @@ impl<'a> Sim<'a> {
                 .map(|j| Jitter::new(j, Stream::new(seed, component::ACK_JITTER))),
             workload_rng: Stream::new(seed, component::WORKLOAD),
             flows: std::iter::repeat_with(|| None).take(n).collect(),
+            spare: Vec::new(),
             trace: opts.trace.then(Trace::default),
             pcap: opts.pcap.then(|| Capture::new(seed)),
             pcap_rx: None,
@@ -167,7 +178,7 @@ impl<'a> Sim<'a> {
             self.now = t;
             self.events += 1;
             self.prefetch();
-            self.dispatch(ev);
+            self.dispatch(&ev);
             if let Some(e) = self.error.take() {
                 return Err(e);
             }
@@ -181,11 +192,13 @@ impl<'a> Sim<'a> {
         Ok(self.output(time_limit_hit))
     }
 
-    fn dispatch(&mut self, p: Popped) {
+    /// One event. Packets are lent, not moved: an `Ack` is 136 bytes, and each move
+    /// between the queue and the engine was a copy on the stack per event.
+    fn dispatch(&mut self, p: &Popped) {
         let ev = match p {
-            Popped::Data { flow, seg } => return self.data_arrive(flow, seg),
-            Popped::Ack { flow, ack } => return self.ack_arrive(flow, ack),
-            Popped::Ev(ev) => ev,
+            Popped::Data { flow, seg } => return self.data_arrive(*flow, seg),
+            Popped::Ack { flow, ack } => return self.ack_arrive(*flow, ack),
+            Popped::Ev(ev) => *ev,
         };
         match ev {
             Ev::FlowStart(i) => self.start_flow(i),
@@ -230,20 +243,20 @@ impl<'a> Sim<'a> {
         Instant::from_nanos(self.now)
     }
 
-    fn data_arrive(&mut self, i: u32, seg: Segment) {
+    fn data_arrive(&mut self, i: u32, seg: &Segment) {
         let now = self.now();
         let Some(f) = self.flows[i as usize].as_deref_mut() else {
             return;
         };
         if i < self.bg.first {
             if let Some(t) = self.trace.as_mut() {
-                t.recv(self.now, i, &seg);
+                t.recv(self.now, i, seg);
             }
             if let Some(p) = self.pcap_rx.as_mut() {
-                p.data(self.now, i, &seg); // disjoint from `f`: a field, not a method
+                p.data(self.now, i, seg); // disjoint from `f`: a field, not a method
             }
         }
-        f.receiver.on_segment(now, &seg);
+        f.receiver.on_segment(now, seg);
         if f.completed_ns.is_none() && f.receiver.delivered() >= f.message.end {
             f.completed_ns = Some(self.now);
             if f.requests_left > 0 {
@@ -259,20 +272,20 @@ impl<'a> Sim<'a> {
         self.after_receiver(i);
     }
 
-    fn ack_arrive(&mut self, i: u32, ack: Ack) {
+    fn ack_arrive(&mut self, i: u32, ack: &Ack) {
         let now = self.now();
         let Some(f) = self.flows[i as usize].as_deref_mut() else {
             return;
         };
         let measured = i < self.bg.first;
         if let Some(p) = self.pcap.as_mut().filter(|_| measured) {
-            p.ack(self.now, i, &ack);
+            p.ack(self.now, i, ack);
         }
         f.episodes.before_input(&f.sender);
-        f.sender.on_ack(now, &ack);
+        f.sender.on_ack(now, ack);
         if let Some(t) = self.trace.as_mut().filter(|_| measured) {
             // After processing, so that the line carries the window the ACK left.
-            t.ack(self.now, i, &ack, Some(&f.sender));
+            t.ack(self.now, i, ack, Some(&f.sender));
         }
         self.after_sender(i);
     }
@@ -422,7 +435,9 @@ impl<'a> Sim<'a> {
         self.open -= 1;
         self.results[slot] = Some(f.result(slot as u64));
         f.episodes.close(&f.sender, &mut self.recoveries);
-        drop(f);
+        if self.sc.workload.arrival() != Arrival::Concurrent && self.spare.len() < SPARE_FLOWS {
+            self.spare.push(f);
+        }
         let next_sequential = !matches!(self.sc.workload, Workload::Bulk { .. })
             && self.sc.workload.arrival() == Arrival::Sequential;
         if next_sequential && u64::from(i) + 1 < self.sc.workload.connections() {

@@ -238,6 +238,20 @@ impl TimeOrder {
         &self.nodes[id as usize]
     }
 
+    /// Takes `old`'s slab and free list, emptied, in place of this order's, which must be
+    /// empty and have allocated no node yet (a new scoreboard's): node ids are then handed
+    /// out from 0 as they would be here, and only capacity moves.
+    pub(crate) fn reuse_storage(&mut self, old: &mut TimeOrder) {
+        debug_assert!(self.nodes.is_empty() && self.free.is_empty() && self.len == 0);
+        let (mut nodes, mut free) = (
+            core::mem::take(&mut old.nodes),
+            core::mem::take(&mut old.free),
+        );
+        nodes.clear();
+        free.clear();
+        (self.nodes, self.free) = (nodes, free);
+    }
+
     /// Forgets every transmission (a timeout that marks everything lost).
     pub(crate) fn clear(&mut self) {
         self.nodes.clear();

@@ -12,24 +12,11 @@ impl Sim<'_> {
     /// A connection starts: create its endpoints and write what its application has at once.
     pub(super) fn start_flow(&mut self, i: u32) {
         let now = self.now();
-        let sender =
-            match Sender::with_resolved(self.sender_cfg.clone(), Some(&self.sender_alg), now) {
-                Ok(mut s) => {
-                    s.set_seed(crate::rng::sender_seed(self.seed, u64::from(i)));
-                    s
-                }
-                Err(e) => {
-                    self.error = Some(ScenarioError {
-                        origin: self.sc.origin.clone(),
-                        line: None,
-                        column: None,
-                        field: Some("sender".into()),
-                        message: e.to_string(),
-                    });
-                    return;
-                }
-            };
-        let receiver = Receiver::new(self.sc.receiver.clone(), now);
+        let Some(mut f) = self.new_flow(now) else {
+            return;
+        };
+        f.sender
+            .set_seed(crate::rng::sender_seed(self.seed, u64::from(i)));
         let mut sizes = None;
         let mut next_write = 0;
         let (bytes, requests_left, more_writes) = match &self.sc.workload {
@@ -59,7 +46,7 @@ impl Sim<'_> {
             w => (w.first_write(self.mss), 0, None),
         };
         let first = self.sc.workload.first_write(self.mss);
-        let mut f = Box::new(Flow::new(sender, receiver, self.now, Range::new(0, bytes)));
+        f.message = Range::new(0, bytes);
         f.sizes = sizes;
         f.next_write = next_write;
         f.requests_left = requests_left;
@@ -85,6 +72,37 @@ impl Sim<'_> {
                 let gap = poisson_gap(&mut self.workload_rng, rate_per_s);
                 self.queue
                     .push(self.now.saturating_add(gap), Ev::FlowStart(i + 1));
+            }
+        }
+    }
+
+    /// A new connection's flow at `now` (its message still empty): a finished flow's
+    /// allocation recycled if one is kept, else a new one. `None` after recording the
+    /// error, if the sender's configuration is refused.
+    fn new_flow(&mut self, now: lossrec::Instant) -> Option<Box<Flow>> {
+        let (cfg, alg) = (self.sender_cfg.clone(), Some(&self.sender_alg));
+        let made = match self.spare.pop() {
+            Some(mut f) => f.sender.recycle(cfg, alg, now).map(|()| {
+                f.receiver.recycle(self.sc.receiver.clone(), now);
+                f.renew(self.now, Range::new(0, 0));
+                f
+            }),
+            None => Sender::with_resolved(cfg, alg, now).map(|s| {
+                let r = Receiver::new(self.sc.receiver.clone(), now);
+                Box::new(Flow::new(s, r, self.now, Range::new(0, 0)))
+            }),
+        };
+        match made {
+            Ok(f) => Some(f),
+            Err(e) => {
+                self.error = Some(ScenarioError {
+                    origin: self.sc.origin.clone(),
+                    line: None,
+                    column: None,
+                    field: Some("sender".into()),
+                    message: e.to_string(),
+                });
+                None
             }
         }
     }
