@@ -111,12 +111,35 @@ def table(report: Dict[str, Any]) -> str:
             lines.append(f"    engine events: {evs}")
         if c["spurious_by"]:
             lines.append("    spurious: " + "  ".join(f"{k} {v}" for k, v in c["spurious_by"].items()))
+        lines.extend(_reordering_lines(c))
         if c["capture_drop_bytes"]:
             lines.append(f"    capture drops: {c['capture_drop_bytes']} bytes the ACKs prove were "
                          f"sent are not in the capture")
         for n in c["notes"]:
             lines.append(f"    note: {n}")
     return "\n".join(lines)
+
+
+#: Packets with two readings listed per connection in the table (all are in --json).
+AMBIGUOUS_SHOWN = 10
+
+
+def _reordering_lines(c: dict) -> list[str]:
+    """The table's lines on the reordering a connection's capture proves and the packets
+    its evidence reads two ways (crates/capture/src/reorder.rs)."""
+    ro = c.get("reordering") or {}
+    if not ro.get("degree") and not ro.get("ambiguous_total"):
+        return []
+    out = [f"    reordering proven: degree {ro['degree']} segments ({ro['events']} ACKs); "
+           f"DSACKs {ro['dsacks']}"]
+    for a in ro["ambiguous"][:AMBIGUOUS_SHOWN]:
+        rel = a["t"] - c["first_t"]
+        out.append(f"    two readings of packet {a['packet']} ({a['evidence']} at {rel:.6f} s): "
+                   + " | ".join(a["readings"]))
+    more = ro["ambiguous_total"] - min(len(ro["ambiguous"]), AMBIGUOUS_SHOWN)
+    if more > 0:
+        out.append(f"    ... and {more} more with two readings (--json lists them)")
+    return out
 
 
 #: Marker colour per cause in :func:`plot`.

@@ -143,3 +143,36 @@ def test_kernel_corpus_under_linux(name, tmp_path):
     assert c["matched"] >= 0.95 * c["decisions"], c
     got = {k: c["engine_counters"][k] for k in KERNEL_COUNTERS}
     assert got == {k: kernel[k] for k in KERNEL_COUNTERS}
+
+
+def test_a_dsack_shows_both_readings(tmp_path, cli):
+    """The kernel's ACK-loss capture holds one DSACK (its TCPDSACKRecv is 1): the
+    retransmission it names is listed with both readings, in the report and the table."""
+    import gzip
+
+    pcap = tmp_path / "ackloss.pcap"
+    pcap.write_bytes(gzip.decompress((CORPUS / "ackloss.pcap.gz").read_bytes()))
+    df = lossrec.explain(pcap, preset="linux")
+    (c,) = df.attrs["report"]["connections"]
+    ro = c["reordering"]
+    assert (ro["dsacks"], ro["ambiguous_total"], ro["degree"]) == (1, 1, 0), ro
+    (a,) = ro["ambiguous"]
+    assert a["evidence"] == "dsack" and len(a["readings"]) == 2
+    r = cli("explain", str(pcap), "--preset", "linux")
+    assert r.code == 0, r.stderr
+    assert f"two readings of packet {a['packet']} (dsack" in r.stdout
+
+
+def test_reordering_degree_in_the_table(tmp_path, cli):
+    sc = tmp_path / "reorder.toml"
+    sc.write_text("seed = 11\n[path]\nrtt_ms = 20\nrate_mbps = 50\n[path.reorder]\n"
+                  "packets = [5, 6]\nfraction = 0.01\ndelay_ms = 5\ndelay_max_ms = 15\n"
+                  "[sender]\npreset = \"linux\"\n[workload]\nkind = \"flows\"\nflows = 2\n"
+                  "segments = 200\n")
+    out = tmp_path / "reorder.pcap"
+    assert cli("run", str(sc), "--pcap", str(out)).code == 0
+    df = lossrec.explain(out, preset="linux")
+    degrees = [c["reordering"]["degree"] for c in df.attrs["report"]["connections"]]
+    assert max(degrees) >= 2, degrees
+    r = cli("explain", str(out), "--preset", "linux")
+    assert "reordering proven: degree" in r.stdout

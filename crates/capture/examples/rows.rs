@@ -29,12 +29,16 @@ fn main() {
     .unwrap();
     for c in &r.conns {
         println!(
-            "{} {}: {} of {} matched {:?}",
+            "{} {}: {} of {} matched {:?} reordering degree {} ({} events, {} DSACKs, {} ambiguous)",
             c.info.label(),
             c.point.name(),
             c.summary.matched(),
             c.summary.decisions(),
-            c.summary.by_cause
+            c.summary.by_cause,
+            c.reordering.degree,
+            c.reordering.events,
+            c.reordering.dsacks,
+            c.reordering.ambiguous_total
         );
     }
 }

@@ -76,6 +76,8 @@ pub struct ConnReport {
     pub stats: ConnStats,
     /// Shadow-mode counts.
     pub summary: Summary,
+    /// The reordering the capture proves, and the packets with two readings.
+    pub reordering: crate::reorder::Evidence,
 }
 
 /// The explanation of a capture.
@@ -135,6 +137,7 @@ struct Slot {
     /// Handshake times: SYN, SYN-ACK, the opener's next packet.
     hs: [Option<u64>; 3],
     opener: Option<SocketAddr>,
+    reorder: crate::reorder::Reorder,
 }
 
 /// Explains the capture at `path`; each labelled row goes to `on_row` with the index of
@@ -192,6 +195,7 @@ pub fn explain_sources(
             shadow: Shadow::new(cfg.clone(), app, base),
             hs: [None; 3],
             opener: c.syn_from,
+            reorder: crate::reorder::Reorder::new(hint),
         });
     }
     let mut source = open().map_err(Error::Source)?;
@@ -222,6 +226,11 @@ pub fn explain_sources(
         }
         buf.extend(slot.rec.push(&p));
         for r in buf.drain(..) {
+            match &r {
+                Record::Data(t) => slot.reorder.on_data(t),
+                Record::Ack(a) => slot.reorder.on_ack(a),
+                _ => {}
+            }
             slot.shadow.push(r, &mut |row| on_row(si, &row));
         }
     }
@@ -297,5 +306,6 @@ fn report(info: &ConnInfo, s: Slot) -> ConnReport {
         mss: s.rec.mss,
         stats: s.rec.stats.clone(),
         summary,
+        reordering: s.reorder.evidence().clone(),
     }
 }

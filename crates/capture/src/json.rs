@@ -71,8 +71,23 @@ fn conn(c: &ConnReport) -> Value {
         "spurious_by": counts(&s.spurious_by),
         "first_divergence_t": s.first_divergence.map(|(t, _)| t as f64 / 1e9),
         "first_divergence_packet": s.first_divergence.and_then(|(_, p)| (p != u64::MAX).then_some(p)),
+        "reordering": reordering(&c.reordering),
         "notes": s.notes,
         "engine_counters": engine,
+    })
+}
+
+/// The reordering evidence: the degree proven and each packet with its two readings.
+fn reordering(e: &crate::reorder::Evidence) -> Value {
+    json!({
+        "degree": e.degree,
+        "events": e.events,
+        "dsacks": e.dsacks,
+        "ambiguous_total": e.ambiguous_total,
+        "ambiguous": e.ambiguous.iter().map(|a| json!({
+            "t": a.ts_ns as f64 / 1e9, "packet": a.packet, "start": a.start, "end": a.end,
+            "evidence": a.what, "readings": a.readings,
+        })).collect::<Vec<_>>(),
     })
 }
 

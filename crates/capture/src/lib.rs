@@ -13,6 +13,7 @@
 //! - [`index`]: the first pass: the connections, who sends in each, what was skipped.
 //! - [`shadow`]: the engine run against one connection's captured ACKs, each captured
 //!   transmission labelled with the engine's cause or the divergence ([`Row`]).
+//! - [`reorder`]: the reordering the ACK stream proves, and packets it reads two ways.
 //! - [`explain`]: both passes end to end ([`explain_path`]); [`json`] for the CLI.
 //!
 //! Garbage in gives an error value or a skipped packet, never a panic.
@@ -28,6 +29,7 @@ pub mod index;
 pub mod json;
 mod mapped;
 pub mod records;
+pub mod reorder;
 pub mod shadow;
 pub mod source;
 

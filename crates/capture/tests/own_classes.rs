@@ -103,3 +103,17 @@ const BULK: &str = "seed = 1\n[path]\nrtt_ms = 40\nrate_mbps = 50\nqueue_bytes =
 fn the_echo_is_the_segment_at_the_last_ack() {
     assert_all(BULK, "linux-classic", AppMode::Bulk);
 }
+
+/// Every preset, on the bursty-loss scenario, under the workload's own app model (the
+/// simulator's flows write everything at the start): every decision matches, except
+/// `linux-hardened`, whose optimistic-ACK defence skips segments at random from a secret
+/// seed no capture shows.
+#[test]
+fn every_preset_but_the_hardened_one_matches_its_own_capture() {
+    for p in lossrec::PRESETS
+        .iter()
+        .filter(|p| p.name != "linux-hardened")
+    {
+        assert_all(GILBERT, p.name, AppMode::Bulk);
+    }
+}

@@ -17,7 +17,7 @@ use pyo3::types::PyDict;
 use crate::scenario_err;
 
 /// Minimum wall time a measurement covers.
-const MIN_WALL_S: f64 = 1.0;
+pub(crate) const MIN_WALL_S: f64 = 1.0;
 
 fn scenario(which: &str) -> PyResult<Scenario> {
     match which {

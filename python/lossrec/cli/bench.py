@@ -140,7 +140,7 @@ def bench_cmd(as_json: bool, only: Optional[str], memory: Optional[str]) -> None
         _flows_table(res["flows"], first=len(res) == 1)
     if "explain" in res:
         e = res["explain"]
-        click.echo(f"explain: {e['frames']:,} frames in {e['cpu_s']:.2f} s of CPU = "
+        click.echo(f"explain: {e['frames']:,} frames ({e['runs']} runs) in {e['cpu_s']:.2f} s of CPU = "
                    f"{e['packets_per_s']:,.0f} packets/s on one core; decisions matched "
                    f"{e['matched']:,}/{e['decisions']:,}")
     if "attacks" in res:
