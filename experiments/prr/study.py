@@ -69,6 +69,9 @@ NOTES = """
   Linux 3.2 shipped it) on the same base. ER arms are `linux-rh` plus
   `early_retransmit = rfc5827` (segment-based, SACK), then `er_disable_on_reordering`
   (mitigation 1), then `er_delayed` (mitigation 2, RTT/4), as Linux 3.6 ran them.
+* **Receiver window**: `fixed` (never limits the sender), by the rule the section "The
+  receiver-window model" states; every statistics claim is also judged on the same sweeps
+  with Linux's window model and shown beside, never counted (`window.py`).
 * **Lost retransmissions** are the simulator's ground truth (retransmissions the path
   dropped), where the seed's Linux counted those its heuristics noticed.
 * **The statistics tables** (`retxstats.py`) are read from the baseline arm (`linux-rh`):

@@ -19,7 +19,7 @@ EXPERIMENTS = ROOT / "experiments"
 PRESETS = ("linux-3.17", "linux-3.17-rtor", "linux-3.17-tlp")
 HAVE = set(PRESETS) <= {p.name for p in lossrec.presets()}
 FIGURES = ("fct-vs-rtt", "fct-vs-k", "cdf-4seg-10ms", "cdf-4seg-320ms", "cdf-100seg-320ms",
-           "oct-light-80ms", "oct-heavy-80ms", "spurious-web")
+           "oct-light-80ms", "oct-heavy-80ms", "spurious-web", "web-saving-per-rtt")
 
 
 @pytest.fixture(scope="module")
