@@ -10,19 +10,13 @@ from typing import Any, Tuple
 import numpy as np
 import pandas as pd
 
-from lossrec.lab.studies import sibling
 from lossrec.lab import style
 from lossrec.lab.significance import error_bars, quantile_band
 
 
 
-def _sibling(name: str) -> Any:
-    """Imports a helper module of this study folder (studies are loaded by path)."""
-    return sibling(__file__, name)
-
-
-arms = _sibling("arms")
-metrics = _sibling("metrics")
+from . import arms
+from . import metrics
 WEB_RTT = metrics.WEB_RTT
 #: The deterministic figures' note: there is no noise to draw.
 EXACT = "; controlled drops, nothing random: every repetition is identical, so no error bars"

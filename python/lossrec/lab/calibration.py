@@ -46,7 +46,7 @@ import pandas as pd
 from ..scenario import _toml_loads
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .studies import Context, Study
+    from .study import Context, Study
 
 FILE = "calibration.toml"
 OK, OFF, NOT_MEASURED = "ok", "off", "not measured"
@@ -300,7 +300,7 @@ def section(cal: Optional[Mapping[str, Any]]) -> List[str]:
     """The report's calibration section (markdown lines), placed before the claims."""
     if not cal:
         return []
-    from .report import table
+    from .markdown import table
 
     if cal.get("none"):
         return ["## Calibration of the workload (before the claims)", "",
