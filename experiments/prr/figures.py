@@ -34,7 +34,7 @@ BARS = ("95 % bootstrap interval over the repetitions (the arms paired by repeti
 
 
 def _mod(name: str) -> Any:
-    return sys.modules[f"lossrec_study_prr_{name}"]
+    return sys.modules[f"{__package__}.{name}"]
 
 
 def _grid(rows: int, cols: int, size: Tuple[float, float]) -> Tuple[Any, Any]:

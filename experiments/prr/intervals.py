@@ -19,7 +19,7 @@ from lossrec.lab.significance import Diff, pooled, relative_mean, relative_quant
 
 
 def _stats() -> Any:
-    return sys.modules["lossrec_study_prr_stats"]
+    return sys.modules[f"{__package__}.stats"]
 
 
 def reps(df: pd.DataFrame, workload: str) -> List[Any]:

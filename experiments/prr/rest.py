@@ -22,7 +22,7 @@ from lossrec.lab.significance import difference, judge_difference
 
 
 def _mod(name: str) -> Any:
-    return sys.modules[f"lossrec_study_prr_{name}"]
+    return sys.modules[f"{__package__}.{name}"]
 
 
 def pipe_minus_ssthresh(df: Any, ctx: Any) -> Any:

@@ -25,7 +25,6 @@ import numpy as np
 import pandas as pd
 
 from lossrec.lab import Verdict, style
-from lossrec.lab.studies import sibling
 
 ARM = "linux-rh"
 #: our workload → the seed's data centre
@@ -92,7 +91,9 @@ def table(df: pd.DataFrame) -> pd.DataFrame:
 
 def figure(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     t = table(df)
-    fig, axes = sibling(__file__, "figures")._grid(1, 2, (10.4, 4.2))
+    from . import figures  # at call time: figures imports this module
+
+    fig, axes = figures._grid(1, 2, (10.4, 4.2))
     axes = np.ravel(axes)
     for ax, rows, unit in ((axes[0], list(RETX_ROWS), "% of retransmissions"),
                            (axes[1], list(FR_ROWS), "% (first row: a ratio)")):

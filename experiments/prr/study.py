@@ -14,27 +14,21 @@ from typing import Any, Dict, List, Tuple
 
 import pandas as pd
 
-from lossrec.lab.studies import sibling
 from lossrec.lab import Sweep, Verdict
 from lossrec.lab import frozen
 
 
 
-def _sibling(name: str) -> Any:
-    """Imports a helper module of this study folder (studies are loaded by path)."""
-    return sibling(__file__, name)
-
-
-tables = _sibling("tables")
-examples = _sibling("examples")
-stats = _sibling("stats")
-intervals = _sibling("intervals")
-notes_mod = _sibling("notes")
-figures = _sibling("figures")
-verdicts = _sibling("verdicts")
-retxstats = _sibling("retxstats")
-window = _sibling("window")
-rest = _sibling("rest")
+from . import tables
+from . import examples  # noqa: F401 (verdicts and figures find it in sys.modules)
+from . import stats
+from . import intervals  # noqa: F401 (verdicts and figures find it in sys.modules)
+from . import notes as notes_mod
+from . import figures
+from . import verdicts
+from . import retxstats
+from . import window
+from . import rest
 
 TITLE = "PRR vs RFC 3517 vs rate-halving, and Early Retransmit"
 SEED = "003"

@@ -15,7 +15,7 @@ from lossrec.lab.significance import Diff, difference, judge_difference
 
 
 def _mod(name: str) -> Any:
-    return sys.modules[f"lossrec_study_prr_{name}"]
+    return sys.modules[f"{__package__}.{name}"]
 
 
 def _n(x: Any) -> int:

@@ -36,7 +36,7 @@ def _run(ctx: Any, scenario: str, overrides: Dict[str, Any]) -> Dict[str, Any]:
     res = lossrec.run(text, trace=True)
     recs = res.trace_records
     flow = res.json["flows"][0]
-    s = tail.summarize(recs)
+    s = tail.summarize(recs, res.json["recoveries"])
     drops = sum(1 for r in recs if r.get("kind") == "drop" and r.get("dir") == "data")
     last_ack_before_probe = None
     probe_t = next((r["t_us"] for r in recs if r.get("kind") == "send"

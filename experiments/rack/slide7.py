@@ -24,7 +24,7 @@ FIRST = ("new", "limited_transmit")
 
 
 def _examples() -> Any:
-    return sys.modules["lossrec_study_rack_examples"]
+    return sys.modules[f"{__package__}.examples"]
 
 
 def _run(ctx: Any, scenario: str) -> Dict[str, Any]:

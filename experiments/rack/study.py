@@ -14,23 +14,17 @@ import numpy as np
 import pandas as pd
 
 from lossrec.lab.claims import within_factor
-from lossrec.lab.studies import sibling
 from lossrec.lab.significance import judge_difference
 from lossrec.lab import Sweep, Verdict, style
 from lossrec.lab.claims import NOT_SIGNIFICANT
 
 
 
-def _sibling(name: str) -> Any:
-    """Imports a helper module of this study folder (studies are loaded by path)."""
-    return sibling(__file__, name)
-
-
-examples = _sibling("examples")
-web = _sibling("web")
-bbr = _sibling("bbr")
-reorder = _sibling("reorder")
-slide7 = _sibling("slide7")
+from . import examples
+from . import web
+from . import bbr
+from . import reorder
+from . import slide7
 
 TITLE = "RACK + TLP: time-based loss detection and tail loss probes"
 SEED = "001"
@@ -97,7 +91,7 @@ NOTES = """
   is spurious.
 """
 
-notes_mod = _sibling("notes")
+from . import notes as notes_mod
 
 
 def notes(df: pd.DataFrame, ctx: Any) -> str:

@@ -10,19 +10,14 @@ from typing import Any, Tuple
 import numpy as np
 import pandas as pd
 
-from lossrec.lab.studies import sibling
 from lossrec.lab import style
 from lossrec.lab.significance import error_bars, quantile_band
 
 
 
-def _sibling(name: str) -> Any:
-    """Imports a helper module of this study folder (studies are loaded by path)."""
-    return sibling(__file__, name)
-
-
-arms = _sibling("arms")
-metrics = _sibling("metrics")
+from . import arms
+from . import metrics
+from . import verdicts
 WEB_RTT = metrics.WEB_RTT
 #: The deterministic figures' note: there is no noise to draw.
 EXACT = "; controlled drops, nothing random: every repetition is identical, so no error bars"
@@ -162,7 +157,6 @@ def web_saving_per_rtt(df: pd.DataFrame, ctx: Any) -> Tuple[Any, str]:
     """Median OCT saving of RTOR over the baseline, in RTTs, per page and web RTT, on the
     paired selection web_rtor_faster (80 ms) and web_rtor_one_rtt_every_rtt (the other
     RTTs) judge, with the rule's band and the seed's one RTT."""
-    verdicts = _sibling("verdicts")
     c = ctx.study.claims_published["web_rtor_one_rtt_every_rtt"]
     web = df[df["item"] == "web"] if "item" in df else df.iloc[0:0]
     rtts = sorted(int(r) for r in web["rtt_ms"].unique()) if len(web) else []

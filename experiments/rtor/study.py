@@ -13,21 +13,15 @@ from typing import Any, Dict, List
 
 import pandas as pd
 
-from lossrec.lab.studies import sibling
 from lossrec.lab import Sweep, Verdict
 
 
 
-def _sibling(name: str) -> Any:
-    """Imports a helper module of this study folder (studies are loaded by path)."""
-    return sibling(__file__, name)
-
-
-arms = _sibling("arms")
-figures = _sibling("figures")
-verdicts = _sibling("verdicts")
-vstlp = _sibling("vstlp")
-notes_mod = _sibling("notes")
+from . import arms
+from . import figures
+from . import verdicts
+from . import vstlp
+from . import notes as notes_mod
 
 TITLE = "RTO Restart vs the baseline and TLP"
 SEED = "002"

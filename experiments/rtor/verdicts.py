@@ -9,19 +9,14 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 import pandas as pd
 
-from lossrec.lab.studies import sibling
 from lossrec.lab import Verdict
 from lossrec.lab.significance import Need, judge_difference
 
 
 
-def _sibling(name: str) -> Any:
-    """Imports a helper module of this study folder (studies are loaded by path)."""
-    return sibling(__file__, name)
+from . import arms
+from . import metrics
 
-
-arms = _sibling("arms")
-metrics = _sibling("metrics")
 PRESET = {v: k for k, v in arms.NAMES.items()}
 
 

@@ -20,9 +20,8 @@ import pandas as pd
 
 from lossrec.lab import Verdict, style
 from lossrec.lab.significance import judge_difference
-from lossrec.lab.studies import sibling
 
-metrics = sibling(__file__, "metrics")
+from . import metrics
 QS = np.arange(1, 100) / 100.0
 
 

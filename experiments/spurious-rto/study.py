@@ -17,10 +17,9 @@ import pandas as pd
 import lossrec
 from lossrec.lab import Sweep, Verdict, style
 from lossrec.lab.significance import Diff, Need, difference, judge_difference, pooled, relative_mean
-from lossrec.lab.studies import sibling
 
-gprs = sibling(__file__, "gprs")
-newpartial = sibling(__file__, "newpartial")
+from . import gprs
+from . import newpartial
 
 TITLE = "Responding to spurious timeouts: Eifel, undo variants and RTO adaptation"
 SEED = "004"
@@ -137,7 +136,7 @@ def prepare(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-from pathlib import Path  # noqa: E402
+from pathlib import Path
 
 _DIR = Path(__file__).parent
 

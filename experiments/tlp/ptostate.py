@@ -21,10 +21,9 @@ import numpy as np
 import pandas as pd
 
 from lossrec.lab import Verdict, style
-from lossrec.lab.studies import sibling
 from lossrec.lab.tail import is_data_send
 
-web = sibling(__file__, "web")
+from . import web
 
 #: The seed's percentiles and values (segments).
 PCTS = [10, 25, 50, 75, 90, 99]

@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 
 from lossrec.lab.claims import within_factor
-from lossrec.lab.studies import sibling
 from lossrec.lab.significance import judge_difference
 from lossrec.lab import Verdict, within
 from lossrec.lab import tail
@@ -21,15 +20,10 @@ from lossrec.lab.report import table
 
 
 
-def _sibling(name: str) -> Any:
-    """Imports a helper module of this study folder (studies are loaded by path)."""
-    return sibling(__file__, name)
-
-
-examples = _sibling("examples")
-web = _sibling("web")
-ptostate = _sibling("ptostate")
-notes_mod = _sibling("notes")
+from . import examples
+from . import web
+from . import ptostate
+from . import notes as notes_mod
 
 TITLE = "Tail Loss Probe (draft-01): the example, the taxonomy and the web measurements"
 SEED = "000"

@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 
 from lossrec.lab import Sweep, style
-from lossrec.lab.studies import sibling
 from lossrec.lab.tail import summarize, traced_sweep
 
 APPS = ["search", "maps", "images"]
@@ -65,14 +64,14 @@ def arm_of(df: pd.DataFrame) -> pd.Series:
 def traced(ctx: Any) -> pd.DataFrame:
     """The TLP arm traced, one row per (app, receiver, RTT, repetition)."""
     if "traced" not in ctx.cache:
-        pto = sibling(__file__, "ptostate")  # at call time: ptostate imports this module
+        from . import ptostate as pto  # at call time: ptostate imports this module
         frames = []
         for app in APPS:
             for rname, rcv in RECEIVERS.items():
                 d = traced_sweep(ctx.scenario(f"{app}.toml"),
                                  {**_population(ctx.quick), **rcv, "sender.probe": ["tlp-draft"]},
                                  reps=reps(ctx.quick), common_seeds=True,
-                                 summarize_run=lambda recs, obj: {**summarize(recs),
+                                 summarize_run=lambda recs, obj: {**summarize(recs, obj["recoveries"]),
                                                                   **pto.summarize(recs)})
                 d["app"], d["receiver"] = app, rname
                 frames.append(d.drop(columns=["fct_ms_all"]))

@@ -26,9 +26,13 @@ MAX_RANGE = 100_000
 
 
 def _toml_value(text: str) -> Any:
-    from .scenario import _toml_loads
-
-    return _toml_loads(f"v = {text}")["v"]
+    # tomllib itself, not lossrec.scenario's loader: scenario imports this module
+    # (apply_sets), and neither may import the other back (no import circle).
+    try:
+        import tomllib  # Python >= 3.11
+    except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib.loads(f"v = {text}")["v"]
 
 
 def parse_value(text: str) -> Any:

@@ -86,3 +86,19 @@ def test_dask_streams_partitions(cluster, tmp_path):
     assert a["partitions"] == 10 and a["rows"] == 8 * 6 * 2
     assert len(list(out.glob("part-*.parquet"))) == 10
     pd.testing.assert_frame_equal(pd.read_parquet(out), lossrec.sweep(RANDOM, PARAMS, reps=6))
+
+
+def test_every_kind_of_run_goes_through_dask(cluster):
+    """Issue 28 item 13: one runner — the detailed and the traced sweeps run on the
+    cluster too, with the rows a local run gives."""
+    from lossrec.lab import detailed_sweep, tail
+
+    p = {"path.rtt_ms": [10, 40], "sender.preset": ["rfc", "linux-classic"]}
+    lf, lr = detailed_sweep(RANDOM, p, reps=3, jobs=1)
+    df, dr = detailed_sweep(RANDOM, p, reps=3, dask=cluster)
+    pd.testing.assert_frame_equal(lf, df, check_like=False)
+    pd.testing.assert_frame_equal(lr, dr)
+    assert len(lr) > 0
+    local = tail.traced_sweep(RANDOM, p, reps=3, jobs=1)
+    remote = tail.traced_sweep(RANDOM, p, reps=3, dask=cluster)
+    pd.testing.assert_frame_equal(local, remote)

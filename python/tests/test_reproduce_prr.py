@@ -107,7 +107,7 @@ def test_tables_claims(quick):
 
 def test_tables_without_the_binding(monkeypatch):
     study = load_study("prr", EXPERIMENTS)
-    tables = sys.modules["lossrec_study_prr_tables"]
+    tables = sys.modules["lossrec_experiments.prr.tables"]
     monkeypatch.setattr(tables, "_core", type("Core", (), {})())
     out = tables.claims(study.claims_published)
     assert [x.claim for x in out] == list(TABLE_CLAIMS)

@@ -78,7 +78,7 @@ def test_probe_outcomes_from_the_paths_drops():
     assert p[2]["outcome"] == tail.UNNECESSARY and p[2]["dsacked"]
     assert p[3]["outcome"] == tail.PROBE_LOST
     assert p[4]["outcome"] == tail.NEW_DATA and not p[4]["retransmit"]
-    s = tail.summarize(recs)
+    s = tail.summarize(recs, [])
     assert s["probes"] == 5 and s["probes_retransmit"] == 4 and s["probes_dsacked"] == 1
     assert s["tlp_recoveries"] == 1 and s["lost_retransmissions"] == 1
 
@@ -90,13 +90,21 @@ def test_recovery_episodes_and_dup_bytes():
         event(50, "rto", flow=1), recv(60, (0, 100), flow=1), recv(70, (50, 150), flow=1),
         recv(80, (0, 100), flow=1),
     ]
-    eps = tail.recovery_episodes(recs)
-    f0 = [(e["kind"], e["start_us"], e["end_us"], e["rtos"]) for e in eps if e["flow"] == 0]
-    assert f0 == [("fast", 100, 300, 0), ("fast", 400, 500, 0), ("rto", 500, 1000, 2)]
+    # The same episodes as the simulator reports them (crates/sim/src/episodes.rs, the
+    # run's `recoveries`): tail.py reads them, it no longer re-derives them from events.
+    def ep(kind, flow, start, end, ended_by, rto=None, backoffs=0):
+        return {"kind": kind, "flow": flow, "start_ms": start / 1000,
+                "end_ms": None if end is None else end / 1000, "ended_by": ended_by,
+                "rto_ms": None if rto is None else rto / 1000, "backoffs": backoffs}
+    recoveries = [ep("fast", 0, 100, 300, "ack"), ep("fast", 0, 400, 1000, "rto", rto=500),
+                  ep("rto", 0, 500, 1000, "ack", backoffs=1), ep("rto", 1, 50, None, "open")]
+    eps = tail.episode_spans(recoveries, {0: 1000, 1: 80})
+    f0 = [(e["kind"], e["start_us"], e["end_us"]) for e in eps if e["flow"] == 0]
+    assert f0 == [("fast", 100, 300), ("fast", 400, 500), ("rto", 500, 1000)]
     # flow 1's episode never ended: it lasts to the flow's last record
     assert [(e["start_us"], e["end_us"]) for e in eps if e["flow"] == 1] == [(50, 80)]
     assert tail.dup_bytes(recs) == {1: 150}
-    s = tail.summarize(recs)
+    s = tail.summarize(recs, recoveries)
     assert s["rto_episodes"] == 2 and s["fast_episodes"] == 2 and s["timeouts"] == 3
     assert s["recovery_ms"] == pytest.approx((200 + 100 + 500 + 30) / 1000)
 

@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 
 import lossrec
-from lossrec.lab import sweeps
 from lossrec.lab.stream import MANIFEST, partition_name
 
 pytest.importorskip("pyarrow")
@@ -46,7 +45,9 @@ def test_folder_output_is_a_dataset_of_the_same_rows(tmp_path):
 
 
 def _interrupt_after(monkeypatch, n):
-    real = sweeps.run_chunk
+    from lossrec.lab import chunks
+
+    real = chunks.run_chunk
     calls = {"n": 0}
 
     def flaky(*a, **kw):
@@ -55,7 +56,8 @@ def _interrupt_after(monkeypatch, n):
         calls["n"] += 1
         return real(*a, **kw)
 
-    monkeypatch.setattr(sweeps, "run_chunk", flaky)
+    # The runner looks the columns' work function up in lossrec.lab.chunks as it starts.
+    monkeypatch.setattr(chunks, "run_chunk", flaky)
     return calls
 
 

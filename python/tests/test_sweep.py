@@ -177,7 +177,9 @@ def test_chunks_cover_every_scenario_once():
 
 
 def _interrupt_after(monkeypatch, n):
-    real = sweeps.run_chunk
+    from lossrec.lab import chunks
+
+    real = chunks.run_chunk
     calls = {"n": 0}
 
     def flaky(*a, **kw):
@@ -186,7 +188,8 @@ def _interrupt_after(monkeypatch, n):
         calls["n"] += 1
         return real(*a, **kw)
 
-    monkeypatch.setattr(sweeps, "run_chunk", flaky)
+    # The runner looks the columns' work function up in lossrec.lab.chunks as it starts.
+    monkeypatch.setattr(chunks, "run_chunk", flaky)
     return calls
 
 

@@ -33,6 +33,7 @@ mod explain;
 #[global_allocator]
 static ALLOC: lossrec_sim::bench::alloc::Counting<mimalloc::MiMalloc> =
     lossrec_sim::bench::alloc::Counting(mimalloc::MiMalloc);
+mod schema;
 mod sweep;
 mod tail_vectors;
 mod vectors;
@@ -177,6 +178,13 @@ fn flow_fields() -> Vec<(&'static str, &'static str)> {
     FlowResult::FIELDS.to_vec()
 }
 
+/// The recovery-episode schema (`recoveries[]` of the `--json` object): `[(name, kind)]`
+/// in output order, kind `int`, `float` (also a field that may be missing) or `str`.
+#[pyfunction]
+fn recovery_fields() -> Vec<(String, &'static str)> {
+    schema::recovery_fields()
+}
+
 /// Every scenario key with its default and meaning (the scenario module's doc).
 #[pyfunction]
 fn scenario_reference() -> String {
@@ -303,6 +311,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tail_vectors::tail_vectors, m)?)?;
     m.add_function(wrap_pyfunction!(debug_build, m)?)?;
     m.add_function(wrap_pyfunction!(flow_fields, m)?)?;
+    m.add_function(wrap_pyfunction!(recovery_fields, m)?)?;
     m.add_function(wrap_pyfunction!(build_info, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_reference, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;

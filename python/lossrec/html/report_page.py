@@ -12,7 +12,7 @@ from . import page
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..lab.claims import Verdict
-    from ..lab.studies import Study
+    from ..lab.study import Study
 
 #: Keys of a published claim that are not parameters of its rule.
 NOT_PARAMS = {"statement", "value", "unit", "where", "agreement", "metric", "kind", "no_interval",

@@ -58,7 +58,7 @@ import pandas as pd
 from ..scenario import _toml_loads
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .studies import Context, Study
+    from .study import Context, Study
 
 FILE = "calibration.toml"
 OK, OFF, NOT_MEASURED = "ok", "off", "not measured"
@@ -394,7 +394,7 @@ def section(cal: Optional[Mapping[str, Any]]) -> List[str]:
 
 
 def _table(checks: Sequence[Check]) -> str:
-    from .report import table
+    from .markdown import table
 
     return table(["fingerprint", "the seed", "where", "seed's value", "band", "ours",
                   "events", "status", "how we count it"],

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .sweeps import Plan
+    from .plan import Plan
 
 
 def _client(dask: Any) -> Any:
@@ -48,11 +48,14 @@ def _window(client: Any) -> int:
 
 
 def run_on_dask(dask: Any, plan: "Plan", todo: List[int],
-                finished: Callable[[int, Dict[str, Any]], None]) -> None:
-    """Submits chunks ``todo`` of ``plan`` and calls ``finished(i, result)`` as each completes."""
+                finished: Callable[[int, Dict[str, Any]], None],
+                work: Callable[..., Dict[str, Any]]) -> None:
+    """Submits chunks ``todo`` of ``plan``, each to be run by ``work`` on a worker (one
+    thread: the workers' own threads are the parallelism), and calls ``finished(i,
+    result)`` as each completes."""
     from distributed import as_completed
 
-    from .sweeps import _globalise, run_chunk
+    from .plan import globalise
 
     client, own = _client(dask)
     futures: Dict[Any, Any] = {}
@@ -63,7 +66,7 @@ def run_on_dask(dask: Any, plan: "Plan", todo: List[int],
         if i is None:
             return None
         gids, specs, units = plan.payload(i)
-        fut = client.submit(run_chunk, specs, units, 1, pure=False)
+        fut = client.submit(work, specs, units, 1, pure=False)
         futures[fut] = (i, gids)
         return fut
 
@@ -77,7 +80,7 @@ def run_on_dask(dask: Any, plan: "Plan", todo: List[int],
             nxt = submit()
             if nxt is not None:
                 done.add(nxt)
-            finished(i, _globalise(res, gids))
+            finished(i, globalise(res, gids))
     finally:
         if own:
             client.close()

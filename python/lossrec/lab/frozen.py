@@ -37,7 +37,7 @@ from ..scenario import _toml_loads
 from .claims import APART, FAILS, NOT_COMPARABLE, SEED_INCONSISTENT, VERDICTS, Verdict
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .studies import Study
+    from .study import Study
 
 FILE = "expected.toml"
 MODES = ("full", "quick")

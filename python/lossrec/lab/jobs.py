@@ -40,7 +40,7 @@ from ..scenario import _toml_loads
 from .claims import Verdict
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .studies import Study, Sweep
+    from .study import Study, Sweep
 
 PARTIAL = ".partial"
 RUN_FILE = "run.json"

@@ -12,25 +12,13 @@ import pandas as pd
 from . import calibration as calibration_mod
 from . import frozen
 from .claims import FAILS, HOLDS, NOT_COMPARABLE, NOT_SIGNIFICANT, SEED_INCONSISTENT, Verdict
+from .markdown import cell as cell, table as table  # studies use lossrec.lab.report.table
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .studies import Study
+    from .study import Study
 
 MARK = {HOLDS: "✅ holds", FAILS: "❌ does not hold", NOT_COMPARABLE: "➖ not comparable",
         NOT_SIGNIFICANT: "〰 not significant", SEED_INCONSISTENT: "⚠ seed inconsistent"}
-
-
-def cell(x: Any) -> str:
-    """Text safe inside a Markdown table cell."""
-    return str(x).replace("|", "\\|").replace("\n", " ").strip()
-
-
-def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A Markdown (pipe) table by ``DataFrame.to_markdown`` (tabulate): cells as given,
-    escaped by :func:`cell`, not padded (``stralign=None``), so a row reads the same in
-    the source as rendered."""
-    df = pd.DataFrame([[cell(c) for c in r] for r in rows], columns=[cell(h) for h in headers])
-    return df.to_markdown(index=False, tablefmt="pipe", disable_numparse=True, stralign=None, numalign=None)
 
 
 def _values(vs: Any) -> str:

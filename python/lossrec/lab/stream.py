@@ -29,7 +29,7 @@ from ..errors import OutputExistsError
 from .store import _atomic_write
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .sweeps import Plan
+    from .plan import Plan
 
 MANIFEST = "_sweep.json"
 
@@ -140,7 +140,8 @@ def sweep_dataset(plan: "Plan", out: Path, jobs: int, dask: Any,
     """Runs ``plan`` writing partitions to ``out`` (see the module doc). Returns an empty
     DataFrame with the result columns and ``attrs["sweep"]`` (``rows``, ``output``,
     ``partitions`` besides the usual figures): the rows themselves are in the folder."""
-    from .sweeps import _Progress, dispatch, frame
+    from .chunks import frame
+    from .runner import _Progress, dispatch
 
     store = PartitionStore(out, plan.digest, plan.describe(), len(plan.chunks), force)
     done = store.done()

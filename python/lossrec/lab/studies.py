@@ -11,13 +11,13 @@ folders and progress: :mod:`lossrec.lab.jobs`; expected verdicts: :mod:`lossrec.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
+import importlib
+import importlib.machinery
 import json
 import os
 import shutil
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
@@ -35,71 +35,11 @@ from .. import html as html_pages
 from .report import check_index, write_index, write_report
 from .details import detailed_sweep
 from .sweeps import sweep as run_sweep
+from .study import Context, Study, Sweep
 
 PathLike = Union[str, "os.PathLike[str]"]
 #: Environment variable naming the experiments folder.
 ENV = "LOSSREC_EXPERIMENTS"
-
-
-@dataclass
-class Sweep:
-    """One sweep of a study: ``scenario`` (a file in the study folder) × ``params`` ×
-    ``reps``. ``labels`` are constant columns added to its rows (e.g. to mark the
-    no-loss sweep with ``{"path.loss.count": 0}``). ``details`` runs it as a
-    :func:`~lossrec.lab.details.detailed_sweep`: slower, but the rows get every flow field
-    and the recovery episodes go to ``ctx.recoveries`` (and ``recoveries.parquet``)."""
-
-    scenario: str
-    params: Dict[str, List[Any]] = field(default_factory=dict)
-    reps: int = 1
-    common_seeds: bool = False
-    labels: Dict[str, Any] = field(default_factory=dict)
-    details: bool = False
-    #: ``sim`` (the simulator), or ``wire``: each point through the real wire with the
-    #: engine's and Linux's sender (:func:`~lossrec.lab.wire_sweeps.wire_sweep`, needs root).
-    runner: str = "sim"
-    #: Options of :func:`~lossrec.lab.wire_sweeps.wire_sweep` (``close``, ``receiver``).
-    wire: Dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class Context:
-    """What a study's figures and claims may use besides the DataFrame."""
-
-    study: "Study"
-    quick: bool
-    out: Path
-    #: Values a study computes once and shares between its figures and claims.
-    cache: Dict[str, Any] = field(default_factory=dict)
-    #: One row per recovery episode of the ``details`` sweeps (with their labels), or None.
-    recoveries: Optional[pd.DataFrame] = None
-
-    def scenario(self, name: str) -> Path:
-        """A file of the study folder."""
-        return self.study.dir / name
-
-
-@dataclass
-class Study:
-    name: str
-    dir: Path
-    module: ModuleType
-    published: Dict[str, Any]
-
-    @property
-    def title(self) -> str:
-        return str(getattr(self.module, "TITLE", self.name))
-
-    @property
-    def seed(self) -> str:
-        return str(getattr(self.module, "SEED", ""))
-
-    @property
-    def claims_published(self) -> Dict[str, Dict[str, Any]]:
-        return dict(self.published.get("claims", {}))
-
-    def sweeps(self, quick: bool) -> List[Sweep]:
-        return list(self.module.sweeps(quick))
 
 
 # --------------------------------------------------------------------------- finding
@@ -145,12 +85,11 @@ def load_study(name: str, root: Optional[PathLike] = None) -> Study:
 
         raise ValueError(f"unknown study `{name}`; studies: {valid}{did_you_mean(name, studies)}")
     d = studies[name]
-    spec = importlib.util.spec_from_file_location(f"lossrec_study_{name.replace('-', '_')}",
-                                                  d / "study.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    # A fresh study module on every load (as a file re-read); its helper modules are
+    # imported by the study itself (`from . import figures`), once per folder.
+    key = f"{package(d)}.study"
+    sys.modules.pop(key, None)
+    module = importlib.import_module(key)
     for attr in ("sweeps", "claims"):
         if not callable(getattr(module, attr, None)):
             raise ValueError(f"{d / 'study.py'}: defines no {attr}() function")
@@ -231,8 +170,10 @@ def _run_sweep(study: Study, sw: Sweep, jobs: Optional[int], progress: Any, bar:
 
         df = wire_sweep(study.dir / sw.scenario, sw.params, reps=sw.reps, **sw.wire)
     elif sw.details:
+        # Finished chunks are kept beside the simulator sweeps' (resumable, as they are).
         df, rec = detailed_sweep(study.dir / sw.scenario, sw.params, reps=sw.reps, jobs=jobs,
-                                 common_seeds=sw.common_seeds)
+                                 common_seeds=sw.common_seeds,
+                                 keep=base.with_suffix(".details") if base is not None else None)
         for k, v in sw.labels.items():
             rec[k] = v
     else:
@@ -449,20 +390,40 @@ def list_studies(root: Optional[PathLike] = None) -> List[Tuple[str, str, str]]:
     return out
 
 
-def sibling(study_file: str, name: str) -> Any:
-    """Imports the helper module ``name`` from the folder of ``study_file``.
+#: The package the study folders are imported under: ``lossrec_experiments.<folder>``
+#: (``-`` becomes ``_``), whatever the experiments folder's own path.
+PACKAGE = "lossrec_experiments"
 
-    Studies are loaded by path, not as packages, so their helper modules (``figures.py``,
-    ``verdicts.py`` …) are imported through this; each is loaded once, under a key
-    unique to its study folder.
-    """
-    folder = Path(study_file).resolve().parent
-    key = f"lossrec_study_{folder.name.replace('-', '_')}_{name}"
-    if key in sys.modules:
-        return sys.modules[key]
-    spec = importlib.util.spec_from_file_location(key, folder / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[key] = mod
-    spec.loader.exec_module(mod)
-    return mod
+
+def package(folder: Path) -> str:
+    """Registers the study ``folder`` as the package ``lossrec_experiments.<folder>`` and
+    returns that name, so that a study and its helper modules import each other as a
+    package does (``from . import figures``) — no path-import shims. Another folder of
+    the same name (a second experiments root) replaces the first and its modules."""
+    folder = Path(folder).resolve()
+    top = sys.modules.get(PACKAGE)
+    if top is None:
+        top = ModuleType(PACKAGE, "Study folders, imported by lossrec.lab.studies.")
+        top.__spec__ = importlib.machinery.ModuleSpec(PACKAGE, None, is_package=True)
+        top.__path__ = []
+        sys.modules[PACKAGE] = top
+    name = f"{PACKAGE}.{folder.name.replace('-', '_')}"
+    pkg = sys.modules.get(name)
+    if pkg is None or list(getattr(pkg, "__path__", [])) != [str(folder)]:
+        for k in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
+            del sys.modules[k]
+        pkg = ModuleType(name, f"The study folder {folder}.")
+        pkg.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=True)
+        pkg.__spec__.submodule_search_locations = [str(folder)]
+        pkg.__path__ = [str(folder)]
+        pkg.__package__ = name
+        sys.modules[name] = pkg
+        setattr(top, name.rsplit(".", 1)[1], pkg)
+    return name
+
+
+def sibling(study_file: str, name: str) -> Any:
+    """The module ``name`` of the study folder holding ``study_file``, imported as
+    :func:`package` does (the same module object the study itself uses): for tests and
+    notebooks that reach into a study."""
+    return importlib.import_module(f"{package(Path(study_file).parent)}.{name}")

@@ -6,18 +6,19 @@ which transmissions the path dropped. :func:`probe_outcomes` uses that ground tr
 for each loss probe whether it repaired the only loss, revealed more, was unnecessary
 (its segment had already got through) or was itself lost; it also records what the
 sender could see (a DSACK for the probe, the engine's ``tlp_recovery`` verdict).
-:func:`summarize` folds one run's records into the counts the ``tlp`` and ``rack``
+:func:`summarize` folds one run's records, and the recovery episodes the simulator
+computed for it (``crates/sim/src/episodes.rs``), into the counts the ``tlp`` and ``rack``
 studies compare; :func:`traced_sweep` runs sweep points with tracing and summarises each
 run.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-import threading
-from concurrent.futures import ThreadPoolExecutor
+import os
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pandas as pd
 
@@ -27,9 +28,12 @@ from ..result import parse_jsonl
 from . import phase
 from .jobs import _digest, engine_hash
 from ..scenario import ScenarioLike
-from .sweeps import default_jobs, make_plan
+from .details import keep_store, point_values
+from .plan import Unit, make_plan
+from .runner import default_jobs, run_plan, scenario_runs
 
 Record = Mapping[str, Any]
+PathLike = Union[str, "os.PathLike[str]"]
 #: ``send.why`` values that are not data.
 HANDSHAKE = {"syn", "syn_ack", "handshake_ack"}
 PROBES = {"probe_new", "probe_retransmit"}
@@ -171,48 +175,19 @@ def probe_outcomes(records: Iterable[Record]) -> List[Dict[str, Any]]:
     return probes
 
 
-def recovery_episodes(records: Iterable[Record]) -> List[Dict[str, Any]]:
-    """Recovery episodes per flow: ``flow``, ``kind`` ("fast" from ``enter_recovery`` to
-    ``exit_recovery``, "rto" from the first ``rto`` to ``exit_loss``), ``start_us``,
-    ``end_us`` (the flow's last record when the trace ends first) and ``rtos`` (timeouts
-    in the episode, backoffs included). A timeout during fast recovery ends that episode
-    and starts an "rto" one."""
-    state: Dict[int, Optional[Dict[str, Any]]] = {}
-    last: Dict[int, int] = {}
-    out: List[Dict[str, Any]] = []
-    for r in records:
-        flow = int(r.get("flow", 0))
-        t = int(r.get("t_us", 0))
-        last[flow] = t
-        if r.get("kind") != "event":
-            continue
-        name = r.get("name")
-        cur = state.get(flow)
-        if name == "enter_recovery":
-            if cur is None:
-                state[flow] = {"flow": flow, "kind": "fast", "start_us": t, "end_us": None, "rtos": 0}
-        elif name == "exit_recovery":
-            if cur is not None and cur["kind"] == "fast":
-                cur["end_us"] = t
-                out.append(cur)
-                state[flow] = None
-        elif name == "rto":
-            if cur is not None and cur["kind"] == "rto":
-                cur["rtos"] += 1
-            else:
-                if cur is not None:
-                    cur["end_us"] = t
-                    out.append(cur)
-                state[flow] = {"flow": flow, "kind": "rto", "start_us": t, "end_us": None, "rtos": 1}
-        elif name == "exit_loss":
-            if cur is not None and cur["kind"] == "rto":
-                cur["end_us"] = t
-                out.append(cur)
-                state[flow] = None
-    for flow, cur in state.items():
-        if cur is not None:
-            cur["end_us"] = last.get(flow, cur["start_us"])
-            out.append(cur)
+def episode_spans(recoveries: Iterable[Record], last_us: Mapping[int, int]) -> List[Dict[str, Any]]:
+    """The recovery episodes the simulator computed (``crates/sim/src/episodes.rs``: the
+    run's ``recoveries``), as spans: ``flow``, ``kind``, ``start_us`` and ``end_us``. A
+    fast episode a timeout interrupted ends at that timeout (the RTO episode it starts is
+    its own row); an episode the run ended first lasts to its flow's last record
+    (``last_us``)."""
+    out = []
+    for e in recoveries:
+        end = e.get("rto_ms") if e.get("kind") == "fast" and e.get("ended_by") == "rto" else e.get("end_ms")
+        start = round(float(e["start_ms"]) * 1000)
+        flow = int(e.get("flow", 0))
+        out.append({"flow": flow, "kind": e.get("kind"), "start_us": start,
+                    "end_us": round(float(end) * 1000) if end is not None else last_us.get(flow, start)})
     return out
 
 
@@ -231,16 +206,20 @@ def dup_bytes(records: Iterable[Record]) -> Dict[int, int]:
     return dup
 
 
-def summarize(records: List[Record]) -> Dict[str, Any]:
+def summarize(records: List[Record], recoveries: Iterable[Record]) -> Dict[str, Any]:
     """One run's totals over all flows: data segments sent and retransmitted, loss probes
     by outcome, DSACKed probes, TLP recoveries, timeouts, recovery episodes and the time
     spent in them, lost retransmissions (retransmissions the path dropped) and the bytes
-    the receivers got twice."""
+    the receivers got twice. ``records`` is the run's trace, ``recoveries`` its
+    ``--json`` object's ``recoveries`` (the episodes the simulator computed, not
+    re-derived from the trace here)."""
     sends = retx = lost_retx = 0
     tlp_recoveries = rtos = dsacks = 0
     pending_retx: Optional[Tuple[int, Tuple[int, int]]] = None
+    last_us: Dict[int, int] = {}
     for r in records:
         kind = r.get("kind")
+        last_us[int(r.get("flow", 0))] = int(r.get("t_us", 0))
         if kind == "send" and is_data_send(r):
             sends += 1
             why = r.get("why")
@@ -257,7 +236,7 @@ def summarize(records: List[Record]) -> Dict[str, Any]:
             rtos += name == "rto"
             dsacks += name == "dsack"
     probes = probe_outcomes(records)
-    eps = recovery_episodes(records)
+    eps = episode_spans(recoveries, last_us)
     out: Dict[str, Any] = {
         "data_segments": sends, "retransmissions": retx, "lost_retransmissions": lost_retx,
         "probes": len(probes), "probes_retransmit": sum(p["retransmit"] for p in probes),
@@ -296,66 +275,87 @@ def scoreboard(ack: Record, segments: int, mss: int, base: int = 0) -> str:
 # --------------------------------------------------------------------- traced sweeps
 
 
+def _default_summary(recs: List[Record], obj: Dict[str, Any]) -> Dict[str, Any]:
+    return summarize(recs, obj.get("recoveries", []))
+
+
+def _plain(v: Any) -> Any:
+    """numpy scalars as Python numbers, for the JSON a traced run's row travels as."""
+    return v.item() if hasattr(v, "item") else str(v)
+
+
+def _traced_row(summarize_run: Callable[[List[Record], Dict[str, Any]], Dict[str, Any]],
+                text: str, origin: str, seed: int) -> str:
+    """One traced run's row (without its point, rep and seed) as JSON text: the trace is
+    parsed, summarised and dropped here, on the worker."""
+    js, tr, *_ = _core.run_scenario(text, origin, seed, True, False)
+    obj = json.loads(js)
+    flows = obj.get("flows", [])
+    row = {"flows": len(flows), "fct_ms_all": [f.get("fct_ms") for f in flows]}
+    row.update(summarize_run(parse_jsonl(tr or ""), obj))  # type: ignore[arg-type]
+    return json.dumps(row, default=_plain)
+
+
+def run_traced(specs: Sequence[Tuple[str, str, str]], units: Sequence[Unit], threads: int = 1,
+               summarize_run: Callable[[List[Record], Dict[str, Any]], Dict[str, Any]] = _default_summary
+               ) -> Dict[str, Any]:
+    """The traced kind of run for :mod:`lossrec.lab.runner`: each scenario of a chunk with
+    its trace on, summarised by ``summarize_run(records, json_object)`` (``out``: the rows
+    as JSON text)."""
+    return scenario_runs(specs, units, threads, functools.partial(_traced_row, summarize_run))
+
+
 def traced_sweep(
     scenario: ScenarioLike,
     params: Optional[Mapping[str, Any]] = None,
     reps: int = 1,
-    summarize_run: Callable[[List[Record], Dict[str, Any]], Dict[str, Any]] = lambda recs, obj: summarize(recs),
+    summarize_run: Callable[[List[Record], Dict[str, Any]], Dict[str, Any]] = _default_summary,
     jobs: Optional[int] = None,
     *,
     common_seeds: bool = False,
+    dask: Any = None,
+    keep: Optional[PathLike] = None,
 ) -> pd.DataFrame:
     """Runs every point × ``reps`` of ``scenario`` with the trace on — the same points and
-    seeds as :func:`lossrec.lab.sweep` — and returns one row per run: the swept keys,
-    ``rep``, ``seed``, the run's flow totals (``flows``, ``fct_ms`` list as
-    ``fct_ms_all``) and what ``summarize_run(records, json_object)`` returns (by default
-    :func:`summarize`). Each trace is parsed and dropped as soon as it is summarised.
+    seeds as :func:`lossrec.lab.sweep`, through the same runner (local threads or
+    ``dask``) — and returns one row per run: the swept keys, ``rep``, ``seed``, the run's
+    flow totals (``flows``, ``fct_ms`` list as ``fct_ms_all``) and what
+    ``summarize_run(records, json_object)`` returns (by default :func:`summarize`). Each
+    trace is parsed and dropped as soon as it is summarised, on the worker that ran it.
 
-    Inside a study's figures-and-verdicts phase (:mod:`lossrec.lab.phase`) the runs are
+    ``keep``: a path whose ``KEEP.partial/`` folder holds the finished chunks, so that the
+    same call after an interruption resumes. Inside a study's figures-and-verdicts phase
+    (:mod:`lossrec.lab.phase`) the chunks are kept in the phase's folder, the runs are
     shown as they finish and the rows are kept, so an interrupted phase resumes without
     tracing them again."""
     jobs = jobs or default_jobs()
-    plan = make_plan(scenario, params, reps, common_seeds, None, jobs)
-    bases = [_core.validate_scenario(text, origin) for text, origin, _ in plan.specs]
-    tasks = [(p, r) for p in range(len(plan.points)) for r in range(reps)]
+    plan = make_plan(scenario, params, reps, common_seeds, 4 * jobs, jobs)
     ph = phase.active()
     what = Path(plan.specs[0][1].split(" (with ")[0]).name if plan.specs else "scenario"
-    key = _digest(plan.specs, reps, common_seeds, phase.code_id(summarize_run), _core.__version__,
+    code = phase.code_id(summarize_run)
+    key = _digest(plan.specs, reps, common_seeds, code, _core.__version__,
                   build()["commit"], engine_hash())[:20] if ph is not None else ""
     if ph is not None:
         kept = ph.load(key)
         if kept is not None:
-            ph.show(f"traced runs {len(tasks)}/{len(tasks)} ({what}, resumed)")
+            ph.show(f"traced runs {plan.scenarios}/{plan.scenarios} ({what}, resumed)")
             return kept
-    done = [0]
-    lock = threading.Lock()
+        keep = ph.cache / f"traced-{key}"
+    store = keep_store(plan, keep, "traced", code)
 
-    def one(task: Tuple[int, int]) -> Dict[str, Any]:
-        p, rep = task
-        text, origin, key = plan.specs[p]
-        seed = _core.sweep_seed(bases[p], key, rep)
-        js, tr, *_ = _core.run_scenario(text, origin, seed, True, False)
-        obj = json.loads(js)
-        recs = parse_jsonl(tr or "")
-        point = {k: plan.values[j][plan.points[p][j]] for j, k in enumerate(plan.keys)}
-        flows = obj.get("flows", [])
-        row = {**point, "rep": rep, "seed": seed, "flows": len(flows),
-               "fct_ms_all": [f.get("fct_ms") for f in flows]}
-        row.update(summarize_run(recs, obj))  # type: ignore[arg-type]
+    def shown(done: int, total: int) -> None:
         if ph is not None:
-            with lock:
-                done[0] += 1
-                ph.show(f"traced runs {done[0]}/{len(tasks)} ({what})")
-        return row
+            ph.show(f"traced runs {done}/{total} ({what})")
 
-    if jobs > 1 and len(tasks) > 1:
-        with ThreadPoolExecutor(max_workers=jobs) as ex:
-            rows = list(ex.map(one, tasks))
-    else:
-        rows = [one(t) for t in tasks]
+    work = functools.partial(run_traced, summarize_run=summarize_run)
+    parts, _ = run_plan(plan, jobs, dask, work=work, store=store, progress=shown)
+    rows = [{**point_values(plan, int(p)), "rep": int(rep), "seed": int(seed), **json.loads(str(row))}
+            for part in parts for p, rep, seed, row in zip(part["point"], part["rep"], part["seed"], part["out"])]
     df = pd.DataFrame(rows)
     if ph is not None:
         ph.save(key, df)
+    if store is not None:
+        store._discard()
     return df
 
 

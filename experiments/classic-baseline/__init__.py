@@ -1,0 +1,1 @@
+"""The classic-baseline study (`lossrec reproduce classic-baseline`): its study.py and helper modules."""

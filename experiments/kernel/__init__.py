@@ -1,0 +1,1 @@
+"""The kernel study (`lossrec reproduce kernel`): its study.py and helper modules."""

@@ -1,0 +1,1 @@
+"""The prr study (`lossrec reproduce prr`): its study.py and helper modules."""

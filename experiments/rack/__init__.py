@@ -1,0 +1,1 @@
+"""The rack study (`lossrec reproduce rack`): its study.py and helper modules."""

@@ -1,0 +1,1 @@
+"""The rtor study (`lossrec reproduce rtor`): its study.py and helper modules."""

@@ -1,0 +1,1 @@
+"""The spurious-rto study (`lossrec reproduce spurious-rto`): its study.py and helper modules."""

@@ -1,0 +1,1 @@
+"""The tlp study (`lossrec reproduce tlp`): its study.py and helper modules."""
