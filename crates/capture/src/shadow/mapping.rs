@@ -17,7 +17,7 @@
 //!   segment carried the echoed tick, its own engine TSval is the echo (an RTT sample as
 //!   exact as the engine's own clock), else the tick's.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use lossrec::{Ack, EcnMarks, Instant, IpEcn, Range, SackBlocks, SynOptions, Timestamps};
 
@@ -38,9 +38,10 @@ pub struct Mapping {
     /// The last TSval noted: a burst shares one, so most packets skip the map.
     last: Option<u32>,
     /// Capture start offset → (captured TSval, engine TSval) of its latest matched
-    /// transmission, for the echo of the segment at the previous ACK.
-    by_start: HashMap<u64, (u32, u64)>,
-    starts: VecDeque<u64>,
+    /// transmission, for the echo of the segment at the previous ACK: only segments at
+    /// or above the cumulative ACK (the next lookup's key is never below it), at most
+    /// `TS_MEMORY` of them (the lowest go first).
+    by_start: BTreeMap<u64, (u32, u64)>,
     /// The previous ACK's cumulative (capture offset): the receiver's Last.ACK.sent.
     last_cum: Option<u64>,
 }
@@ -54,8 +55,7 @@ impl Mapping {
             tsvals: HashMap::new(),
             order: VecDeque::new(),
             last: None,
-            by_start: HashMap::new(),
-            starts: VecDeque::new(),
+            by_start: BTreeMap::new(),
             last_cum: None,
         }
     }
@@ -105,13 +105,12 @@ impl Mapping {
     /// the engine's transmission stamped `engine_val`.
     pub fn match_piece(&mut self, start: u64, tsval: u32, engine_val: u64) {
         self.match_tsval(tsval, engine_val);
-        if self.by_start.insert(start, (tsval, engine_val)).is_none() {
-            if self.starts.len() == TS_MEMORY {
-                if let Some(old) = self.starts.pop_front() {
-                    self.by_start.remove(&old);
-                }
-            }
-            self.starts.push_back(start);
+        if self.last_cum.is_some_and(|c| start < c) {
+            return;
+        }
+        self.by_start.insert(start, (tsval, engine_val));
+        if self.by_start.len() > TS_MEMORY {
+            self.by_start.pop_first();
         }
     }
 
@@ -171,7 +170,12 @@ impl Mapping {
                 ecr,
             })
         });
-        self.last_cum = Some(self.last_cum.map_or(a.cumulative, |c| c.max(a.cumulative)));
+        let cum = self.last_cum.map_or(a.cumulative, |c| c.max(a.cumulative));
+        if self.last_cum != Some(cum) {
+            // Segments below the cumulative ACK are never looked up again.
+            self.by_start = self.by_start.split_off(&cum);
+        }
+        self.last_cum = Some(cum);
         Ack {
             cumulative: self.offset(a.cumulative),
             sack,
