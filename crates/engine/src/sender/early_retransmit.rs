@@ -75,7 +75,7 @@ impl Sender {
         if at <= now + delay {
             return false;
         }
-        self.core.delay_early_retransmit(DelayedEr {
+        self.delay_early_retransmit(DelayedEr {
             displaced: (kind, at),
             enhanced: trigger == Trigger::Enhanced,
         });
@@ -106,7 +106,7 @@ impl Sender {
 
     /// Any ACK cancels a pending delayed early retransmit: the RTO it displaced returns.
     pub(super) fn cancel_delayed_early_retransmit(&mut self) {
-        let delayed = self.core.take_delayed_er();
+        let delayed = self.take_delayed_er();
         if self.core.timer.kind() == Some(TimerKind::EarlyRetransmit) {
             if let Some(DelayedEr {
                 displaced: (kind, at),
@@ -121,7 +121,7 @@ impl Sender {
     /// The delayed early retransmit's deadline passed with no ACK in between: the RTO
     /// returns to the slot and, if ER still applies, fast recovery starts.
     pub(super) fn on_delayed_early_retransmit(&mut self, now: Instant) {
-        let delayed = self.core.take_delayed_er();
+        let delayed = self.take_delayed_er();
         match delayed {
             Some(DelayedEr {
                 displaced: (kind, at),

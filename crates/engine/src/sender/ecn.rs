@@ -121,7 +121,7 @@ impl Sender {
         self.core.tlp_draft.reset();
         self.core.tlp.reset();
         let high_seq = self.core.sb.snd_nxt();
-        self.core.begin_cwr(high_seq);
+        self.begin_cwr(high_seq);
         self.stats.ecn_reductions += 1;
         let (cwnd, ssthresh) = (self.cwnd, self.ssthresh);
         self.emit(
@@ -166,7 +166,7 @@ impl Sender {
         if self.core.reducer.prr().is_some() {
             self.reduction_sets_cwnd(self.ssthresh);
         }
-        self.core.settle();
+        self.settle();
         let (snd_una, cwnd) = (self.core.sb.snd_una(), self.cwnd);
         self.emit(now, EventKind::ExitCwr { snd_una, cwnd });
     }

@@ -54,7 +54,7 @@ impl Sender {
             Decision::SendNew => {
                 if self.core.evidence.frto.variant == Variant::Linux {
                     // high_seq = snd_nxt; new data as cwnd allows on this ACK.
-                    self.core.extend_loss(self.core.evidence.frto.recover);
+                    self.extend_loss(self.core.evidence.frto.recover);
                     self.pending = Pending::FrtoNew(FrtoNew::CwndAllows);
                 } else {
                     self.pending = Pending::FrtoNew(FrtoNew::Segments(2));

@@ -31,7 +31,7 @@ impl Sender {
     pub(super) fn on_ack_open(&mut self, now: Instant, a: &AckSummary) {
         if !self.open_starts_episode(now, a) {
             self.grow_cwnd(now, a);
-            self.core.settle();
+            self.settle();
         }
     }
 
@@ -135,14 +135,14 @@ impl Sender {
         if a.ece {
             self.ecn_forbid_restore(); // Linux `tcp_fastretrans_alert` (A)
         }
-        let reported = self.core.loss_consume_reported(a.acked);
+        let reported = self.loss_consume_reported(a.acked);
         let a = &AckSummary {
             reported_before: a.reported_before + reported,
             ..*a
         };
         self.grow_cwnd(now, a);
         if a.sent_since_rto > 0 && a.echo_answers_retrans {
-            self.core.loss_answered();
+            self.loss_answered();
         }
         self.frto_check_room(now);
         if self.core.sb.snd_una() >= recovery_point {
@@ -316,7 +316,7 @@ impl Sender {
         // RFC 9937 §6: RecoverFS (FlightSize at entry) bounds the non-SACK estimate of the
         // whole episode, the duplicates that started it included.
         let budget = (!self.sack_ok).then(|| flight.saturating_sub(self.core.dup.reno_sacked));
-        self.core.begin_recovery(budget);
+        self.begin_recovery(budget);
         self.core.sb.start_recovery_episode();
         // The head is lost (with SACK: IsLost may not say so yet; without SACK it is the
         // segment the duplicates point at, as Linux's `tcp_mark_head_lost`). RACK marks

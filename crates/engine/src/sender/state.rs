@@ -7,7 +7,6 @@
 //! in it (Linux `tcp_init_cwnd_reduction` + `tcp_end_cwnd_reduction` +
 //! `tcp_try_keep_open`).
 
-use super::recovery_core::RecoveryCore;
 use super::Sender;
 use crate::event::EventKind;
 use crate::time::Instant;
@@ -130,31 +129,28 @@ impl Ca {
     }
 }
 
-/// The recovery state's transitions that touch only the core (DESIGN.md: the named
-/// transitions are the only writers of `Ca`); those that emit an event or read the
-/// shell (`begin_loss`, `end_recovery`) are on `Sender` below.
-impl RecoveryCore {
+impl Sender {
     /// Open, or Disorder while SACK marks or duplicate ACKs remain (keeping a Disorder
     /// episode's data).
     pub(super) fn settle(&mut self) {
-        let suspicious = self.sb.sacked_bytes() > 0 || self.dup.count > 0;
-        match self.ca {
+        let suspicious = self.core.sb.sacked_bytes() > 0 || self.core.dup.count > 0;
+        match self.core.ca {
             Ca::Disorder { .. } if suspicious => {}
-            _ if suspicious => self.ca = Ca::Disorder { delayed_er: None },
-            _ => self.ca = Ca::Open,
+            _ if suspicious => self.core.ca = Ca::Disorder { delayed_er: None },
+            _ => self.core.ca = Ca::Open,
         }
     }
 
     /// A delayed early retransmit is armed: the connection waits in Disorder.
     pub(super) fn delay_early_retransmit(&mut self, d: DelayedEr) {
-        self.ca = Ca::Disorder {
+        self.core.ca = Ca::Disorder {
             delayed_er: Some(d),
         };
     }
 
     /// The delayed early retransmit leaves the Disorder episode (fired or cancelled).
     pub(super) fn take_delayed_er(&mut self) -> Option<DelayedEr> {
-        match &mut self.ca {
+        match &mut self.core.ca {
             Ca::Disorder { delayed_er } => delayed_er.take(),
             _ => None,
         }
@@ -165,12 +161,12 @@ impl RecoveryCore {
     /// while `tcp_in_cwnd_reduction`). `budget`: the non-SACK bound (RFC 9937 §6).
     pub(super) fn begin_recovery(&mut self, budget: Option<u64>) {
         // A new episode brings its own budget.
-        self.dup.undone_budget = None;
-        let recovery_point = match self.ca {
+        self.core.dup.undone_budget = None;
+        let recovery_point = match self.core.ca {
             Ca::Cwr { high_seq } => high_seq,
-            _ => self.sb.snd_nxt(),
+            _ => self.core.sb.snd_nxt(),
         };
-        self.ca = Ca::Recovery {
+        self.core.ca = Ca::Recovery {
             recovery_point,
             budget,
         };
@@ -179,51 +175,9 @@ impl RecoveryCore {
     /// A reduction without retransmission begins (RFC 3168 §6.1.2; Linux `tcp_enter_cwr`)
     /// until SND.UNA passes `high_seq`.
     pub(super) fn begin_cwr(&mut self, high_seq: u64) {
-        self.ca = Ca::Cwr { high_seq };
+        self.core.ca = Ca::Cwr { high_seq };
     }
 
-    /// An ACK in RTO recovery answered the timeout's retransmission (its echo shows it).
-    pub(super) fn loss_answered(&mut self) {
-        if let Ca::Loss { answered, .. } = &mut self.ca {
-            *answered = true;
-        }
-    }
-
-    /// In RTO recovery without SACK, an advance of `acked` bytes: how many of them the
-    /// duplicates before the timeout had reported delivered (the hole first takes its
-    /// share, which none reported).
-    pub(super) fn loss_consume_reported(&mut self, acked: u64) -> u64 {
-        let Ca::Loss { reported, hole, .. } = &mut self.ca else {
-            return 0;
-        };
-        let in_hole = acked.min(*hole);
-        *hole -= in_hole;
-        let consumed = (*reported).min(acked - in_hole);
-        *reported -= consumed;
-        consumed
-    }
-
-    /// Linux F-RTO's step 2b moves RTO recovery's end to SND.NXT (`high_seq = snd_nxt`
-    /// in `tcp_process_loss`).
-    pub(super) fn extend_loss(&mut self, recovery_point: u64) {
-        if let Ca::Loss {
-            reported,
-            hole,
-            answered,
-            ..
-        } = self.ca
-        {
-            self.ca = Ca::Loss {
-                recovery_point,
-                reported,
-                hole,
-                answered,
-            };
-        }
-    }
-}
-
-impl Sender {
     /// RTO recovery begins (RFC 6675 §5.1: RecoveryPoint = HighData), remembering what
     /// the duplicate ACKs had reported (before their count is reset): one segment each,
     /// every duplicate counted as Linux's `sacked_out` counts them, at most what is
@@ -244,6 +198,46 @@ impl Sender {
             hole,
             answered: false,
         };
+    }
+
+    /// An ACK in RTO recovery answered the timeout's retransmission (its echo shows it).
+    pub(super) fn loss_answered(&mut self) {
+        if let Ca::Loss { answered, .. } = &mut self.core.ca {
+            *answered = true;
+        }
+    }
+
+    /// In RTO recovery without SACK, an advance of `acked` bytes: how many of them the
+    /// duplicates before the timeout had reported delivered (the hole first takes its
+    /// share, which none reported).
+    pub(super) fn loss_consume_reported(&mut self, acked: u64) -> u64 {
+        let Ca::Loss { reported, hole, .. } = &mut self.core.ca else {
+            return 0;
+        };
+        let in_hole = acked.min(*hole);
+        *hole -= in_hole;
+        let consumed = (*reported).min(acked - in_hole);
+        *reported -= consumed;
+        consumed
+    }
+
+    /// Linux F-RTO's step 2b moves RTO recovery's end to SND.NXT (`high_seq = snd_nxt`
+    /// in `tcp_process_loss`).
+    pub(super) fn extend_loss(&mut self, recovery_point: u64) {
+        if let Ca::Loss {
+            reported,
+            hole,
+            answered,
+            ..
+        } = self.core.ca
+        {
+            self.core.ca = Ca::Loss {
+                recovery_point,
+                reported,
+                hole,
+                answered,
+            };
+        }
     }
 
     /// Fast or RTO recovery ends (at its recovery point, or undone): back to Open, or
