@@ -115,6 +115,13 @@ impl Sender {
                 };
                 self.reduce_on_ack(&a, lost);
             }
+        } else if from == RecoveryState::Recovery
+            && self.alg.rules.reo_timeout_in_recovery_fills_cwnd
+        {
+            // Linux `tcp_rack_reo_timeout` → `tcp_xmit_retransmit_queue`: bounded by
+            // cwnd − in flight, and the marks just took segments out of the flight.
+            let room = self.cwnd.saturating_sub(self.recovery_pipe());
+            self.reducer.on_old_ack(room);
         }
         match self.rack_wait.take() {
             Some(wait) if self.rack.variant() == Variant::Rfc8985 => self.arm_reo_timer(now, wait),
