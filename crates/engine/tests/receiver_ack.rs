@@ -429,7 +429,11 @@ fn a_repeated_fin_segment_ending_at_rcv_wup_is_recorded() {
     feed(&mut rx, ms(2), fin(101));
     all_acks(&mut rx, ms(500));
     let a = feed(&mut rx, ms(600), fin(130));
-    assert_eq!(ecr(&a), vec![130], "the repeated FIN segment's TSval is echoed");
+    assert_eq!(
+        ecr(&a),
+        vec![130],
+        "the repeated FIN segment's TSval is echoed"
+    );
     assert_eq!(a[0].cumulative, 2 * MSS + 1);
 }
 
