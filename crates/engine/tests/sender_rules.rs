@@ -660,3 +660,36 @@ fn tlp_in_flight_counts_in_undo_retrans_at_a_timeout() {
         s.cwnd()
     );
 }
+
+/// Linux `tcp_rack_reo_timeout` in Recovery: no reduction step (`tcp_cwnd_reduction` runs
+/// only when the timer starts recovery), then `tcp_xmit_retransmit_queue`, which sends
+/// while `tcp_packets_in_flight` < cwnd — cwnd as the last ACK's step set it. The segment
+/// the timer marks lost leaves the flight, so it makes room for one more retransmission
+/// (issue 23, diff p36: the kernel resends at the timer, the engine waited for an ACK).
+#[test]
+fn reo_timeout_in_recovery_sends_what_cwnd_allows() {
+    let mut s = Sender::new(plain(Config::linux()), ms(0)).unwrap();
+    s.write(ms(0), 14 * MSS);
+    drain(&mut s, ms(0));
+    // Segment 0 ACKed at 100 ms (SRTT 100 ms): slow start sends segments 10 and 11.
+    assert_eq!(
+        on_ack(&mut s, ms(100), ack(MSS)),
+        vec![(10, Why::New), (11, Why::New)]
+    );
+    // Segment 11 SACKed at 150 ms: 1-9 (sent at 0) are lost, 10 (sent at 100) waits.
+    let first = on_ack(&mut s, ms(150), sack(MSS, &[(11 * MSS, 12 * MSS)]));
+    assert_eq!(s.state(), RecoveryState::Recovery);
+    assert_eq!(first, vec![(1, Why::RackRetransmit)]);
+    assert_eq!(s.timer_kind(), Some(TimerKind::ReoTimeout));
+    let cwnd = s.cwnd();
+    assert_eq!(s.pipe(), 2 * MSS, "segment 10 and the retransmission of 1");
+    assert_eq!(cwnd, 2 * MSS, "in flight (1) + sndcnt (1) at the ACK");
+    let at = s.poll_timeout().unwrap();
+    s.on_timeout(at);
+    assert_eq!(s.cwnd(), cwnd, "no reduction step at a timer in Recovery");
+    assert_eq!(
+        sent(&mut s, at),
+        vec![(2, Why::RackRetransmit)],
+        "segment 10 left the flight: cwnd − in flight = 1 segment"
+    );
+}

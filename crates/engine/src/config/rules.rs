@@ -94,6 +94,12 @@ pub struct FlavourRules {
     /// segment counted as delivered (`tcp_rack_reo_timeout`: `tcp_cwnd_reduction(sk, 1,
     /// lost, 0)`).
     pub reo_timeout_reduces_at_once: bool,
+    /// A reorder timeout during fast recovery sends what cwnd (as the last ACK's
+    /// reduction step set it) less what is in flight now allows: no step of its own, but
+    /// `tcp_xmit_retransmit_queue` stops only at `tcp_packets_in_flight` ≥ cwnd, so the
+    /// segments the timer marked lost make room (`tcp_rack_reo_timeout`). Otherwise
+    /// recovery sends only the quota of the last ACK.
+    pub reo_timeout_in_recovery_fills_cwnd: bool,
     /// HyStart runs on ACKs that cover no retransmission (`bictcp_acked` →
     /// `hystart_update`); the RFC flavour has no HyStart.
     pub hystart: bool,
@@ -162,6 +168,7 @@ impl FlavourRules {
             probe_in_flight_counts_at_undo_start: linux,
             pacing_rate_always: linux,
             reo_timeout_reduces_at_once: linux,
+            reo_timeout_in_recovery_fills_cwnd: linux,
             hystart: linux,
             dsack_undo_keeps_reo_wnd: linux,
             undone_recovery_not_counted: linux,

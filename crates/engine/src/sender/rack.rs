@@ -4,6 +4,7 @@
 //! `tcp_rack_reo_timeout`), and the RTO's marks (§6.3).
 
 use super::{RecoveryState, Sender};
+use crate::cc::CongestionController;
 use crate::detect::rack::{ReoInputs, Variant};
 use crate::event::{Event, EventKind, LossDetector};
 use crate::packet::{Range, Why};
@@ -122,6 +123,15 @@ impl Sender {
                 };
                 self.reduce_on_ack(&a, lost);
             }
+        } else if from == RecoveryState::Recovery
+            && self.alg.rules.reo_timeout_in_recovery_fills_cwnd
+            && !self.cc.sets_cwnd()
+        {
+            // Linux `tcp_rack_reo_timeout` → `tcp_xmit_retransmit_queue`: bounded by
+            // cwnd − in flight, and the marks just took segments out of the flight. (A
+            // controller that sets cwnd is bounded so already; PRR then only counts.)
+            let room = self.cwnd.saturating_sub(self.recovery_pipe());
+            self.reducer.on_old_ack(room);
         }
         match self.core.rack_wait.take() {
             Some(wait) if self.core.rack.variant() == Variant::Rfc8985 => {
