@@ -131,7 +131,7 @@ impl Sender {
             // cwnd − in flight, and the marks just took segments out of the flight. (A
             // controller that sets cwnd is bounded so already; PRR then only counts.)
             let room = self.cwnd.saturating_sub(self.recovery_pipe());
-            self.reducer.on_old_ack(room);
+            self.core.reducer.on_old_ack(room);
         }
         match self.core.rack_wait.take() {
             Some(wait) if self.core.rack.variant() == Variant::Rfc8985 => {
