@@ -1,14 +1,13 @@
 //! `explain` end to end: scan the capture for its connections, then stream it once more
 //! through a [`Reconstructor`] and a [`Shadow`] per chosen connection.
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::Path;
 
 use lossrec::Config;
 
 use crate::conn::{ConnStats, Reconstructor, Record, MID_BASE};
-use crate::decode::decode;
+use crate::index::{each_packet, Slots};
 use crate::index::{scan, ConnInfo, Index};
 use crate::shadow::{App, Row, Shadow, Summary};
 use crate::source::{FrameSource, SourceError};
@@ -173,7 +172,7 @@ pub fn explain_sources(
         });
     }
     let mut slots: Vec<Slot> = Vec::new();
-    let mut by_key: HashMap<(SocketAddr, SocketAddr), usize> = HashMap::new();
+    let mut by_key = Slots::new();
     for &i in &chosen {
         let c = &index.conns[i];
         let (s, r) = c.direction();
@@ -200,17 +199,9 @@ pub fn explain_sources(
     }
     let mut source = open().map_err(Error::Source)?;
     let mut buf: Vec<Record> = Vec::new();
-    while let Some(frame) = source.next_frame() {
-        let Ok(frame) = frame else { break };
-        let Ok(p) = decode(&frame) else { continue };
-        let k = if p.src <= p.dst {
-            (p.src, p.dst)
-        } else {
-            (p.dst, p.src)
-        };
-        let Some(&si) = by_key.get(&k) else { continue };
+    each_packet(&mut source, &by_key, |si, p| {
         let slot = &mut slots[si];
-        if note_handshake(slot, &p) {
+        if note_handshake(slot, p) {
             // The opener's third packet: how long an ACK takes from the capture point
             // to the data sender (≈ 0 at the sender, the reverse path's delay on it).
             if let ([_, Some(b), Some(c)], Some(o)) = (slot.hs, slot.opener) {
@@ -224,7 +215,7 @@ pub fn explain_sources(
                 }
             }
         }
-        buf.extend(slot.rec.push(&p));
+        buf.extend(slot.rec.push(p));
         for r in buf.drain(..) {
             match &r {
                 Record::Data(t) => slot.reorder.on_data(t),
@@ -233,7 +224,7 @@ pub fn explain_sources(
             }
             slot.shadow.push(r, &mut |row| on_row(si, &row));
         }
-    }
+    });
     let conns = slots
         .into_iter()
         .zip(&chosen)

@@ -117,6 +117,27 @@ pub struct Index {
     pub error: Option<String>,
 }
 
+/// The connections a second pass over a capture follows: the ordered endpoint pair →
+/// the caller's slot.
+pub(crate) type Slots = std::collections::HashMap<(SocketAddr, SocketAddr), usize>;
+
+/// A second pass: every TCP packet of `source` on a connection in `slots`, with its
+/// slot, in capture order. Frames that do not decode (or a truncated tail, which the
+/// index's pass already reported) are passed over.
+pub(crate) fn each_packet(
+    source: &mut FrameSource,
+    slots: &Slots,
+    mut f: impl FnMut(usize, &TcpPacket),
+) {
+    while let Some(frame) = source.next_frame() {
+        let Ok(frame) = frame else { break };
+        let Ok(p) = decode(&frame) else { continue };
+        if let Some(&si) = slots.get(&key(&p)) {
+            f(si, &p);
+        }
+    }
+}
+
 /// Key: the ordered endpoint pair.
 fn key(p: &TcpPacket) -> (SocketAddr, SocketAddr) {
     if p.src <= p.dst {

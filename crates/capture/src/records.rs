@@ -2,16 +2,15 @@
 //! (python/lossrec/replay_capture.py), which infers the path from them: every data transmission
 //! and every ACK the sender received, in stream offsets, with the handshake's times.
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::Path;
 
 use serde_json::{json, Value};
 
 use crate::conn::{Reconstructor, Record};
-use crate::decode::decode;
 use crate::explain::{flow_matches, Error};
 use crate::index::scan;
+use crate::index::{each_packet, Slots};
 use crate::source::FrameSource;
 
 struct Slot {
@@ -35,7 +34,7 @@ struct Slot {
 pub fn records_path(path: &Path, flow: Option<&str>) -> Result<Vec<Value>, Error> {
     let index = scan(FrameSource::open(path).map_err(Error::Source)?);
     let mut slots: Vec<Slot> = Vec::new();
-    let mut by_key: HashMap<(SocketAddr, SocketAddr), usize> = HashMap::new();
+    let mut by_key = Slots::new();
     for c in &index.conns {
         if !flow.is_none_or(|f| flow_matches(f, c)) {
             continue;
@@ -61,24 +60,16 @@ pub fn records_path(path: &Path, flow: Option<&str>) -> Result<Vec<Value>, Error
         });
     }
     let mut source = FrameSource::open(path).map_err(Error::Source)?;
-    while let Some(frame) = source.next_frame() {
-        let Ok(frame) = frame else { break };
-        let Ok(p) = decode(&frame) else { continue };
-        let k = if p.src <= p.dst {
-            (p.src, p.dst)
-        } else {
-            (p.dst, p.src)
-        };
-        let Some(&si) = by_key.get(&k) else { continue };
+    each_packet(&mut source, &by_key, |si, p| {
         let slot = &mut slots[si];
         if slot.synack.is_some() && slot.third.is_none() && Some(p.src) == slot.opener {
             slot.third = Some(p.ts_ns);
         }
-        let recs: Vec<Record> = slot.rec.push(&p).collect();
+        let recs: Vec<Record> = slot.rec.push(p).collect();
         for r in recs {
             push(slot, r);
         }
-    }
+    });
     Ok(slots.into_iter().map(to_json).collect())
 }
 
