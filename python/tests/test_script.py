@@ -136,3 +136,44 @@ def test_upstream_conformance_table(tmp_path):
     assert f"| tcp_sack_urg.pkt | unsupported | {n}: unsupported: urgent data" in out
     assert ("2 scripts: 1 passed, 1 failed; without comparing PSH: 2 passed, 0 failed") in out
     assert out.strip().splitlines()[-1] == "1 passed, 2 failed"
+
+
+def test_upstream_conformance_known_failures(tmp_path):
+    """A failure that the list of known failures records (script, line, reason: the
+    kernel this project measures fails it too) is reported as `known-fail` with its reason
+    and does not fail the run; the same script failing at another line is a new failure."""
+    import os
+    import subprocess
+    import sys
+
+    pd = tmp_path / "packetdrill" / "gtests" / "net"
+    (pd / "common").mkdir(parents=True)
+    (pd / "common" / "defaults.sh").write_text("sysctl -q net.ipv4.tcp_reordering=3\n")
+    fr = pd / "tcp" / "fast_retransmit"
+    fr.mkdir(parents=True)
+    (fr / "short.pkt").write_text("`../common/defaults.sh`\n" + OPEN
+                                  + "+0 write(4, ..., 1000) = 1000\n+0 > P. 1:501(500) ack 1\n")
+    n = OPEN.count("\n") + 3
+    known = tmp_path / "known.tsv"
+    env = dict(os.environ, LOSSREC=f"{sys.executable} -m lossrec",
+               UPSTREAM_KNOWN_FAILURES=str(known))
+
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["bash", str(CONFORMANCE), str(tmp_path / "packetdrill")],
+                              capture_output=True, text=True, env=env, timeout=300)
+
+    known.write_text("# script\tline\treason\n"
+                     f"fast_retransmit/short.pkt\t{n}\tLinux 9.9 sends 1000 bytes too\n")
+    p = run()
+    assert p.returncode == 0, p.stdout + p.stderr
+    row = next(r for r in p.stdout.splitlines() if r.startswith("| fast_retransmit/short.pkt"))
+    assert row.startswith(f"| fast_retransmit/short.pkt | known-fail | {n}: ")
+    assert "known: Linux 9.9 sends 1000 bytes too" in row
+    assert "1 scripts: 0 passed, 1 failed (1 known)" in p.stdout
+    assert p.stdout.strip().splitlines()[-1] == "0 passed, 1 failed (1 known, 0 new)"
+
+    known.write_text(f"fast_retransmit/short.pkt\t{n + 1}\tat another line\n")
+    p = run()
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert f"| fast_retransmit/short.pkt | fail | {n}: " in p.stdout
+    assert p.stdout.strip().splitlines()[-1] == "0 passed, 1 failed"
