@@ -185,6 +185,14 @@ fn recovery_fields() -> Vec<(String, &'static str)> {
     schema::recovery_fields()
 }
 
+/// The `flows` benchmark's scenario text at `flows` flows, stopping at `max_time_s`
+/// (`lossrec_sim::bench::flows`: the one definition `lossrec bench` and its CLI-overhead
+/// arm share).
+#[pyfunction]
+fn bench_flows_scenario(flows: u64, max_time_s: f64) -> String {
+    lossrec_sim::bench::flows::flows_toml(flows, max_time_s)
+}
+
 /// Every scenario key with its default and meaning (the scenario module's doc).
 #[pyfunction]
 fn scenario_reference() -> String {
@@ -314,6 +322,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(recovery_fields, m)?)?;
     m.add_function(wrap_pyfunction!(build_info, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_reference, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_flows_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::sweep_points, m)?)?;
     m.add_function(wrap_pyfunction!(batch::run_batch, m)?)?;

@@ -20,25 +20,6 @@ from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any, Dict, List
 
-#: The `flows` benchmark's scenario at 100,000 flows (crates/sim/src/bench/flows.rs):
-#: 1,000,000 segments, 10 per flow, all starting at once; 10 Gb/s, 40 ms, 1 % loss, linux.
-SCENARIO = """seed = 1
-max_time_s = 3600
-[path]
-rtt_ms = 40
-rate_mbps = 10000
-queue_packets = 35000
-[path.loss]
-model = "bernoulli"
-p = 0.01
-[sender]
-preset = "linux"
-[workload]
-kind = "flows"
-flows = {flows}
-segments = {segments}
-arrival = "concurrent"
-"""
 
 
 def _cpu() -> float:
@@ -74,10 +55,14 @@ def _once(path: Path, args: List[str]) -> Dict[str, float]:
 def cli_overhead(flows: int = 100_000, rounds: int = 3) -> Dict[str, Any]:
     """Per output mode (``table``, ``json``): each round's simulation CPU, whole-command
     CPU and their difference, and the median overhead in % of the simulation."""
+    from .. import _core
+
     out: Dict[str, Any] = {"flows": flows, "rounds": rounds}
     with tempfile.TemporaryDirectory(prefix="lossrec-bench-") as d:
         p = Path(d) / "flows.toml"
-        p.write_text(SCENARIO.format(flows=flows, segments=max(1, 1_000_000 // flows)))
+        # The `flows` benchmark's scenario (crates/sim/src/bench/flows.rs): 1,000,000
+        # segments split over `flows` concurrent flows; 10 Gb/s, 40 ms, 1 % loss, linux.
+        p.write_text(_core.bench_flows_scenario(flows, 3600.0))
         for mode, args in (("table", []), ("json", ["--json"])):
             runs = [_once(p, args) for _ in range(rounds)]
             pct = [r["overhead_cpu_s"] / r["sim_cpu_s"] * 100 for r in runs if r["sim_cpu_s"] > 0]
