@@ -2,12 +2,11 @@
 //! the simulator's recovery episodes (`lossrec_sim::Recovery`, the `--json` object's
 //! `recoveries[]`), in output order, with their kinds.
 //!
-//! The order and names come from `Recovery`'s own `Serialize` (a sample is serialised and
-//! its keys read back in order), the kinds from the sample's values: `int`, `float` (also
-//! every `Option`, serialised `null` here: it may be missing, NaN in a DataFrame) or
-//! `str` — the same vocabulary as `FlowResult::FIELDS`. The sample is a struct literal,
-//! so a field added to or removed from `Recovery` fails this crate's build until it is
-//! given a value here; nothing else lists the fields.
+//! The order and names come from `Recovery`'s own `Serialize` (`Recovery::default()` is
+//! serialised and its keys read back in order), the kinds from its values: `int`, `float`
+//! (also every `Option`, serialised `null` here: it may be missing, NaN in a DataFrame)
+//! or `str` — the same vocabulary as `FlowResult::FIELDS`. Nothing lists the fields: a
+//! field added to `Recovery` is in the schema at once.
 
 use lossrec_sim::Recovery;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
@@ -36,30 +35,6 @@ impl<'de> Deserialize<'de> for Ordered {
     }
 }
 
-/// A recovery episode with every optional field absent and the rest of its kind.
-fn sample() -> Recovery {
-    Recovery {
-        kind: "fast",
-        flow: 0,
-        id: 0,
-        start_ms: 0.0,
-        end_ms: None,
-        ended_by: "open",
-        rto_ms: None,
-        backoffs: 0,
-        prior_cwnd: 0,
-        ssthresh: 0,
-        pipe_at_entry: 0,
-        cwnd_at_end: None,
-        pipe_at_end: None,
-        cwnd_after: None,
-        ssthresh_after: None,
-        sent: 0,
-        retransmits: 0,
-        lost_retransmits: 0,
-    }
-}
-
 /// The kind of a sample value: `int`, `float` (a float or a missing optional) or `str`.
 fn kind(v: &Value) -> &'static str {
     match v {
@@ -71,7 +46,7 @@ fn kind(v: &Value) -> &'static str {
 
 /// `Recovery`'s fields as `(name, kind)`, in the order `--json` writes them.
 pub fn recovery_fields() -> Vec<(String, &'static str)> {
-    let text = serde_json::to_string(&sample()).expect("a Recovery serialises");
+    let text = serde_json::to_string(&Recovery::default()).expect("a Recovery serialises");
     let Ordered(entries) = serde_json::from_str(&text).expect("it reads back as an object");
     entries.into_iter().map(|(k, v)| (k, kind(&v))).collect()
 }

@@ -21,7 +21,7 @@ use serde::Serialize;
 /// from a state other than Loss) to `exit_loss`, counting the further timeouts of the same
 /// loss recovery as `backoffs`. A fast episode a timeout interrupts keeps its own row
 /// (`ended_by` "rto") and the timeout starts an RTO row beside it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Recovery {
     /// `fast` (fast recovery) or `rto` (a timeout's loss recovery).
     pub kind: &'static str,
@@ -268,20 +268,11 @@ impl Tracker {
             flow,
             id,
             start_ms: t,
-            end_ms: None,
             ended_by: "open",
-            rto_ms: None,
-            backoffs: 0,
             prior_cwnd: segs(self.pre_cwnd, mss),
             ssthresh,
             pipe_at_entry: pipe,
-            cwnd_at_end: None,
-            pipe_at_end: None,
-            cwnd_after: None,
-            ssthresh_after: None,
-            sent: 0,
-            retransmits: 0,
-            lost_retransmits: 0,
+            ..Recovery::default()
         }
     }
 
