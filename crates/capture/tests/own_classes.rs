@@ -5,8 +5,8 @@
 //! match.
 
 use lossrec_capture::{explain_path, AppMode, Options, Verdict};
-use lossrec_sim::{run, RunOptions, Scenario};
-use std::io::Write;
+mod common;
+use common::simulated_capture;
 
 /// experiments/examples/gilbert-elliott.toml with the preset left open.
 const GILBERT: &str = "seed = 3\n[path]\nrtt_ms = 80\nrate_mbps = 10\n[path.loss]\n\
@@ -17,16 +17,7 @@ segments = 100\narrival = \"concurrent\"\n";
 /// Matched and total decisions of `scenario`'s capture under `preset`, with the first
 /// divergent rows for the failure message.
 fn matched(scenario: &str, preset: &str, app: AppMode) -> (u64, u64, Vec<String>) {
-    let text = scenario.replace("PRESET", preset);
-    let sc = Scenario::from_toml_str(&text, "test.toml").unwrap();
-    let opts = RunOptions {
-        pcap: true,
-        ..RunOptions::default()
-    };
-    let out = run(&sc, &opts).unwrap();
-    let mut f = tempfile::NamedTempFile::new().unwrap();
-    f.write_all(out.pcap.as_ref().unwrap()).unwrap();
-    f.flush().unwrap();
+    let f = simulated_capture(&scenario.replace("PRESET", preset));
     let opts = Options {
         preset: preset.into(),
         flow: None,

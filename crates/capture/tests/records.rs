@@ -3,23 +3,15 @@
 //! in stream offsets; a flow the capture does not hold is an error naming those it does.
 
 use lossrec_capture::records::records_path;
-use lossrec_sim::{run, RunOptions, Scenario};
-use std::io::Write;
+mod common;
+use common::simulated_capture;
 
 const TAIL: &str =
     "seed = 1\n[path]\nrtt_ms = 100\nrate_mbps = 10\n[path.loss]\nmodel = \"tail\"\n\
 count = 1\n[sender]\npreset = \"linux\"\n[workload]\nkind = \"flows\"\nflows = 1\nsegments = 10\n";
 
 fn capture() -> tempfile::NamedTempFile {
-    let sc = Scenario::from_toml_str(TAIL, "test.toml").unwrap();
-    let opts = RunOptions {
-        pcap: true,
-        ..RunOptions::default()
-    };
-    let out = run(&sc, &opts).unwrap();
-    let mut f = tempfile::NamedTempFile::new().unwrap();
-    f.write_all(out.pcap.as_ref().unwrap()).unwrap();
-    f
+    simulated_capture(TAIL)
 }
 
 #[test]

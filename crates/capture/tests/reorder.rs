@@ -6,6 +6,9 @@
 use lossrec_capture::conn::{AckRecord, Transmission};
 use lossrec_capture::reorder::Reorder;
 
+mod common;
+use common::simulated_capture;
+
 const MSS: u64 = 1000;
 
 fn data(i: u64, packet: u64) -> Transmission {
@@ -88,8 +91,6 @@ fn a_dsack_of_a_retransmission_gives_both_readings() {
 #[test]
 fn the_engines_reordering_scenario_proves_reordering_and_a_clean_path_none() {
     use lossrec_capture::{explain_path, AppMode, Options};
-    use lossrec_sim::{run, RunOptions, Scenario};
-    use std::io::Write;
     let reorder = "seed = 11\n[path]\nrtt_ms = 20\nrate_mbps = 50\n[path.reorder]\n\
                    packets = [5, 6]\nfraction = 0.01\ndelay_ms = 5\ndelay_max_ms = 15\n\
                    [sender]\npreset = \"linux\"\n[workload]\nkind = \"flows\"\nflows = 5\n\
@@ -98,15 +99,7 @@ fn the_engines_reordering_scenario_proves_reordering_and_a_clean_path_none() {
                  [workload]\nkind = \"flows\"\nflows = 2\nsegments = 100\n";
     let mut degrees = Vec::new();
     for text in [reorder, clean] {
-        let sc = Scenario::from_toml_str(text, "test.toml").unwrap();
-        let opts = RunOptions {
-            pcap: true,
-            ..RunOptions::default()
-        };
-        let out = run(&sc, &opts).unwrap();
-        let mut f = tempfile::NamedTempFile::new().unwrap();
-        f.write_all(out.pcap.as_ref().unwrap()).unwrap();
-        f.flush().unwrap();
+        let f = simulated_capture(text);
         let opts = Options {
             preset: "linux".into(),
             flow: None,

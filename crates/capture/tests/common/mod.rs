@@ -164,3 +164,18 @@ pub fn sll_v4(s: &Seg) -> Vec<u8> {
     v.extend_from_slice(&eth[14..]);
     v
 }
+
+/// The capture `lossrec run --pcap` writes for the scenario `toml`, in a temporary file.
+pub fn simulated_capture(toml: &str) -> tempfile::NamedTempFile {
+    use std::io::Write;
+    let sc = lossrec_sim::Scenario::from_toml_str(toml, "test.toml").unwrap();
+    let opts = lossrec_sim::RunOptions {
+        pcap: true,
+        ..lossrec_sim::RunOptions::default()
+    };
+    let out = lossrec_sim::run(&sc, &opts).unwrap();
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    f.write_all(out.pcap.as_ref().unwrap()).unwrap();
+    f.flush().unwrap();
+    f
+}
