@@ -173,7 +173,11 @@ impl Mapping {
         let cum = self.last_cum.map_or(a.cumulative, |c| c.max(a.cumulative));
         // Segments below the cumulative ACK are never looked up again: drop them from the
         // low end (no new tree per ACK, as `split_off` would build).
-        while self.by_start.first_key_value().is_some_and(|(&s, _)| s < cum) {
+        while self
+            .by_start
+            .first_key_value()
+            .is_some_and(|(&s, _)| s < cum)
+        {
             self.by_start.pop_first();
         }
         self.last_cum = Some(cum);
